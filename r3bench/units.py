@@ -1,0 +1,60 @@
+"""The single pint UnitRegistry for the whole r3bench project.
+
+``ureg`` and ``Q_`` are created lazily on first attribute access (or via
+:func:`get_ureg`), so importing this module is cheap.  Offset temperatures
+(degC, degF) are auto-converted to kelvin when they take part in arithmetic;
+use :func:`to_absolute` to compare temperatures as absolute values.
+"""
+from __future__ import annotations
+
+import threading
+
+_LOCK = threading.Lock()
+_UREG = None
+
+_EXTRA_DEFINITIONS = (
+    # pint already knows eV, atm, mmHg, bar, cal, kWh, angstrom, gauss, L, ohm.
+    "Ω = ohm",
+    "Å = angstrom",
+    "ångström = angstrom",
+    "amu = atomic_mass_constant",
+    "torr_ = torr",
+    "lightyear_ = light_year",
+)
+
+
+def get_ureg():
+    """Return the process-wide registry, creating it once."""
+    global _UREG
+    if _UREG is None:
+        with _LOCK:
+            if _UREG is None:
+                import pint
+
+                reg = pint.UnitRegistry(autoconvert_offset_to_baseunit=True)
+                for line in _EXTRA_DEFINITIONS:
+                    try:
+                        reg.define(line)
+                    except Exception:  # already defined in this pint version
+                        pass
+                _UREG = reg
+    return _UREG
+
+
+def to_absolute(q):
+    """Convert offset temperatures (degC/degF) to kelvin; other quantities unchanged."""
+    reg = get_ureg()
+    try:
+        if q.dimensionality == reg.kelvin.dimensionality:
+            return q.to(reg.kelvin)
+    except Exception:
+        pass
+    return q
+
+
+def __getattr__(name):
+    if name == "ureg":
+        return get_ureg()
+    if name == "Q_":
+        return get_ureg().Quantity
+    raise AttributeError(name)

@@ -1,0 +1,75 @@
+"""The `r3bench` console script: check (single and JSONL contract) and demo."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from r3bench.cli import check_lines, main
+from verifiers import CheckConfig
+
+
+def run_cli(*args, stdin=None):
+    return subprocess.run([sys.executable, "-m", "r3bench.cli", *args], input=stdin,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_check_single_prints_verdict():
+    p = run_cli("check", "\\boxed{36 km/h}", "10 m/s")
+    assert p.returncode == 0, p.stderr
+    v = json.loads(p.stdout)
+    assert v["equivalent"] is True and v["score"] == 1.0 and v["reason"]
+
+
+def test_check_jsonl_contract_order_and_errors(tmp_path):
+    lines = [
+        json.dumps({"pred": "Answer: 5 kg", "ref": "5 N"}),
+        "{not json",
+        json.dumps({"pred": "(B)", "ref": "B", "kind": "mcq"}),
+        json.dumps({"ref": "3"}),
+        json.dumps([1, 2]),
+        json.dumps({"pred": "x", "ref": "3", "kind": "bogus"}),
+        json.dumps({"pred": "the answer is 0.0012", "ref": "1.2e-3"}),
+    ]
+    f = tmp_path / "in.jsonl"
+    f.write_text("\n".join(lines) + "\n")
+    p = run_cli("check", "--jsonl", str(f))
+    assert p.returncode == 0, p.stderr
+    out = [json.loads(line) for line in p.stdout.splitlines()]
+    assert [o["line"] for o in out] == [1, 2, 3, 4, 5, 6, 7]
+    assert out[0]["equivalent"] is False and "dimension" in out[0]["reason"].lower()
+    assert "error" in out[1] and "JSON" in out[1]["error"]
+    assert out[2]["equivalent"] is True
+    assert "pred" in out[3]["error"]
+    assert "object" in out[4]["error"]
+    assert "kind" in out[5]["error"]
+    assert out[6]["equivalent"] is True
+    for o in (out[0], out[2], out[6]):
+        assert {"equivalent", "score", "reason"} <= set(o)
+
+
+def test_check_jsonl_reads_stdin():
+    p = run_cli("check", "--jsonl", "-", stdin=json.dumps({"pred": "(A), (C)", "ref": "AC"}) + "\n")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["equivalent"] is True
+
+
+def test_check_jsonl_missing_file_is_clear_error(tmp_path):
+    p = run_cli("check", "--jsonl", str(tmp_path / "nope.jsonl"))
+    assert p.returncode == 2 and "cannot read" in p.stderr
+
+
+def test_check_lines_in_process_jeebench_mode():
+    res = list(check_lines([json.dumps({"pred": "A", "ref": "AC", "kind": "mcq_multi"})],
+                           CheckConfig(mode="jeebench")))
+    assert res[0]["score"] == pytest.approx(0.25) and res[0]["equivalent"] is False
+
+
+def test_demo_writes_table(tmp_path, capsys):
+    rc = main(["demo", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert "checker agreement with labels" in out
+    assert (tmp_path / "check.md").exists()
+    rows = [json.loads(x) for x in (tmp_path / "check.jsonl").read_text().splitlines()]
+    assert len(rows) >= 10 and all("reason" in r for r in rows)
+    assert rc == 0, [r for r in rows if not r["agrees"]]

@@ -1,0 +1,157 @@
+"""Answer extraction from raw model output.  Never raises."""
+from __future__ import annotations
+
+import re
+
+MAX_INPUT = 20000
+
+_TAG_RE = re.compile(r"<final_answer>(.*?)</final_answer>", re.S | re.I)
+_ANSWER_IS_RE = re.compile(
+    r"(?:final\s+answer|the\s+answer|answer)\s*(?:is|=|:)\s*:?\s*(.+)", re.I)
+_ANSWER_COLON_RE = re.compile(r"\**\s*(?:final\s+)?answer\s*:?\s*\**\s*:?\s*(.+)", re.I)
+_BOLD_RE = re.compile(r"\*\*([^*\n]{1,200})\*\*")
+_DISPLAY_RE = re.compile(r"\\\[(.*?)\\\]", re.S)
+_PAREN_RE = re.compile(r"\\\((.*?)\\\)", re.S)
+_DOLLAR_RE = re.compile(r"\$\$(.*?)\$\$|\$([^$]+)\$", re.S)
+
+
+def _find_braced(text: str, start: int):
+    """Given index of '{', return (content, end) with nested braces, or None."""
+    depth = 0
+    for i in range(start, len(text)):
+        c = text[i]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return text[start + 1:i], i + 1
+    return None
+
+
+def extract_boxed(text: str):
+    """Content of the last \\boxed{...} / \\fbox{...} (nested braces ok)."""
+    if not text:
+        return None
+    last = None
+    for m in re.finditer(r"\\(?:boxed|fbox)\s*\{", text):
+        got = _find_braced(text, m.end() - 1)
+        if got is not None:
+            last = got[0]
+    if last is None:
+        m = None
+        for m in re.finditer(r"\\boxed\s+([^\s$]+)", text):
+            pass
+        if m is not None:
+            last = m.group(1)
+    return last.strip() if last is not None else None
+
+
+def _clean(ans: str) -> str:
+    ans = ans.strip()
+    ans = re.sub(r"^\*+|\*+$", "", ans).strip()
+    # "\[ \boxed{x} \]" remnants / math delimiters around the whole answer
+    for pat in (r"^\\\[(.*)\\\]$", r"^\\\((.*)\\\)$", r"^\$\$(.*)\$\$$", r"^\$(.*)\$$"):
+        m = re.match(pat, ans, re.S)
+        if m:
+            ans = m.group(1).strip()
+    ans = ans.rstrip(" .;,")
+    return ans.strip()
+
+
+def extract_answer(text):
+    """Best-effort final answer string from raw output, or None."""
+    if not isinstance(text, str):
+        return None
+    if len(text) > MAX_INPUT:
+        text = text[-MAX_INPUT:]
+    m = None
+    for m in _TAG_RE.finditer(text):
+        pass
+    if m is not None:
+        inner = m.group(1)
+        b = extract_boxed(inner)
+        return _clean(b if b is not None else inner) or None
+    b = extract_boxed(text)
+    if b is not None:
+        return _clean(b) or None
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    for ln in reversed(lines):
+        mm = re.search(r"(?:final\s+answer|the\s+answer|answer)\s*(?:is\s*:?|=|:)\s*\**\s*:?\s*(.+)", ln, re.I)
+        if mm:
+            cand = _clean(mm.group(1))
+            if cand:
+                return cand
+        mm = re.search(r"\*\*\s*(?:final\s+)?answer\s*:?\s*\*\*\s*:?\s*(.+)", ln, re.I)
+        if mm and _clean(mm.group(1)):
+            return _clean(mm.group(1))
+    for rx in (_BOLD_RE, _DISPLAY_RE, _PAREN_RE):
+        found = rx.findall(text)
+        if found:
+            return _clean(found[-1]) or None
+    found = _DOLLAR_RE.findall(text)
+    if found:
+        a, b2 = found[-1]
+        return _clean(a or b2) or None
+    return _clean(lines[-1]) if lines else None
+
+
+_LETTER_PATTERNS = [
+    r"correct\s+(?:option|answer|choice)s?\s*(?:is|are|:)?\s*:?\s*\(?([A-Z](?:\s*(?:,|and|&|\s)\s*\(?[A-Z]\)?)*)\)?",
+    r"(?:answer|option|choice)s?\s*(?:is|are|:)?\s*:?\s*\(?([A-Z](?:\s*(?:,|and|&)\s*\(?[A-Z]\)?)*)\)?(?![a-z])",
+]
+
+
+def _letters_in(s: str, valid: str):
+    s = s.strip().strip("*$ .")
+    s = re.sub(r"\\(?:text|mathrm|textbf)\{([^}]*)\}", r"\1", s)
+    # plain run of letters "ACD"
+    if re.fullmatch(r"[A-Z]{1,10}", s) and all(c in valid for c in s):
+        return [c for c in s]
+    toks = re.findall(r"\(?\b([A-Z])\b\)?", s)
+    rest = re.sub(r"\(?\b[A-Z]\b\)?|,|\band\b|&|\s|\.|\bor\b|\bboth\b|\boptions?\b", "", s)
+    if toks and not rest and all(t in valid for t in toks):
+        return toks
+    return None
+
+
+def extract_letters(text, multi: bool = False, valid: str = "ABCD"):
+    """MCQ letters from raw output.  multi -> frozenset (possibly empty); else str or None."""
+    empty = frozenset() if multi else None
+    if not isinstance(text, str):
+        return empty
+    text = text[-MAX_INPUT:]
+    cands = []
+    m = None
+    for m in _TAG_RE.finditer(text):
+        pass
+    if m is not None:
+        cands.append(extract_boxed(m.group(1)) or m.group(1))
+    b = extract_boxed(text)
+    if b is not None:
+        cands.append(b)
+    for pat in _LETTER_PATTERNS:
+        found = list(re.finditer(pat, text, re.I if False else 0))
+        if not found:
+            found = list(re.finditer(pat.replace("correct", "[Cc]orrect").replace("(?:answer|option|choice)", "(?:[Aa]nswer|[Oo]ption|[Cc]hoice)"), text))
+        if found:
+            cands.append(found[-1].group(1))
+    a = extract_answer(text)
+    if a is not None:
+        cands.append(a)
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    if lines:
+        cands.append(lines[-1])
+        mm = re.match(r"\s*\(?([A-Z])[).]", lines[-1])
+        if mm and len(set(re.findall(r"\(([A-Z])\)", lines[-1]))) <= 1:
+            cands.append(mm.group(1))
+    for c in cands:
+        if not c:
+            continue
+        got = _letters_in(c, valid)
+        if got:
+            if multi:
+                return frozenset(got)
+            if len(set(got)) == 1:
+                return got[0]
+    return empty
