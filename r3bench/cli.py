@@ -3,6 +3,7 @@
 Subcommands:
   r3bench check PRED REF [--kind K]   one verdict as JSON
   r3bench check --jsonl FILE|-        one JSON verdict per input line, in input order
+  r3bench data list [--data-dir D]    load the five benchmarks and count records and answer kinds
   r3bench demo                        the embedded default main job (what exists so far, end to end)
 """
 from __future__ import annotations
@@ -91,7 +92,18 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from r3bench import demo
 
-    return demo.run(out_dir=args.out)
+    return demo.run(out_dir=args.out, data_dir=args.data_dir)
+
+
+def cmd_data(args: argparse.Namespace) -> int:
+    from r3bench import demo
+
+    table, errors = demo.data_table(args.data_dir)
+    if table is not None:
+        print(table)
+    for e in errors:
+        print(f"r3bench data: {e}", file=sys.stderr)
+    return 1 if errors else 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -110,7 +122,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     d = sub.add_parser("demo", help="run the embedded default main job")
     d.add_argument("--out", default="results/demo", help="output folder (default results/demo)")
+    d.add_argument("--data-dir", default=None, help="benchmark data directory (default $R3BENCH_DATA_DIR)")
     d.set_defaults(func=cmd_demo)
+    dl = sub.add_parser("data", help="benchmark data: `r3bench data list` loads and counts each benchmark")
+    dl.add_argument("action", choices=("list",))
+    dl.add_argument("--data-dir", default=None, help="benchmark data directory (default $R3BENCH_DATA_DIR)")
+    dl.set_defaults(func=cmd_data)
     return p
 
 

@@ -83,3 +83,13 @@ def test_no_data_dir(monkeypatch, tmp_path):
         data.load("scieval", tmp_path / "nope")
     with pytest.raises(data.DataError, match="unknown benchmark"):
         data.load("nope", tmp_path)
+
+
+def test_cli_data_list(shared_data, capsys, tmp_path):
+    from r3bench.cli import main
+
+    assert main(["data", "list", "--data-dir", str(shared_data)]) == 0
+    out = capsys.readouterr().out
+    assert "| physicsqa | 370 | 370 |" in out and "| jeebench | 107 | 107 |" in out
+    assert main(["data", "list", "--data-dir", str(tmp_path)]) == 1
+    assert "missing benchmark file" in capsys.readouterr().err

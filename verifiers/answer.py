@@ -1,0 +1,224 @@
+"""Unit-aware answer checker (numeric / integer / mcq / mcq_multi). Never raises."""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+import re
+from dataclasses import dataclass
+
+from verifiers.extract import extract_answer, extract_letters, _letters_in
+
+MAX_LEN = 2000
+
+
+@dataclass(frozen=True)
+class CheckConfig:
+    rel_tol: float = 1e-2
+    abs_tol: float | None = None
+    mode: str = "default"  # default | jeebench | jeebench_marks
+    timeout_s: float = 5.0
+
+
+@dataclass(frozen=True)
+class Verdict:
+    equivalent: bool
+    score: float
+    reason: str
+    kind: str
+    pred_canonical: str | None = None
+    ref_canonical: str | None = None
+
+    def to_dict(self):
+        return dataclasses.asdict(self)
+
+
+_SUP = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
+
+
+def _norm(s: str) -> str:
+    s = s.strip().strip("$").replace("−", "-")
+    s = re.sub(r"\\SI\{([^{}]*)\}\{([^{}]*)\}", r"\1 \2", s)
+    for _ in range(4):
+        s = re.sub(r"\\(?:mathrm|text|textrm|rm|mathit|operatorname|si|num)\s*\{([^{}]*)\}", r"\1", s)
+    s = re.sub(r"\\[,;:!]|\\quad|\\qquad|~|\\displaystyle|\\left|\\right", " ", s)
+    s = re.sub(r"\^\s*\{?\\circ\}?|\\circ|\\degree", "°", s)
+    s = s.replace("\\mu", "µ").replace("\\Omega", "Ω").replace("\\AA", "Å").replace("\\%", "%")
+    s = re.sub(r"\\cdot|\\times|×|·|⋅", "*", s)
+    s = re.sub(r"([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)", lambda m: "**(" + m.group(1).translate(_SUP) + ")", s)
+    s = re.sub(r"\^\s*\{([^{}]*)\}", r"**(\1)", s)
+    s = re.sub(r"\^\s*(-?[\w.]+)", r"**(\1)", s)
+    s = s.replace("°C", " degC").replace("°F", " degF").replace("°", " degree")
+    s = re.sub(r"(?<=\d),(?=\d{3}\b)", "", s)
+    return s.replace("{", "").replace("}", "").strip()
+
+
+_NUM = re.compile(r"^\s*([-+]?)\s*(\d+(?:\.\d*)?|\.\d+)(?:\s*[eE]\s*([-+]?\d+))?")
+_POW = re.compile(r"^\s*(?:\*|x)?\s*10\s*\*\*\s*\(?\s*([-+]?\d+)\s*\)?")
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_num(s: str):
+    """-> (value, unit_str|None, percent) or raises ValueError with a reason."""
+    if len(s) > MAX_LEN:
+        raise ValueError("input too long")
+    t = _norm(s)
+    if "=" in t:
+        t = t.split("=")[-1]
+    if re.search(r"\*\*\s*\(?[^)]*\*\*", t):
+        raise ValueError("exponent tower rejected")
+    m = _NUM.match(t)
+    if not m:
+        raise ValueError("no number")
+    sign, mant, e = m.groups()
+    exp = int(e) if e else 0
+    rest = t[m.end():]
+    if mant == "10" and not e and re.match(r"^\s*\*\*", rest):
+        mant, rest = "1", "*" + "10" + rest
+    p = _POW.match(rest)
+    if p:
+        exp += int(p.group(1))
+        rest = rest[p.end():]
+    if abs(exp) > 300:
+        raise ValueError("exponent too large")
+    val = float(mant) * 10.0 ** exp * (-1 if sign == "-" else 1)
+    rest = rest.strip().lstrip("*").strip()
+    if rest == "%":
+        return val / 100.0, None, True
+    return val, (rest or None), False
+
+
+def _quantity(val, unit):
+    from r3bench.units import get_ureg, to_absolute
+    u = get_ureg()
+    if len(unit) > 100 or re.search(r"\d{3,}", unit):
+        raise ValueError("unit rejected")
+    return to_absolute(u.Quantity(val, u.parse_units(unit)))
+
+
+def _canon(q):
+    b = q.to_base_units()
+    return f"{b.magnitude:.6g} {b.units}"
+
+
+def infer_kind(ref: str) -> str:
+    r = (ref or "").strip()
+    if re.fullmatch(r"\(?[A-Z]\)?", r):
+        return "mcq"
+    if _letters_in(r, "ABCDEFGH") and len(set(_letters_in(r, "ABCDEFGH"))) > 1:
+        return "mcq_multi"
+    if re.fullmatch(r"[-+]?\d+", r):
+        return "integer"
+    try:
+        _parse_num(r)
+        return "numeric"
+    except (ValueError, Exception):
+        return "symbolic"
+
+
+def _score(ok, kind, cfg, answered=True):
+    if cfg.mode == "jeebench_marks":
+        if not answered:
+            return 0.0
+        return 3.0 if ok else -1.0
+    return 1.0 if ok else 0.0
+
+
+def _v(ok, kind, cfg, reason, pc=None, rc=None, answered=True):
+    return Verdict(bool(ok), _score(ok, kind, cfg, answered), reason, kind, pc, rc)
+
+
+def _close(p, r, cfg):
+    if not (math.isfinite(p) and math.isfinite(r)):
+        return False
+    if cfg.mode in ("jeebench", "jeebench_marks"):
+        return abs(p - r) <= 0.01
+    if cfg.abs_tol is not None:
+        return abs(p - r) <= cfg.abs_tol
+    return abs(p - r) <= cfg.rel_tol * abs(r) if r != 0 else abs(p) <= 1e-12
+
+
+def _check_mcq(pred, ref, kind, cfg):
+    multi = kind == "mcq_multi"
+    valid = "ABCDEFGH"
+    g = frozenset(_letters_in(ref, valid) or [])
+    got = extract_letters(pred, multi=multi, valid=valid)
+    if not multi:
+        if not got:
+            return _v(False, kind, cfg, "no letter extracted", None, "".join(sorted(g)), answered=False)
+        ok = frozenset(got) == g
+        return _v(ok, kind, cfg, "letter match" if ok else "letter mismatch", got, "".join(sorted(g)))
+    pc, rc = "".join(sorted(got)), "".join(sorted(g))
+    if not got:
+        return Verdict(False, 0.0, "no letters extracted", kind, None, rc)
+    ok = got == g
+    wrong = bool(got - g)
+    if cfg.mode == "jeebench":
+        sc = 1.0 if ok else (0.0 if wrong else 0.25 * len(got))
+    elif cfg.mode == "jeebench_marks":
+        sc = 4.0 if ok else (-2.0 if wrong else 1.0 * len(got))
+    else:
+        sc = 1.0 if ok else 0.0
+    return Verdict(ok, sc, "exact set" if ok else ("wrong option chosen" if wrong else "partial set"), kind, pc, rc)
+
+
+def check(pred, ref, kind=None, cfg: CheckConfig = CheckConfig()) -> Verdict:
+    try:
+        return _check(pred, ref, kind, cfg)
+    except Exception as e:  # verdict with reason, never raise
+        return Verdict(False, _score(False, kind or "?", cfg), f"error: {type(e).__name__}: {str(e)[:80]}", kind or "unknown")
+
+
+def _check(pred, ref, kind, cfg):
+    ref = str(ref)
+    kind = kind or infer_kind(ref)
+    if kind in ("mcq", "mcq_multi"):
+        return _check_mcq(pred, ref, kind, cfg)
+    a = extract_answer(pred) if isinstance(pred, str) else None
+    if a is None:
+        return _v(False, kind, cfg, "no answer extracted", answered=False)
+    if len(a) > MAX_LEN:
+        return _v(False, kind, cfg, "input too long")
+    if kind == "symbolic":
+        from verifiers import symbolic
+
+        try:
+            pe, re_ = symbolic.parse_expr(a), symbolic.parse_expr(ref)
+        except ValueError as e:
+            return _v(False, kind, cfg, f"unparseable: {e}", a, ref)
+        ok, why = symbolic.equivalent(pe, re_)
+        return _v(ok, kind, cfg, why, str(pe), str(re_))
+    try:
+        pv, pu, _ = _parse_num(a)
+    except ValueError as e:
+        # the extracted text may be a sentence ("the temperature is 25 °C"): try from its last number
+        starts = [m.start() for m in re.finditer(r"(?<![\w.])[-+]?\d", a)]
+        for st in reversed(starts):
+            try:
+                pv, pu, _ = _parse_num(a[st:])
+                break
+            except ValueError:
+                continue
+        else:
+            return _v(False, kind, cfg, f"pred unparseable: {e}", a, ref)
+    rv, ru, _ = _parse_num(ref)
+    if kind == "integer":
+        ok = (abs(pv - rv) <= 0.01) if cfg.mode != "default" else abs(pv - rv) < 1e-9
+        return _v(ok, kind, cfg, "integer match" if ok else "integer mismatch", repr(pv), repr(rv))
+    if ru is None:
+        ok = _close(pv if pu is None else pv, rv, cfg)
+        return _v(ok, kind, cfg, "numeric match" if ok else "numeric mismatch", repr(pv), repr(rv))
+    rq = _quantity(rv, ru)
+    cands = []
+    if pu is None:
+        cands.append(_quantity(pv, ru))
+        if rq.dimensionless:
+            cands.append(_quantity(pv, "radian"))
+    else:
+        cands.append(_quantity(pv, pu))
+    for pq in cands:
+        if pq.dimensionality != rq.dimensionality:
+            return _v(False, kind, cfg, f"dimension mismatch: {pq.dimensionality} vs {rq.dimensionality}", _canon(pq), _canon(rq))
+        if _close(pq.to(rq.units).magnitude, rq.magnitude, cfg):
+            return _v(True, kind, cfg, "numeric match", _canon(pq), _canon(rq))
+    return _v(False, kind, cfg, "numeric mismatch", _canon(cands[0]), _canon(rq))
