@@ -93,7 +93,13 @@ def _quantity(val, unit):
     u = get_ureg()
     if len(unit) > 100 or re.search(r"\d{3,}", unit):
         raise ValueError("unit rejected")
-    return to_absolute(u.Quantity(val, u.parse_units(unit)))
+    import pint
+
+    try:
+        units = u.parse_units(unit)
+    except (pint.errors.PintError, AttributeError, TypeError, SyntaxError, ValueError, KeyError):
+        raise ValueError(f"unit {unit[:40]!r} not understood") from None
+    return to_absolute(u.Quantity(val, units))
 
 
 def _canon(q):
@@ -210,12 +216,21 @@ def _check(pred, ref, kind, cfg):
         return _v(ok, kind, cfg, "numeric match" if ok else "numeric mismatch", repr(pv), repr(rv))
     rq = _quantity(rv, ru)
     cands = []
-    if pu is None:
-        cands.append(_quantity(pv, ru))
-        if rq.dimensionless:
-            cands.append(_quantity(pv, "radian"))
-    else:
-        cands.append(_quantity(pv, pu))
+    try:
+        if pu is None:
+            cands.append(_quantity(pv, ru))
+            if rq.dimensionless:
+                cands.append(_quantity(pv, "radian"))
+        else:
+            try:
+                cands.append(_quantity(pv, pu))
+            except ValueError:
+                if " " not in pu.strip():
+                    raise
+                # "1.2 mA in the wire": the unit is the first word after the number
+                cands.append(_quantity(pv, pu.split()[0]))
+    except ValueError as e:
+        return _v(False, kind, cfg, f"pred {e}", a, _canon(rq))
     for pq in cands:
         if pq.dimensionality != rq.dimensionality:
             return _v(False, kind, cfg, f"dimension mismatch: {pq.dimensionality} vs {rq.dimensionality}", _canon(pq), _canon(rq))

@@ -30,9 +30,11 @@ def parse_expr(text: str):
     expr = None
     if "\\" in s or "{" in s or "^" in s:
         from latex2sympy2_extended import latex2sympy
+        from latex2sympy2_extended.latex2sympy2 import ConversionConfig
 
         try:
-            expr = latex2sympy(s)
+            # physics symbols are case-sensitive (G vs g, M vs m): keep case
+            expr = latex2sympy(s, conversion_config=ConversionConfig(lowercase_symbols=False))
         except Exception as e:  # the parser raises many types; report as unparseable
             raise ValueError(f"latex parse failed: {type(e).__name__}") from None
     else:
