@@ -36,3 +36,26 @@ def test_symbolic(pred, ref, ok):
 ])
 def test_number_inside_a_sentence(pred, ref):
     assert check(pred, ref).equivalent
+
+
+from concurrent.futures import ThreadPoolExecutor  # noqa: E402
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+KINDS = [None, "numeric", "symbolic", "mcq", "mcq_multi", "integer"]
+REFS = ["5 m", "9.81 m/s^2", "B", "ACD", "42", "q_1*q_2/(4*pi*epsilon_0*r**2)", "298.15 K"]
+
+
+@settings(max_examples=150, deadline=2000)
+@given(pred=st.text(max_size=300), ref=st.sampled_from(REFS), kind=st.sampled_from(KINDS))
+def test_arbitrary_text_never_raises(pred, ref, kind):
+    v = check(pred, ref, kind=kind)
+    assert isinstance(v.equivalent, bool) and isinstance(v.reason, str) and v.reason
+
+
+@settings(max_examples=60, deadline=3000)
+@given(pred=st.text(alphabet="0123456789^{}\\frac()+-*/e.xmsAB $", max_size=200), ref=st.sampled_from(REFS))
+def test_latexish_text_never_raises_inside_a_thread(pred, ref):
+    with ThreadPoolExecutor(max_workers=1) as ex:
+        v = ex.submit(check, pred, ref).result(timeout=10)
+    assert isinstance(v.equivalent, bool) and v.reason
