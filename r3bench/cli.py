@@ -96,9 +96,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_data(args: argparse.Namespace) -> int:
-    from r3bench import demo
+    from r3bench.data import summary_table
 
-    table, errors = demo.data_table(args.data_dir)
+    table, errors = summary_table(args.data_dir)
     if table is not None:
         print(table)
     for e in errors:

@@ -292,3 +292,26 @@ def load(benchmark: str, path: str | os.PathLike | None = None, **kw) -> list[Re
     if benchmark not in LOADERS:
         raise DataError(f"unknown benchmark {benchmark!r}; known: {', '.join(LOADERS)}")
     return LOADERS[benchmark](data_dir(path), **kw)
+
+
+def summary_table(path: str | os.PathLike | None = None) -> tuple[str | None, list[str]]:
+    """Load every benchmark from the data directory: (markdown table of sizes and answer kinds, errors)."""
+    from collections import Counter
+
+    from tqdm import tqdm
+
+    try:
+        root = data_dir(path)
+    except DataError as e:
+        return None, [str(e)]
+    lines = ["| benchmark | records | paper's N | answer kinds |", "|---|---|---|---|"]
+    errors = []
+    for name in tqdm(LOADERS, desc="loading benchmarks", unit="benchmark"):
+        try:
+            recs = load(name, root)
+        except DataError as e:
+            errors.append(str(e))
+            continue
+        kinds = ", ".join(f"{k} {v}" for k, v in Counter(r.answer_kind for r in recs).most_common())
+        lines.append(f"| {name} | {len(recs)} | {PAPER_COUNTS[name]} | {kinds} |")
+    return "\n".join(lines), errors

@@ -60,29 +60,6 @@ def seventag_check() -> dict | None:
             "format_compliance": seventag.format_compliance(seventag.EXAMPLE_SOLUTION)}
 
 
-def data_table(path: str | None) -> tuple[str, list[str]] | None:
-    """Load the five benchmarks from the data directory; a markdown table of sizes and answer kinds."""
-    from collections import Counter
-
-    from r3bench import data
-
-    try:
-        root = data.data_dir(path)
-    except data.DataError as e:
-        return None, [str(e)]
-    lines = ["| benchmark | records | paper's N | answer kinds |", "|---|---|---|---|"]
-    errors = []
-    for name in tqdm(data.LOADERS, desc="loading benchmarks", unit="benchmark"):
-        try:
-            recs = data.load(name, root)
-        except data.DataError as e:
-            errors.append(str(e))
-            continue
-        kinds = ", ".join(f"{k} {v}" for k, v in Counter(r.answer_kind for r in recs).most_common())
-        lines.append(f"| {name} | {len(recs)} | {data.PAPER_COUNTS[name]} | {kinds} |")
-    return "\n".join(lines), errors
-
-
 def run(out_dir: str = "results/demo", data_dir: str | None = None) -> int:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -104,7 +81,9 @@ def run(out_dir: str = "results/demo", data_dir: str | None = None) -> int:
     if st is not None:
         print(f"seven-tag example: n={st['n_steps']} steps, compliance={st['format_compliance']:.2f}, "
               f"final answer {st['final_answer']!r}")
-    dt, errors = data_table(data_dir)
+    from r3bench.data import summary_table
+
+    dt, errors = summary_table(data_dir)
     if dt is not None:
         print()
         print(dt)
