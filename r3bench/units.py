@@ -20,6 +20,9 @@ _EXTRA_DEFINITIONS = (
     "amu = atomic_mass_constant",
     "torr_ = torr",
     "lightyear_ = light_year",
+    # pint's `gauss` is the CGS-Gaussian unit (mass^0.5 length^-0.5 time^-1); physics answers mean
+    # 1 G = 1e-4 T.  The checker rewrites the words gauss/Gs to this unit.
+    "gauss_si = 1e-4 * tesla",
 )
 
 

@@ -5,7 +5,7 @@ CASES = [
     ("**73**", "73", True), (r"\text{13}", "13", True), (r"\[\boxed{42}\]", "42", True),
     ("**Answer:** 4.", "4", True), ("1.2e-3", "0.0012", True), ("1.2e-3", "-0.0012", False),
     ("9.81 m/s^2", "9.81 m/s^2", True), ("981 cm/s^2", "9.81 m/s^2", True), ("5 kN", "5000 N", True),
-    ("3 m", "3 s", False), ("50%", "0.5", True), (r"\SI{3}{\milli\ampere}", "0.003 A", False),
+    ("3 m", "3 s", False), ("50%", "0.5", True), (r"\SI{3}{\milli\ampere}", "0.003 A", True),
     ("3 mA", "0.003 A", True), (r"6.02 \times 10^{23}", "6.02e23", True), ("30°", "0.5236 rad", True),
     ("25 °C", "298.15 K", True), ("(B)", "B", True), ("The correct option is (C).", "B", False),
     ("A, C", "AC", True), ("ACD", "A, C, D", True), (r"10^{10^{10}}", "5", False), ("x" * 10000, "5", False),

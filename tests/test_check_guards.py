@@ -5,7 +5,7 @@ from verifiers import check
 
 
 @pytest.mark.parametrize("pred,ref,why", [
-    (r"\boxed{10^{10^{10}}}", "5 m", "not understood"),
+    (r"\boxed{10^{10^{10}}}", "5 m", "tower"),
     (r"\boxed{5 blorgs}", "5 m", "not understood"),
     ("x" * 10000, "5 m", "too long"),
     ("(" * 10000, "5 m", "too long"),
@@ -38,10 +38,14 @@ def test_number_inside_a_sentence(pred, ref):
     assert check(pred, ref).equivalent
 
 
+import time  # noqa: E402
 from concurrent.futures import ThreadPoolExecutor  # noqa: E402
+
+from verifiers import CheckConfig  # noqa: E402
 
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
+LIMIT = CheckConfig(timeout_s=1.0)
 KINDS = [None, "numeric", "symbolic", "mcq", "mcq_multi", "integer"]
 REFS = ["5 m", "9.81 m/s^2", "B", "ACD", "42", "q_1*q_2/(4*pi*epsilon_0*r**2)", "298.15 K"]
 
@@ -49,8 +53,10 @@ REFS = ["5 m", "9.81 m/s^2", "B", "ACD", "42", "q_1*q_2/(4*pi*epsilon_0*r**2)", 
 @settings(max_examples=150, deadline=2000)
 @given(pred=st.text(max_size=300), ref=st.sampled_from(REFS), kind=st.sampled_from(KINDS))
 def test_arbitrary_text_never_raises(pred, ref, kind):
-    v = check(pred, ref, kind=kind)
+    t0 = time.monotonic()
+    v = check(pred, ref, kind=kind, cfg=LIMIT)
     assert isinstance(v.equivalent, bool) and isinstance(v.reason, str) and v.reason
+    assert time.monotonic() - t0 < LIMIT.timeout_s + 1.5  # limit + worker restart
 
 
 @settings(max_examples=60, deadline=3000)

@@ -97,8 +97,8 @@ def extract_answer(text):
 
 
 _LETTER_PATTERNS = [
-    r"correct\s+(?:option|answer|choice)s?\s*(?:is|are|:)?\s*:?\s*\(?([A-Z](?:\s*(?:,|and|&|\s)\s*\(?[A-Z]\)?)*)\)?",
-    r"(?:answer|option|choice)s?\s*(?:is|are|:)?\s*:?\s*\(?([A-Z](?:\s*(?:,|and|&)\s*\(?[A-Z]\)?)*)\)?(?![a-z])",
+    r"correct\s+(?:option|answer|choice)s?\s*(?:is|are|:)?\s*:?\s*\(?([A-Z]\)?(?:\s*(?:,|and|&|\s)\s*\(?[A-Z]\)?)*)\)?",
+    r"(?:answer|option|choice)s?\s*(?:is|are|:)?\s*:?\s*\(?([A-Z]\)?(?:\s*(?:,|and|&)\s*\(?[A-Z]\)?)*)\)?(?![a-z])",
 ]
 
 
