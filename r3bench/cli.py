@@ -4,6 +4,11 @@ Subcommands:
   r3bench check PRED REF [--kind K]   one verdict as JSON
   r3bench check --jsonl FILE|-        one JSON verdict per input line, in input order
   r3bench data list [--data-dir D]    load the five benchmarks and count records and answer kinds
+  r3bench data fetch --data-dir D     download the benchmark files from their sources, with checksums
+  r3bench eval [--data-dir D] ...     `lm_eval` with r3bench's tasks, short model names, CPU default
+  r3bench tasks-path                  the task folder, for `lm_eval --include_path`
+  r3bench model path NAME             resolve a short model name (converting SmolLM2 once)
+  r3bench model tiny DIR              build a tiny random model (tests, smoke runs)
   r3bench demo                        the embedded default main job (what exists so far, end to end)
 """
 from __future__ import annotations
@@ -13,7 +18,7 @@ import json
 import sys
 from typing import Iterable, Iterator, TextIO
 
-KINDS = ("numeric", "symbolic", "mcq", "mcq_multi", "integer")
+KINDS = ("numeric", "symbolic", "mcq", "mcq_multi", "integer", "text")
 MODES = ("default", "jeebench", "jeebench_marks")
 
 
@@ -92,11 +97,29 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from r3bench import demo
 
-    return demo.run(out_dir=args.out, data_dir=args.data_dir)
+    return demo.run(out_dir=args.out, data_dir=args.data_dir, eval_limit=args.limit,
+                    max_gen_toks=args.max_gen_toks, skip_eval=args.no_eval)
 
 
 def cmd_data(args: argparse.Namespace) -> int:
     from r3bench.data import summary_table
+
+    if args.action == "fetch":
+        from r3bench import data, fetch
+
+        try:
+            root = args.data_dir or str(data.data_dir())
+        except data.DataError:
+            print("r3bench data fetch: give --data-dir (or set R3BENCH_DATA_DIR)", file=sys.stderr)
+            return 2
+        try:
+            fetch.fetch(root, mirror=args.mirror, timeout_s=args.timeout,
+                        log=lambda m: print(m, file=sys.stderr))
+        except fetch.FetchError as e:
+            print(f"r3bench data fetch: {e}", file=sys.stderr)
+            return 1
+        print(f"all {len(fetch.SOURCES)} files present and verified in {root}")
+        return 0
 
     table, errors = summary_table(args.data_dir)
     if table is not None:
@@ -123,15 +146,125 @@ def build_parser() -> argparse.ArgumentParser:
     d = sub.add_parser("demo", help="run the embedded default main job")
     d.add_argument("--out", default="results/demo", help="output folder (default results/demo)")
     d.add_argument("--data-dir", default=None, help="benchmark data directory (default $R3BENCH_DATA_DIR)")
+    d.add_argument("--limit", type=int, default=2, help="problems per benchmark task in the eval stage (default 2)")
+    d.add_argument("--max-gen-toks", type=int, default=160, help="generation length in the eval stage")
+    d.add_argument("--no-eval", action="store_true", help="skip the lm-eval stage (checker only)")
     d.set_defaults(func=cmd_demo)
     dl = sub.add_parser("data", help="benchmark data: `r3bench data list` loads and counts each benchmark")
-    dl.add_argument("action", choices=("list",))
+    dl.add_argument("action", choices=("list", "fetch"))
     dl.add_argument("--data-dir", default=None, help="benchmark data directory (default $R3BENCH_DATA_DIR)")
+    dl.add_argument("--mirror", default="https://raw.githubusercontent.com", help="fetch: base URL of the sources")
+    dl.add_argument("--timeout", type=float, default=10.0, help="fetch: seconds per file")
     dl.set_defaults(func=cmd_data)
+
+    tp = sub.add_parser("tasks-path", help="print the lm-eval task folder (for --include_path)")
+    tp.set_defaults(func=lambda a: print(_tasks_dir()) or 0)
+    m = sub.add_parser("model", help="models without a hub")
+    m.add_argument("action", choices=("path", "tiny"))
+    m.add_argument("name", help="path: a short name (r3bench/smollm2-135m-instruct); tiny: output folder")
+    m.add_argument("--verify", action="store_true", help="path: re-hash the cached weights")
+    m.set_defaults(func=cmd_model)
+    sub.add_parser("eval", help="lm_eval with r3bench's tasks (all lm_eval flags pass through)", add_help=False)
     return p
 
 
+def _tasks_dir():
+    from r3bench._lmeval_hook import tasks_dir
+    return tasks_dir()
+
+
+def cmd_model(args: argparse.Namespace) -> int:
+    from r3bench import models
+
+    try:
+        if args.action == "tiny":
+            print(models.build_tiny(args.name))
+        else:
+            print(models.resolve(args.name, verify=args.verify))
+    except models.ModelError as e:
+        print(f"r3bench model: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def eval_argv(argv: list[str]) -> tuple[list[str], str | None]:
+    """lm_eval's argv for `r3bench eval ARGS`: --include_path added, short model names resolved,
+    --device cpu when no GPU is there and none was asked for. Returns (argv, data_dir)."""
+    argv, data_dir, out = list(argv), None, []
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--data-dir" and i + 1 < len(argv):
+            data_dir = argv[i + 1]
+            i += 2
+            continue
+        if a.startswith("--data-dir="):
+            data_dir = a.split("=", 1)[1]
+            i += 1
+            continue
+        out.append(a)
+        i += 1
+    if "--include_path" not in out and not any(x.startswith("--include_path=") for x in out):
+        out += ["--include_path", str(_tasks_dir())]
+    for j, a in enumerate(out):
+        if j > 0 and out[j - 1] == "--model_args":
+            out[j] = _resolve_model_args(a)
+    if "--device" not in out and not any(x.startswith("--device=") for x in out):
+        try:
+            import torch
+            gpu = torch.cuda.is_available()
+        except ImportError:
+            gpu = False
+        if not gpu:
+            out += ["--device", "cpu"]
+    return out, data_dir
+
+
+def _resolve_model_args(s: str) -> str:
+    from r3bench import models
+
+    parts = []
+    for kv in s.split(","):
+        k, _, v = kv.partition("=")
+        if k.strip() in ("pretrained", "tokenizer") and models.is_short_name(v):
+            v = str(models.resolve(v))
+        parts.append(f"{k}={v}" if _ else kv)
+    return ",".join(parts)
+
+
+def cmd_eval(argv: list[str]) -> int:
+    import os
+
+    if argv in (["-h"], ["--help"]):
+        print("usage: r3bench eval [--data-dir D] LM_EVAL_ARGS...\n\n"
+              "Runs lm_eval with r3bench's task folder included, short model names resolved\n"
+              "(pretrained=r3bench/smollm2-135m-instruct) and --device cpu without a GPU.\n"
+              "Example: r3bench eval --data-dir ../shared/data --tasks r3_physics --model hf \\\n"
+              "  --model_args pretrained=r3bench/smollm2-135m-instruct --limit 5 --output_path results/eval")
+        return 0
+    from r3bench import models
+
+    try:
+        args, data_dir = eval_argv(argv)
+    except models.ModelError as e:
+        print(f"r3bench eval: {e}", file=sys.stderr)
+        return 1
+    if data_dir:
+        os.environ["R3BENCH_DATA_DIR"] = str(data_dir)
+    try:
+        from lm_eval.__main__ import cli_evaluate
+    except ImportError:
+        print("r3bench eval: lm-eval is not installed: pip install 'r3bench[eval]'", file=sys.stderr)
+        return 1
+    sys.argv = ["lm_eval"] + args
+    rc = cli_evaluate()
+    return rc if isinstance(rc, int) else 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["eval"]:
+        return cmd_eval(argv[1:])
     args = build_parser().parse_args(argv)
     return args.func(args)
 

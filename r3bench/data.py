@@ -232,6 +232,17 @@ def _label_to_letter(lab: str) -> str:
     return LETTERS["abcd".index(lab)] if lab in "abcd" else LETTERS[int(lab) - 1]
 
 
+def _free_form_kind(ans: str) -> str:
+    """Answer kind of a free-form PhysicsQA answer: a lone LaTeX number/expression, or text."""
+    from verifiers.answer import infer_kind
+
+    one_formula = re.fullmatch(r"\$[^$\n]+\$", ans.strip()) is not None
+    k = infer_kind(ans)
+    if k == "numeric" or (k == "symbolic" and one_formula):
+        return k
+    return "text"
+
+
 def load_physicsqa(root: Path, file: str = "physicsqa/PhysicsQA.json") -> list[Record]:
     out = []
     for i, r in enumerate(_read_json(root, file)):
@@ -265,10 +276,8 @@ def load_physicsqa(root: Path, file: str = "physicsqa/PhysicsQA.json") -> list[R
                 kind, gold = ("integer" if unit is None and "." not in num.group(1) else "numeric"), \
                     f"{num.group(1)} {unit}".strip() if unit else num.group(1)
                 meta["unit"] = unit
-            elif ans in ("True", "False"):
-                kind, gold = "text", ans
             else:
-                kind, gold = "text", ans
+                kind, gold = _free_form_kind(ans), ans
         out.append(Record(id=f"physicsqa-{i}", benchmark="physicsqa", question=q, options=opts, answer=gold,
                           answer_kind=kind, unit=meta.get("unit"), solution=fields["solution"] or None,
                           topic=r.get("topic"), source=f"{file}#{i}", meta=meta))

