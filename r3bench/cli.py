@@ -9,6 +9,7 @@ Subcommands:
   r3bench tasks-path                  the task folder, for `lm_eval --include_path`
   r3bench model path NAME             resolve a short model name (converting SmolLM2 once)
   r3bench model tiny DIR              build a tiny random model (tests, smoke runs)
+  r3bench procgen --n N --seed S --out DIR   procedural problems: SFT, DPO, verifier, test-split exports
   r3bench demo                        the embedded default main job (what exists so far, end to end)
 """
 from __future__ import annotations
@@ -164,8 +165,24 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("name", help="path: a short name (r3bench/smollm2-135m-instruct); tiny: output folder")
     m.add_argument("--verify", action="store_true", help="path: re-hash the cached weights")
     m.set_defaults(func=cmd_model)
+    pg = sub.add_parser("procgen", help="procedural physics problems with exact step labels -> four exports")
+    pg.add_argument("--n", type=int, default=2494, help="number of problems (default 2494, the paper's SFT size)")
+    pg.add_argument("--seed", type=int, default=0)
+    pg.add_argument("--out", required=True, help="output folder")
+    pg.set_defaults(func=cmd_procgen)
     sub.add_parser("eval", help="lm_eval with r3bench's tasks (all lm_eval flags pass through)", add_help=False)
     return p
+
+
+def cmd_procgen(args: argparse.Namespace) -> int:
+    from r3bench.procgen.export import export
+
+    if args.n < 10:
+        print("r3bench procgen: --n must be at least 10 (three splits and a balanced verifier set)", file=sys.stderr)
+        return 2
+    m = export(args.out, n=args.n, seed=args.seed, log=lambda s: print(s, file=sys.stderr))
+    print(json.dumps(m, indent=1))
+    return 0
 
 
 def _tasks_dir():

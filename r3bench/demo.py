@@ -65,6 +65,25 @@ def seventag_check() -> dict | None:
             "format_compliance": seventag.format_compliance(seventag.EXAMPLE_SOLUTION)}
 
 
+def procgen_stage(out: Path, n: int = 140) -> tuple[bool, str]:
+    """Generate a small bank, export it, inject one error of each class and find it with the oracle."""
+    from r3bench import procgen
+    from r3bench.procgen.export import export
+
+    m = export(out / "procgen", n=n, seed=0, log=lambda s: None)
+    p = procgen.generate(n=n, seed=0)[0]
+    lines = [f"{n} problems from {m['templates']} templates over {len(m['topics'])} topics in {m['seconds']} s "
+             f"-> {out / 'procgen'} (sft {m['rows']['sft']}, dpo {m['rows']['dpo']}, verifier {m['rows']['verifier']})",
+             "", f"problem: {p.question}", "", "| injected | at step | oracle finds | what |", "|---|---|---|---|"]
+    ok = procgen.first_error(p, p.solution)[0] == 0
+    for cls in ("MC", "CM", "CE"):
+        text, fe, c, why = procgen.inject_problem(p, cls)
+        found, reason = procgen.first_error(p, text)
+        ok &= found == fe
+        lines.append(f"| {procgen.CLASS_NAMES[c]} | {fe} | {found} ({reason}) | {why} |")
+    return ok, "\n".join(lines)
+
+
 EVAL_TASKS = ["r3_demo", "r3_demo_structured"]
 BENCH_TASKS = ["r3_scieval", "r3_mmlu_high", "r3_mmlu_college", "r3_jeebench", "r3_physicsqa"]
 
@@ -159,6 +178,11 @@ def run(out_dir: str = "results/demo", data_dir: str | None = None, eval_limit: 
     for e in errors:
         print(f"data: {e}")
     print(f"wrote {out / 'check.md'} and {out / 'check.jsonl'}")
+    print("\n## Procedural problems with exact step labels")
+    ok_pg, pg_md = procgen_stage(out)
+    print(pg_md)
+    with open(out / "check.md", "a", encoding="utf-8") as fh:
+        fh.write("\n## Procedural problems\n\n" + pg_md + "\n")
     ok_eval = True
     if not skip_eval:
         print("\n## lm-eval on SmolLM2-135M-Instruct (r3bench tasks)")
@@ -166,4 +190,4 @@ def run(out_dir: str = "results/demo", data_dir: str | None = None, eval_limit: 
         (out / "eval.md").write_text("# r3bench demo: lm-eval\n\n" + table_eval + "\n", encoding="utf-8")
         print(table_eval)
         print(f"wrote {out / 'eval.md'} and lm-eval's results/samples under {out / 'lm_eval'}")
-    return 0 if agree == len(rows) and ok_eval else 1
+    return 0 if agree == len(rows) and ok_eval and ok_pg else 1

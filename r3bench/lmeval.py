@@ -12,6 +12,7 @@ The data directory comes from `--metadata '{"data_dir": "..."}'` or R3BENCH_DATA
 """
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter
 
@@ -80,6 +81,28 @@ def dataset_physicsqa(**kw):
     return dataset("physicsqa", **kw)
 
 
+@functools.lru_cache(maxsize=8)
+def _procgen_test(n: int, seed: int) -> tuple:
+    from r3bench import procgen
+
+    return tuple(p for p in procgen.generate(n=n, seed=seed) if p.split == "test")
+
+
+def dataset_procgen(n: int = 2494, seed: int = 0, split: str = "test", **_metadata):
+    """The test split of the procedural bank (generated in-process, deterministic for n and seed)."""
+    import datasets
+
+    from r3bench import procgen
+
+    probs = _procgen_test(int(n), int(seed)) if split == "test" else \
+        tuple(p for p in procgen.generate(n=int(n), seed=int(seed)) if p.split == split)
+    recs = [_data.Record(id=p.id, benchmark="procgen", question=p.question, options=(), answer=p.answer,
+                         answer_kind="numeric", unit=p.answer_unit or None, solution=p.solution, topic=p.topic,
+                         source=f"procgen:{p.template}", meta={"difficulty": p.difficulty, "template": p.template})
+            for p in probs]
+    return datasets.DatasetDict({"test": records_to_dataset(recs)})
+
+
 def demo_records() -> list:
     """Six short physics problems written for r3bench (package data): the demo runs without a data dir."""
     from importlib import resources
@@ -101,35 +124,7 @@ def dataset_demo(**_metadata):
     return datasets.DatasetDict({"test": records_to_dataset(demo_records())})
 
 
-# --- prompts -------------------------------------------------------------------------------------
-
-_ANSWER_FORM = {
-    "mcq": "Exactly one option is correct. Give its letter in the box, e.g. \\boxed{B}.",
-    "mcq_multi": "One or more options are correct. Give all correct letters in the box, e.g. \\boxed{AC}.",
-    "integer": "The answer is an integer. Give it in the box, e.g. \\boxed{4}.",
-    "numeric": "Give the number with its unit in the box, e.g. \\boxed{9.8\\ \\mathrm{m/s^2}}.",
-    "symbolic": "Give the expression in the box, e.g. \\boxed{\\sqrt{2 g h}}.",
-    "text": "Give the answer in the box.",
-}
-
-
-def _question_block(doc: dict) -> str:
-    lines = [f"Question: {doc['question'].strip()}"]
-    if doc.get("options"):
-        lines.append("Options:")
-        lines += [f"({chr(65 + i)}) {o.strip()}" for i, o in enumerate(doc["options"])]
-    return "\n".join(lines)
-
-
-def prompt_cot(doc: dict) -> str:
-    return ("Solve the following physics problem. Reason step by step, then write the final answer as "
-            "\\boxed{...}. " + _ANSWER_FORM.get(doc["answer_kind"], _ANSWER_FORM["text"]) + "\n\n"
-            + _question_block(doc) + "\n\nSolution:")
-
-
-def prompt_structured(doc: dict) -> str:
-    return (seventag.CONVENTIONS.strip() + "\n" + _ANSWER_FORM.get(doc["answer_kind"], _ANSWER_FORM["text"])
-            + "\n\n" + _question_block(doc) + "\n\nSolution:")
+from r3bench.prompts import ANSWER_FORM, prompt_cot, prompt_structured  # noqa: E402,F401 - used by the YAMLs
 
 
 # --- metrics -------------------------------------------------------------------------------------

@@ -93,3 +93,13 @@ def test_demo_eval_stage_on_smollm2(tmp_path, shared_data, capsys):
     assert "| r3_demo | 6 |" in table and "| r3_demo_structured | 6 |" in table and "| r3_jeebench | 1 |" in table
     assert list((tmp_path / "lm_eval").rglob("results_*.json")) and list((tmp_path / "lm_eval").rglob("samples_r3_demo_*.jsonl"))
     assert rc == 0
+
+
+def test_procgen_cli_writes_the_four_exports(tmp_path):
+    p = subprocess.run([sys.executable, "-m", "r3bench.cli", "procgen", "--n", "2494", "--seed", "0", "--out",
+                        str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    m = json.loads(p.stdout)
+    assert m["rows"]["sft"] == 2494 and m["rows"]["dpo"] > 2000 and m["rows"]["verifier"] >= 7 * 50
+    assert {f.name for f in tmp_path.iterdir()} >= {"sft.jsonl", "dpo.jsonl", "verifier.jsonl",
+                                                     "procgen_test.jsonl", "manifest.json"}

@@ -15,7 +15,7 @@ import pytest
 from r3bench.data import PAPER_COUNTS
 
 ALL_TASKS = [f"r3_{b}{v}" for b in PAPER_COUNTS for v in ("", "_structured", "_sc")] + \
-    ["r3_mmlu_high_test", "r3_mmlu_college_test"]
+    ["r3_mmlu_high_test", "r3_mmlu_college_test", "r3_procgen", "r3_procgen_cot", "r3_demo", "r3_demo_structured"]
 
 
 @pytest.fixture(scope="module")
@@ -80,10 +80,13 @@ def _lm_eval_cli(args, out, env_extra=None):
 
 
 def test_plain_lm_eval_command_without_include_path(tiny, tmp_path):
-    res, samples = _lm_eval_cli(["--tasks", "r3_jeebench", "--model", "hf", "--model_args", f"pretrained={tiny}",
-                                 "--device", "cpu", "--limit", "3", "--gen_kwargs", "max_gen_toks=4"], tmp_path)
+    res, samples = _lm_eval_cli(["--tasks", "r3_jeebench,r3_procgen", "--model", "hf", "--model_args",
+                                 f"pretrained={tiny}", "--device", "cpu", "--limit", "3", "--gen_kwargs",
+                                 "max_gen_toks=4"], tmp_path)
     assert set(res["results"]["r3_jeebench"]) >= {"acc,none", "jee_score,none", "jee_marks,none"}
-    rows = [json.loads(x) for x in open(samples[0])]
+    assert set(res["results"]["r3_procgen"]) >= {"acc,none", "format_compliance,none"}
+    jee = next(f for f in samples if "samples_r3_jeebench_" in f)
+    rows = [json.loads(x) for x in open(jee)]
     assert len(rows) == 3 and all("acc" in r and "jee_score" in r for r in rows)
 
 

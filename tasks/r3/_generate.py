@@ -4,7 +4,8 @@
 
 Per benchmark: r3_<b> (CoT), r3_<b>_structured (seven-tag prompt, format compliance),
 r3_<b>_sc (self-consistency: `repeats`, unit-aware maj@k, pass@k). The standard MMLU test splits are
-r3_mmlu_high_test / r3_mmlu_college_test. r3_demo: six problems embedded in the package. Groups: r3_physics, r3_physics_structured, r3_physics_sc.
+r3_mmlu_high_test / r3_mmlu_college_test. r3_demo: six problems embedded in the package.
+r3_procgen (seven-tag prompt) / r3_procgen_cot: the test split of `r3bench procgen --n 2494 --seed 0`. Groups: r3_physics, r3_physics_structured, r3_physics_sc.
 """
 import pathlib
 
@@ -73,6 +74,8 @@ def main():
     for b, f in (("mmlu_high", "mmlu_high/high_school_physics_test.csv"),
                  ("mmlu_college", "mmlu_college/college_physics_test.csv")):
         files[f"r3_{b}_test.yaml"] = task(f"r3_{b}_test", b, "cot", {"file": f})
+    files["r3_procgen.yaml"] = task("r3_procgen", "procgen", "structured", {"n": 2494, "seed": 0})
+    files["r3_procgen_cot.yaml"] = task("r3_procgen_cot", "procgen", "cot", {"n": 2494, "seed": 0})
     files["r3_demo.yaml"] = task("r3_demo", "demo", "cot")
     files["r3_demo_structured.yaml"] = task("r3_demo_structured", "demo", "structured")
     files["r3_physics.yaml"] = group("r3_physics", [f"r3_{b}" for b in BENCHES])

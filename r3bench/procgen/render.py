@@ -1,0 +1,35 @@
+"""Derivation -> seven-tag text, following the conventions of r3bench.seventag.CONVENTIONS."""
+from __future__ import annotations
+
+from r3bench import seventag
+from r3bench.procgen.core import Derivation, Template, fmt, substitute
+
+
+def substitution_lines(d: Derivation) -> list[str]:
+    known, out = dict(d.values), []
+    for i, e in enumerate(d.eqs):
+        env = dict(known)
+        for (j, sym), v in d.sub_override.items():
+            if j == i:
+                env[sym] = v
+        out.append(f"{e.sym} = {substitute(e.expr, env)}")
+        known[e.sym] = d.results[i]
+    return out
+
+
+def steps(t: Template, d: Derivation) -> dict:
+    givens = ", ".join(f"the {g.name} {g.sym}" for g in t.givens)
+    value_syms = [g.sym for g in t.givens] + [c.sym for c in t.consts]
+    return {
+        "problem_analysis": f"The problem asks for the {d.target_name} ({d.target}). Given: {givens}.",
+        "principle": d.principle,
+        "governing_equation": "\n".join(f"{e.sym} = {e.expr}" for e in d.eqs),
+        "value_identification": "\n".join(f"{s} = {fmt(d.values[s])} {d.units[s]}".rstrip() for s in value_syms),
+        "substitution": "\n".join(substitution_lines(d)),
+        "calculation": "\n".join(f"{e.sym} = {fmt(r)} {e.unit}".rstrip() for e, r in zip(d.eqs, d.results)),
+        "final_answer": f"\\boxed{{{fmt(d.answer)} {d.answer_unit}}}".replace(" }", "}"),
+    }
+
+
+def render(t: Template, d: Derivation) -> str:
+    return seventag.render(steps(t, d))
