@@ -283,7 +283,11 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["eval"]:
         return cmd_eval(argv[1:])
     args = build_parser().parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except BrokenPipeError:  # `r3bench check ... | head`: the reader left, not an error
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":

@@ -140,7 +140,9 @@ def eval_stage(out: Path, data_dir: str | None, limit: int, max_gen_toks: int) -
         lines.append(f"| {name} | {n} | {r.get('acc,none', float('nan')):.3f} | {others} |")
     lines.append("")
     lines.append(f"SmolLM2-135M-Instruct, chat template, greedy, max_gen_toks={max_gen_toks}, "
-                 f"all r3_demo problems, limit={limit} per benchmark task; {dt:.0f} s on CPU. "
+                 "all r3_demo problems" + (f", limit={limit} per benchmark task" if len(tasks) > len(EVAL_TASKS)
+                                          else " (set R3BENCH_DATA_DIR to add the five benchmarks)")
+                 + f"; {dt:.0f} s on CPU. "
                  "Scores of a 135M model on a few problems are a smoke test, not a result.")
     return "\n".join(lines), True
 
