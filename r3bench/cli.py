@@ -10,6 +10,8 @@ Subcommands:
   r3bench model path NAME             resolve a short model name (converting SmolLM2 once)
   r3bench model tiny DIR              build a tiny random model (tests, smoke runs)
   r3bench procgen --n N --seed S --out DIR   procedural problems: SFT, DPO, verifier, test-split exports
+  r3bench verify --backend B --jsonl FILE   first wrong step + class per line {question, solution, reference}
+  r3bench verifier-report --backend B  score a step verifier on the procedural verifier benchmark
   r3bench demo                        the embedded default main job (what exists so far, end to end)
 """
 from __future__ import annotations
@@ -170,8 +172,75 @@ def build_parser() -> argparse.ArgumentParser:
     pg.add_argument("--seed", type=int, default=0)
     pg.add_argument("--out", required=True, help="output folder")
     pg.set_defaults(func=cmd_procgen)
+    vf = sub.add_parser("verify", help="step verification: the first wrong step and its error class")
+    vf.add_argument("--backend", default="symbolic")
+    vf.add_argument("--jsonl", required=True, metavar="FILE", help='lines {"question","solution","reference"}; "-" = stdin')
+    vf.set_defaults(func=cmd_verify)
+    vr = sub.add_parser("verifier-report", help="score a step verifier on the procedural verifier benchmark")
+    vr.add_argument("--backend", default="symbolic")
+    vr.add_argument("--jsonl", default=None, help="a verifier.jsonl export (default: generate --n/--seed in memory)")
+    vr.add_argument("--n", type=int, default=2494)
+    vr.add_argument("--seed", type=int, default=0)
+    vr.set_defaults(func=cmd_verifier_report)
     sub.add_parser("eval", help="lm_eval with r3bench's tasks (all lm_eval flags pass through)", add_help=False)
     return p
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from verifiers.steps import BACKENDS, verify
+
+    if args.backend not in BACKENDS:
+        print(f"r3bench verify: unknown backend {args.backend!r} (have: {', '.join(BACKENDS)})", file=sys.stderr)
+        return 2
+    try:
+        fh = _open(args.jsonl)
+    except OSError as e:
+        print(f"r3bench verify: cannot read {args.jsonl}: {e.strerror}", file=sys.stderr)
+        return 2
+    with fh:
+        for i, raw in enumerate(fh, start=1):
+            if not raw.strip():
+                continue
+            try:
+                obj = json.loads(raw)
+                if not isinstance(obj, dict) or "solution" not in obj:
+                    raise ValueError("need an object with at least \"solution\"")
+            except ValueError as e:
+                sys.stdout.write(json.dumps({"line": i, "error": str(e)[:200]}) + "\n")
+                continue
+            ref = obj.get("reference") or ""
+            v = verify(str(obj.get("question") or ""), str(obj.get("solution") or ""), str(ref), args.backend)
+            sys.stdout.write(json.dumps({"line": i, **v.to_dict()}, ensure_ascii=False) + "\n")
+    return 0
+
+
+def cmd_verifier_report(args: argparse.Namespace) -> int:
+    from verifiers.steps import BACKENDS, report
+
+    if args.backend not in BACKENDS:
+        print(f"r3bench verifier-report: unknown backend {args.backend!r}", file=sys.stderr)
+        return 2
+    if args.jsonl:
+        rows = [json.loads(x) for x in _open(args.jsonl) if x.strip()]
+    else:
+        import tempfile
+
+        from r3bench.procgen.export import export
+        with tempfile.TemporaryDirectory() as d:
+            export(d, n=args.n, seed=args.seed, log=lambda s: None)
+            rows = [json.loads(x) for x in open(f"{d}/verifier.jsonl", encoding="utf-8")]
+    r = report(rows, args.backend)
+    print(f"backend {r['backend']} on {r['n']} solutions of the procedural verifier benchmark")
+    print(f"| first-error accuracy | class accuracy | acc. erroneous | acc. correct | ProcessBench F1 |")
+    print("|---|---|---|---|---|")
+    print(f"| {r['first_error_accuracy']:.3f} | {r['class_accuracy']:.3f} | {r['accuracy_erroneous']:.3f} | "
+          f"{r['accuracy_correct']:.3f} | {r['processbench_f1']:.3f} |")
+    labels = ["none", "MC", "CM", "CE"]
+    print("\nconfusion (rows gold, columns predicted):\n| gold | " + " | ".join(labels) + " |")
+    print("|---|" + "---|" * len(labels))
+    for g in labels:
+        print(f"| {g} | " + " | ".join(str(r["confusion"].get(g, {}).get(p, 0)) for p in labels) + " |")
+    return 0
 
 
 def cmd_procgen(args: argparse.Namespace) -> int:

@@ -91,7 +91,7 @@ def verifier_rows(problems, seed):
                 except procgen.InjectError:
                     continue
             by_cell[(cls, step)].append({"id": f"{p.id}-{cls}{step}", "problem_id": p.id, "question": p.question,
-                                         "answer": p.answer, "solution": text, "first_error": fe,
+                                         "answer": p.answer, "reference": p.solution, "solution": text, "first_error": fe,
                                          "error_class": c, "description": why, "topic": p.topic,
                                          "template": p.template, "split": p.split})
     k = min(len(v) for v in by_cell.values())
