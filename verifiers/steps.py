@@ -45,6 +45,7 @@ class StepVerdict:
     explanation: str
     n_steps: int
     step_scores: tuple = field(default=())  # optional per-step scores (psv backend)
+    valid: bool = True  # False: no verdict could be had (judge unreachable, junk replies); see explanation
 
     def to_dict(self):
         d = asdict(self)
@@ -220,7 +221,12 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
     return StepVerdict(0, None, "all steps correct", n)
 
 
-BACKENDS = {"symbolic": verify_symbolic}
+def _judge(question, solution, reference):
+    from verifiers.judge import judge_backend
+    return judge_backend(question, solution, reference)
+
+
+BACKENDS = {"symbolic": verify_symbolic, "judge": _judge}
 
 
 def verify(question: str, solution: str, reference: str, backend: str = "symbolic") -> StepVerdict:
@@ -232,7 +238,7 @@ def verify(question: str, solution: str, reference: str, backend: str = "symboli
         return fn(question, solution, reference)
     except Exception as e:  # noqa: BLE001 - a verifier bug is recorded, not a crashed RL run
         return StepVerdict(0, None, f"verifier error: {type(e).__name__}: {str(e)[:100]}",
-                           seventag.parse(solution or "").n)
+                           seventag.parse(solution or "").n, valid=False)
 
 
 def report(rows, backend: str = "symbolic") -> dict:
