@@ -226,7 +226,12 @@ def _judge(question, solution, reference):
     return judge_backend(question, solution, reference)
 
 
-BACKENDS = {"symbolic": verify_symbolic, "judge": _judge}
+def _psv(question, solution, reference):
+    from verifiers.psv import psv_backend
+    return psv_backend(question, solution, reference)
+
+
+BACKENDS = {"symbolic": verify_symbolic, "judge": _judge, "psv": _psv}
 
 
 def verify(question: str, solution: str, reference: str, backend: str = "symbolic") -> StepVerdict:

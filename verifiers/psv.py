@@ -1,0 +1,80 @@
+"""StepCo-style process-supervised verifier (PSV) backend: a model scores every step.
+
+The PSV is a causal LM fine-tuned (trainers issue) to answer, after each step prefix, with a
+"good" or a "bad" token (Math-Shepherd style labels). Its score for step k is
+P(good) / (P(good) + P(bad)) at the position after steps 1..k. The first step scoring under the
+threshold is the first error. A PSV does not classify errors: the class reported is the one the
+seven-tag format assigns to that step (1, 4 -> MC; 2, 3 -> CM; 5-7 -> CE), and the explanation says
+so. Loads any HF causal-LM directory (a short name of r3bench.models works too).
+
+    psv = PSV("path/to/psv", threshold=0.5)
+    psv.step_scores(question, solution) -> [float per step]
+    psv.verify(question, solution, reference="") -> StepVerdict(step_scores=...)
+"""
+from __future__ import annotations
+
+import os
+
+from r3bench import seventag
+from verifiers.steps import _STEP_CLASS, StepVerdict
+
+PROMPT = "Problem: {question}\nSolution so far:\n{steps}\nIs the last step correct? Answer + or -:"
+
+
+class PSV:
+    def __init__(self, model: str, threshold: float = 0.5, good: str = "+", bad: str = "-", device: str = "cpu"):
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        from r3bench import models
+
+        path = str(models.resolve(model)) if models.is_short_name(model) else model
+        self.tok = AutoTokenizer.from_pretrained(path)
+        self.model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).to(device).eval()
+        self.device, self.threshold = device, threshold
+        self.good = self.tok.encode(good, add_special_tokens=False)[-1]
+        self.bad = self.tok.encode(bad, add_special_tokens=False)[-1]
+        if self.good == self.bad:
+            raise ValueError(f"good and bad labels map to one token ({good!r}, {bad!r})")
+
+    def step_scores(self, question: str, solution: str) -> list[float]:
+        import torch
+
+        sol = seventag.parse(solution or "")
+        if not sol.steps:
+            return []
+        prompts = [PROMPT.format(question=question, steps=seventag.render(sol.steps[:k + 1]))
+                   for k in range(len(sol.steps))]
+        self.tok.padding_side = "left"
+        if self.tok.pad_token is None:
+            self.tok.pad_token = self.tok.eos_token
+        enc = self.tok(prompts, return_tensors="pt", padding=True, truncation=True, max_length=2048).to(self.device)
+        with torch.no_grad():
+            logits = self.model(**enc).logits[:, -1, :]
+        pair = torch.stack([logits[:, self.good], logits[:, self.bad]], dim=-1).softmax(-1)
+        return [float(x) for x in pair[:, 0]]
+
+    def verify(self, question: str, solution: str, reference: str = "") -> StepVerdict:
+        scores = self.step_scores(question, solution)
+        if not scores:
+            return StepVerdict(1, "MC", "no seven-tag steps found in the solution", 0)
+        for k, s in enumerate(scores, start=1):
+            if s < self.threshold:
+                return StepVerdict(k, _STEP_CLASS.get(k), f"PSV score {s:.3f} < {self.threshold:g} at step {k} "
+                                   "(class from the step's position: a PSV does not classify)", len(scores),
+                                   tuple(scores))
+        return StepVerdict(0, None, f"every step scores >= {self.threshold:g}", len(scores), tuple(scores))
+
+
+_DEFAULT: PSV | None = None
+
+
+def psv_backend(question, solution, reference):
+    """`verify(..., backend="psv")`: the model in R3BENCH_PSV_MODEL."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        m = os.environ.get("R3BENCH_PSV_MODEL")
+        if not m:
+            raise RuntimeError("set R3BENCH_PSV_MODEL to a trained PSV model directory")
+        _DEFAULT = PSV(m, threshold=float(os.environ.get("R3BENCH_PSV_THRESHOLD", "0.5")))
+    return _DEFAULT.verify(question, solution, reference)
