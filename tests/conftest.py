@@ -13,3 +13,20 @@ def shared_data() -> Path:
     if not p.is_dir():
         pytest.fail(f"benchmark data directory not found at {p}: set R3BENCH_DATA_DIR")
     return p
+
+
+@pytest.fixture(scope="session")
+def injected_case():
+    """(problem, injected solution, verdict) for a template, error class and step (procedural bank)."""
+    from r3bench import procgen
+    from verifiers.steps import verify
+
+    probs = procgen.generate(n=3 * len(procgen.TEMPLATES), seed=4)
+
+    def make(template, cls, step):
+        p = next(p for p in probs if p.template == template)
+        text, fe, c, why = procgen.inject_problem(p, cls, step)
+        v = verify(p.question, text, p.solution)
+        assert (v.first_error, v.error_class) == (step, cls)
+        return p, text, v
+    return make

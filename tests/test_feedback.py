@@ -6,16 +6,8 @@ from verifiers import feedback as fb
 from verifiers.steps import verify
 
 
-def _case(template, cls, step):
-    p = next(p for p in procgen.generate(n=3 * len(procgen.TEMPLATES), seed=4) if p.template == template)
-    text, fe, c, why = procgen.inject_problem(p, cls, step)
-    v = verify(p.question, text, p.solution)
-    assert (v.first_error, v.error_class) == (step, cls)
-    return p, text, v
-
-
-def test_mc_feedback_points_back_to_the_problem():
-    p, text, v = _case("kin_distance_const_accel", "MC", 4)
+def test_mc_feedback_points_back_to_the_problem(injected_case):
+    p, text, v = injected_case("kin_distance_const_accel", "MC", 4)
     f = fb.feedback(p.question, text, v, p.solution)
     assert f.error_class == "MC" and "step 4" in f.text and p.question.strip() in f.text
 
@@ -28,8 +20,8 @@ def formula_store(tmp_path_factory):
     fb._STORE = None
 
 
-def test_cm_feedback_retrieves_the_formula_that_applies(formula_store):
-    p, text, v = _case("thermo_diatomic_heating", "CM", 3)  # monatomic C_v used for a diatomic gas
+def test_cm_feedback_retrieves_the_formula_that_applies(formula_store, injected_case):
+    p, text, v = injected_case("thermo_diatomic_heating", "CM", 3)  # monatomic C_v used for a diatomic gas
     f = fb.feedback(p.question, text, v, p.solution)
     assert f.error_class == "CM" and len(f.evidence["retrieved"]) == 3
     assert any(h["topic"] == "thermodynamics" for h in f.evidence["retrieved"])

@@ -35,6 +35,7 @@ column's length differs from the number of completions.
 """
 from __future__ import annotations
 
+import abc
 import math
 import operator
 from typing import Any, Callable, Optional, Sequence
@@ -285,7 +286,7 @@ def prompt_text(prompt) -> str:
     return ""
 
 
-class RewardFunc:
+class RewardFunc(abc.ABC):
     """Base class of the TRL adapters: ``f(prompts=..., completions=..., **columns) -> list[float]``.
 
     Subclasses implement ``_score(text, question, row) -> (reward, reason)`` for one completion
@@ -349,8 +350,9 @@ class RewardFunc:
         self.last_reasons = reasons
         return rewards
 
-    def _score(self, text: str, question: str, row: dict) -> tuple[float, str]:  # pragma: no cover
-        raise NotImplementedError
+    @abc.abstractmethod
+    def _score(self, text: str, question: str, row: dict) -> tuple[float, str]:
+        """(reward, reason) for one completion; each reward function defines it."""
 
 
 class _Outcome(RewardFunc):
