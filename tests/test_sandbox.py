@@ -1,99 +1,254 @@
-"""The sandbox stops or refuses what model-written code must not do, and always says why."""
+"""The sandbox runs model-written code in a real, limited child process and always says what happened.
+
+Everything here is real: real child interpreters, real rlimits, a real listening socket, real files.
+Every test checks the status and that the reason is not empty.
+"""
 import os
+import resource
 import socket
+import sys
 import threading
+import time
 
 import pytest
 
-from verifiers.sandbox import SandboxLimits, run_python
+from verifiers.sandbox import SandboxLimits, SandboxResult, _user_tasks, run_python
 
-FAST = SandboxLimits(wall_s=3, cpu_s=1, memory_mb=256)
+FAST = SandboxLimits(wall_s=2, cpu_s=1, memory_mb=256)
 
 
-def _ok(r, status):
-    assert r.status == status and r.reason, r
+def _expect(r: SandboxResult, status: str) -> SandboxResult:
+    assert isinstance(r, SandboxResult)
+    assert r.status == status, r
+    assert isinstance(r.reason, str) and r.reason.strip(), r
+    assert r.ok is (status == "ok")
     return r
 
 
-def test_exact_step_computation():
-    r = _ok(run_python("import math\nresult = 2*9.8*math.sin(0.5)\nprint('hi')"), "ok")
-    assert r.ok and abs(float(r.value) - 2 * 9.8 * 0.479425538604203) < 1e-9 and r.stdout.strip() == "hi"
+def _group_members(pgid: int) -> list[int]:
+    """Live processes whose process group is `pgid` (from /proc)."""
+    pids = []
+    for e in os.listdir("/proc"):
+        if not e.isdigit():
+            continue
+        try:
+            with open(f"/proc/{e}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid:
+            pids.append(int(e))
+    return pids
 
 
-def test_sympy_works_inside():
-    r = _ok(run_python("import sympy\nx = sympy.Symbol('x')\nresult = str(sympy.diff(x**3, x))",
-                       SandboxLimits(memory_mb=1024, wall_s=20, cpu_s=15)), "ok")
-    assert r.value == "'3*x**2'"
+def _first_int(text: str) -> int:
+    return int(text.split()[0])
 
 
-def test_errors_are_reported():
-    assert "SyntaxError" in _ok(run_python("def f(:"), "error").reason
-    assert "ZeroDivisionError" in _ok(run_python("1/0"), "error").reason
+# -- what must work ---------------------------------------------------------------------------------
+
+def test_exact_physics_step_gives_a_value():
+    r = _expect(run_python("import math\nresult = 2*9.8*math.sin(0.5)"), "ok")
+    assert r.value.startswith("9.396") and float(r.value) == pytest.approx(2 * 9.8 * 0.479425538604203, rel=1e-12)
+    assert r.returncode == 0 and r.seconds > 0
 
 
-def test_infinite_loop_is_stopped():
-    r = _ok(run_python("while True: pass", FAST), "timeout")
-    assert r.seconds < 5
+def test_sympy_imports_under_the_default_limits_and_nothing_of_the_parent_runs():
+    code = ("import sys, sympy\nx = sympy.Symbol('x')\n"
+            "result = (str(sympy.diff(x**3, x)), any(p.endswith('site-packages') for p in sys.path),\n"
+            "          'r3bench._lmeval_hook' in sys.modules, sys.flags.isolated, sys.flags.no_site)")
+    r = _expect(run_python(code, SandboxLimits(wall_s=20, cpu_s=15)), "ok")
+    assert r.value == "('3*x**2', True, False, 1, 1)"  # venv packages on the path, no .pth hook executed
 
 
-def test_sleeping_forever_hits_the_wall_clock():
-    r = _ok(run_python("import time\ntime.sleep(60)", SandboxLimits(wall_s=1)), "timeout")
-    assert r.seconds < 4
+def test_print_output_is_captured_and_inputs_are_variables():
+    r = _expect(run_python("print('v =', v0 + a * t)\nresult = v0 + a * t", inputs={"v0": 1.5, "a": 9.8, "t": 2}), "ok")
+    assert r.stdout == "v = 21.1\n" and r.value == "21.1"
 
 
-def test_memory_bomb():
-    _ok(run_python("x = bytearray(10**10)", FAST), "memory")
-    _ok(run_python("x = []\nwhile True: x.append(' ' * 10**6)", FAST), "memory")
+def test_print_cannot_forge_the_result():
+    r = _expect(run_python("print('F 7b7d')\nprint('{\"final\": \"refused\"}')\nresult = 1"), "ok")
+    assert r.value == "1"
 
 
-def test_fork_bomb_and_subprocess_are_refused():
-    assert "fork" in _ok(run_python("import os\nwhile True: os.fork()", FAST), "refused").reason
-    _ok(run_python("import subprocess\nsubprocess.run(['echo', 'hi'])", FAST), "refused")
-    _ok(run_python("import os\nos.system('echo hi')", FAST), "refused")
+def test_writing_inside_the_working_directory_is_allowed_and_the_directory_is_removed():
+    code = ("import os, pathlib\nopen('here.txt', 'w').write('x')\nos.mkdir('sub')\n"
+            "pathlib.Path('sub/y.txt').write_text('y')\n"
+            "result = (open('here.txt').read() + open('sub/y.txt').read(), os.getcwd())")
+    r = _expect(run_python(code, FAST), "ok")
+    content, wd = eval(r.value)
+    assert content == "xy" and not os.path.exists(wd)
 
 
-def test_network_is_refused():
+# -- what fails is reported ----------------------------------------------------------------------------
+
+def test_syntax_and_runtime_errors():
+    r = _expect(run_python("def f(:\n  pass", FAST), "error")
+    assert "SyntaxError" in r.reason and "line 1" in r.reason
+    r = _expect(run_python("x = 1\n1/0", FAST), "error")
+    assert r.reason.startswith("ZeroDivisionError: division by zero") and "line 2" in r.reason
+    assert "ZeroDivisionError" in r.stderr
+
+
+def test_bad_arguments_are_results_not_exceptions():
+    _expect(run_python(b"result = 1"), "error")
+    _expect(run_python("result = 1", inputs={"f": object()}), "error")
+    _expect(run_python("result = 1", inputs={"not a name": 1}), "error")
+    _expect(run_python("result = 1", SandboxLimits(wall_s=-1)), "error")
+
+
+# -- time, memory, output ----------------------------------------------------------------------------------
+
+def test_infinite_loop_is_stopped_quickly():
+    t = time.monotonic()
+    r = _expect(run_python("while True: pass", FAST), "timeout")
+    assert time.monotonic() - t < 4
+    assert "cpu time limit" in r.reason or "wall-clock" in r.reason
+
+
+def test_sleeping_hits_the_wall_clock_and_the_process_group_is_killed():
+    t = time.monotonic()
+    r = _expect(run_python("import os, time\nprint(os.getpid(), flush=True)\ntime.sleep(60)",
+                           SandboxLimits(wall_s=1)), "timeout")
+    assert time.monotonic() - t < 3 and "wall-clock" in r.reason
+    assert _group_members(_first_int(r.stdout)) == []
+
+
+def test_memory_bombs():
+    r = _expect(run_python("x = bytearray(10**10)", FAST), "memory")
+    assert "256 MB" in r.reason
+    _expect(run_python("x = []\nwhile True: x.append(' ' * 10**6)", FAST), "memory")
+
+
+def test_output_flood_is_truncated():
+    r = _expect(run_python("print('x' * 10**6)\nresult = 1", SandboxLimits(output_kb=4)), "ok")
+    assert len(r.stdout) < 4096 + 200 and "cut" in r.stdout and r.value == "1"
+    t = time.monotonic()
+    r = _expect(run_python("while True: print('y' * 1000)", SandboxLimits(wall_s=1, output_kb=8)), "timeout")
+    assert time.monotonic() - t < 3 and len(r.stdout) < 8192 + 200
+
+
+def test_a_fatal_signal_is_killed():
+    _expect(run_python("import signal\nsignal.raise_signal(signal.SIGKILL)", FAST), "killed")
+
+
+def test_kernel_limits_are_set_in_the_child():
+    code = ("import resource as r\n"
+            "result = [r.getrlimit(x) for x in (r.RLIMIT_CPU, r.RLIMIT_AS, r.RLIMIT_FSIZE, r.RLIMIT_CORE)]\n"
+            "result.append(r.getrlimit(r.RLIMIT_NPROC)[0])")
+    r = _expect(run_python(code, SandboxLimits(cpu_s=2, memory_mb=300, file_size_mb=1)), "ok")
+    *limits, nproc = eval(r.value)
+    assert limits == [(2, 3), (300 << 20, 300 << 20), (1 << 20, 1 << 20), (0, 0)]
+    # RLIMIT_NPROC: the tasks this user already has, plus the child itself (max_processes=0)
+    assert nproc != resource.RLIM_INFINITY and 1 <= nproc <= _user_tasks(os.getuid()) + 20
+
+
+def test_file_size_limit_is_refused():
+    r = _expect(run_python("open('big', 'wb').write(b'x' * (2 << 20))", FAST), "refused")
+    assert "file size" in r.reason
+
+
+# -- what is refused ----------------------------------------------------------------------------------------
+
+def test_fork_bomb_is_refused_and_leaves_no_process():
+    r = _expect(run_python("import os\nprint(os.getpid(), os.getpgid(0), flush=True)\nwhile True: os.fork()", FAST),
+                "refused")
+    assert "fork" in r.reason
+    pid, pgid = map(int, r.stdout.split()[:2])
+    assert pid == pgid  # the child leads its own process group
+    assert _group_members(pgid) == []
+
+
+def test_fork_is_refused_even_through_a_fresh_posix_module():
+    code = ("import importlib.machinery as m\n"
+            "posix = m.BuiltinImporter.create_module(m.ModuleSpec('posix', m.BuiltinImporter))\nposix.fork()")
+    r = _expect(run_python(code, FAST), "refused")  # the audit hook, beneath the replaced functions
+    assert "os.fork" in r.reason
+
+
+def test_subprocess_and_system_are_refused():
+    r = _expect(run_python("import subprocess\nsubprocess.run(['echo', 'hi'])", FAST), "refused")
+    assert "subprocess.Popen" in r.reason and "hi" not in r.stdout
+    _expect(run_python("import os\nos.system('echo hi')", FAST), "refused")
+
+
+@pytest.fixture
+def server():
+    """A real TCP server on 127.0.0.1 that records every connection it accepts."""
     srv = socket.socket()
     srv.bind(("127.0.0.1", 0))
-    srv.listen(1)
-    srv.settimeout(2)
-    port = srv.getsockname()[1]
-    seen = []
-    t = threading.Thread(target=lambda: seen.append(_accept(srv)), daemon=True)
+    srv.listen(8)
+    srv.settimeout(0.1)
+    seen, stop = [], threading.Event()
+
+    def serve():
+        while not stop.is_set():
+            try:
+                conn, addr = srv.accept()
+            except OSError:
+                continue
+            seen.append(addr)
+            conn.close()
+    t = threading.Thread(target=serve, daemon=True)
     t.start()
-    code = f"import socket\ns = socket.create_connection(('127.0.0.1', {port}), timeout=1)\ns.sendall(b'x')"
-    assert "network" in _ok(run_python(code, FAST), "refused").reason
-    t.join(3)
+    yield srv.getsockname()[1], seen
+    stop.set()
+    t.join(2)
     srv.close()
-    assert seen == [None]  # nobody connected
 
 
-def _accept(srv):
-    try:
-        return srv.accept()
-    except OSError:
-        return None
+def test_network_is_refused(server):
+    port, seen = server
+    for code in (f"import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=1).sendall(b'x')",
+                 f"import _socket\ns = _socket.socket()\ns.connect(('127.0.0.1', {port}))",
+                 f"import urllib.request\nurllib.request.urlopen('http://127.0.0.1:{port}/', timeout=1)"):
+        r = _expect(run_python(code, FAST), "refused")
+        assert "network" in r.reason
+    time.sleep(0.3)
+    assert seen == []
+    with socket.create_connection(("127.0.0.1", port), timeout=2):  # the server does accept connections
+        pass
+    deadline = time.monotonic() + 2
+    while not seen and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert len(seen) == 1
 
 
-def test_writing_outside_is_refused_inside_is_fine(tmp_path):
+def test_writing_outside_the_working_directory_is_refused(tmp_path):
     target = tmp_path / "escape.txt"
-    r = _ok(run_python("open(path, 'w').write('x')", FAST, inputs={"path": str(target)}), "refused")
-    assert "outside" in r.reason and not target.exists()
-    _ok(run_python("import os\nos.remove(path)", FAST, inputs={"path": str(tmp_path)}), "refused")
-    r = _ok(run_python("open('here.txt', 'w').write('x')\nresult = open('here.txt').read()", FAST), "ok")
-    assert r.value == "'x'"
+    r = _expect(run_python("open(path, 'w').write('x')", FAST, inputs={"path": str(target)}), "refused")
+    assert "outside the working directory" in r.reason and not target.exists()
+    keep = tmp_path / "keep.txt"
+    keep.write_text("k")
+    for code in ("import os\nos.remove(path)", "import os\nos.rename(path, 'mine.txt')",
+                 "import shutil\nshutil.rmtree(dirname)", "import os\nos.chdir(dirname)\nopen('x.txt', 'w')",
+                 "import os\nos.symlink(dirname, 'link')\nopen('link/x.txt', 'w')", "open('../x.txt', 'w')"):
+        r = _expect(run_python(code, FAST, inputs={"path": str(keep), "dirname": str(tmp_path)}), "refused")
+        assert "outside the working directory" in r.reason
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.txt"] and keep.read_text() == "k"
 
 
 def test_parent_secrets_are_not_visible(monkeypatch):
     monkeypatch.setenv("R3BENCH_TEST_SECRET", "s3cret")
-    r = _ok(run_python("import os\nresult = os.environ.get('R3BENCH_TEST_SECRET')"), "ok")
+    r = _expect(run_python("import os\nresult = os.environ.get('R3BENCH_TEST_SECRET')"), "ok")
     assert r.value == "None"
+    r = _expect(run_python("import os\nresult = sorted(os.environ)"), "ok")
+    assert not {"OPENAI_API_KEY", "R3BENCH_TEST_SECRET", "PYTHONPATH", "VIRTUAL_ENV"} & set(eval(r.value))
+    r = _expect(run_python("import os\nresult = open(f'/proc/{os.getppid()}/environ', 'rb').read()"), "refused")
+    assert "other processes" in r.reason
 
 
-def test_output_flood_is_truncated():
-    r = _ok(run_python("print('x' * 10**6)", SandboxLimits(output_kb=4)), "ok")
-    assert len(r.stdout) < 5000 and "characters cut" in r.stdout
+def test_raising_limits_and_native_calls_are_refused():
+    _expect(run_python("import resource as r\nr.setrlimit(r.RLIMIT_CPU, (100, 100))", FAST), "refused")
+    _expect(run_python("import ctypes\nctypes.CDLL(None).fork()", FAST), "refused")
 
 
-def test_bad_inputs_are_a_result():
-    _ok(run_python("result = 1", inputs={"f": object()}), "error")
+def test_a_swallowed_refusal_is_still_reported():
+    r = _expect(run_python("import socket\ntry:\n    socket.socket()\nexcept OSError:\n    pass\nresult = 1", FAST), "ok")
+    assert r.value == "1" and "refused along the way" in r.reason and "network" in r.reason
+
+
+def test_the_parent_is_unharmed():
+    before = dict(os.environ), os.getcwd(), list(sys.path)
+    _expect(run_python("import os\nos.environ.clear()\nos.chdir('/')", FAST), "ok")
+    assert (dict(os.environ), os.getcwd(), list(sys.path)) == before
