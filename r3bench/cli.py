@@ -76,18 +76,23 @@ def _open(path: str) -> TextIO:
     return sys.stdin if path == "-" else open(path, encoding="utf-8")
 
 
+def _jsonl_command(name: str, path: str, results) -> int:
+    """Open a JSONL input ("-" = stdin) and write one JSON object per result, in input order."""
+    try:
+        fh = _open(path)
+    except OSError as e:
+        print(f"r3bench {name}: cannot read {path}: {e.strerror}", file=sys.stderr)
+        return 2
+    with fh:
+        for res in results(fh):
+            sys.stdout.write(json.dumps(res, ensure_ascii=False) + "\n")
+    return 0
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     cfg = _config(args)
     if args.jsonl:
-        try:
-            fh = _open(args.jsonl)
-        except OSError as e:
-            print(f"r3bench check: cannot read {args.jsonl}: {e.strerror}", file=sys.stderr)
-            return 2
-        with fh:
-            for res in check_lines(fh, cfg):
-                sys.stdout.write(json.dumps(res, ensure_ascii=False) + "\n")
-        return 0
+        return _jsonl_command("check", args.jsonl, lambda fh: check_lines(fh, cfg))
     if args.pred is None or args.ref is None:
         print("r3bench check: give PRED and REF, or --jsonl FILE", file=sys.stderr)
         return 2
@@ -187,31 +192,31 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from verifiers.steps import BACKENDS, verify
+    from verifiers.steps import BACKENDS
 
     if args.backend not in BACKENDS:
         print(f"r3bench verify: unknown backend {args.backend!r} (have: {', '.join(BACKENDS)})", file=sys.stderr)
         return 2
-    try:
-        fh = _open(args.jsonl)
-    except OSError as e:
-        print(f"r3bench verify: cannot read {args.jsonl}: {e.strerror}", file=sys.stderr)
-        return 2
-    with fh:
-        for i, raw in enumerate(fh, start=1):
-            if not raw.strip():
-                continue
-            try:
-                obj = json.loads(raw)
-                if not isinstance(obj, dict) or "solution" not in obj:
-                    raise ValueError("need an object with at least \"solution\"")
-            except ValueError as e:
-                sys.stdout.write(json.dumps({"line": i, "error": str(e)[:200]}) + "\n")
-                continue
-            ref = obj.get("reference") or ""
-            v = verify(str(obj.get("question") or ""), str(obj.get("solution") or ""), str(ref), args.backend)
-            sys.stdout.write(json.dumps({"line": i, **v.to_dict()}, ensure_ascii=False) + "\n")
-    return 0
+    return _jsonl_command("verify", args.jsonl, lambda fh: verify_lines(fh, args.backend))
+
+
+def verify_lines(lines, backend: str):
+    """Verify each JSONL line `{"question", "solution", "reference"}`; malformed lines yield an error object."""
+    from verifiers.steps import verify
+
+    for i, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+            if not isinstance(obj, dict) or "solution" not in obj:
+                raise ValueError("need an object with at least \"solution\"")
+        except ValueError as e:
+            yield {"line": i, "error": str(e)[:200]}
+            continue
+        v = verify(str(obj.get("question") or ""), str(obj.get("solution") or ""),
+                   str(obj.get("reference") or ""), backend)
+        yield {"line": i, **v.to_dict()}
 
 
 def cmd_verifier_report(args: argparse.Namespace) -> int:
