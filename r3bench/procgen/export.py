@@ -1,7 +1,7 @@
 """`r3bench procgen`: the four exports of the procedural bank, written to one folder.
 
   sft.jsonl        every problem: prompt (the tasks' seven-tag prompt), completion (the reference
-                   solution), messages (chat form), split, topic, template, difficulty
+                   solution), question, messages (chat form), split, topic, template, difficulty
   dpo.jsonl        train split: chosen = reference, rejected = an injected-error solution; and
                    pairs of two wrong solutions, the later first error chosen
   verifier.jsonl   validation + test splits: solutions with first_error (0 = correct) and class,
@@ -41,7 +41,7 @@ def _write(path: Path, rows) -> int:
 def sft_rows(problems):
     for p in problems:
         prompt = prompt_structured(doc_of(p))
-        yield {"id": p.id, "prompt": prompt, "completion": p.solution,
+        yield {"id": p.id, "prompt": prompt, "completion": p.solution, "question": p.question,
                "messages": [{"role": "user", "content": prompt}, {"role": "assistant", "content": p.solution}],
                "answer": p.answer, "split": p.split, "topic": p.topic, "template": p.template,
                "difficulty": p.difficulty}

@@ -1,0 +1,580 @@
+"""What every r3bench trainer shares: config, data, model + LoRA, logging, guards, evaluation, run record.
+
+A trainer module defines a Config dataclass (a subclass of BaseConfig) and `train(cfg)`; its
+`main()` is `common.main(Config, train)`:
+
+    python -m trainers.sft --config trainers/configs/sft.yaml --max_steps 20 --output_dir runs/sft
+
+* Config: YAML file (`--config`) then CLI flags (one per field, `--help` lists them all with their
+  help text); an unknown YAML key or a bad value is a clear error before anything loads.
+* Data: `data` is a procedural-bank export folder (`r3bench procgen --out DIR`) or one JSONL file;
+  empty means "export the bank (procgen_n, procgen_seed) into OUTPUT_DIR/data". Corrupt lines stop
+  the run with file and line number.
+* Model: `model` is a short name of r3bench.models (default SmolLM2-135M-Instruct), a local HF
+  folder, or a hub id (users with a hub). LoRA (peft) on all linear layers by default;
+  `init_adapter` continues training an existing adapter (the SFT one for DPO/stepfix/GRPO).
+* Logs: OUTPUT_DIR/metrics.jsonl (every logged dict, appended across resumes), TensorBoard when
+  installed, tqdm progress bars (HF Trainer's).
+* Checkpoints every `save_steps`; `--resume` continues from the last one with optimizer, scheduler,
+  RNG and data position (HF Trainer's resume_from_checkpoint), so a resumed run equals an
+  uninterrupted one.
+* Guards: a non-finite loss raises NonFiniteLoss before the optimizer step; `main` records it in
+  run.json and exits 2, leaving the last checkpoint as it was.
+* Evaluation: lm-eval's simple_evaluate of the current adapter on `eval_tasks` every `eval_steps`
+  and at the end (main process only), results in OUTPUT_DIR/eval/step-N.json and metrics.jsonl.
+* Run record: OUTPUT_DIR/run.json (config, status, git commit, package versions, data sha256,
+  the final adapter and the lm_eval --model_args that score it).
+
+Under `accelerate launch` the HF Trainer handles devices and processes; bf16 is used when CUDA with
+bf16 support is present (`bf16: auto`).
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import hashlib
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+import time
+import traceback
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Callable
+
+import yaml
+
+
+class ConfigError(ValueError):
+    """The configuration cannot run (unknown key, bad value); the message says which and why."""
+
+
+class TrainDataError(ValueError):
+    """Training data is missing or corrupt; the message names the file and line."""
+
+
+class NonFiniteLoss(RuntimeError):
+    """The loss became NaN/inf; raised before the optimizer step so the last checkpoint stays good."""
+
+
+def _f(default, help: str, **kw):
+    if isinstance(default, (list, dict)):
+        return field(default_factory=lambda: type(default)(default), metadata={"help": help, **kw})
+    return field(default=default, metadata={"help": help, **kw})
+
+
+@dataclass
+class BaseConfig:
+    model: str = _f("r3bench/smollm2-135m-instruct", "base model: r3bench short name, local HF folder or hub id")
+    data: str = _f("", "procgen export folder or JSONL file; empty = export the procedural bank into OUTPUT_DIR/data")
+    procgen_n: int = _f(2494, "problems in the procedural bank when exporting it (its train split is used)")
+    procgen_seed: int = _f(0, "seed of the procedural bank export (the r3_procgen task uses n=2494, seed=0)")
+    max_train_samples: int = _f(0, "use at most this many training rows (0 = all)")
+    output_dir: str = _f("runs/run", "where checkpoints, logs, the final adapter and run.json go")
+    seed: int = _f(0, "seed for model init, data order and sampling")
+    max_steps: int = _f(100, "optimizer steps (> 0); the data is cycled as needed")
+    learning_rate: float = _f(2e-4, "peak learning rate")
+    batch_size: int = _f(4, "per-device batch size (problems, pairs or sequences per micro-batch)")
+    grad_accum: int = _f(1, "gradient accumulation steps")
+    warmup_steps: int = _f(0, "linear warm-up steps")
+    lr_scheduler: str = _f("linear", "HF scheduler name: linear, cosine, constant, constant_with_warmup, ...")
+    weight_decay: float = _f(0.0, "AdamW weight decay")
+    max_grad_norm: float = _f(1.0, "gradient clipping norm")
+    lora_r: int = _f(8, "LoRA rank")
+    lora_alpha: int = _f(16, "LoRA alpha")
+    lora_dropout: float = _f(0.05, "LoRA dropout")
+    lora_targets: str = _f("all-linear", "LoRA target modules: all-linear or comma-separated module names")
+    init_adapter: str = _f("", "start from this LoRA adapter folder (trainable) instead of a fresh LoRA")
+    save_steps: int = _f(50, "checkpoint every N optimizer steps")
+    save_total_limit: int = _f(2, "keep at most this many checkpoints")
+    logging_steps: int = _f(1, "log metrics every N optimizer steps")
+    eval_steps: int = _f(0, "run lm-eval on the current adapter every N steps (0 = only at the end)")
+    eval_tasks: str = _f("r3_procgen", "comma-separated lm-eval tasks for evaluation; empty = no evaluation")
+    eval_limit: int = _f(20, "lm-eval --limit per task (0 = all documents)")
+    eval_max_gen_toks: int = _f(512, "max_gen_toks for evaluation generations")
+    eval_batch_size: int = _f(8, "lm-eval batch size")
+    max_length: int = _f(1024, "maximum tokens of a training sequence (prompt + completion)")
+    resume: bool = _f(False, "continue from the last checkpoint in OUTPUT_DIR (error if there is none)")
+    bf16: str = _f("auto", "auto (bf16 when CUDA supports it), true or false")
+    report_to: str = _f("auto", "auto (tensorboard when installed), none, or HF report_to names")
+    dataloader_num_workers: int = _f(0, "data loader workers")
+
+
+# ----------------------------------------------------------------------------------------- config
+
+def _coerce(f, value):
+    typ = f.type if not isinstance(f.type, str) else {"int": int, "float": float, "str": str, "bool": bool}.get(
+        f.type.split("|")[0].strip(), str)
+    if typ is bool:
+        if isinstance(value, bool):
+            return value
+        s = str(value).strip().lower()
+        if s in ("1", "true", "yes", "on"):
+            return True
+        if s in ("0", "false", "no", "off"):
+            return False
+        raise ConfigError(f"{f.name}: expected true/false, got {value!r}")
+    try:
+        if typ is int and isinstance(value, float) and not value.is_integer():
+            raise ValueError
+        return typ(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{f.name}: expected {typ.__name__}, got {value!r}") from None
+
+
+def build_parser(cls, prog: str | None = None) -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog=prog, description=(sys.modules[cls.__module__].__doc__ or "").split("\n")[0],
+                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    ap.add_argument("--config", help="YAML file of field values (CLI flags override it)")
+    for f in fields(cls):
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        ap.add_argument(f"--{f.name}", default=None, metavar=type(default).__name__.upper(),
+                        help=f"{f.metadata.get('help', '')} (default: {default!r})")
+    return ap
+
+
+def parse(cls, argv=None, prog: str | None = None):
+    """Config from `--config YAML` and CLI overrides; raises ConfigError with the reason."""
+    args = build_parser(cls, prog).parse_args(argv)
+    values: dict[str, Any] = {}
+    names = {f.name: f for f in fields(cls)}
+    if args.config:
+        try:
+            loaded = yaml.safe_load(Path(args.config).read_text()) or {}
+        except (OSError, yaml.YAMLError) as e:
+            raise ConfigError(f"cannot read config {args.config}: {e}") from None
+        if not isinstance(loaded, dict):
+            raise ConfigError(f"{args.config}: expected a mapping of field: value, got {type(loaded).__name__}")
+        unknown = sorted(set(loaded) - set(names))
+        if unknown:
+            raise ConfigError(f"{args.config}: unknown field(s) {unknown}; known: {sorted(names)}")
+        values.update(loaded)
+    for name in names:
+        v = getattr(args, name)
+        if v is not None:
+            values[name] = v
+    return make(cls, **values)
+
+
+def make(cls, **values):
+    names = {f.name: f for f in fields(cls)}
+    unknown = sorted(set(values) - set(names))
+    if unknown:
+        raise ConfigError(f"unknown field(s) {unknown} for {cls.__name__}")
+    cfg = cls(**{k: _coerce(names[k], v) for k, v in values.items()})
+    cfg.validate() if hasattr(cfg, "validate") else None
+    _validate_base(cfg)
+    return cfg
+
+
+def _validate_base(cfg):
+    if cfg.max_steps < 1:
+        raise ConfigError(f"max_steps must be >= 1, got {cfg.max_steps}")
+    for name in ("batch_size", "grad_accum", "save_steps", "logging_steps", "lora_r"):
+        if getattr(cfg, name) < 1:
+            raise ConfigError(f"{name} must be >= 1, got {getattr(cfg, name)}")
+    if not cfg.learning_rate > 0:
+        raise ConfigError(f"learning_rate must be > 0, got {cfg.learning_rate}")
+    if str(cfg.bf16).lower() not in ("auto", "true", "false"):
+        raise ConfigError(f"bf16 must be auto, true or false, got {cfg.bf16!r}")
+
+
+# ------------------------------------------------------------------------------------------- data
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while b := f.read(1 << 20):
+            h.update(b)
+    return h.hexdigest()
+
+
+def read_jsonl(path: Path, required: tuple[str, ...] = ()) -> list[dict]:
+    rows = []
+    try:
+        fh = open(path, encoding="utf-8")
+    except OSError as e:
+        raise TrainDataError(f"cannot open training data {path}: {e}") from None
+    with fh:
+        for i, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise TrainDataError(f"{path}:{i}: not JSON ({e.msg})") from None
+            if not isinstance(row, dict):
+                raise TrainDataError(f"{path}:{i}: expected a JSON object, got {type(row).__name__}")
+            missing = [k for k in required if k not in row]
+            if missing:
+                raise TrainDataError(f"{path}:{i}: missing field(s) {missing}")
+            rows.append(row)
+    if not rows:
+        raise TrainDataError(f"{path}: no rows")
+    return rows
+
+
+def data_file(cfg, name: str, log=print) -> Path:
+    """The JSONL file `name` (sft.jsonl, dpo.jsonl, ...) of cfg.data, exporting the bank if needed."""
+    if cfg.data:
+        p = Path(cfg.data)
+        if p.is_file():
+            return p
+        if p.is_dir():
+            if not (p / name).is_file():
+                raise TrainDataError(f"{p} has no {name} (expected a procgen export: r3bench procgen --out DIR)")
+            return p / name
+        raise TrainDataError(f"data {cfg.data!r} is neither a file nor a folder")
+    out = Path(cfg.output_dir) / "data"
+    if not (out / "manifest.json").is_file():
+        from r3bench.procgen.export import export
+
+        if is_main_process():
+            export(out, n=cfg.procgen_n, seed=cfg.procgen_seed, log=log)
+        wait_for_everyone()
+    return out / name
+
+
+def train_rows(cfg, name: str, required: tuple[str, ...], log=print) -> tuple[list[dict], Path]:
+    path = data_file(cfg, name, log=log)
+    rows = read_jsonl(path, required)
+    if any("split" in r for r in rows):
+        rows = [r for r in rows if r.get("split", "train") == "train"]
+        if not rows:
+            raise TrainDataError(f"{path}: no rows with split == 'train'")
+    if cfg.max_train_samples:
+        rows = rows[: cfg.max_train_samples]
+    return rows, path
+
+
+def user_chat(text: str) -> list[dict]:
+    return [{"role": "user", "content": text}]
+
+
+# ------------------------------------------------------------------------------------------ model
+
+def is_main_process() -> bool:
+    return int(os.environ.get("RANK", "0")) == 0
+
+
+def wait_for_everyone():
+    try:
+        import torch.distributed as dist
+
+        if dist.is_available() and dist.is_initialized():
+            dist.barrier()
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def model_path(name: str) -> str:
+    from r3bench import models
+
+    if models.is_short_name(name):
+        return str(models.resolve(name))
+    return name
+
+
+def use_bf16(cfg) -> bool:
+    import torch
+
+    v = str(cfg.bf16).lower()
+    if v == "auto":
+        return torch.cuda.is_available() and torch.cuda.is_bf16_supported()
+    return v == "true"
+
+
+def load_tokenizer(path: str, padding_side: str = "right"):
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(path)
+    if tok.pad_token is None:
+        tok.pad_token = tok.eos_token
+    tok.padding_side = padding_side
+    if not getattr(tok, "chat_template", None):
+        raise ConfigError(f"tokenizer of {path} has no chat template; r3bench trains chat models")
+    return tok
+
+
+def load_base(path: str, cfg=None):
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    dtype = torch.bfloat16 if (cfg is not None and use_bf16(cfg)) else torch.float32
+    return AutoModelForCausalLM.from_pretrained(path, dtype=dtype)
+
+
+def lora_config(cfg):
+    from peft import LoraConfig
+
+    targets = cfg.lora_targets if cfg.lora_targets == "all-linear" else [t.strip() for t in cfg.lora_targets.split(",")]
+    return LoraConfig(r=cfg.lora_r, lora_alpha=cfg.lora_alpha, lora_dropout=cfg.lora_dropout,
+                      target_modules=targets, task_type="CAUSAL_LM", bias="none")
+
+
+def policy_model(cfg, path: str):
+    """The trainable policy: base + `init_adapter` (trainable) or + a fresh LoRA."""
+    from peft import PeftModel, get_peft_model
+
+    base = load_base(path, cfg)
+    if cfg.init_adapter:
+        if not (Path(cfg.init_adapter) / "adapter_config.json").is_file():
+            raise ConfigError(f"init_adapter {cfg.init_adapter!r} has no adapter_config.json")
+        return PeftModel.from_pretrained(base, cfg.init_adapter, is_trainable=True)
+    return get_peft_model(base, lora_config(cfg))
+
+
+def frozen_reference(cfg, path: str):
+    """pi_ref: the base with `init_adapter` merged in (frozen), or None when there is no init adapter
+    (then the reference is the policy with its adapter disabled)."""
+    if not cfg.init_adapter:
+        return None
+    from peft import PeftModel
+
+    ref = PeftModel.from_pretrained(load_base(path, cfg), cfg.init_adapter).merge_and_unload()
+    ref.eval()
+    for p in ref.parameters():
+        p.requires_grad_(False)
+    return ref
+
+
+def report_to(cfg) -> list[str]:
+    v = str(cfg.report_to).strip().lower()
+    if v == "auto":
+        try:
+            import tensorboard  # noqa: F401
+
+            return ["tensorboard"]
+        except ImportError:
+            return []
+    if v in ("none", ""):
+        return []
+    return [s.strip() for s in v.split(",")]
+
+
+def training_args_kwargs(cfg) -> dict:
+    """Keyword arguments shared by TrainingArguments and TRL's configs."""
+    return dict(
+        output_dir=cfg.output_dir, seed=cfg.seed, max_steps=cfg.max_steps, learning_rate=cfg.learning_rate,
+        per_device_train_batch_size=cfg.batch_size, gradient_accumulation_steps=cfg.grad_accum,
+        warmup_steps=cfg.warmup_steps, lr_scheduler_type=cfg.lr_scheduler, weight_decay=cfg.weight_decay,
+        max_grad_norm=cfg.max_grad_norm, save_strategy="steps", save_steps=cfg.save_steps,
+        save_total_limit=cfg.save_total_limit, logging_steps=cfg.logging_steps, logging_first_step=True,
+        report_to=report_to(cfg), bf16=use_bf16(cfg), dataloader_num_workers=cfg.dataloader_num_workers,
+        disable_tqdm=False, use_cpu=not _cuda(),
+    )
+
+
+def _cuda() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
+# -------------------------------------------------------------------------------------- callbacks
+
+def _jsonable(v):
+    if isinstance(v, float) and not math.isfinite(v):
+        return str(v)
+    if isinstance(v, (str, int, float, bool)) or v is None:
+        return v
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return str(v)
+
+
+def callbacks(cfg, tokenizer, base_path: str) -> list:
+    from transformers import TrainerCallback
+
+    class JsonlMetrics(TrainerCallback):
+        """Every logged dict to OUTPUT_DIR/metrics.jsonl (appended: a resumed run continues the file)."""
+
+        def on_log(self, args, state, control, logs=None, **kw):
+            if not state.is_world_process_zero or not logs:
+                return
+            rec = {"step": state.global_step, "time": round(time.time(), 3)}
+            rec.update({k: _jsonable(v) for k, v in logs.items()})
+            with open(Path(args.output_dir) / "metrics.jsonl", "a", encoding="utf-8") as fh:
+                fh.write(json.dumps(rec) + "\n")
+
+    class LmEval(TrainerCallback):
+        """simple_evaluate of the current adapter every eval_steps and at the end."""
+
+        def __init__(self):
+            self.done: set[int] = set()
+
+        def _run(self, args, state, model):
+            if state.global_step in self.done or not cfg.eval_tasks.strip():
+                return
+            self.done.add(state.global_step)
+            if state.is_world_process_zero:
+                res = evaluate_model(model, tokenizer, cfg, tag=f"step-{state.global_step}")
+                with open(Path(args.output_dir) / "metrics.jsonl", "a", encoding="utf-8") as fh:
+                    fh.write(json.dumps({"step": state.global_step, "eval": res}) + "\n")
+            wait_for_everyone()
+
+        def on_step_end(self, args, state, control, model=None, **kw):
+            if cfg.eval_steps and state.global_step % cfg.eval_steps == 0:
+                self._run(args, state, model)
+
+        def on_train_end(self, args, state, control, model=None, **kw):
+            self._run(args, state, model)
+
+    return [JsonlMetrics(), LmEval()]
+
+
+def evaluate_model(model, tokenizer, cfg, tag: str = "final") -> dict:
+    """lm-eval simple_evaluate on cfg.eval_tasks with this (peft) model; summary per task.
+
+    Failures are recorded (returned and written) rather than raised: an evaluation must not kill a run."""
+    out = Path(cfg.output_dir) / "eval"
+    out.mkdir(parents=True, exist_ok=True)
+    was_training = model.training
+    t0 = time.perf_counter()
+    try:
+        from lm_eval import simple_evaluate
+        from lm_eval.models.huggingface import HFLM
+        from lm_eval.tasks import TaskManager
+
+        from r3bench._lmeval_hook import tasks_dir
+
+        tok = tokenizer
+        side = tok.padding_side
+        lm = HFLM(pretrained=model, tokenizer=tok, batch_size=cfg.eval_batch_size)
+        tm = TaskManager(include_path=str(tasks_dir()), include_defaults=False)
+        tasks = [t.strip() for t in cfg.eval_tasks.split(",") if t.strip()]
+        r = simple_evaluate(model=lm, tasks=tasks, task_manager=tm, limit=cfg.eval_limit or None,
+                            apply_chat_template=True, gen_kwargs={"max_gen_toks": cfg.eval_max_gen_toks},
+                            bootstrap_iters=0, log_samples=True)
+        tok.padding_side = side
+        summary = {"tag": tag, "seconds": round(time.perf_counter() - t0, 1), "tasks": {}}
+        for name, res in r["results"].items():
+            summary["tasks"][name] = {k.split(",")[0]: _jsonable(v) for k, v in res.items()
+                                      if k.endswith(",none") and not k.startswith("alias")}
+            summary["tasks"][name]["n"] = r["n-samples"].get(name, {}).get("effective")
+        with open(out / f"{tag}.json", "w") as fh:
+            json.dump({"summary": summary, "config": r.get("config", {}),
+                       "samples": {k: [{"doc_id": s.get("doc_id"), "target": s.get("target"),
+                                        "resps": s.get("filtered_resps"), "acc": s.get("acc")} for s in v]
+                                   for k, v in r.get("samples", {}).items()}}, fh, indent=1, default=str)
+    except Exception as e:  # noqa: BLE001 - recorded, see docstring
+        summary = {"tag": tag, "error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()[-2000:]}
+        (out / f"{tag}.json").write_text(json.dumps(summary, indent=1))
+        print(f"[r3bench] evaluation {tag} failed (recorded in {out / (tag + '.json')}): {summary['error']}",
+              file=sys.stderr)
+    finally:
+        model.train(was_training)
+    return summary
+
+
+# ----------------------------------------------------------------------------------------- guards
+
+class GuardMixin:
+    """Put first in the bases of a Trainer: a non-finite loss raises NonFiniteLoss before the
+    optimizer step (so no NaN reaches the weights or a checkpoint)."""
+
+    def training_step(self, model, inputs, num_items_in_batch=None):
+        loss = super().training_step(model, inputs, num_items_in_batch)
+        val = float(loss.detach().float().item()) if hasattr(loss, "detach") else float(loss)
+        if not math.isfinite(val):
+            raise NonFiniteLoss(f"loss is {val} at step {self.state.global_step + 1}; stopped before the "
+                                "optimizer step; the last checkpoint in output_dir is intact")
+        return loss
+
+
+# ------------------------------------------------------------------------------------- run record
+
+def _git_commit() -> str | None:
+    try:
+        here = Path(__file__).resolve().parent
+        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True,
+                              timeout=10).stdout.strip() or None
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def versions() -> dict:
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"python": platform.python_version()}
+    for pkg in ("r3bench", "torch", "transformers", "peft", "trl", "accelerate", "lm_eval", "datasets"):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            out[pkg] = None
+    return out
+
+
+def write_run(cfg, **extra) -> Path:
+    out = Path(cfg.output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "run.json"
+    rec = json.loads(path.read_text()) if path.is_file() else {}
+    rec.update({"config": dataclasses.asdict(cfg), "git_commit": _git_commit(), "versions": versions(),
+                "hardware": {"cuda": _cuda(), "platform": platform.platform(), "cpus": os.cpu_count()}})
+    rec.update(extra)
+    if is_main_process():
+        tmp = path.with_suffix(".json.partial")
+        tmp.write_text(json.dumps(rec, indent=1, default=str))
+        tmp.replace(path)
+    return path
+
+
+def resume_checkpoint(cfg) -> str | None:
+    if not cfg.resume:
+        if any(Path(cfg.output_dir).glob("checkpoint-*")):
+            raise ConfigError(f"{cfg.output_dir} already holds checkpoints: pass --resume to continue, "
+                              "or choose another output_dir")
+        return None
+    from transformers.trainer_utils import get_last_checkpoint
+
+    last = get_last_checkpoint(cfg.output_dir) if Path(cfg.output_dir).is_dir() else None
+    if last is None:
+        raise ConfigError(f"--resume: no checkpoint-* folder in {cfg.output_dir}")
+    return last
+
+
+def save_final(trainer, tokenizer, cfg, base_path: str) -> Path:
+    final = Path(cfg.output_dir) / "final"
+    trainer.save_model(str(final))
+    if trainer.is_world_process_zero():
+        tokenizer.save_pretrained(str(final))
+    return final
+
+
+def lm_eval_args(base_path: str, adapter: Path) -> str:
+    return f"pretrained={base_path},peft={adapter}"
+
+
+def main(cls, train_fn: Callable, argv=None, prog: str | None = None) -> int:
+    """CLI entry: parse, run, record the outcome in run.json; exit 0 ok, 1 config/data error, 2 non-finite loss."""
+    try:
+        cfg = parse(cls, argv, prog=prog)
+    except (ConfigError, TrainDataError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    t0 = time.time()
+    write_run(cfg, status="running", started=t0)
+    try:
+        result = train_fn(cfg) or {}
+    except (ConfigError, TrainDataError) as e:
+        write_run(cfg, status="error", error=str(e))
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    except NonFiniteLoss as e:
+        write_run(cfg, status="non_finite_loss", error=str(e))
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        write_run(cfg, status="interrupted", error="KeyboardInterrupt; resume with --resume")
+        raise
+    except BaseException as e:
+        write_run(cfg, status="crashed", error=f"{type(e).__name__}: {e}", traceback=traceback.format_exc()[-4000:])
+        raise
+    write_run(cfg, status="finished", seconds=round(time.time() - t0, 1), **result)
+    print(json.dumps({k: v for k, v in result.items() if k != "eval"}, indent=1, default=str))
+    return 0

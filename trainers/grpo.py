@@ -1,0 +1,208 @@
+"""GRPO with r3bench rewards: `python -m trainers.grpo --config FILE`.
+
+TRL's GRPOTrainer on the seven-tag prompts of the procedural bank (sft.jsonl train split: prompt,
+question, reference solution, answer). `rewards` names one or more of:
+
+  outcome    1/0 from the unit-aware checker against `answer`
+  rlvp       RLVP's continuous exp(-relative error / T) on the final quantity (T = rlvp_T)
+  position   the paper's step reward e/(n+1) (1.0 when no step is wrong) from the step verifier
+             (`verifier` backend) against the reference solution
+  pspo_wrs   PSPO-WRS: Weibull-shaped process reward from per-step scores of a PSV model
+             (`psv_model`, trained by `python -m trainers.psv`)
+
+`group_size` is TRL's num_generations, `kl_coef` its beta (the KL reference is the base model
+with the adapter disabled, TRL's behaviour for peft models), `temperature` and
+`max_completion_length` the sampling settings. `batch_size` counts completions per device and
+must be a multiple of `group_size`.
+
+A reward function that fails on a completion for a reason outside the completion (verifier error,
+scorer error) returns None for it: TRL then leaves it out of the group baseline and gives it no
+advantage (skipped), and the count is logged as `reward_failures/<name>`. Completions that are
+simply wrong or malformed get the reward's 0 with its reason. Seconds in generation and in reward
+computation (verification) per step are logged as `time_generate_s`, `time_verify_s`, and the
+rest of the step (log-prob forwards, loss, backward) as `time_rest_s`.
+"""
+from __future__ import annotations
+
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+from trainers import common
+from trainers.common import BaseConfig, ConfigError, _f
+
+REWARD_NAMES = ("outcome", "rlvp", "position", "pspo_wrs")
+_FAILURE_PREFIXES = ("error:", "verifier error", "step scorer error", "verifier returned invalid",
+                     "verifier gave no verdict")
+
+
+@dataclass
+class Config(BaseConfig):
+    output_dir: str = _f("runs/grpo", "where checkpoints, logs, the final adapter and run.json go")
+    learning_rate: float = _f(1e-5, "peak learning rate")
+    batch_size: int = _f(4, "completions per device per micro-batch (a multiple of group_size)")
+    rewards: str = _f("position", f"comma-separated rewards from {REWARD_NAMES}")
+    reward_weights: str = _f("", "comma-separated weights, one per reward (default: all 1)")
+    group_size: int = _f(4, "completions per prompt (TRL num_generations)")
+    kl_coef: float = _f(0.04, "KL coefficient (TRL beta); 0 loads no reference model")
+    temperature: float = _f(0.9, "sampling temperature")
+    max_completion_length: int = _f(512, "maximum completion tokens")
+    verifier: str = _f("symbolic", "step verifier backend of the position reward: symbolic | judge | psv")
+    psv_model: str = _f("", "PSV model folder for pspo_wrs (trainers.psv writes OUTPUT_DIR/psv_model)")
+    rlvp_T: float = _f(0.05, "temperature T of the RLVP reward")
+    loss_type: str = _f("grpo", "TRL GRPO loss_type: grpo, dapo, dr_grpo, bnpo, ...")
+
+    def validate(self):
+        names = self.reward_names()
+        bad = [n for n in names if n not in REWARD_FACTORIES]
+        if bad or not names:
+            raise ConfigError(f"rewards: unknown {bad or '(none given)'}; choose from {sorted(REWARD_FACTORIES)}")
+        if "pspo_wrs" in names and not self.psv_model:
+            raise ConfigError("the pspo_wrs reward needs psv_model (train one with python -m trainers.psv)")
+        if self.group_size < 2:
+            raise ConfigError(f"group_size must be >= 2 (GRPO normalises within a group), got {self.group_size}")
+        if self.batch_size % self.group_size:
+            raise ConfigError(f"batch_size ({self.batch_size}) must be a multiple of group_size ({self.group_size}): "
+                              "it counts completions, group_size of them per prompt")
+        if self.reward_weights and len(self.reward_weights.split(",")) != len(names):
+            raise ConfigError(f"reward_weights has {len(self.reward_weights.split(','))} values for {len(names)} rewards")
+
+    def reward_names(self) -> list[str]:
+        return [n.strip() for n in self.rewards.split(",") if n.strip()]
+
+
+class CountingReward:
+    """Wraps an r3bench RewardFunc: failures not caused by the completion become None (skipped by
+    TRL) and are counted; time spent is added up."""
+
+    def __init__(self, fn, counts: Counter, times: defaultdict):
+        self.fn, self.counts, self.times = fn, counts, times
+        self.__name__ = fn.__name__
+
+    def __call__(self, prompts=None, completions=None, **kw):
+        t0 = time.perf_counter()
+        out = self.fn(prompts=prompts, completions=completions, **kw)
+        res = []
+        for r, why in zip(out, self.fn.last_reasons):
+            if why.startswith(_FAILURE_PREFIXES):
+                self.counts[f"reward_failures/{self.__name__}"] += 1
+                res.append(None)
+            else:
+                res.append(r)
+        self.times["verify"] += time.perf_counter() - t0
+        return res
+
+
+def _outcome(cfg):
+    from verifiers.rewards import outcome_reward_func
+
+    return outcome_reward_func(answer_column="answer")
+
+
+def _rlvp(cfg):
+    from verifiers.rewards import rlvp_reward_func
+
+    return rlvp_reward_func(answer_column="answer", T=cfg.rlvp_T)
+
+
+def _position(cfg):
+    from verifiers.rewards import position_reward_func
+    from verifiers.steps import verify
+
+    def verifier(q, text, reference, _b=cfg.verifier):
+        v = verify(q, text, reference, backend=_b)
+        if not v.valid:
+            raise RuntimeError(f"verifier gave no verdict: {v.explanation}")
+        return min(v.first_error, v.n_steps), v.n_steps
+
+    return position_reward_func(verifier, answer_column="reference", question_column="question")
+
+
+def _pspo(cfg):
+    from verifiers.psv import PSV
+    from verifiers.rewards import pspo_reward_func
+
+    return pspo_reward_func(PSV(cfg.psv_model).step_scores, question_column="question")
+
+
+# name -> factory(cfg) of a verifiers.rewards.RewardFunc; add an entry to offer another reward
+REWARD_FACTORIES = {"outcome": _outcome, "rlvp": _rlvp, "position": _position, "pspo_wrs": _pspo}
+
+
+def reward_funcs(cfg, counts, times) -> list:
+    return [CountingReward(REWARD_FACTORIES[name](cfg), counts, times) for name in cfg.reward_names()]
+
+
+def dataset(cfg, log=print):
+    from datasets import Dataset
+
+    rows, path = common.train_rows(cfg, "sft.jsonl", ("prompt", "completion", "answer"), log=log)
+    return Dataset.from_list([{"prompt": common.user_chat(r["prompt"]), "question": r.get("question") or r["prompt"],
+                               "reference": r["completion"], "answer": str(r["answer"])} for r in rows]), path
+
+
+def build(cfg, extra_callbacks=()):
+    from trl import GRPOConfig, GRPOTrainer
+
+    base = common.model_path(cfg.model)
+    tok = common.load_tokenizer(base, padding_side="left")
+    data, path = dataset(cfg)
+    counts, times = Counter(), defaultdict(float)
+    weights = [float(w) for w in cfg.reward_weights.split(",")] if cfg.reward_weights else None
+    args = GRPOConfig(**common.training_args_kwargs(cfg), num_generations=cfg.group_size, beta=cfg.kl_coef,
+                      temperature=cfg.temperature, max_completion_length=cfg.max_completion_length,
+                      reward_weights=weights, loss_type=cfg.loss_type)
+
+    class Trainer(common.GuardMixin, GRPOTrainer):
+        def _generate(self, prompts):
+            t0 = time.perf_counter()
+            try:
+                return super()._generate(prompts)
+            finally:
+                times["generate"] += time.perf_counter() - t0
+
+        def training_step(self, model, inputs, num_items_in_batch=None):
+            t0 = time.perf_counter()
+            g, v = times["generate"], times["verify"]
+            try:
+                return super().training_step(model, inputs, num_items_in_batch)
+            finally:
+                dt = time.perf_counter() - t0
+                times["rest"] += dt - (times["generate"] - g) - (times["verify"] - v)
+
+        def log(self, logs, start_time=None):
+            if "loss" in logs:
+                for k in ("generate", "verify", "rest"):
+                    logs[f"time_{k}_s"] = times[k]
+                tot = sum(times[k] for k in ("generate", "verify", "rest"))
+                for k in ("generate", "verify", "rest"):
+                    if tot:
+                        logs[f"share_{k}"] = times[k] / tot
+                for k, n in counts.items():
+                    logs[k] = n
+                counts.clear()
+                times.clear()
+            super().log(logs, start_time)
+
+    trainer = Trainer(model=common.policy_model(cfg, base), reward_funcs=reward_funcs(cfg, counts, times), args=args,
+                      train_dataset=data, processing_class=tok,
+                      callbacks=common.callbacks(cfg, tok, base) + list(extra_callbacks))
+    return trainer, tok, base, path
+
+
+def train(cfg, extra_callbacks=()):
+    ckpt = common.resume_checkpoint(cfg)
+    trainer, tok, base, path = build(cfg, extra_callbacks)
+    common.write_run(cfg, status="running", data_file=str(path), data_sha256=common.sha256_file(path))
+    out = trainer.train(resume_from_checkpoint=ckpt)
+    final = common.save_final(trainer, tok, cfg, base)
+    return {"adapter": str(final), "lm_eval_model_args": common.lm_eval_args(base, final),
+            "train_loss": out.training_loss, "global_step": trainer.state.global_step}
+
+
+def main(argv=None):
+    return common.main(Config, train, argv, prog="python -m trainers.grpo")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

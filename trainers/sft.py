@@ -1,0 +1,63 @@
+"""LoRA SFT on the seven-tag corpus: `python -m trainers.sft --config FILE`.
+
+Rows: sft.jsonl of a procedural-bank export (train split) or any JSONL with `prompt` and
+`completion` (the assistant's seven-tag solution). Each becomes a conversational prompt/completion
+pair, rendered with the model's chat template exactly as lm-eval's `--apply_chat_template` renders
+the task prompts; the loss is on the completion tokens only (TRL SFTTrainer, completion_only_loss).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from trainers import common
+from trainers.common import BaseConfig, _f
+
+
+@dataclass
+class Config(BaseConfig):
+    output_dir: str = _f("runs/sft", "where checkpoints, logs, the final adapter and run.json go")
+    learning_rate: float = _f(2e-4, "peak learning rate")
+
+
+def dataset(cfg, log=print):
+    from datasets import Dataset
+
+    rows, path = common.train_rows(cfg, "sft.jsonl", ("prompt", "completion"), log=log)
+    data = Dataset.from_list([{"prompt": common.user_chat(r["prompt"]),
+                               "completion": [{"role": "assistant", "content": r["completion"]}]} for r in rows])
+    return data, path
+
+
+def build(cfg, extra_callbacks=()):
+    from trl import SFTConfig, SFTTrainer
+
+    base = common.model_path(cfg.model)
+    tok = common.load_tokenizer(base)
+    data, path = dataset(cfg)
+    args = SFTConfig(**common.training_args_kwargs(cfg), max_length=cfg.max_length, completion_only_loss=True,
+                     packing=False, dataset_num_proc=None)
+
+    class Trainer(common.GuardMixin, SFTTrainer):
+        pass
+
+    trainer = Trainer(model=common.policy_model(cfg, base), args=args, train_dataset=data, processing_class=tok,
+                      callbacks=common.callbacks(cfg, tok, base) + list(extra_callbacks))
+    return trainer, tok, base, path
+
+
+def train(cfg, extra_callbacks=()):
+    ckpt = common.resume_checkpoint(cfg)
+    trainer, tok, base, path = build(cfg, extra_callbacks)
+    common.write_run(cfg, status="running", data_file=str(path), data_sha256=common.sha256_file(path))
+    out = trainer.train(resume_from_checkpoint=ckpt)
+    final = common.save_final(trainer, tok, cfg, base)
+    return {"adapter": str(final), "lm_eval_model_args": common.lm_eval_args(base, final),
+            "train_loss": out.training_loss, "global_step": trainer.state.global_step}
+
+
+def main(argv=None):
+    return common.main(Config, train, argv, prog="python -m trainers.sft")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
