@@ -318,7 +318,9 @@ def lora_config(cfg):
 def policy_model(cfg, path: str):
     """The trainable policy: base + `init_adapter` (trainable) or + a fresh LoRA."""
     from peft import PeftModel, get_peft_model
+    from transformers import set_seed
 
+    set_seed(cfg.seed)  # the fresh LoRA's initialisation is part of the run: same seed, same weights
     base = load_base(path, cfg)
     if cfg.init_adapter:
         if not (Path(cfg.init_adapter) / "adapter_config.json").is_file():
