@@ -106,7 +106,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from r3bench import demo
 
     return demo.run(out_dir=args.out, data_dir=args.data_dir, eval_limit=args.limit,
-                    max_gen_toks=args.max_gen_toks, skip_eval=args.no_eval)
+                    max_gen_toks=args.max_gen_toks, skip_eval=args.no_eval, skip_train=args.no_train)
 
 
 def cmd_data(args: argparse.Namespace) -> int:
@@ -156,7 +156,8 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--data-dir", default=None, help="benchmark data directory (default $R3BENCH_DATA_DIR)")
     d.add_argument("--limit", type=int, default=2, help="problems per benchmark task in the eval stage (default 2)")
     d.add_argument("--max-gen-toks", type=int, default=160, help="generation length in the eval stage")
-    d.add_argument("--no-eval", action="store_true", help="skip the lm-eval stage (checker only)")
+    d.add_argument("--no-eval", action="store_true", help="skip the lm-eval and training stages (checker only)")
+    d.add_argument("--no-train", action="store_true", help="skip the training stage (short SFT + stepfix)")
     d.set_defaults(func=cmd_demo)
     dl = sub.add_parser("data", help="benchmark data: `r3bench data list` loads and counts each benchmark")
     dl.add_argument("action", choices=("list", "fetch"))

@@ -7,9 +7,13 @@ It runs what the project has so far, end to end, on data embedded in the package
 2. real lm-eval on the default model, SmolLM2-135M-Instruct (from its packaged GGUF, converted
    once): task `r3_demo` (six embedded problems, CoT and seven-tag prompts) and, when a data
    directory is set, the five benchmark tasks on `--limit` problems each -> `<out>/eval.md`, and
-   lm-eval's own results/samples files under `<out>/lm_eval/`.
+   lm-eval's own results/samples files under `<out>/lm_eval/`;
+3. training on the procedural bank: a short LoRA SFT of SmolLM2 (trainers.sft), then a short
+   stepfix run from that adapter (trainers.stepfix: sample, verify, feedback, revise, PG + KL), and
+   the stepfix adapter scored through lm-eval (`r3_demo_structured`) -> `<out>/train.md`, run
+   folders under `<out>/runs/`. A smoke run of the pipeline: a few steps change nothing measurable.
 
-Later stages (SFT, stepfix, leaderboard) join this job as they are built.
+Later stages (leaderboard, plots) join this job as they are built.
 """
 from __future__ import annotations
 
@@ -147,8 +151,56 @@ def eval_stage(out: Path, data_dir: str | None, limit: int, max_gen_toks: int) -
     return "\n".join(lines), True
 
 
+def train_stage(out: Path, model: str = "r3bench/smollm2-135m-instruct", sft_steps: int = 2,
+                stepfix_steps: int = 1, max_new_tokens: int = 128, eval_tasks: str = "r3_demo_structured",
+                eval_max_gen_toks: int = 160) -> tuple[str, bool]:
+    """Short SFT then stepfix on the procedural bank; returns (markdown, ok)."""
+    import shutil
+
+    try:
+        from trainers import common, sft, stepfix
+    except ImportError as e:
+        return f"training stage skipped: {e} (pip install 'r3bench[train]')", False
+    runs = out / "runs"
+    for name in ("sft", "stepfix"):
+        shutil.rmtree(runs / name, ignore_errors=True)
+    shared = dict(model=model, procgen_n=200, report_to="none", max_length=768, batch_size=2, save_steps=50)
+    t0 = time.perf_counter()
+    try:
+        c1 = common.make(sft.Config, output_dir=str(runs / "sft"), max_steps=sft_steps, eval_tasks="", **shared)
+        r1 = sft.train(c1)
+        common.write_run(c1, status="finished", **r1)
+        c2 = common.make(stepfix.Config, output_dir=str(runs / "stepfix"), max_steps=stepfix_steps,
+                         init_adapter=r1["adapter"], max_new_tokens=max_new_tokens, eval_tasks=eval_tasks,
+                         eval_limit=0, eval_max_gen_toks=eval_max_gen_toks,
+                         data=str(runs / "sft" / "data"), **{k: v for k, v in shared.items() if k != "procgen_n"})
+        r2 = stepfix.train(c2)
+        common.write_run(c2, status="finished", **r2)
+    except Exception as e:  # noqa: BLE001 - reported as a failed stage
+        return f"training stage failed: {type(e).__name__}: {e}", False
+    steps = [json.loads(x) for x in (runs / "stepfix" / "metrics.jsonl").read_text().splitlines()]
+    logs = [d for d in steps if "skip_rate" in d]
+    ev = next((d["eval"] for d in reversed(steps) if "eval" in d), {})
+    lines = ["| stage | steps | loss | notes |", "|---|---|---|---|",
+             f"| SFT (LoRA r=8) | {r1['global_step']} | {r1['train_loss']:.3f} | {c1.batch_size} problems per step |"]
+    for d in logs:
+        lines.append(f"| stepfix step {d['step']} | 1 | {float(d['loss']):.3f} | skip rate {d['skip_rate']:.2f}, "
+                     f"r1 mean {float(d.get('r1_mean', float('nan'))):.3f}, r2 mean {float(d.get('r2_mean', float('nan'))):.3f}, "
+                     f"y1 classes {', '.join(f'{k[3:]}={v}' for k, v in d.items() if k.startswith('y1_'))} |")
+    for task, res in (ev.get("tasks") or {}).items():
+        lines.append(f"| lm-eval {task} (stepfix adapter) | - | - | acc {res.get('acc')}, "
+                     f"format compliance {res.get('format_compliance')}, n {res.get('n')} |")
+    if ev.get("error"):
+        lines.append(f"| lm-eval | - | - | failed: {ev['error']} |")
+    lines += ["", f"{time.perf_counter() - t0:.0f} s on this machine. Score the adapter with: "
+              f"`lm_eval --model hf --model_args {r2['lm_eval_model_args']} --tasks r3_procgen --apply_chat_template`",
+              "", "A few steps of a 135M model: a smoke test of the pipeline, not a result "
+              "(see benchmarks/results/train_compare for the measured comparison)."]
+    return "\n".join(lines), not ev.get("error")
+
+
 def run(out_dir: str = "results/demo", data_dir: str | None = None, eval_limit: int = 2,
-        max_gen_toks: int = 160, skip_eval: bool = False) -> int:
+        max_gen_toks: int = 160, skip_eval: bool = False, skip_train: bool = False) -> int:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     rows = check_table(load_pairs())
@@ -192,4 +244,11 @@ def run(out_dir: str = "results/demo", data_dir: str | None = None, eval_limit: 
         (out / "eval.md").write_text("# r3bench demo: lm-eval\n\n" + table_eval + "\n", encoding="utf-8")
         print(table_eval)
         print(f"wrote {out / 'eval.md'} and lm-eval's results/samples under {out / 'lm_eval'}")
-    return 0 if agree == len(rows) and ok_eval and ok_pg else 1
+    ok_train = True
+    if not skip_train and not skip_eval:
+        print("\n## Training: short SFT, then stepfix from the SFT adapter (SmolLM2, procedural bank)")
+        table_train, ok_train = train_stage(out, eval_max_gen_toks=max_gen_toks)
+        (out / "train.md").write_text("# r3bench demo: training\n\n" + table_train + "\n", encoding="utf-8")
+        print(table_train)
+        print(f"wrote {out / 'train.md'}; runs under {out / 'runs'}")
+    return 0 if agree == len(rows) and ok_eval and ok_pg and ok_train else 1

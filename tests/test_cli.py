@@ -88,11 +88,25 @@ def test_data_fetch_failure_is_clear(tmp_path):
 
 
 def test_demo_eval_stage_on_smollm2(tmp_path, shared_data, capsys):
-    rc = main(["demo", "--out", str(tmp_path), "--data-dir", str(shared_data), "--limit", "1", "--max-gen-toks", "8"])
+    rc = main(["demo", "--out", str(tmp_path), "--data-dir", str(shared_data), "--limit", "1", "--max-gen-toks", "8",
+               "--no-train"])
     table = (tmp_path / "eval.md").read_text()
     assert "| r3_demo | 6 |" in table and "| r3_demo_structured | 6 |" in table and "| r3_jeebench | 1 |" in table
     assert list((tmp_path / "lm_eval").rglob("results_*.json")) and list((tmp_path / "lm_eval").rglob("samples_r3_demo_*.jsonl"))
     assert rc == 0
+
+
+def test_demo_train_stage_on_a_tiny_model(tmp_path):
+    from r3bench import demo, models
+
+    tiny = str(models.build_tiny(tmp_path / "tiny"))
+    md, ok = demo.train_stage(tmp_path / "out", model=tiny, max_new_tokens=8, eval_max_gen_toks=8)
+    assert ok, md
+    assert "| SFT (LoRA r=8) | 2 |" in md and "| stepfix step 1 | 1 |" in md and "skip rate" in md
+    assert "lm-eval r3_demo_structured (stepfix adapter)" in md and "n 6" in md
+    for run in ("sft", "stepfix"):
+        rec = json.loads((tmp_path / "out" / "runs" / run / "run.json").read_text())
+        assert rec["status"] == "finished" and (tmp_path / "out" / "runs" / run / "final" / "adapter_config.json").is_file()
 
 
 def test_procgen_cli_writes_the_four_exports(tmp_path):

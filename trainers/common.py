@@ -552,6 +552,21 @@ def lm_eval_args(base_path: str, adapter: Path) -> str:
     return f"pretrained={base_path},peft={adapter}"
 
 
+def run_training(cfg, build: Callable, **build_kw):
+    """The body of every trainer's `train`: refuse/resume checkpoints, build, record, train, save.
+
+    `build(cfg, **build_kw) -> (trainer, tokenizer, base_path, data_path or None)`.
+    Returns (trainer, result dict for run.json)."""
+    ckpt = resume_checkpoint(cfg)
+    trainer, tok, base, path = build(cfg, **build_kw)
+    if path is not None:
+        write_run(cfg, status="running", data_file=str(path), data_sha256=sha256_file(path))
+    out = trainer.train(resume_from_checkpoint=ckpt)
+    final = save_final(trainer, tok, cfg, base)
+    return trainer, {"adapter": str(final), "lm_eval_model_args": lm_eval_args(base, final),
+                     "train_loss": out.training_loss, "global_step": trainer.state.global_step}
+
+
 def main(cls, train_fn: Callable, argv=None, prog: str | None = None) -> int:
     """CLI entry: parse, run, record the outcome in run.json; exit 0 ok, 1 config/data error, 2 non-finite loss."""
     try:

@@ -214,23 +214,19 @@ def build(cfg, extra_callbacks=()):
 
     args = TrainingArguments(**common.training_args_kwargs(cfg), remove_unused_columns=False)
     trainer = PSVTrainer(model=common.policy_model(cfg, base), args=args, train_dataset=data, data_collator=collate,
+                         processing_class=tok,
                          callbacks=common.callbacks(cfg, tok, base) + list(extra_callbacks))
-    return trainer, tok, base, len(data)
+    return trainer, tok, base, None
 
 
 def train(cfg, extra_callbacks=()):
-    ckpt = common.resume_checkpoint(cfg)
-    trainer, tok, base, n = build(cfg, extra_callbacks)
-    common.write_run(cfg, status="running", n_examples=n)
-    out = trainer.train(resume_from_checkpoint=ckpt)
-    final = common.save_final(trainer, tok, cfg, base)
+    trainer, res = common.run_training(cfg, build, extra_callbacks=extra_callbacks)
     merged_dir = Path(cfg.output_dir) / "psv_model"
     if trainer.is_world_process_zero():
         model = trainer.accelerator.unwrap_model(trainer.model)
         model.merge_and_unload().save_pretrained(str(merged_dir))
-        tok.save_pretrained(str(merged_dir))
-    return {"adapter": str(final), "psv_model": str(merged_dir), "lm_eval_model_args": common.lm_eval_args(base, final),
-            "train_loss": out.training_loss, "global_step": trainer.state.global_step, "n_examples": n}
+        trainer.processing_class.save_pretrained(str(merged_dir))
+    return {**res, "psv_model": str(merged_dir), "n_examples": len(trainer.train_dataset)}
 
 
 def main(argv=None):

@@ -407,13 +407,7 @@ def build(cfg, extra_callbacks=(), trainer_cls=None):
 
 
 def train(cfg, extra_callbacks=(), trainer_cls=None):
-    ckpt = common.resume_checkpoint(cfg)
-    trainer, tok, base, path = build(cfg, extra_callbacks, trainer_cls)
-    common.write_run(cfg, status="running", data_file=str(path), data_sha256=common.sha256_file(path))
-    out = trainer.train(resume_from_checkpoint=ckpt)
-    final = common.save_final(trainer, tok, cfg, base)
-    return {"adapter": str(final), "lm_eval_model_args": common.lm_eval_args(base, final),
-            "train_loss": out.training_loss, "global_step": trainer.state.global_step}
+    return common.run_training(cfg, build, extra_callbacks=extra_callbacks, trainer_cls=trainer_cls)[1]
 
 
 def main(argv=None):
