@@ -571,6 +571,7 @@ def main(cls, train_fn: Callable, argv=None, prog: str | None = None) -> int:
     """CLI entry: parse, run, record the outcome in run.json; exit 0 ok, 1 config/data error, 2 non-finite loss."""
     try:
         cfg = parse(cls, argv, prog=prog)
+        resume_checkpoint(cfg)  # refuse to touch a finished run's record when --resume is missing
     except (ConfigError, TrainDataError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
