@@ -47,7 +47,8 @@ def main(argv=None):
     ap.add_argument("--dpo_steps", type=int, default=20)
     ap.add_argument("--stepfix_steps", type=int, default=10)
     ap.add_argument("--grpo_steps", type=int, default=3)
-    ap.add_argument("--only", default="cot,sft,dpo,stepfix,grpo")
+    ap.add_argument("--gen_tokens", type=int, default=0, help="max new tokens of stepfix/GRPO samples (0 = eval_max_gen_toks)")
+    ap.add_argument("--only", default="cot_prompt,cot,sft,dpo,stepfix,grpo")
     a = ap.parse_args(argv)
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -81,15 +82,17 @@ def main(argv=None):
         save()
         return res
 
-    if "cot" in only:
+    for name, task in (("cot", "r3_procgen"), ("cot_prompt", "r3_procgen_cot")):
+        if name not in only:
+            continue
         from transformers import AutoModelForCausalLM
 
         path = common.model_path(a.model)
         tok = common.load_tokenizer(path)
         m = AutoModelForCausalLM.from_pretrained(path)
-        cfg = common.make(sft.Config, output_dir=str(out / "cot"), **shared)
+        cfg = common.make(sft.Config, output_dir=str(out / name), **{**shared, "eval_tasks": task})
         ev = common.evaluate_model(m, tok, cfg, tag="base")
-        summary["methods"]["cot"] = {"train_seconds": 0, "steps": 0, "eval": ev["tasks"].get("r3_procgen")}
+        summary["methods"][name] = {"train_seconds": 0, "steps": 0, "eval": ev["tasks"].get(task), "task": task}
         save()
     sft_adapter = str(out / "sft" / "final")
     if "sft" in only:
@@ -99,23 +102,26 @@ def main(argv=None):
             init_adapter=sft_adapter)
     if "stepfix" in only:
         run("stepfix", stepfix, max_steps=a.stepfix_steps, batch_size=4, learning_rate=5e-5,
-            init_adapter=sft_adapter, max_new_tokens=a.eval_max_gen_toks, temperature=0.7)
+            init_adapter=sft_adapter, max_new_tokens=a.gen_tokens or a.eval_max_gen_toks, temperature=0.7)
         summary["throughput_stepfix"] = throughput(out / "stepfix", ("generate", "verify", "forward", "backward"))
         save()
     if "grpo" in only:
         cfg = common.make(grpo.Config, output_dir=str(out / "grpo"), **{**shared, "eval_tasks": ""},
                           max_steps=a.grpo_steps, batch_size=8, group_size=2, rewards="position",
-                          init_adapter=sft_adapter, max_completion_length=a.eval_max_gen_toks, temperature=0.7)
+                          init_adapter=sft_adapter, max_completion_length=a.gen_tokens or a.eval_max_gen_toks,
+                          temperature=0.7)
         grpo.train(cfg)
         summary["throughput_grpo"] = throughput(out / "grpo", ("generate", "verify", "rest"))
         save()
     lines = ["| method | train steps | train s | r3_procgen acc | format compliance | n |", "|---|---|---|---|---|---|"]
-    for name in ("cot", "sft", "dpo", "stepfix"):
+    labels = {"cot": "base model, seven-tag prompt", "cot_prompt": "CoT (base model, CoT prompt: r3_procgen_cot)",
+              "sft": "SFT", "dpo": "DPO (IPO) from SFT", "stepfix": "SFT + stepfix"}
+    for name in ("cot_prompt", "cot", "sft", "dpo", "stepfix"):
         m = summary["methods"].get(name)
         if m and m.get("eval"):
             e = m["eval"]
-            lines.append(f"| {name} | {m['steps']} | {m['train_seconds']} | {e.get('acc')} | "
-                         f"{e.get('format_compliance')} | {e.get('n')} |")
+            lines.append(f"| {labels[name]} | {m['steps']} | {m['train_seconds']} | {e.get('acc')} | "
+                         f"{e.get('format_compliance', '-')} | {e.get('n')} |")
     for k in ("throughput_stepfix", "throughput_grpo"):
         if k in summary:
             lines.append("")

@@ -97,6 +97,7 @@ class BaseConfig:
     eval_max_gen_toks: int = _f(512, "max_gen_toks for evaluation generations")
     eval_batch_size: int = _f(8, "lm-eval batch size")
     max_length: int = _f(1024, "maximum tokens of a training sequence (prompt + completion)")
+    gradient_checkpointing: bool = _f(False, "recompute activations in the backward pass: far less memory, ~30% more time")
     resume: bool = _f(False, "continue from the last checkpoint in OUTPUT_DIR (error if there is none)")
     bf16: str = _f("auto", "auto (bf16 when CUDA supports it), true or false")
     report_to: str = _f("auto", "auto (tensorboard when installed), none, or HF report_to names")
@@ -366,7 +367,8 @@ def training_args_kwargs(cfg) -> dict:
         max_grad_norm=cfg.max_grad_norm, save_strategy="steps", save_steps=cfg.save_steps,
         save_total_limit=cfg.save_total_limit, logging_steps=cfg.logging_steps, logging_first_step=True,
         report_to=report_to(cfg), bf16=use_bf16(cfg), dataloader_num_workers=cfg.dataloader_num_workers,
-        disable_tqdm=False, use_cpu=not _cuda(),
+        disable_tqdm=False, use_cpu=not _cuda(), gradient_checkpointing=cfg.gradient_checkpointing,
+        gradient_checkpointing_kwargs={"use_reentrant": False} if cfg.gradient_checkpointing else None,
     )
 
 

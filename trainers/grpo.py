@@ -41,6 +41,8 @@ class Config(BaseConfig):
     output_dir: str = _f("runs/grpo", "where checkpoints, logs, the final adapter and run.json go")
     learning_rate: float = _f(1e-5, "peak learning rate")
     batch_size: int = _f(4, "completions per device per micro-batch (a multiple of group_size)")
+    gradient_checkpointing: bool = _f(True, "recompute activations in the backward pass (long revision contexts: "
+                                      "without it attention activations of x, y1, p1, y2 outgrow CPU memory)")
     rewards: str = _f("position", f"comma-separated rewards from {REWARD_NAMES}")
     reward_weights: str = _f("", "comma-separated weights, one per reward (default: all 1)")
     group_size: int = _f(4, "completions per prompt (TRL num_generations)")

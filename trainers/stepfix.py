@@ -65,6 +65,8 @@ class Config(BaseConfig):
     output_dir: str = _f("runs/stepfix", "where checkpoints, logs, the final adapter and run.json go")
     learning_rate: float = _f(5e-5, "peak learning rate")
     batch_size: int = _f(4, "problems per micro-batch")
+    gradient_checkpointing: bool = _f(True, "recompute activations in the backward pass (long revision contexts: "
+                                      "without it attention activations of x, y1, p1, y2 outgrow CPU memory)")
     tau: float = _f(0.9, "skip a problem when r1 > tau")
     beta: float = _f(0.1, "KL coefficient")
     kl_estimator: str = _f("full", "KL(pi(.|x) || pi_ref(.|x)) on y1: full | k1 | k3 | none")
