@@ -188,8 +188,9 @@ def train_stage(out: Path, model: str = "r3bench/smollm2-135m-instruct", sft_ste
                      f"r1 mean {float(d.get('r1_mean', float('nan'))):.3f}, r2 mean {float(d.get('r2_mean', float('nan'))):.3f}, "
                      f"y1 classes {', '.join(f'{k[3:]}={v}' for k, v in d.items() if k.startswith('y1_'))} |")
     for task, res in (ev.get("tasks") or {}).items():
-        lines.append(f"| lm-eval {task} (stepfix adapter) | - | - | acc {res.get('acc')}, "
-                     f"format compliance {res.get('format_compliance')}, n {res.get('n')} |")
+        num = {k: (f"{v:.3f}" if isinstance(v, float) else v) for k, v in res.items()}
+        lines.append(f"| lm-eval {task} (stepfix adapter) | - | - | acc {num.get('acc')}, "
+                     f"format compliance {num.get('format_compliance')}, n {num.get('n')} |")
     if ev.get("error"):
         lines.append(f"| lm-eval | - | - | failed: {ev['error']} |")
     lines += ["", f"{time.perf_counter() - t0:.0f} s on this machine. Score the adapter with: "
