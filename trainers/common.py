@@ -13,8 +13,10 @@ A trainer module defines a Config dataclass (a subclass of BaseConfig) and `trai
 * Model: `model` is a short name of r3bench.models (default SmolLM2-135M-Instruct), a local HF
   folder, or a hub id (users with a hub). LoRA (peft) on all linear layers by default;
   `init_adapter` continues training an existing adapter (the SFT one for DPO/stepfix/GRPO).
-* Logs: OUTPUT_DIR/metrics.jsonl (every logged dict, appended across resumes), TensorBoard when
-  installed, tqdm progress bars (HF Trainer's).
+* Logs: OUTPUT_DIR/metrics.jsonl (every logged dict, appended across resumes: steps run after the
+  last checkpoint of a crashed run appear again after the resume, and the later record is the one
+  that counts; the same holds for stepfix_samples.jsonl), TensorBoard when installed, tqdm
+  progress bars (HF Trainer's).
 * Checkpoints every `save_steps`; `--resume` continues from the last one with optimizer, scheduler,
   RNG and data position (HF Trainer's resume_from_checkpoint), so a resumed run equals an
   uninterrupted one.
