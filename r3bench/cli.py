@@ -13,6 +13,7 @@ Subcommands:
   r3bench verify --backend B --jsonl FILE   first wrong step + class per line {question, solution, reference}
   r3bench verifier-report --backend B  score a step verifier on the procedural verifier benchmark
   r3bench demo                        the embedded default main job (what exists so far, end to end)
+  r3bench leaderboard PATHS...        accuracy tables (md + csv) from lm-eval result files and trainer runs
 """
 from __future__ import annotations
 
@@ -109,6 +110,18 @@ def cmd_demo(args: argparse.Namespace) -> int:
                     max_gen_toks=args.max_gen_toks, skip_eval=args.no_eval, skip_train=args.no_train)
 
 
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    from r3bench import leaderboard
+
+    md, csv_path, n = leaderboard.write(args.paths, args.out)
+    if n == 0:
+        print(f"r3bench leaderboard: no lm-eval results or trainer evaluations under {args.paths}", file=sys.stderr)
+        return 1
+    print(md.read_text(encoding="utf-8"))
+    print(f"{n} cells -> {md}, {csv_path}")
+    return 0
+
+
 def cmd_data(args: argparse.Namespace) -> int:
     from r3bench.data import summary_table
 
@@ -159,6 +172,10 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--no-eval", action="store_true", help="skip the lm-eval and training stages (checker only)")
     d.add_argument("--no-train", action="store_true", help="skip the training stage (short SFT + stepfix)")
     d.set_defaults(func=cmd_demo)
+    lb = sub.add_parser("leaderboard", help="accuracy tables from lm-eval result files and trainer runs")
+    lb.add_argument("paths", nargs="+", help="result files or folders (searched recursively)")
+    lb.add_argument("--out", default="results", help="folder for leaderboard.md and leaderboard.csv (default results)")
+    lb.set_defaults(func=cmd_leaderboard)
     dl = sub.add_parser("data", help="benchmark data: `r3bench data list` loads and counts each benchmark")
     dl.add_argument("action", choices=("list", "fetch"))
     dl.add_argument("--data-dir", default=None, help="benchmark data directory (default $R3BENCH_DATA_DIR)")

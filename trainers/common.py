@@ -520,7 +520,8 @@ def write_run(cfg, **extra) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     path = out / "run.json"
     rec = json.loads(path.read_text()) if path.is_file() else {}
-    rec.update({"config": dataclasses.asdict(cfg), "git_commit": _git_commit(), "versions": versions(),
+    rec.update({"trainer": type(cfg).__module__.rsplit(".", 1)[-1], "config": dataclasses.asdict(cfg),
+                "git_commit": _git_commit(), "versions": versions(),
                 "hardware": {"cuda": _cuda(), "platform": platform.platform(), "cpus": os.cpu_count()}})
     rec.update(extra)
     if is_main_process():

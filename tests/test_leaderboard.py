@@ -1,0 +1,65 @@
+"""`r3bench leaderboard` over real lm-eval result files and a real trainer run (tiny model)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("trl")
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    from lm_eval import simple_evaluate
+    from lm_eval.loggers import EvaluationTracker
+    from lm_eval.tasks import TaskManager
+
+    from r3bench import models
+    from r3bench._lmeval_hook import tasks_dir
+    from r3bench.procgen.export import export
+    from trainers import common, sft
+
+    root = tmp_path_factory.mktemp("lb")
+    tiny = str(models.build_tiny(root / "tiny-model"))
+    export(root / "data", n=60, seed=1, log=lambda *a: None)
+    cfg = common.make(sft.Config, model=tiny, data=str(root / "data"), output_dir=str(root / "runs" / "sft"),
+                      max_steps=1, batch_size=2, report_to="none", max_length=4096, eval_tasks="r3_procgen",
+                      eval_limit=2, eval_max_gen_toks=8)
+    res = sft.train(cfg)
+    common.write_run(cfg, status="finished", **res)
+    tm = TaskManager(include_path=str(tasks_dir()), include_defaults=False)
+    for i, args in enumerate((f"pretrained={tiny}", res["lm_eval_model_args"])):
+        tracker = EvaluationTracker(output_path=str(root / "lm_eval" / str(i)))
+        r = simple_evaluate(model="hf", model_args=args, batch_size=2, device="cpu", tasks=["r3_procgen"],
+                            task_manager=tm, limit=3, apply_chat_template=True, gen_kwargs={"max_gen_toks": 8},
+                            bootstrap_iters=0, evaluation_tracker=tracker)
+        tracker.save_results_aggregated(results=r, samples=None)
+    return root
+
+
+def test_leaderboard_tables_and_cli(runs, tmp_path, capsys):
+    from r3bench import leaderboard
+    from r3bench.cli import main
+
+    cells = leaderboard.collect([runs])
+    got = {(c.task, c.model, c.method, c.n) for c in cells}
+    assert ("r3_procgen", "tiny-model", "base", 3) in got  # lm-eval, no adapter
+    assert ("r3_procgen", "tiny-model", "sft", 3) in got   # lm-eval with the SFT adapter (method from run.json)
+    assert ("r3_procgen", "tiny-model", "sft", 2) in got   # the trainer's own evaluation
+    assert main(["leaderboard", str(runs), "--out", str(tmp_path / "a")]) == 0
+    md = (tmp_path / "a" / "leaderboard.md").read_text()
+    assert "| task | model | base | sft |" in md and "| r3_procgen | tiny-model |" in md
+    assert "more than one source" in md  # the two sft cells are reported, not silently merged
+    rows = (tmp_path / "a" / "leaderboard.csv").read_text().splitlines()
+    assert rows[0] == "task,model,method,acc,acc_stderr,n,source" and len(rows) == 3
+    leaderboard.write([runs], tmp_path / "b")  # same inputs, same bytes
+    for f in ("leaderboard.md", "leaderboard.csv"):
+        assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes()
+
+
+def test_leaderboard_without_inputs_is_an_error(tmp_path, capsys):
+    from r3bench.cli import main
+
+    (tmp_path / "x.json").write_text(json.dumps({"a": 1}))
+    assert main(["leaderboard", str(tmp_path), "--out", str(tmp_path / "o")]) == 1
+    assert "no lm-eval results" in capsys.readouterr().err
