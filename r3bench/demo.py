@@ -13,7 +13,8 @@ It runs what the project has so far, end to end, on data embedded in the package
    the stepfix adapter scored through lm-eval (`r3_demo_structured`) -> `<out>/train.md`, run
    folders under `<out>/runs/`. A smoke run of the pipeline: a few steps change nothing measurable.
 
-Later stages (leaderboard, plots) join this job as they are built.
+4. the leaderboard of these cells (`r3bench leaderboard` over `<out>/lm_eval` and `<out>/runs`) ->
+   `<out>/leaderboard.md`, `.csv`, and plots `<out>/accuracy.png`, `<out>/training_curves.png`.
 """
 from __future__ import annotations
 
@@ -200,6 +201,24 @@ def train_stage(out: Path, model: str = "r3bench/smollm2-135m-instruct", sft_ste
     return "\n".join(lines), not ev.get("error")
 
 
+def results_stage(out: Path) -> str:
+    """Leaderboard (md + csv) and plots of what the demo ran; returns the printed text."""
+    from r3bench import leaderboard, plots
+
+    md, csv_path, n = leaderboard.write([p for p in (out / "lm_eval", out / "runs") if p.exists()], out)
+    lines = [md.read_text(encoding="utf-8"), f"{n} cells -> {md}, {csv_path}"]
+    try:
+        for png in (plots.accuracy_bars(leaderboard.collect([p for p in (out / "lm_eval", out / "runs") if p.exists()]),
+                                        out / "accuracy.png"),
+                    plots.training_curves(sorted((out / "runs").glob("*")) if (out / "runs").exists() else [],
+                                          out / "training_curves.png")):
+            if png:
+                lines.append(f"plot -> {png}")
+    except ImportError as e:
+        lines.append(f"plots skipped: {e} (pip install matplotlib)")
+    return "\n".join(lines)
+
+
 def run(out_dir: str = "results/demo", data_dir: str | None = None, eval_limit: int = 2,
         max_gen_toks: int = 160, skip_eval: bool = False, skip_train: bool = False) -> int:
     out = Path(out_dir)
@@ -252,4 +271,7 @@ def run(out_dir: str = "results/demo", data_dir: str | None = None, eval_limit: 
         (out / "train.md").write_text("# r3bench demo: training\n\n" + table_train + "\n", encoding="utf-8")
         print(table_train)
         print(f"wrote {out / 'train.md'}; runs under {out / 'runs'}")
+    if not skip_eval:
+        print("\n## Leaderboard of this demo's cells")
+        print(results_stage(out))
     return 0 if agree == len(rows) and ok_eval and ok_pg and ok_train else 1

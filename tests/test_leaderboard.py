@@ -63,3 +63,27 @@ def test_leaderboard_without_inputs_is_an_error(tmp_path, capsys):
     (tmp_path / "x.json").write_text(json.dumps({"a": 1}))
     assert main(["leaderboard", str(tmp_path), "--out", str(tmp_path / "o")]) == 1
     assert "no lm-eval results" in capsys.readouterr().err
+
+
+def test_plots_are_written(runs, tmp_path):
+    from r3bench import leaderboard, plots
+
+    png = plots.accuracy_bars(leaderboard.collect([runs]), tmp_path / "acc.png")
+    curves = plots.training_curves([runs / "runs" / "sft"], tmp_path / "curves.png")
+    for p in (png, curves):
+        assert p is not None and p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and p.stat().st_size > 2000
+    assert plots.accuracy_bars([], tmp_path / "none.png") is None  # nothing to plot: no empty figure
+    assert plots.training_curves([tmp_path], tmp_path / "none2.png") is None
+
+
+def test_demo_results_stage(runs, tmp_path):
+    import shutil
+
+    from r3bench import demo
+
+    shutil.copytree(runs / "runs", tmp_path / "runs")
+    shutil.copytree(runs / "lm_eval", tmp_path / "lm_eval")
+    text = demo.results_stage(tmp_path)
+    assert "| r3_procgen | tiny-model |" in text
+    assert (tmp_path / "leaderboard.md").is_file() and (tmp_path / "accuracy.png").is_file()
+    assert (tmp_path / "training_curves.png").is_file()
