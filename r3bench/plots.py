@@ -21,6 +21,15 @@ def _plt():
     return plt
 
 
+def _save(plt, fig, out) -> Path:
+    fig.tight_layout()
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return out
+
+
 def accuracy_bars(cells, out) -> Path | None:
     cells = [c for c in cells if c.acc is not None]
     if not cells:
@@ -46,12 +55,7 @@ def accuracy_bars(cells, out) -> Path | None:
     ax.set_ylabel("accuracy")
     ax.set_ylim(0, 1)
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
-    return out
+    return _save(plt, fig, out)
 
 
 def training_curves(run_dirs, out) -> Path | None:
@@ -79,9 +83,4 @@ def training_curves(run_dirs, out) -> Path | None:
         ax.set_title(name, fontsize=9)
         ax.set_xlabel("step")
         ax.set_ylabel("loss")
-    fig.tight_layout()
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
-    return out
+    return _save(plt, fig, out)
