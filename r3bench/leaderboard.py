@@ -76,8 +76,11 @@ def _model_args(cfg: dict) -> dict:
 
 def from_lmeval(path: Path, root: Path) -> list[Cell]:
     d = json.loads(path.read_text())
-    ma = _model_args(d.get("config") or {})
-    model = _model_name(ma.get("pretrained", "?"))
+    cfg = d.get("config") or {}
+    ma = _model_args(cfg)
+    # `model` is the lm-eval model type ("hf") for CLI runs, the model's path when an instance was passed
+    given = str(cfg.get("model") or "")
+    model = _model_name(ma.get("pretrained") or (given if "/" in given else "?"))
     method = _adapter_method(ma["peft"]) if ma.get("peft") else "base"
     out = []
     for task, res in sorted((d.get("results") or {}).items()):

@@ -87,3 +87,17 @@ def test_demo_results_stage(runs, tmp_path):
     assert "| r3_procgen | tiny-model |" in text
     assert (tmp_path / "leaderboard.md").is_file() and (tmp_path / "accuracy.png").is_file()
     assert (tmp_path / "training_curves.png").is_file()
+
+
+def test_model_named_from_an_instance_run(tmp_path):
+    """lm-eval given a model instance records its path in config.model and no model_args."""
+    from r3bench import leaderboard
+
+    d = {"results": {"r3_demo": {"acc,none": 0.5, "acc_stderr,none": 0.1}}, "n-samples": {"r3_demo": {"effective": 6}},
+         "config": {"model": "some/dir/SmolLM2-135M-Instruct", "model_args": None}}
+    (tmp_path / "results_x.json").write_text(json.dumps(d))
+    (c,) = leaderboard.collect([tmp_path])
+    assert (c.model, c.method, c.acc, c.stderr, c.n) == ("SmolLM2-135M-Instruct", "base", 0.5, 0.1, 6)
+    d["config"] = {"model": "hf", "model_args": "pretrained=x/tiny,dtype=float32"}
+    (tmp_path / "results_x.json").write_text(json.dumps(d))
+    assert leaderboard.collect([tmp_path])[0].model == "tiny"
