@@ -265,6 +265,15 @@ def test_stepfix_verifier_failure_skips_and_counts(tiny, data, tmp_path):
     assert d["skip_rate"] == 1.0 and d["verifier_failures"] == 2
 
 
+def test_stepfix_no_verdict_on_y2_counts_as_skipped(tiny, data, tmp_path):
+    T = verifier_double_trainer([_verdict(2, 7), _verdict(0, 0, valid=False)])
+    snap = Snapshot()
+    cfg = common.make(stepfix.Config, **base_kw(tiny, data, tmp_path, max_steps=1, batch_size=1), max_new_tokens=4)
+    stepfix.train(cfg, extra_callbacks=[snap], trainer_cls=T)
+    d = next(d for d in snap.logs if "skip_rate" in d)
+    assert d["skip_rate"] == 1.0 and d["verifier_failures"] == 1 and d["revised"] == 0
+
+
 def _hand_logprobs(model, prompt, completion):
     """log p of each completion token, one forward per prefix (no padding, no batching)."""
     out, dists = [], []

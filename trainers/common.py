@@ -393,7 +393,8 @@ def _jsonable(v):
         return str(v)
 
 
-def callbacks(cfg, tokenizer, base_path: str) -> list:
+def callbacks(cfg, tokenizer, extra=()) -> list:
+    """metrics.jsonl and lm-eval callbacks, then `extra` (a caller's own)."""
     from transformers import TrainerCallback
 
     class JsonlMetrics(TrainerCallback):
@@ -430,7 +431,7 @@ def callbacks(cfg, tokenizer, base_path: str) -> list:
         def on_train_end(self, args, state, control, model=None, **kw):
             self._run(args, state, model)
 
-    return [JsonlMetrics(), LmEval()]
+    return [JsonlMetrics(), LmEval(), *extra]
 
 
 def evaluate_model(model, tokenizer, cfg, tag: str = "final") -> dict:
@@ -439,7 +440,7 @@ def evaluate_model(model, tokenizer, cfg, tag: str = "final") -> dict:
     Failures are recorded (returned and written) rather than raised: an evaluation must not kill a run."""
     out = Path(cfg.output_dir) / "eval"
     out.mkdir(parents=True, exist_ok=True)
-    was_training = model.training
+    was_training, side = model.training, tokenizer.padding_side
     t0 = time.perf_counter()
     try:
         from lm_eval import simple_evaluate
@@ -448,15 +449,12 @@ def evaluate_model(model, tokenizer, cfg, tag: str = "final") -> dict:
 
         from r3bench._lmeval_hook import tasks_dir
 
-        tok = tokenizer
-        side = tok.padding_side
-        lm = HFLM(pretrained=model, tokenizer=tok, batch_size=cfg.eval_batch_size)
+        lm = HFLM(pretrained=model, tokenizer=tokenizer, batch_size=cfg.eval_batch_size)
         tm = TaskManager(include_path=str(tasks_dir()), include_defaults=False)
         tasks = [t.strip() for t in cfg.eval_tasks.split(",") if t.strip()]
         r = simple_evaluate(model=lm, tasks=tasks, task_manager=tm, limit=cfg.eval_limit or None,
                             apply_chat_template=True, gen_kwargs={"max_gen_toks": cfg.eval_max_gen_toks},
                             bootstrap_iters=0, log_samples=True)
-        tok.padding_side = side
         summary = {"tag": tag, "seconds": round(time.perf_counter() - t0, 1), "tasks": {}}
         for name, res in r["results"].items():
             summary["tasks"][name] = {k.split(",")[0]: _jsonable(v) for k, v in res.items()
@@ -473,6 +471,7 @@ def evaluate_model(model, tokenizer, cfg, tag: str = "final") -> dict:
         print(f"[r3bench] evaluation {tag} failed (recorded in {out / (tag + '.json')}): {summary['error']}",
               file=sys.stderr)
     finally:
+        tokenizer.padding_side = side  # lm-eval sets its own; the trainer's collators expect theirs
         model.train(was_training)
     return summary
 
@@ -545,7 +544,7 @@ def resume_checkpoint(cfg) -> str | None:
     return last
 
 
-def save_final(trainer, tokenizer, cfg, base_path: str) -> Path:
+def save_final(trainer, tokenizer, cfg) -> Path:
     final = Path(cfg.output_dir) / "final"
     trainer.save_model(str(final))
     if trainer.is_world_process_zero():
@@ -567,7 +566,7 @@ def run_training(cfg, build: Callable, **build_kw):
     if path is not None:
         write_run(cfg, status="running", data_file=str(path), data_sha256=sha256_file(path))
     out = trainer.train(resume_from_checkpoint=ckpt)
-    final = save_final(trainer, tok, cfg, base)
+    final = save_final(trainer, tok, cfg)
     return trainer, {"adapter": str(final), "lm_eval_model_args": lm_eval_args(base, final),
                      "train_loss": out.training_loss, "global_step": trainer.state.global_step}
 

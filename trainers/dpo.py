@@ -53,7 +53,7 @@ def build(cfg, extra_callbacks=()):
 
     trainer = Trainer(model=common.policy_model(cfg, base), ref_model=common.frozen_reference(cfg, base), args=args,
                       train_dataset=data, processing_class=tok,
-                      callbacks=common.callbacks(cfg, tok, base) + list(extra_callbacks))
+                      callbacks=common.callbacks(cfg, tok, extra_callbacks))
     return trainer, tok, base, path
 
 

@@ -188,7 +188,7 @@ def build(cfg, extra_callbacks=()):
 
     trainer = Trainer(model=common.policy_model(cfg, base), reward_funcs=reward_funcs(cfg, counts, times), args=args,
                       train_dataset=data, processing_class=tok,
-                      callbacks=common.callbacks(cfg, tok, base) + list(extra_callbacks))
+                      callbacks=common.callbacks(cfg, tok, extra_callbacks))
     return trainer, tok, base, path
 
 

@@ -215,7 +215,7 @@ def build(cfg, extra_callbacks=()):
     args = TrainingArguments(**common.training_args_kwargs(cfg), remove_unused_columns=False)
     trainer = PSVTrainer(model=common.policy_model(cfg, base), args=args, train_dataset=data, data_collator=collate,
                          processing_class=tok,
-                         callbacks=common.callbacks(cfg, tok, base) + list(extra_callbacks))
+                         callbacks=common.callbacks(cfg, tok, extra_callbacks))
     return trainer, tok, base, None
 
 

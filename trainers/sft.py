@@ -41,7 +41,7 @@ def build(cfg, extra_callbacks=()):
         pass
 
     trainer = Trainer(model=common.policy_model(cfg, base), args=args, train_dataset=data, processing_class=tok,
-                      callbacks=common.callbacks(cfg, tok, base) + list(extra_callbacks))
+                      callbacks=common.callbacks(cfg, tok, extra_callbacks))
     return trainer, tok, base, path
 
 

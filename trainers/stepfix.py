@@ -288,8 +288,7 @@ def _make_trainer_class():
                         rec.update(skipped=False, feedback=p1, feedback_note=fnote or note)
                         keep.append((chats1[len(recs)], r, ids, text, p1, rec))
                 recs.append(rec)
-            t2 = time.perf_counter()
-            self._acc["skipped"].extend(1.0 if rec.get("skipped") else 0.0 for rec in recs)
+            t2 = t3 = t4 = time.perf_counter()
             used = []
             if keep:
                 chats2 = [common.user_chat(r["prompt"]) + [{"role": "assistant", "content": text},
@@ -297,7 +296,7 @@ def _make_trainer_class():
                           for _, r, _, text, p1, _ in keep]
                 y2 = self.generate(unwrapped, chats2)
                 t3 = time.perf_counter()
-                for (chat1, r, ids1, text1, p1, rec), ids2, chat2 in zip(keep, y2, chats2):
+                for (chat1, r, ids1, _, _, rec), ids2, chat2 in zip(keep, y2, chats2):
                     text2 = tok.decode(ids2, skip_special_tokens=True)
                     v2 = self.verify(r["question"], text2, r["reference"])
                     rec.update(y2=text2, e2=v2.first_error, n2=v2.n_steps, class2=v2.error_class, why2=v2.explanation)
@@ -312,12 +311,10 @@ def _make_trainer_class():
                     self._counts[f"y2_{v2.error_class or 'correct'}"] += 1
                     used.append((self._prompt_ids(chat1), ids1, self._prompt_ids(chat2), ids2, r2, rec))
                 t4 = time.perf_counter()
-                self._t["generate"] += (t1 - t0) + (t3 - t2)
-                self._t["verify"] += (t2 - t1) + (t4 - t3)
-            else:
-                self._t["generate"] += t1 - t0
-                self._t["verify"] += t2 - t1
-                t4 = time.perf_counter()
+            self._t["generate"] += (t1 - t0) + (t3 - t2)
+            self._t["verify"] += (t2 - t1) + (t4 - t3)
+            # skipped = contributed no loss: r1 > tau, or no verdict on y1 or on y2
+            self._acc["skipped"].extend(1.0 if rec.get("skipped") else 0.0 for rec in recs)
             if used:
                 loss, parts = self._loss(model, unwrapped, used)
                 for i, (*_, rec) in enumerate(used):
@@ -403,7 +400,7 @@ def build(cfg, extra_callbacks=(), trainer_cls=None):
     args = TrainingArguments(**common.training_args_kwargs(cfg), remove_unused_columns=False)
     cls = trainer_cls or _make_trainer_class()
     trainer = cls(model=common.policy_model(cfg, base), args=args, train_dataset=data, data_collator=lambda rows: rows,
-                  callbacks=common.callbacks(cfg, tok, base) + list(extra_callbacks), stepfix_cfg=cfg,
+                  callbacks=common.callbacks(cfg, tok, extra_callbacks), stepfix_cfg=cfg,
                   ref_model=common.frozen_reference(cfg, base), tok=tok)
     return trainer, tok, base, path
 
