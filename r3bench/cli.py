@@ -13,13 +13,17 @@ Subcommands:
   r3bench verify --backend B --jsonl FILE   first wrong step + class per line {question, solution, reference}
   r3bench verifier-report --backend B  score a step verifier on the procedural verifier benchmark
   r3bench demo                        the embedded default main job (what exists so far, end to end)
-  r3bench leaderboard PATHS...        accuracy tables (md + csv) from lm-eval result files and trainer runs
+  r3bench leaderboard PATHS...        accuracy tables (md + csv) from lm-eval result files, trainer runs, records
+  r3bench record PATHS...             a run record beside every lm-eval results file / trainer run
+  r3bench errors SAMPLES... --out D   first-error classes (MC/CM/CE) of logged structured samples: table + PNG
+  r3bench reproduce PLAN [--dry-run]  train + evaluate a models x methods x tasks grid, then the leaderboard
 """
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Iterable, Iterator, TextIO
 
 KINDS = ("numeric", "symbolic", "mcq", "mcq_multi", "integer", "text")
@@ -113,13 +117,33 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     from r3bench import leaderboard
 
-    md, csv_path, n = leaderboard.write(args.paths, args.out)
+    problems = []
+    ref = None if args.reference == "none" else args.reference
+    md, csv_path, n = leaderboard.write(args.paths, args.out, reference=ref, problems=problems)
+    for x in problems:
+        print(f"r3bench leaderboard: {x}", file=sys.stderr)
     if n == 0:
-        print(f"r3bench leaderboard: no lm-eval results or trainer evaluations under {args.paths}", file=sys.stderr)
+        print(f"r3bench leaderboard: no lm-eval results, trainer evaluations or run records under {args.paths}",
+              file=sys.stderr)
         return 1
     print(md.read_text(encoding="utf-8"))
     print(f"{n} cells -> {md}, {csv_path}")
     return 0
+
+
+def cmd_record(args: argparse.Namespace) -> int:
+    from r3bench import records
+
+    written, problems = records.write_all(args.paths, data_dir=args.data_dir, force=args.force)
+    for w in written:
+        rec = json.loads(w.read_text(encoding="utf-8"))
+        print(f"{w}: {len(rec['cells'])} cells" + (f"; {len(rec['problems'])} problem(s): "
+                                                   + "; ".join(rec["problems"]) if rec["problems"] else ""))
+    for x in problems:
+        print(f"r3bench record: {x}", file=sys.stderr)
+    if not written and not problems:
+        print("r3bench record: nothing to do (every result has a record; --force rewrites them)", file=sys.stderr)
+    return 1 if problems else 0
 
 
 def cmd_data(args: argparse.Namespace) -> int:
@@ -175,7 +199,15 @@ def build_parser() -> argparse.ArgumentParser:
     lb = sub.add_parser("leaderboard", help="accuracy tables from lm-eval result files and trainer runs")
     lb.add_argument("paths", nargs="+", help="result files or folders (searched recursively)")
     lb.add_argument("--out", default="results", help="folder for leaderboard.md and leaderboard.csv (default results)")
+    lb.add_argument("--reference", default=str(Path("results") / "paper_reference.csv"),
+                    help="the paper's table (CSV: task,model,method,acc,n,source) shown beside the cells; none = off")
     lb.set_defaults(func=cmd_leaderboard)
+    rc = sub.add_parser("record", help="write a run record beside every lm-eval results file / trainer run lacking one")
+    rc.add_argument("paths", nargs="+", help="results_*.json files or folders (searched recursively)")
+    rc.add_argument("--data-dir", default=None, help="benchmark data directory, to hash the files the tasks read "
+                                                     "(default: the task metadata, then $R3BENCH_DATA_DIR)")
+    rc.add_argument("--force", action="store_true", help="rewrite existing records")
+    rc.set_defaults(func=cmd_record)
     dl = sub.add_parser("data", help="benchmark data: `r3bench data list` loads and counts each benchmark")
     dl.add_argument("action", choices=("list", "fetch"))
     dl.add_argument("--data-dir", default=None, help="benchmark data directory (default $R3BENCH_DATA_DIR)")

@@ -34,11 +34,11 @@ def accuracy_bars(cells, out) -> Path | None:
     cells = [c for c in cells if c.acc is not None]
     if not cells:
         return None
-    from r3bench.leaderboard import METHOD_ORDER
+    from r3bench.leaderboard import _method_sort, method_label
 
     plt = _plt()
     groups = sorted({(c.task, c.model) for c in cells})
-    methods = sorted({c.method for c in cells}, key=lambda m: (METHOD_ORDER.index(m) if m in METHOD_ORDER else 99, m))
+    methods = sorted({c.method for c in cells}, key=_method_sort)
     val = {(c.task, c.model, c.method): c for c in cells}
     width = 0.8 / len(methods)
     fig, ax = plt.subplots(figsize=(max(5, 1.6 * len(groups) * max(1, len(methods)) / 2), 3.6))
@@ -50,7 +50,7 @@ def accuracy_bars(cells, out) -> Path | None:
                 xs.append(i + (j - (len(methods) - 1) / 2) * width)
                 ys.append(c.acc)
                 es.append(c.stderr or 0.0)
-        ax.bar(xs, ys, width, yerr=es, label=m, capsize=2)
+        ax.bar(xs, ys, width, yerr=es, label=method_label(m), capsize=2)
     ax.set_xticks(range(len(groups)), [f"{t}\n{mo}" for t, mo in groups], fontsize=7)
     ax.set_ylabel("accuracy")
     ax.set_ylim(0, 1)

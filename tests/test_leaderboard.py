@@ -9,7 +9,11 @@ pytest.importorskip("trl")
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory):
+def runs(tmp_path_factory, shared_data):
+    import os
+
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
     from lm_eval import simple_evaluate
     from lm_eval.loggers import EvaluationTracker
     from lm_eval.tasks import TaskManager
@@ -28,12 +32,21 @@ def runs(tmp_path_factory):
     res = sft.train(cfg)
     common.write_run(cfg, status="finished", **res)
     tm = TaskManager(include_path=str(tasks_dir()), include_defaults=False)
-    for i, args in enumerate((f"pretrained={tiny}", res["lm_eval_model_args"])):
+    os.environ.setdefault("R3BENCH_DATA_DIR", str(shared_data))
+    for i, (args, tasks) in enumerate(((f"pretrained={tiny}", ["r3_procgen", "r3_jeebench"]),
+                                       (res["lm_eval_model_args"], ["r3_procgen"]))):
         tracker = EvaluationTracker(output_path=str(root / "lm_eval" / str(i)))
-        r = simple_evaluate(model="hf", model_args=args, batch_size=2, device="cpu", tasks=["r3_procgen"],
+        r = simple_evaluate(model="hf", model_args=args, batch_size=2, device="cpu", tasks=tasks,
                             task_manager=tm, limit=3, apply_chat_template=True, gen_kwargs={"max_gen_toks": 8},
-                            bootstrap_iters=0, evaluation_tracker=tracker)
-        tracker.save_results_aggregated(results=r, samples=None)
+                            bootstrap_iters=0, evaluation_tracker=tracker, log_samples=True)
+        tracker.save_results_aggregated(results=r, samples=r["samples"])
+        for name, samples in r["samples"].items():
+            tracker.save_results_samples(task_name=name, samples=samples)
+    # a base model scored by the trainers' evaluate_model outside a run (benchmarks/train_compare.py does this)
+    base_cfg = common.make(sft.Config, model=tiny, output_dir=str(root / "compare" / "cot"), eval_tasks="r3_procgen",
+                           eval_limit=2, eval_max_gen_toks=8, report_to="none")
+    tok = AutoTokenizer.from_pretrained(tiny)
+    common.evaluate_model(AutoModelForCausalLM.from_pretrained(tiny), tok, base_cfg, tag="base")
     return root
 
 
@@ -43,15 +56,19 @@ def test_leaderboard_tables_and_cli(runs, tmp_path, capsys):
 
     cells = leaderboard.collect([runs])
     got = {(c.task, c.model, c.method, c.n) for c in cells}
-    assert ("r3_procgen", "tiny-model", "base", 3) in got  # lm-eval, no adapter
+    assert ("r3_procgen", "tiny-model", "cot", 3) in got  # lm-eval, no adapter
     assert ("r3_procgen", "tiny-model", "sft", 3) in got   # lm-eval with the SFT adapter (method from run.json)
     assert ("r3_procgen", "tiny-model", "sft", 2) in got   # the trainer's own evaluation
+    assert ("r3_procgen", "tiny-model", "cot", 2) in got   # evaluate_model(tag="base") outside a run
+    jee = next(c for c in cells if c.task == "r3_jeebench")
+    assert jee.method == "cot" and jee.n == 3 and jee.jee_score is not None and jee.jee_marks is not None
     assert main(["leaderboard", str(runs), "--out", str(tmp_path / "a")]) == 0
     md = (tmp_path / "a" / "leaderboard.md").read_text()
-    assert "| task | model | base | sft |" in md and "| r3_procgen | tiny-model |" in md
+    assert "| task | model | CoT | SFT | CoT JEE score |" in md and "| r3_procgen | tiny-model |" in md
+    assert f"| {jee.jee_score:.3f} (marks {jee.jee_marks:g}) |" in md
     assert "more than one source" in md  # the two sft cells are reported, not silently merged
     rows = (tmp_path / "a" / "leaderboard.csv").read_text().splitlines()
-    assert rows[0] == "task,model,method,acc,acc_stderr,n,source" and len(rows) == 3
+    assert rows[0].startswith("task,model,method,acc,acc_stderr,n,jee_score,") and len(rows) == 4
     leaderboard.write([runs], tmp_path / "b")  # same inputs, same bytes
     for f in ("leaderboard.md", "leaderboard.csv"):
         assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes()
@@ -63,6 +80,11 @@ def test_leaderboard_without_inputs_is_an_error(tmp_path, capsys):
     (tmp_path / "x.json").write_text(json.dumps({"a": 1}))
     assert main(["leaderboard", str(tmp_path), "--out", str(tmp_path / "o")]) == 1
     assert "no lm-eval results" in capsys.readouterr().err
+    (tmp_path / "results_bad.json").write_text("{not json")  # a corrupt results file is listed, not a crash
+    (tmp_path / "results_list.json").write_text("[1, 2]")
+    assert main(["leaderboard", str(tmp_path), "--out", str(tmp_path / "o")]) == 1
+    err = capsys.readouterr().err
+    assert "results_bad.json: JSONDecodeError" in err and "results_list.json" in err
 
 
 def test_plots_are_written(runs, tmp_path):
@@ -97,7 +119,114 @@ def test_model_named_from_an_instance_run(tmp_path):
          "config": {"model": "some/dir/SmolLM2-135M-Instruct", "model_args": None}}
     (tmp_path / "results_x.json").write_text(json.dumps(d))
     (c,) = leaderboard.collect([tmp_path])
-    assert (c.model, c.method, c.acc, c.stderr, c.n) == ("SmolLM2-135M-Instruct", "base", 0.5, 0.1, 6)
+    assert (c.model, c.method, c.acc, c.stderr, c.n) == ("SmolLM2-135M-Instruct", "cot", 0.5, 0.1, 6)
     d["config"] = {"model": "hf", "model_args": "pretrained=x/tiny,dtype=float32"}
     (tmp_path / "results_x.json").write_text(json.dumps(d))
     assert leaderboard.collect([tmp_path])[0].model == "tiny"
+
+
+def _tree_bytes(d):
+    return {p.relative_to(d).as_posix(): p.read_bytes() for p in sorted(d.rglob("*")) if p.is_file()}
+
+
+def test_run_records_and_byte_identical_regeneration(runs, tmp_path, shared_data):
+    """A record per cell source; the leaderboard links each cell to it and rebuilds, byte for byte,
+    twice, from a copied folder, and from the records alone (as committed to results/)."""
+    import hashlib
+    import shutil
+    from importlib.metadata import version
+
+    from r3bench import leaderboard, records
+    from r3bench.cli import main
+
+    work = tmp_path / "w"
+    shutil.copytree(runs, work, ignore=shutil.ignore_patterns("checkpoint-*"))
+    assert main(["record", str(work)]) == 0
+    sha = lambda p: hashlib.sha256(p.read_bytes()).hexdigest()  # noqa: E731
+    (base_res,) = (work / "lm_eval" / "0").rglob("results_*.json")
+    rec = records.read(records.record_path(base_res))
+    assert {c["task"] for c in rec["cells"]} == {"r3_procgen", "r3_jeebench"}
+    assert rec["model"]["id"] == "tiny-model"
+    assert rec["model"]["weights_sha256"]["model.safetensors"] == sha(runs / "tiny-model" / "model.safetensors")
+    pg = rec["tasks"]["r3_procgen"]
+    assert pg["version"] == 1.0 and pg["generation_kwargs"]["max_gen_toks"] == 8 and pg["task_hash"]
+    assert pg["data"]["procgen"] == {"n": 2494, "seed": 0, "split": "test",
+                                     "test_sha256": records.procgen_split_hash(2494, 0)}
+    jd = rec["tasks"]["r3_jeebench"]["data"]
+    assert jd["file"] == "jeebench/dataset_phy.json" and jd["sha256"] == sha(shared_data / jd["file"])
+    assert rec["gen_kwargs"] == {"max_gen_toks": 8} and rec["seeds"]["random_seed"] == 0
+    assert rec["packages"]["lm_eval"] == version("lm_eval") and rec["packages"]["torch"] == version("torch")
+    assert len(rec["git"]["commit"]) == 40 and isinstance(rec["git"]["dirty"], bool)
+    assert rec["hardware"]["cpus"] >= 1 and rec["adapter"] is None and rec["problems"] == []
+    (peft_res,) = (work / "lm_eval" / "1").rglob("results_*.json")
+    prec = records.read(records.record_path(peft_res))
+    assert prec["adapter"]["method"] == "sft"
+    assert prec["adapter"]["sha256"]["adapter_model.safetensors"] == sha(runs / "runs" / "sft" / "final" /
+                                                                        "adapter_model.safetensors")
+    trec = records.read(work / "runs" / "sft" / "record.json")
+    assert trec["kind"] == "trainer" and trec["trainer"] == "sft" and trec["cells"][0]["n"] == 2
+    for f in work.rglob("record*.json"):  # committable: no machine paths
+        text = f.read_text()
+        assert str(tmp_path) not in text and str(runs) not in text, f
+    # every lm-eval / trainer cell links to its record
+    cells = leaderboard.collect([work])
+    assert all(c.record for c in cells if c.source.endswith((".json",)) and "base.json" not in c.source)
+    assert main(["record", str(work)]) == 0  # nothing new to write: existing records are kept
+    # regenerate: twice, and from a copy
+    shutil.copytree(work, tmp_path / "copy")
+    for i, src in enumerate((work, work, tmp_path / "copy")):
+        leaderboard.write([src], tmp_path / f"lb{i}", reference=None)
+    assert _tree_bytes(tmp_path / "lb0") == _tree_bytes(tmp_path / "lb1") == _tree_bytes(tmp_path / "lb2")
+    # from the records alone
+    only = tmp_path / "records_only"
+    for f in work.rglob("record*.json"):
+        (only / f.relative_to(work)).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(f, only / f.relative_to(work))
+    again = tmp_path / "records_only_copy"
+    shutil.copytree(only, again)
+    key = lambda c: (c.task, c.model, c.method, c.acc, c.n, c.jee_score)  # noqa: E731
+    got = leaderboard.collect([only])
+    assert sorted(map(key, got)) == sorted(key(c) for c in cells if c.record)
+    leaderboard.write([only], tmp_path / "r0", reference=None)
+    leaderboard.write([again], tmp_path / "r1", reference=None)
+    assert _tree_bytes(tmp_path / "r0") == _tree_bytes(tmp_path / "r1")
+    assert "](lm_eval/0/" in (tmp_path / "r0" / "leaderboard.md").read_text()  # links to the record files
+
+
+def test_paper_reference_beside_cells(runs, tmp_path):
+    from r3bench import leaderboard
+
+    ref = tmp_path / "paper_reference.csv"
+    ref.write_text("task,model,method,acc,n,source\n"
+                   "r3_procgen,tiny-model,CoT,0.42,250,test table 1\n"
+                   "r3_procgen,tiny-model,Ours,0.61,250,test table 1\n"   # Ours = stepfix: no such cell here
+                   "r3_procgen,tiny-model,SFT,57.3,250,test table 1\n")   # percent, not a fraction: a problem
+    problems = []
+    md, csv_path, n = leaderboard.write([runs / "lm_eval"], tmp_path / "o", reference=ref, problems=problems)
+    text = md.read_text()
+    assert "· paper 0.420" in text and "paper 0.610" not in text and "test table 1" in text
+    assert any("57.3" in p for p in problems) and "57.3" in text
+    rows = {(r.split(",")[0], r.split(",")[2]): r for r in csv_path.read_text().splitlines()[1:]}
+    assert ",0.420000,test table 1," in rows[("r3_procgen", "cot")]
+    assert ",," in rows[("r3_procgen", "sft")]  # no paper number for it
+    assert leaderboard.load_reference(tmp_path / "missing.csv") == {}
+    bad = tmp_path / "bad.csv"
+    bad.write_text("benchmark,acc\nx,1\n")
+    problems = []
+    assert leaderboard.load_reference(bad, problems) == {} and "missing column" in problems[0]
+
+
+def test_method_and_model_of_strategy_wrappers(tmp_path):
+    """r3bench's lm-eval wrappers name the method; the model is the inner `pretrained` (parsing test)."""
+    from r3bench import leaderboard
+
+    for model, method, label in (("r3-rag", "rag", "RAG"), ("r3-stepco", "stepco", "StepCo"),
+                                 ("r3-bestofn", "bestofn", "Best-of-N")):
+        d = {"results": {"r3_scieval": {"acc,none": 0.25, "acc_stderr,none": 0.05}},
+             "n-samples": {"r3_scieval": {"effective": 164}},
+             "config": {"model": model, "model_args": "inner=hf,pretrained=Qwen/Qwen2.5-1.5B-Instruct,verifier=psv"}}
+        (tmp_path / f"results_{model}.json").write_text(json.dumps(d))
+    cells = leaderboard.collect([tmp_path])
+    assert {(c.model, c.method) for c in cells} == {("Qwen2.5-1.5B-Instruct", m) for m in ("rag", "stepco", "bestofn")}
+    md, _ = leaderboard.tables(cells)
+    assert md.startswith("| task | model | RAG | StepCo | Best-of-N |")
