@@ -1,0 +1,68 @@
+"""r3bench.records on its own: what a record says when things are missing or broken.
+
+The records of real lm-eval and trainer output are tested in tests/test_leaderboard.py (one shared,
+expensive fixture)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+
+def test_model_info_hub_local_and_short_name(tmp_path):
+    from r3bench import records
+
+    assert records.model_info("Qwen/Qwen2.5-1.5B-Instruct", "abc123") == {
+        "id": "Qwen/Qwen2.5-1.5B-Instruct", "source": "hub", "revision": "abc123"}
+    d = tmp_path / "my-model"
+    d.mkdir()
+    (d / "model.safetensors").write_bytes(b"weights")
+    (d / "config.json").write_text("{}")
+    info = records.model_info(str(d))
+    assert info["id"] == "my-model" and list(info["weights_sha256"]) == ["model.safetensors"]
+    assert info["weights_sha256"]["model.safetensors"] == records.sha256_file(d / "model.safetensors")
+    assert str(tmp_path) not in json.dumps(info)
+    assert records.model_info("r3bench/smollm2-135m-instruct")["id"] == "r3bench/smollm2-135m-instruct"
+
+
+def test_task_data_problems_are_listed(tmp_path, monkeypatch):
+    from r3bench import records
+
+    monkeypatch.delenv("R3BENCH_DATA_DIR", raising=False)
+    cfg = {"custom_dataset": "def dataset_scieval(**kw):\n    return dataset('scieval', **kw)\n"}
+    got = records.task_data(cfg)
+    assert got["file"] == "scieval/scieval-valid_physics.json" and "no data directory" in got["problem"]
+    got = records.task_data(cfg, data_dir=str(tmp_path))
+    assert "file not found" in got["problem"]
+    (tmp_path / "scieval").mkdir()
+    (tmp_path / "scieval" / "scieval-valid_physics.json").write_text("[]")
+    assert records.task_data(cfg, data_dir=str(tmp_path))["sha256"] == records.sha256_file(
+        tmp_path / "scieval" / "scieval-valid_physics.json")
+    assert "problem" in records.task_data({"dataset_path": "hellaswag"})
+    demo = records.task_data({"custom_dataset": "def dataset_demo(**_metadata):"})
+    assert demo["file"] == "r3bench/demo_problems.jsonl" and len(demo["sha256"]) == 64
+
+
+def test_bad_inputs_are_errors_not_crashes(tmp_path, capsys):
+    from r3bench import records
+    from r3bench.cli import main
+
+    (tmp_path / "results_bad.json").write_text("{oops")
+    (tmp_path / "results_list.json").write_text("[]")
+    with pytest.raises(records.RecordError, match="results_bad.json"):
+        records.for_results(tmp_path / "results_bad.json")
+    written, problems = records.write_all([tmp_path, tmp_path / "nowhere"])
+    assert written == [] and len(problems) == 3
+    assert main(["record", str(tmp_path)]) == 1
+    assert "results_list.json: not an lm-eval results file" in capsys.readouterr().err
+    (tmp_path / "record_x.json").write_text(json.dumps({"schema": 99}))
+    with pytest.raises(records.RecordError, match="not an r3bench run record"):
+        records.read(tmp_path / "record_x.json")
+
+
+def test_record_path_names():
+    from pathlib import Path
+
+    from r3bench.records import record_path
+
+    assert record_path("a/results_2026-01-01T00.json") == Path("a/record_2026-01-01T00.json")
