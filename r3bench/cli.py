@@ -146,6 +146,22 @@ def cmd_record(args: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
+def cmd_errors(args: argparse.Namespace) -> int:
+    from r3bench import errors
+    from verifiers.steps import BACKENDS
+
+    if args.backend not in BACKENDS:
+        print(f"r3bench errors: unknown backend {args.backend!r} (have: {', '.join(BACKENDS)})", file=sys.stderr)
+        return 2
+    problems = []
+    md, csv_path, png, verdicts = errors.write(args.samples, args.out, args.backend, problems)
+    for x in problems:
+        print(f"r3bench errors: {x}", file=sys.stderr)
+    print(md.read_text(encoding="utf-8"))
+    print(f"{len(verdicts)} samples -> {md}, {csv_path}" + (f", {png}" if png else " (nothing verified: no plot)"))
+    return 0 if verdicts else 1
+
+
 def cmd_data(args: argparse.Namespace) -> int:
     from r3bench.data import summary_table
 
@@ -208,6 +224,11 @@ def build_parser() -> argparse.ArgumentParser:
                                                      "(default: the task metadata, then $R3BENCH_DATA_DIR)")
     rc.add_argument("--force", action="store_true", help="rewrite existing records")
     rc.set_defaults(func=cmd_record)
+    er = sub.add_parser("errors", help="first-error classes (MC/CM/CE) of logged structured samples: md/csv + PNG")
+    er.add_argument("samples", nargs="+", help="lm-eval samples_*.jsonl files or folders (searched recursively)")
+    er.add_argument("--out", required=True, help="folder for errors.md, .csv, .jsonl and errors.png")
+    er.add_argument("--backend", default="symbolic", help="step verifier backend (default symbolic)")
+    er.set_defaults(func=cmd_errors)
     dl = sub.add_parser("data", help="benchmark data: `r3bench data list` loads and counts each benchmark")
     dl.add_argument("action", choices=("list", "fetch"))
     dl.add_argument("--data-dir", default=None, help="benchmark data directory (default $R3BENCH_DATA_DIR)")
