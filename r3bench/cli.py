@@ -162,6 +162,13 @@ def cmd_errors(args: argparse.Namespace) -> int:
     return 0 if verdicts else 1
 
 
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from r3bench import reproduce
+
+    return reproduce.run(args.plan, out=args.out, dry_run=args.dry_run,
+                         log=lambda m: print(m, file=sys.stderr if m.startswith("error:") else sys.stdout, flush=True))
+
+
 def cmd_data(args: argparse.Namespace) -> int:
     from r3bench.data import summary_table
 
@@ -229,6 +236,11 @@ def build_parser() -> argparse.ArgumentParser:
     er.add_argument("--out", required=True, help="folder for errors.md, .csv, .jsonl and errors.png")
     er.add_argument("--backend", default="symbolic", help="step verifier backend (default symbolic)")
     er.set_defaults(func=cmd_errors)
+    rp = sub.add_parser("reproduce", help="train + evaluate a models x methods x tasks grid, then the leaderboard")
+    rp.add_argument("plan", help="a plan YAML file, or a shipped plan name: paper, cpu")
+    rp.add_argument("--out", default=None, help="output folder (default: the plan's out)")
+    rp.add_argument("--dry-run", action="store_true", help="list the commands, run nothing")
+    rp.set_defaults(func=cmd_reproduce)
     dl = sub.add_parser("data", help="benchmark data: `r3bench data list` loads and counts each benchmark")
     dl.add_argument("action", choices=("list", "fetch"))
     dl.add_argument("--data-dir", default=None, help="benchmark data directory (default $R3BENCH_DATA_DIR)")

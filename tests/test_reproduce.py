@@ -1,0 +1,99 @@
+"""r3bench reproduce on a tiny model and a tiny plan: dry run, a failing cell recorded while the grid
+goes on, finished cells skipped on the next run, leaderboard + records at the end."""
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+
+pytest.importorskip("trl")
+
+
+def _plan(tmp_path, tiny, sft_steps):
+    plan = {"name": "tiny", "models": [tiny], "tasks": ["r3_procgen"],
+            "methods": {"sft": {"train": {"max_steps": sft_steps}}, "cot": {}},
+            "eval": {"device": "cpu", "batch_size": 2, "limit": 2, "gen_kwargs": "max_gen_toks=8"},
+            "train": {"batch_size": 2, "procgen_n": 60, "max_length": 4096, "eval_tasks": "", "report_to": "none"},
+            "reference": None, "timeout_s": 300}
+    f = tmp_path / "plan.yaml"
+    f.write_text(yaml.safe_dump(plan, sort_keys=False))
+    return f
+
+
+def test_reproduce_dry_run_failure_and_resume(tmp_path, capsys):
+    from r3bench import models, reproduce
+    from r3bench.cli import main
+
+    tiny = str(models.build_tiny(tmp_path / "tiny-model"))
+    out = tmp_path / "out"
+    plan = _plan(tmp_path, tiny, sft_steps=0)  # max_steps 0: the SFT trainer refuses it (exit 1)
+    assert main(["reproduce", str(plan), "--out", str(out), "--dry-run"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    cmds = [x for x in lines if not x.startswith("#")]
+    assert reproduce.slug(tiny) == "tiny-model"  # a local model folder: its name
+    assert cmds[0] == f"python -m trainers.sft --config {out}/tiny-model/sft/train.yaml"
+    assert cmds[1].startswith("python -m lm_eval --model hf --model_args pretrained=" + tiny + ",peft=")
+    assert "/sft/train/final --tasks r3_procgen" in cmds[1] and "--log_samples" in cmds[1]
+    assert "--limit 2 --gen_kwargs max_gen_toks=8 --apply_chat_template" in cmds[1]
+    assert cmds[2] == (f"python -m lm_eval --model hf --model_args pretrained={tiny} --tasks r3_procgen --output_path "
+                       f"{out}/{reproduce.slug(tiny)}/cot/lm_eval --log_samples --device cpu --batch_size 2 --limit 2 "
+                       "--gen_kwargs max_gen_toks=8 --apply_chat_template")
+    assert not out.exists()  # a dry run writes nothing
+
+    # run: sft fails at training, is recorded with its reason, and cot still runs
+    assert main(["reproduce", str(plan), "--out", str(out)]) == 1
+    cell = out / reproduce.slug(tiny)
+    st = json.loads((cell / "sft" / "cell.json").read_text())
+    assert st["status"] == "failed" and st["stage"] == "train" and st["returncode"] == 1
+    assert "max_steps must be >= 1" in st["reason"]
+    cot = json.loads((cell / "cot" / "cell.json").read_text())
+    assert cot["status"] == "finished" and cot["record"].startswith("lm_eval/")
+    rec = json.loads((cell / "cot" / cot["record"]).read_text())
+    assert rec["reproduce"]["plan"] == "tiny" and rec["cells"][0]["method"] == "cot" and rec["cells"][0]["n"] == 2
+    assert "| r3_procgen | tiny-model | [0.000 ± 0.000 (2)](tiny-model/cot/lm_eval/" in (out / "leaderboard.md").read_text()
+    summary = (out / "reproduce.md").read_text()
+    assert "| tiny-model | SFT | failed | train |" in summary and "| tiny-model | CoT | finished |" in summary
+    assert (out / "errors" / "errors.md").is_file()
+    mtime = (cell / "cot" / cot["record"]).stat().st_mtime_ns
+
+    # second run: cot is skipped (result + record exist), the failing cell is tried again
+    capsys.readouterr()
+    assert main(["reproduce", str(plan), "--out", str(out)]) == 1
+    log = capsys.readouterr().out
+    assert "cot: finished before, skipped" in log and "-> failed at train" in log
+    assert (cell / "cot" / cot["record"]).stat().st_mtime_ns == mtime
+    assert main(["reproduce", str(plan), "--out", str(out), "--dry-run"]) == 0
+    assert capsys.readouterr().out.count("(finished: skipped)") == 1
+
+
+def test_bad_plans_are_errors(tmp_path, capsys):
+    from r3bench import reproduce
+    from r3bench.cli import main
+
+    assert main(["reproduce", "no-such-plan"]) == 2
+    assert "shipped: cpu, paper" in capsys.readouterr().err
+    f = tmp_path / "p.yaml"
+    for text, msg in (("models: [m]\nmethods: [magic]\ntasks: [t]\n", "unknown method 'magic'"),
+                      ("models: [m]\nmethods: [cot]\n", "'tasks' is missing"),
+                      ("models: [m]\nmethods: [sft]\ntasks: [t]\ntrain: {max_stepz: 3}\n", "max_stepz"),
+                      ("- a\n", "expected a mapping")):
+        f.write_text(text)
+        assert main(["reproduce", str(f), "--dry-run"]) == 2
+        assert msg in capsys.readouterr().err
+
+
+def test_shipped_plans_load():
+    from r3bench import reproduce
+
+    paper = reproduce.load_plan("paper")
+    assert set(paper["methods"]) == {"cot", "rag", "sft", "dpo", "stepfix"} and len(paper["models"]) == 4
+    assert paper["tasks"] == ["r3_scieval", "r3_mmlu_high", "r3_mmlu_college", "r3_jeebench", "r3_physicsqa"]
+    assert reproduce.check_train_fields(paper) == []
+    cpu = reproduce.load_plan("cpu")
+    assert cpu["models"] == ["r3bench/smollm2-135m-instruct"] and reproduce.check_train_fields(cpu) == []
+    grid = reproduce.cells(paper, reproduce.Path("o"))
+    assert len(grid) == 20 and [c.method for c in grid[:5]] == ["cot", "rag", "sft", "dpo", "stepfix"]
+    rag = dict(grid[1].commands)["eval"]
+    assert rag[rag.index("--model") + 1] == "r3-rag"
+    assert rag[rag.index("--model_args") + 1] == "inner=hf,pretrained=Qwen/Qwen2.5-1.5B-Instruct"
