@@ -224,7 +224,7 @@ def test_process_results_on_bank_and_garbage():
     good = "Here:\n```python\n" + bank.ADVECTION["spectral"] + "```"
     r = tasks.results(doc, [good])
     assert r["pass_at_1"] == 1.0 and r["validity"] == 1.0 and r["nrmse"] < 1e-6 and r["invalid_reasons"] == ""
-    r = tasks.results_sc(doc, [good, "garbage", "```python\nsyntax error(\n```"] + ["x"] * 5)
+    r = tasks.results_sc(doc, [[good, "garbage", "```python\nsyntax error(\n```"] + ["x"] * 5])  # lm-eval's shape
     assert r["pass_at_1"] == pytest.approx(1 / 8) and r["pass_at_8"] == 1.0 and r["best_nrmse"] < 1e-6
     assert "no program" in r["invalid_reasons"] and "SyntaxError" in r["invalid_reasons"]
     assert tasks.agg_reasons(["", "x"]) == 0.5

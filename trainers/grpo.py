@@ -9,6 +9,11 @@ question, reference solution, answer). `rewards` names one or more of:
              (`verifier` backend) against the reference solution
   pspo_wrs   PSPO-WRS: Weibull-shaped process reward from per-step scores of a PSV model
              (`psv_model`, trained by `python -m trainers.psv`)
+  pde        RLVP code-as-action: the completion's ```python``` solver runs in the sandbox on the
+             prompt's hidden PDE instances; reward V * exp(-L_traj/0.05) * exp(-L_phys/2)
+             (r3bench.pde.verify). With this reward the prompts are the r3_pde training prompts of
+             the seen families: `data` = an export of `python -m r3bench.pde export` (one row per
+             prompt is kept), or, without `data`, `pde_prompts` generated prompts per family.
 
 `group_size` is TRL's num_generations, `kl_coef` its beta (the KL reference is the base model
 with the adapter disabled, TRL's behaviour for peft models), `temperature` and
@@ -31,7 +36,7 @@ from dataclasses import dataclass
 from trainers import common
 from trainers.common import BaseConfig, ConfigError, _f
 
-REWARD_NAMES = ("outcome", "rlvp", "position", "pspo_wrs")
+REWARD_NAMES = ("outcome", "rlvp", "position", "pspo_wrs", "pde")
 _FAILURE_PREFIXES = ("error:", "verifier error", "step scorer error", "verifier returned invalid",
                      "verifier gave no verdict")
 
@@ -53,6 +58,7 @@ class Config(BaseConfig):
     psv_model: str = _f("", "PSV model folder for pspo_wrs (trainers.psv writes OUTPUT_DIR/psv_model)")
     rlvp_T: float = _f(0.05, "temperature T of the RLVP reward")
     loss_type: str = _f("grpo", "TRL GRPO loss_type: grpo, dapo, dr_grpo, bnpo, ...")
+    pde_prompts: int = _f(16, "pde reward without data: generated training prompts per seen PDE family")
 
     def validate(self):
         names = self.reward_names()
@@ -127,8 +133,14 @@ def _pspo(cfg):
     return pspo_reward_func(PSV(cfg.psv_model).step_scores, question_column="question")
 
 
+def _pde(cfg):
+    from r3bench.pde.tasks import PDEReward
+
+    return PDEReward()
+
+
 # name -> factory(cfg) of a verifiers.rewards.RewardFunc; add an entry to offer another reward
-REWARD_FACTORIES = {"outcome": _outcome, "rlvp": _rlvp, "position": _position, "pspo_wrs": _pspo}
+REWARD_FACTORIES = {"outcome": _outcome, "rlvp": _rlvp, "position": _position, "pspo_wrs": _pspo, "pde": _pde}
 
 
 def reward_funcs(cfg, counts, times) -> list:
@@ -138,9 +150,32 @@ def reward_funcs(cfg, counts, times) -> list:
 def dataset(cfg, log=print):
     from datasets import Dataset
 
+    if "pde" in cfg.reward_names():
+        return _pde_dataset(cfg, log)
     rows, path = common.train_rows(cfg, "sft.jsonl", ("prompt", "completion", "answer"), log=log)
     return Dataset.from_list([{"prompt": common.user_chat(r["prompt"]), "question": r.get("question") or r["prompt"],
                                "reference": r["completion"], "answer": str(r["answer"])} for r in rows]), path
+
+
+def _pde_dataset(cfg, log=print):
+    """r3_pde training prompts (seen families only) with the columns the pde reward reads."""
+    from datasets import Dataset
+
+    from r3bench.pde import families, tasks
+
+    if cfg.data:
+        rows, path = common.train_rows(cfg, "sft.jsonl", ("prompt", "family", "seed"), log=log)
+        rows = list({(r["family"], r["seed"]): r for r in rows}.values())  # the export repeats a prompt per scheme
+    else:
+        rows, path = tasks.grpo_rows(cfg.pde_prompts), None
+        if cfg.max_train_samples:
+            rows = rows[: cfg.max_train_samples]
+    held = sorted({r["family"] for r in rows if r["family"] not in families.SEEN})
+    if held:
+        raise ConfigError(f"pde training rows of held-out or unknown families {held}: only {list(families.SEEN)}")
+    return Dataset.from_list([{"prompt": common.user_chat(r["prompt"]), "question": r["prompt"], "reference": "",
+                               "answer": "", "family": r["family"], "seed": int(r["seed"]),
+                               "n_instances": int(r.get("n_instances") or tasks.N_INSTANCES)} for r in rows]), path
 
 
 def build(cfg, extra_callbacks=()):

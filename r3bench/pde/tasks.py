@@ -129,14 +129,23 @@ def _metrics(doc, responses, k):
 
 def results(doc, responses):
     """Greedy task: validity, pass@1 (0/1), nRMSE (worst instance, invalid = 1), reward."""
-    m = _metrics(doc, responses[:1], 1)
+    m = _metrics(doc, _flat(responses)[:1], 1)
     return {"validity": m["validity"], "pass_at_1": m["pass_at_1"], "nrmse": m["best_nrmse"],
             "reward": m["reward"], "invalid_reasons": m["invalid_reasons"]}
 
 
+def _flat(responses) -> list:
+    """lm-eval hands process_results one entry per request; with `repeats` and KeepAll that entry is
+    the list of all k responses."""
+    out = []
+    for r in responses:
+        out.extend(r if isinstance(r, (list, tuple)) else [r])
+    return out
+
+
 def results_sc(doc, responses):
     """`repeats: 8` task (KeepAll filter): validity, pass@1, pass@8 (unbiased), best-of-8 nRMSE."""
-    m = _metrics(doc, list(responses), 8)
+    m = _metrics(doc, _flat(responses), 8)
     return {"validity": m["validity"], "pass_at_1": m["pass_at_1"], "pass_at_8": m["pass_at_k"],
             "best_nrmse": m["best_nrmse"], "reward": m["reward"], "invalid_reasons": m["invalid_reasons"]}
 
