@@ -4,7 +4,9 @@ A `.pth` file installed with the package imports this module at interpreter star
 a finder on `sys.meta_path`; nothing of lm-eval is imported until the program itself imports it.
 When `lm_eval.tasks.manager` is executed, `TaskManager.__init__` is wrapped to append r3bench's task
 folder to `include_path`; when `lm_eval.models.huggingface` is executed, `HFLM.__init__` is
-wrapped to resolve r3bench's short model names (`pretrained=r3bench/smollm2-135m-instruct`).
+wrapped to resolve r3bench's short model names (`pretrained=r3bench/smollm2-135m-instruct`); when
+`lm_eval.models` is executed (it registers lm-eval's own models), r3bench's strategy wrappers
+(`--model r3-rag | r3-stepco | r3-bestofn`, r3bench/strategies.py) are registered lazily beside them.
 
 It fails soft: any mismatch with lm-eval's internals leaves lm-eval untouched (with one warning),
 and `R3BENCH_LM_EVAL_HOOK=0` switches it off. The fallback that needs no hook is
@@ -22,7 +24,7 @@ import warnings
 from pathlib import Path
 
 ENV = "R3BENCH_LM_EVAL_HOOK"
-_TARGETS = ("lm_eval.tasks.manager", "lm_eval.models.huggingface")
+_TARGETS = ("lm_eval.tasks.manager", "lm_eval.models.huggingface", "lm_eval.models")
 
 
 def tasks_dir() -> Path:
@@ -98,7 +100,18 @@ def patch_hflm(mod):
     cls.__init__ = __init__
 
 
-_PATCHES = {"lm_eval.tasks.manager": patch_task_manager, "lm_eval.models.huggingface": patch_hflm}
+def register_strategies(mod):
+    """Lazy placeholders only (nothing of r3bench.strategies is imported until a name is used);
+    registering before lm_eval.models ran would break `--model hf` (FACTS: lm-eval 0.4.13)."""
+    from lm_eval.api.registry import model_registry
+
+    for name, cls in (("r3-rag", "RagLM"), ("r3-stepco", "StepCoLM"), ("r3-bestofn", "BestOfNLM")):
+        if name not in model_registry:
+            model_registry.register(name, target=f"r3bench.strategies:{cls}")
+
+
+_PATCHES = {"lm_eval.tasks.manager": patch_task_manager, "lm_eval.models.huggingface": patch_hflm,
+            "lm_eval.models": register_strategies}
 
 
 class _Loader(importlib.abc.Loader):

@@ -88,8 +88,11 @@ def _procgen_test(n: int, seed: int) -> tuple:
     return tuple(p for p in procgen.generate(n=n, seed=seed) if p.split == "test")
 
 
-def dataset_procgen(n: int = 2494, seed: int = 0, split: str = "test", **_metadata):
-    """The test split of the procedural bank (generated in-process, deterministic for n and seed)."""
+def dataset_procgen(procgen_n: int = 2494, procgen_seed: int = 0, procgen_split: str = "test", **_metadata):
+    """The test split of the procedural bank (generated in-process, deterministic for n and seed).
+
+    The keywords are prefixed because lm-eval passes every --model_args key here too (as metadata)."""
+    n, seed, split = procgen_n, procgen_seed, procgen_split
     import datasets
 
     from r3bench import procgen

