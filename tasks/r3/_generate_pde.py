@@ -1,7 +1,7 @@
 """Writes tasks/r3/r3_pde*.yaml (the code-as-action PDE tasks): `python tasks/r3/_generate_pde.py`.
 
-Kept apart from _generate.py, which owns the other YAMLs. Note: _generate.py deletes every *.yaml
-in this folder before writing its own, so run this script again after it.
+Kept apart from _generate.py, which owns the other YAMLs (it only deletes files that start with its
+own header, so these stay when it runs; this script only replaces r3_pde*.yaml).
 
     r3_pde_seen      5 seen families x 4 prompts, greedy: validity, pass@1, nRMSE (median), reward
     r3_pde_heldout   2 held-out families x 4 prompts (never in training prompts), same metrics
