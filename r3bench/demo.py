@@ -13,8 +13,11 @@ It runs what the project has so far, end to end, on data embedded in the package
    the stepfix adapter scored through lm-eval (`r3_demo_structured`) -> `<out>/train.md`, run
    folders under `<out>/runs/`. A smoke run of the pipeline: a few steps change nothing measurable.
 
-4. the leaderboard of these cells (`r3bench leaderboard` over `<out>/lm_eval` and `<out>/runs`) ->
-   `<out>/leaderboard.md`, `.csv`, and plots `<out>/accuracy.png`, `<out>/training_curves.png`.
+4. a run record for every cell (r3bench/records.py: data checksums, task versions, model and adapter
+   hashes, seeds, generation settings, packages, git commit, hardware), then the leaderboard of these
+   cells (`r3bench leaderboard` over `<out>/lm_eval` and `<out>/runs`, each cell linked to its record,
+   the paper's number beside it where results/paper_reference.csv has one) -> `<out>/leaderboard.md`,
+   `.csv`, and plots `<out>/accuracy.png`, `<out>/training_curves.png`.
 """
 from __future__ import annotations
 
@@ -201,15 +204,19 @@ def train_stage(out: Path, model: str = "r3bench/smollm2-135m-instruct", sft_ste
     return "\n".join(lines), not ev.get("error")
 
 
-def results_stage(out: Path) -> str:
-    """Leaderboard (md + csv) and plots of what the demo ran; returns the printed text."""
-    from r3bench import leaderboard, plots
+def results_stage(out: Path, data_dir: str | None = None) -> str:
+    """Run records, leaderboard (md + csv, the paper's numbers beside the cells when
+    results/paper_reference.csv has them) and plots of what the demo ran; returns the printed text."""
+    from r3bench import leaderboard, plots, records
 
-    md, csv_path, n = leaderboard.write([p for p in (out / "lm_eval", out / "runs") if p.exists()], out)
-    lines = [md.read_text(encoding="utf-8"), f"{n} cells -> {md}, {csv_path}"]
+    inputs = [p for p in (out / "lm_eval", out / "runs") if p.exists()]
+    written, problems = records.write_all(inputs, data_dir=data_dir, force=True)
+    md, csv_path, n = leaderboard.write([out], out, problems=problems)  # links relative to out, beside the md
+    lines = [md.read_text(encoding="utf-8"), f"{n} cells -> {md}, {csv_path}; {len(written)} run records "
+             "(record_*.json beside each lm-eval result, record.json in each run folder)"]
+    lines += [f"problem: {x}" for x in problems]
     try:
-        for png in (plots.accuracy_bars(leaderboard.collect([p for p in (out / "lm_eval", out / "runs") if p.exists()]),
-                                        out / "accuracy.png"),
+        for png in (plots.accuracy_bars(leaderboard.collect([out]), out / "accuracy.png"),
                     plots.training_curves(sorted((out / "runs").glob("*")) if (out / "runs").exists() else [],
                                           out / "training_curves.png")):
             if png:
@@ -273,5 +280,5 @@ def run(out_dir: str = "results/demo", data_dir: str | None = None, eval_limit: 
         print(f"wrote {out / 'train.md'}; runs under {out / 'runs'}")
     if not skip_eval:
         print("\n## Leaderboard of this demo's cells")
-        print(results_stage(out))
+        print(results_stage(out, data_dir))
     return 0 if agree == len(rows) and ok_eval and ok_pg and ok_train else 1

@@ -15,7 +15,8 @@ Reads, under each path (a file or a folder, searched recursively):
   (committed records alone) gives its cells itself, so the table can be rebuilt from records.
 
 Writes OUT/leaderboard.md and OUT/leaderboard.csv: a row per (task, model), a column per method,
-cells `acc ± stderr (n)` linked to their record, the JEEBench official score (`jee_score`) as its
+cells `acc ± stderr (n)` linked to their record (links and sources are relative to the PATH they
+were found under, so give the folder that holds OUT, e.g. `r3bench leaderboard results --out results`), the JEEBench official score (`jee_score`) as its
 own columns, and the paper's number for the same task, model and method beside the cell when a
 reference table is given (results/paper_reference.csv). Rows, columns and numbers are sorted and
 formatted deterministically, so the same inputs give the same bytes. When two sources give a cell,

@@ -107,6 +107,8 @@ def test_demo_results_stage(runs, tmp_path):
     shutil.copytree(runs / "lm_eval", tmp_path / "lm_eval")
     text = demo.results_stage(tmp_path)
     assert "| r3_procgen | tiny-model |" in text
+    assert len(list((tmp_path / "lm_eval").rglob("record_*.json"))) == 2 and (tmp_path / "runs" / "sft" / "record.json").is_file()
+    assert "](lm_eval/0/" in text and "3 run records" in text  # cells link to their records
     assert (tmp_path / "leaderboard.md").is_file() and (tmp_path / "accuracy.png").is_file()
     assert (tmp_path / "training_curves.png").is_file()
 
