@@ -135,6 +135,12 @@ def cmd_record(args: argparse.Namespace) -> int:
     from r3bench import records
 
     written, problems = records.write_all(args.paths, data_dir=args.data_dir, force=args.force)
+    if args.copy_to:
+        try:
+            copied = records.copy_records(args.paths, args.copy_to)
+            print(f"{len(copied)} records copied to {args.copy_to}")
+        except records.RecordError as e:
+            problems.append(str(e))
     for w in written:
         rec = json.loads(w.read_text(encoding="utf-8"))
         print(f"{w}: {len(rec['cells'])} cells" + (f"; {len(rec['problems'])} problem(s): "
@@ -230,6 +236,8 @@ def build_parser() -> argparse.ArgumentParser:
     rc.add_argument("--data-dir", default=None, help="benchmark data directory, to hash the files the tasks read "
                                                      "(default: the task metadata, then $R3BENCH_DATA_DIR)")
     rc.add_argument("--force", action="store_true", help="rewrite existing records")
+    rc.add_argument("--copy-to", default=None, metavar="DIR",
+                    help="then copy the records (only) to DIR, same relative paths: what to commit under results/")
     rc.set_defaults(func=cmd_record)
     er = sub.add_parser("errors", help="first-error classes (MC/CM/CE) of logged structured samples: md/csv + PNG")
     er.add_argument("samples", nargs="+", help="lm-eval samples_*.jsonl files or folders (searched recursively)")

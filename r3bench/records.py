@@ -323,3 +323,21 @@ def read(path: str | os.PathLike) -> dict:
     if not isinstance(rec, dict) or rec.get("schema") != SCHEMA or not isinstance(rec.get("cells"), list):
         raise RecordError(f"{p.name}: not an r3bench run record (schema {SCHEMA} with a 'cells' list)")
     return rec
+
+
+def copy_records(paths, dest: str | os.PathLike) -> list[Path]:
+    """Copy every run record under `paths` to `dest`, keeping its path relative to the path it was
+    found under: the committable part of a run (the leaderboard rebuilds from it alone)."""
+    import shutil
+
+    dest, out = Path(dest), []
+    for p in map(Path, paths):
+        root = p if p.is_dir() else p.parent
+        for f in ([p] if p.is_file() else sorted(p.rglob("record*.json")) if p.is_dir() else []):
+            if f.name == "record.json" or (f.name.startswith("record_") and f.name.endswith(".json")):
+                read(f)  # only real records travel
+                target = dest / f.relative_to(root)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(f, target)
+                out.append(target)
+    return out

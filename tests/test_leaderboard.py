@@ -181,9 +181,9 @@ def test_run_records_and_byte_identical_regeneration(runs, tmp_path, shared_data
     assert _tree_bytes(tmp_path / "lb0") == _tree_bytes(tmp_path / "lb1") == _tree_bytes(tmp_path / "lb2")
     # from the records alone
     only = tmp_path / "records_only"
-    for f in work.rglob("record*.json"):
-        (only / f.relative_to(work)).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(f, only / f.relative_to(work))
+    assert main(["record", str(work), "--copy-to", str(only)]) == 0
+    assert sorted(f.relative_to(only) for f in only.rglob("*") if f.is_file()) == \
+        sorted(f.relative_to(work) for f in work.rglob("record*.json"))
     again = tmp_path / "records_only_copy"
     shutil.copytree(only, again)
     key = lambda c: (c.task, c.model, c.method, c.acc, c.n, c.jee_score)  # noqa: E731
