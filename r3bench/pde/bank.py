@@ -98,7 +98,7 @@ def solve(u0, x, t, nu):
     convection; Crank-Nicolson for the viscous term with a sparse LU factorisation (Strang split)."""
     u0, t = np.asarray(u0, float), np.asarray(t, float)
     n0 = len(u0)
-    r = max(1, int(np.ceil(1024 / n0)))
+    r = max(1, int(np.ceil(512 / n0)))
     n = n0 * r
     dx = 1.0 / n
     u = fourier_refine(u0, n)
