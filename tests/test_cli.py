@@ -117,3 +117,14 @@ def test_procgen_cli_writes_the_four_exports(tmp_path):
     assert m["rows"]["sft"] == 2494 and m["rows"]["dpo"] > 2000 and m["rows"]["verifier"] >= 7 * 50
     assert {f.name for f in tmp_path.iterdir()} >= {"sft.jsonl", "dpo.jsonl", "verifier.jsonl",
                                                      "procgen_test.jsonl", "manifest.json"}
+
+
+def test_results_subcommands_are_listed(capsys):
+    from r3bench.cli import build_parser, main
+
+    for cmd in ("leaderboard", "record", "errors", "reproduce"):
+        with pytest.raises(SystemExit) as e:
+            main([cmd, "--help"])
+        assert e.value.code == 0
+        assert f"usage: r3bench {cmd}" in capsys.readouterr().out
+    assert {"record", "errors", "reproduce"} <= set(build_parser()._subparsers._group_actions[0].choices)
