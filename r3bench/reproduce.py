@@ -279,8 +279,9 @@ def run_cell(plan: dict, cell: Cell, out: Path, env: dict, log=lambda s: None) -
                 return st
             (cell.dir / "train.yaml").write_text(yaml.safe_dump(cfg, sort_keys=True), encoding="utf-8")
         else:
-            for old in results_of(cell):  # a half-finished earlier evaluation: replaced, not mixed in
-                old.unlink()
+            import shutil
+
+            shutil.rmtree(cell.dir / "lm_eval", ignore_errors=True)  # an earlier, failed evaluation: not mixed in
         log(f"  {stage}: {_shown(argv, out)}")
         rc, tail = _run(argv, cell.dir / f"{stage}.log", env, timeout_s)
         if rc != 0:
