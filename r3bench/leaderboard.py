@@ -89,7 +89,8 @@ _TRAINER_FIELDS = (("stepfix", "kl_estimator"), ("grpo", "group_size"), ("psv", 
 
 
 def trainer_of(rec: dict) -> str:
-    if rec.get("trainer"):
+    # `python -m trainers.sft` records its Config's module, "__main__": recognise the trainer by its fields
+    if rec.get("trainer") and rec["trainer"] != "__main__":
         return rec["trainer"]
     cfg = rec.get("config") or {}
     return next((name for name, key in _TRAINER_FIELDS if key in cfg), "sft" if cfg else "adapter")

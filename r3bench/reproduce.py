@@ -250,6 +250,19 @@ def _run(argv, log_file: Path, env: dict, timeout_s) -> tuple[int, str]:
     return rc, "\n".join(tail)
 
 
+def _flatten(d: Path) -> None:
+    """lm-eval writes OUTPUT_PATH/<model name sanitised>/...; for a peft model that name is the adapter's
+    full path (machine-specific): move the files up into OUTPUT_PATH so records stay committable."""
+    if not d.is_dir():
+        return
+    for sub in [x for x in d.iterdir() if x.is_dir()]:
+        for f in sub.iterdir():
+            if f.is_file():
+                f.replace(d / f.name)
+        if not any(sub.iterdir()):
+            sub.rmdir()
+
+
 def _status(cell: Cell, **kw) -> None:
     cell.dir.mkdir(parents=True, exist_ok=True)
     (cell.dir / "cell.json").write_text(json.dumps({"model": cell.model, "method": cell.method, **kw},
@@ -288,6 +301,7 @@ def run_cell(plan: dict, cell: Cell, out: Path, env: dict, log=lambda s: None) -
             st = {"status": "failed", "stage": stage, "returncode": rc, "reason": tail, "log": f"{stage}.log"}
             _status(cell, **st, commands=shown, seconds=round(time.time() - t0, 1))
             return st
+    _flatten(cell.dir / "lm_eval")
     res = results_of(cell)
     if not res:
         st = {"status": "failed", "stage": "eval", "reason": "lm_eval exited 0 but wrote no results_*.json"}
@@ -313,7 +327,8 @@ def summary_table(rows: list[tuple[Cell, dict]]) -> str:
     md = ["| model | method | status | stage | note |", "|---|---|---|---|---|"]
     for c, st in rows:
         note = (st.get("reason") or "").strip().splitlines()[-1:] if st.get("status") == "failed" else \
-            [f"{st.get('seconds', '-')} s" if st.get("seconds") is not None else ""]
+            [(f"{st['seconds']} s" if st.get("seconds") is not None else "")
+             + ("; skipped on this run (result + record exist)" if st.get("skipped") else "")]
         md.append(f"| {model_name(c.model)} | {method_label(c.method)} | {st.get('status')} | {st.get('stage', '')} | "
                   f"{(note[0] if note else '').replace('|', '/')[:160]} |")
     return "\n".join(md) + "\n"
@@ -350,7 +365,11 @@ def run(plan_ref: str, out: str | None = None, dry_run: bool = False, log=lambda
     for i, c in enumerate(grid, start=1):
         if finished(c):
             log(f"[{i}/{len(grid)}] {c.model} / {c.method}: finished before, skipped")
-            rows.append((c, {"status": "finished", "stage": "", "note": "skipped (result + record exist)"}))
+            try:
+                st = json.loads((c.dir / "cell.json").read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                st = {}
+            rows.append((c, {**st, "status": "finished", "stage": "", "skipped": True}))
             continue
         log(f"[{i}/{len(grid)}] {c.model} / {c.method}")
         st = run_cell(plan, c, out_dir, env, log)

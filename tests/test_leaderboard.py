@@ -259,3 +259,13 @@ def test_committed_leaderboard_regenerates_byte_for_byte(tmp_path):
     for f in [*recs, committed / "leaderboard.md", committed / "leaderboard.csv"]:
         text = f.read_text()
         assert "/tmp/" not in text and "/root/" not in text and "/home/" not in text and "/work/" not in text, f
+
+
+def test_trainer_of_a_python_m_run():
+    """`python -m trainers.X` records trainer "__main__": the trainer is recognised by its config fields."""
+    from r3bench.leaderboard import trainer_of
+
+    assert trainer_of({"trainer": "__main__", "config": {"kl_estimator": "full", "tau": 0.9}}) == "stepfix"
+    assert trainer_of({"trainer": "__main__", "config": {"tau": 0.1}}) == "dpo"
+    assert trainer_of({"trainer": "__main__", "config": {"lora_r": 8}}) == "sft"
+    assert trainer_of({"trainer": "grpo", "config": {}}) == "grpo"

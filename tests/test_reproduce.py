@@ -48,7 +48,7 @@ def test_reproduce_dry_run_failure_and_resume(tmp_path, capsys):
     assert st["status"] == "failed" and st["stage"] == "train" and st["returncode"] == 1
     assert "max_steps must be >= 1" in st["reason"]
     cot = json.loads((cell / "cot" / "cell.json").read_text())
-    assert cot["status"] == "finished" and cot["record"].startswith("lm_eval/")
+    assert cot["status"] == "finished" and cot["record"].startswith("lm_eval/record_")  # flattened: no model dir
     rec = json.loads((cell / "cot" / cot["record"]).read_text())
     assert rec["reproduce"]["plan"] == "tiny" and rec["cells"][0]["method"] == "cot" and rec["cells"][0]["n"] == 2
     assert "| r3_procgen | tiny-model | [0.000 ± 0.000 (2)](tiny-model/cot/lm_eval/" in (out / "leaderboard.md").read_text()
@@ -65,6 +65,29 @@ def test_reproduce_dry_run_failure_and_resume(tmp_path, capsys):
     assert (cell / "cot" / cot["record"]).stat().st_mtime_ns == mtime
     assert main(["reproduce", str(plan), "--out", str(out), "--dry-run"]) == 0
     assert capsys.readouterr().out.count("(finished: skipped)") == 1
+
+
+def test_a_trained_cell_end_to_end(tmp_path):
+    """python -m trainers.sft in a subprocess, lm_eval on its adapter, the record names the method."""
+    from r3bench import models, reproduce
+    from r3bench.cli import main
+
+    tiny = str(models.build_tiny(tmp_path / "tiny-model"))
+    plan = _plan(tmp_path, tiny, sft_steps=1)
+    spec = yaml.safe_load(plan.read_text())
+    spec["methods"] = {"sft": {"train": {"max_steps": 1}}}
+    spec["eval"]["limit"] = 1
+    plan.write_text(yaml.safe_dump(spec, sort_keys=False))
+    out = tmp_path / "out"
+    assert main(["reproduce", str(plan), "--out", str(out)]) == 0
+    cell = out / "tiny-model" / "sft"
+    st = json.loads((cell / "cell.json").read_text())
+    rec = json.loads((cell / st["record"]).read_text())
+    assert rec["adapter"]["method"] == "sft" and rec["cells"][0]["method"] == "sft"
+    assert rec["adapter"]["sha256"]["adapter_model.safetensors"]
+    assert str(tmp_path) not in json.dumps(rec["cells"]) and str(tmp_path) not in st["record"]
+    assert "| task | model | SFT |" in (out / "leaderboard.md").read_text()
+    assert reproduce.finished(reproduce.cells(reproduce.load_plan(str(plan)), out)[0])
 
 
 def test_bad_plans_are_errors(tmp_path, capsys):
