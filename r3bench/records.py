@@ -256,12 +256,14 @@ def for_run(run_dir: str | os.PathLike, data_dir: str | None = None, **extra) ->
         raise RecordError(f"{run.name}: no readable run.json ({e})") from None
     cfg = rr.get("config") or {}
     cells = leaderboard.from_run(run, run)
-    problems = [] if cells else ["no eval/step-N.json with task results"]
+    problems = [] if cells or not cfg.get("eval_tasks") else [f"eval_tasks {cfg['eval_tasks']!r} but no "
+                                                               "eval/step-N.json with task results"]
     return {
         "schema": SCHEMA, "kind": "trainer", "result": "run.json", "trainer": leaderboard.trainer_of(rr),
         "status": rr.get("status"), "cells": [_cell_dict(c) for c in cells],
         "model": model_info(cfg.get("model", "?")),
         "adapter": adapter_info(rr["adapter"]) if rr.get("adapter") else None,
+        "init_adapter": adapter_info(cfg["init_adapter"]) if cfg.get("init_adapter") else None,
         "data": {"file": Path(rr["data_file"]).name if rr.get("data_file") else None, "sha256": rr.get("data_sha256")},
         "seeds": {"seed": cfg.get("seed"), "procgen_seed": cfg.get("procgen_seed")},
         "train": {k: v for k, v in cfg.items() if k not in ("output_dir", "data", "init_adapter", "model")},

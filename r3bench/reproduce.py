@@ -301,6 +301,11 @@ def run_cell(plan: dict, cell: Cell, out: Path, env: dict, log=lambda s: None) -
             st = {"status": "failed", "stage": stage, "returncode": rc, "reason": tail, "log": f"{stage}.log"}
             _status(cell, **st, commands=shown, seconds=round(time.time() - t0, 1))
             return st
+        if stage == "train":  # the training run's own record: data hash, config, seeds, versions
+            try:
+                records.write_for_run(cell.dir / "train", plan.get("data_dir"))
+            except records.RecordError as e:
+                log(f"  train record: {e}")
     _flatten(cell.dir / "lm_eval")
     res = results_of(cell)
     if not res:

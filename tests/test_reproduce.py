@@ -87,6 +87,9 @@ def test_a_trained_cell_end_to_end(tmp_path):
     assert rec["adapter"]["sha256"]["adapter_model.safetensors"]
     assert str(tmp_path) not in json.dumps(rec["cells"]) and str(tmp_path) not in st["record"]
     assert "| task | model | SFT |" in (out / "leaderboard.md").read_text()
+    train = json.loads((cell / "train" / "record.json").read_text())  # the training run's own record
+    assert train["kind"] == "trainer" and train["trainer"] == "sft" and train["problems"] == []
+    assert train["data"]["file"] == "sft.jsonl" and len(train["data"]["sha256"]) == 64
     assert reproduce.finished(reproduce.cells(reproduce.load_plan(str(plan)), out)[0])
 
 
