@@ -15,13 +15,13 @@ Reads, under each path (a file or a folder, searched recursively):
   (committed records alone) gives its cells itself, so the table can be rebuilt from records.
 
 Writes OUT/leaderboard.md and OUT/leaderboard.csv: a row per (task, model), a column per method,
-cells `acc ± stderr (n)` linked to their record (links and sources are relative to the PATH they
-were found under, so give the folder that holds OUT, e.g. `r3bench leaderboard results --out results`), the JEEBench official score (`jee_score`) as its
-own columns, and the paper's number for the same task, model and method beside the cell when a
-reference table is given (results/paper_reference.csv). Rows, columns and numbers are sorted and
-formatted deterministically, so the same inputs give the same bytes. When two sources give a cell,
-the one read last wins and the conflict is listed under the table; unreadable inputs are listed
-too, never fatal.
+cells `acc ± stderr (n)` linked to their record (relative to OUT when OUT holds the PATH, else to
+the PATH; sources are relative to the PATH they were found under), the JEEBench official score
+(`jee_score`) as its own columns, and the paper's number for the same task, model and method beside
+the cell when a reference table is given (results/paper_reference.csv). Rows, columns and numbers are
+sorted and formatted deterministically, so the same inputs give the same bytes. When two sources give
+a cell, the one read last wins and the conflict is listed under the table; unreadable inputs are
+listed too, never fatal.
 """
 from __future__ import annotations
 
@@ -340,10 +340,17 @@ def write(paths, out: str | Path = "results", reference: str | Path | None = REF
 
     Unreadable inputs are listed in the table and appended to `problems`."""
     problems = [] if problems is None else problems
-    cells = collect(paths, problems)
+    out = Path(out)
+    cells = []
+    for p in map(Path, paths):
+        got = collect([p], problems)
+        root = (p if p.is_dir() else p.parent).resolve()
+        if root.is_relative_to(out.resolve()):  # links relative to the table when it sits above its inputs
+            pre = root.relative_to(out.resolve())
+            got = [replace(c, record=(pre / c.record).as_posix()) if c.record else c for c in got]
+        cells += got
     ref = load_reference(reference, problems)
     md, csv_text = tables(cells, ref, problems)
-    out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "leaderboard.md").write_text("# r3bench leaderboard\n\n" + md, encoding="utf-8")
     (out / "leaderboard.csv").write_text(csv_text, encoding="utf-8")

@@ -231,7 +231,8 @@ def for_results(results_file: str | os.PathLike, data_dir: str | None = None, **
         "date": d.get("date"),
         "cells": [_cell_dict(c) for c in leaderboard.from_lmeval(path, path.parent)],
         "tasks": tasks,
-        "model": {"type": str(cfg.get("model")) if "/" not in str(cfg.get("model") or "") else "instance",
+        # lm-eval model type (hf, r3-rag, ...); "instance" when lm-eval was given a model object (its path is here)
+        "model": {"type": "instance" if "/" in str(cfg.get("model") or "") else str(cfg.get("model")),
                   **model_info(pretrained, ma.get("revision") or cfg.get("model_revision")),
                   "args": {k: v for k, v in ma.items() if k not in ("pretrained", "peft", "tokenizer")}},
         "adapter": adapter_info(ma["peft"]) if ma.get("peft") else None,
@@ -240,8 +241,6 @@ def for_results(results_file: str | os.PathLike, data_dir: str | None = None, **
         "apply_chat_template": d.get("chat_template_sha") is not None, "chat_template_sha": d.get("chat_template_sha"),
         **environment(), "problems": problems, **extra,
     }
-    if rec["model"].get("source") == "local folder" and "/" in str(cfg.get("model") or ""):
-        rec["model"]["type"] = "instance"
     return rec
 
 

@@ -269,3 +269,18 @@ def test_trainer_of_a_python_m_run():
     assert trainer_of({"trainer": "__main__", "config": {"tau": 0.1}}) == "dpo"
     assert trainer_of({"trainer": "__main__", "config": {"lora_r": 8}}) == "sft"
     assert trainer_of({"trainer": "grpo", "config": {}}) == "grpo"
+
+
+def test_links_relative_to_the_table(tmp_path):
+    """`r3bench leaderboard results/x --out results`: links resolve from results/leaderboard.md."""
+    import shutil
+
+    from r3bench import leaderboard
+
+    repo_cpu = __import__("pathlib").Path(__file__).resolve().parents[1] / "results" / "cpu"
+    if not repo_cpu.is_dir():
+        pytest.skip("no committed results/cpu")
+    shutil.copytree(repo_cpu, tmp_path / "results" / "cpu")
+    md, _, n = leaderboard.write([tmp_path / "results" / "cpu"], tmp_path / "results", reference=None)
+    links = [x.split("](", 1)[1].split(")", 1)[0] for x in md.read_text().split("[")[1:] if "](" in x]
+    assert n and links and all(x.startswith("cpu/") and (md.parent / x).is_file() for x in links)
