@@ -165,8 +165,11 @@ def task_data(task_cfg: dict, data_dir: str | None = None) -> dict:
     bench = m.group(1)
     kw = task_cfg.get("dataset_kwargs") or {}
     if bench == "procgen":
-        n, seed = int(kw.get("n", 2494)), int(kw.get("seed", 0))
-        return {"benchmark": "procgen", "procgen": {"n": n, "seed": seed, "split": kw.get("split", "test"),
+        # keywords procgen_n / procgen_seed / procgen_split (n / seed / split in task versions before the rename)
+        n = int(kw.get("procgen_n", kw.get("n", 2494)))
+        seed = int(kw.get("procgen_seed", kw.get("seed", 0)))
+        split = kw.get("procgen_split", kw.get("split", "test"))
+        return {"benchmark": "procgen", "procgen": {"n": n, "seed": seed, "split": split,
                                                      "test_sha256": procgen_split_hash(n, seed)}}
     if bench == "demo":
         from importlib import resources
@@ -238,6 +241,8 @@ def for_results(results_file: str | os.PathLike, data_dir: str | None = None, **
         "adapter": adapter_info(ma["peft"]) if ma.get("peft") else None,
         "seeds": {k: cfg.get(k) for k in ("random_seed", "numpy_seed", "torch_seed", "fewshot_seed")},
         "gen_kwargs": cfg.get("gen_kwargs"), "limit": cfg.get("limit"),
+        # a strategy wrapper's own settings and token means (r3bench/strategies.py get_model_info)
+        "strategy": cfg.get("r3bench_strategy") or d.get("r3bench_strategy"),
         "apply_chat_template": d.get("chat_template_sha") is not None, "chat_template_sha": d.get("chat_template_sha"),
         **environment(), "problems": problems, **extra,
     }
@@ -272,7 +277,19 @@ def for_run(run_dir: str | os.PathLike, data_dir: str | None = None, **extra) ->
     }
 
 
+def portable(obj):
+    """The record without machine paths: an absolute path string keeps only its last three parts."""
+    if isinstance(obj, dict):
+        return {k: portable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [portable(v) for v in obj]
+    if isinstance(obj, str) and obj.startswith(("/", "~")) and obj.count("/") >= 2 and "\n" not in obj:
+        return "/".join(Path(obj).parts[-3:])
+    return obj
+
+
 def _write(rec: dict, path: Path) -> Path:
+    rec = portable(rec)
     tmp = path.with_name(path.name + ".partial")
     tmp.write_text(json.dumps(rec, indent=1, sort_keys=True, default=str) + "\n", encoding="utf-8")
     tmp.replace(path)

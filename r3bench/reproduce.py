@@ -4,7 +4,8 @@ For each (model, method) cell of the plan, in order:
 
 1. train, where the method trains: `python -m trainers.<sft|dpo|stepfix|grpo> --config CELL/train.yaml`
    (fields: the plan's `train` block, then the method's own `train` block; `init_from: sft` starts
-   from the same model's SFT adapter, as the paper's stepfix does);
+   from the same model's SFT adapter, as the paper's stepfix does); RAG builds its retrieval index
+   instead: `python -m trainers.rag --out CELL/index [index_args]` (then `index=CELL/index`);
 2. evaluate with plain lm-eval over all the plan's tasks:
    `python -m lm_eval --model hf --model_args pretrained=M[,peft=ADAPTER] --tasks ... --output_path
    CELL/lm_eval --log_samples ...`, or `--model r3-rag|r3-stepco|r3-bestofn --model_args
@@ -50,7 +51,7 @@ METHODS = {
     "dpo": {"trainer": "dpo", "init_from": "sft"},
     "stepfix": {"trainer": "stepfix", "init_from": "sft"},
     "grpo": {"trainer": "grpo"},
-    "rag": {"lm_eval_model": "r3-rag"},
+    "rag": {"lm_eval_model": "r3-rag", "index": True},  # index: python -m trainers.rag builds CELL/index first
     "stepco": {"lm_eval_model": "r3-stepco"},
     "bestofn": {"lm_eval_model": "r3-bestofn"},
 }
@@ -184,6 +185,8 @@ def eval_command(plan: dict, cell: Cell, out: Path) -> list[str]:
     ma = [f"pretrained={cell.model}"]
     if spec.get("trainer"):
         ma.append(f"peft={cell.dir / 'train' / 'final'}")
+    if spec.get("index"):
+        ma.append(f"index={cell.dir / 'index'}")
     for extra in (ev.get("model_args"), spec.get("model_args")):
         if extra:
             ma.append(str(extra))
@@ -210,6 +213,9 @@ def cells(plan: dict, out: Path) -> list[Cell]:
             if spec.get("trainer"):
                 c.commands.append(("train", [sys.executable, "-m", f"trainers.{spec['trainer']}",
                                              "--config", str(c.dir / "train.yaml")]))
+            if spec.get("index"):
+                c.commands.append(("index", [sys.executable, "-m", "trainers.rag", "--out", str(c.dir / "index"),
+                                             *map(str, spec.get("index_args") or [])]))
             c.commands.append(("eval", eval_command(plan, c, out)))
             got.append(c)
     return got
@@ -291,6 +297,10 @@ def run_cell(plan: dict, cell: Cell, out: Path, env: dict, log=lambda s: None) -
                 _status(cell, **st, commands=shown)
                 return st
             (cell.dir / "train.yaml").write_text(yaml.safe_dump(cfg, sort_keys=True), encoding="utf-8")
+        elif stage == "index":
+            if (cell.dir / "index.done").is_file():
+                log(f"  index: built before, kept ({cell.dir / 'index'})")
+                continue
         else:
             import shutil
 
@@ -301,6 +311,8 @@ def run_cell(plan: dict, cell: Cell, out: Path, env: dict, log=lambda s: None) -
             st = {"status": "failed", "stage": stage, "returncode": rc, "reason": tail, "log": f"{stage}.log"}
             _status(cell, **st, commands=shown, seconds=round(time.time() - t0, 1))
             return st
+        if stage == "index":
+            (cell.dir / "index.done").write_text(tail + "\n", encoding="utf-8")
         if stage == "train":  # the training run's own record: data hash, config, seeds, versions
             try:
                 records.write_for_run(cell.dir / "train", plan.get("data_dir"))

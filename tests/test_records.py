@@ -66,3 +66,13 @@ def test_record_path_names():
     from r3bench.records import record_path
 
     assert record_path("a/results_2026-01-01T00.json") == Path("a/record_2026-01-01T00.json")
+
+
+def test_records_hold_no_machine_paths():
+    from r3bench.records import portable
+
+    rec = {"args": {"index": "/home/x/out/m/rag/index", "k": "3"}, "until": ["\n\nQuestion:", "</s>"],
+           "cmd": ["python", "-m", "lm_eval", "--output_path", "/abs/o/lm_eval"], "n": 3, "rel": "a/b/c/d"}
+    assert portable(rec) == {"args": {"index": "m/rag/index", "k": "3"}, "until": ["\n\nQuestion:", "</s>"],
+                             "cmd": ["python", "-m", "lm_eval", "--output_path", "abs/o/lm_eval"], "n": 3,
+                             "rel": "a/b/c/d"}

@@ -120,6 +120,9 @@ def test_shipped_plans_load():
     assert cpu["models"] == ["r3bench/smollm2-135m-instruct"] and reproduce.check_train_fields(cpu) == []
     grid = reproduce.cells(paper, reproduce.Path("o"))
     assert len(grid) == 20 and [c.method for c in grid[:5]] == ["cot", "rag", "sft", "dpo", "stepfix"]
-    rag = dict(grid[1].commands)["eval"]
+    stages = dict(grid[1].commands)
+    assert stages["index"][1:] == ["-m", "trainers.rag", "--out", "o/Qwen__Qwen2.5-1.5B-Instruct/rag/index"]
+    rag = stages["eval"]
     assert rag[rag.index("--model") + 1] == "r3-rag"
-    assert rag[rag.index("--model_args") + 1] == "inner=hf,pretrained=Qwen/Qwen2.5-1.5B-Instruct"
+    assert rag[rag.index("--model_args") + 1] == \
+        "inner=hf,pretrained=Qwen/Qwen2.5-1.5B-Instruct,index=o/Qwen__Qwen2.5-1.5B-Instruct/rag/index,k=3"
