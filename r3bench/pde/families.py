@@ -6,7 +6,7 @@ Each `Family` holds
   - `instance(rng)`: one hidden instance (grid resolution, output times, parameters, initial and
     boundary data vary), plain lists and floats so that it travels into the sandbox as JSON;
   - `reference(inst)`: r3bench's own solution on the instance's output grid: the exact solution
-    where one exists (advection, heat, advection-diffusion), otherwise a fine-grid run of a trusted
+    where one exists (advection, heat, advection-diffusion, the KdV soliton), otherwise a fine-grid run of a trusted
     scheme sampled back to the output grid (tests check these by self-convergence and against
     exact/manufactured solutions);
   - `residual(u, inst)`: rho(u), the RMS of a discrete residual of the PDE on the output grid (time
@@ -14,8 +14,8 @@ Each `Family` holds
     operator for Darcy); the hybrid verifier compares rho(u_hat) with rho(u_ref).
 
 Seen families (training + evaluation): advection, burgers, reaction_diffusion, diffusion_sorption,
-darcy. Held-out families (evaluation only, never in training prompts): heat, advection_diffusion.
-Instances are small (<= 65 points in 1D, <= 33 x 33 in 2D) so a sandboxed run stays well under a
+darcy. Held-out families (evaluation only, never in training prompts): heat, advection_diffusion, kdv.
+Instances are small (<= 128 points x 11 times in 1D, <= 33 x 33 in 2D) so a sandboxed run stays well under a
 second.
 """
 from __future__ import annotations
@@ -409,6 +409,42 @@ def _darcy_residual(u, inst):
     return float(np.sqrt(np.mean(r ** 2)))
 
 
+# 1D KdV (held out): u_t + 6 u u_x + u_xxx = 0 on [0, L) periodic; exact single soliton
+# u = c/2 sech^2(sqrt(c)/2 (x - x0 - c t)) (periodic image nearest to x; on L = 40 the tails are < 1e-6).
+def _kdv_instance(rng):
+    nx = int(rng.choice([64, 96, 128]))
+    L = 40.0
+    x = np.arange(nx) * L / nx
+    t = _times(rng, 1.0, 4.0)
+    c = float(round(rng.uniform(0.5, 1.5), 3))
+    x0 = float(round(rng.uniform(0, L), 3))
+    inst = {"args": {"x": x.tolist(), "t": t.tolist(), "L": L}, "shape": [len(t), nx], "soliton": [c, x0]}
+    inst["args"] = {"u0": _kdv_exact(x, 0.0, c, x0, L).tolist(), **inst["args"]}
+    return inst
+
+
+def _kdv_exact(x, t, c, x0, L):
+    d = np.mod(np.asarray(x) - x0 - c * t + L / 2, L) - L / 2
+    return 0.5 * c / np.cosh(0.5 * np.sqrt(c) * d) ** 2
+
+
+def _kdv_reference(inst):
+    a = _args(inst)
+    c, x0 = inst["soliton"]
+    return np.stack([_kdv_exact(a["x"], tt, c, x0, a["L"]) for tt in a["t"]])
+
+
+def _kdv_residual(u, inst):
+    a = _args(inst)
+    dx = a["x"][1] - a["x"][0]
+
+    def rhs(v):
+        r = lambda k: np.roll(v, -k, axis=-1)
+        uxxx = (r(2) - 2 * r(1) + 2 * r(-1) - r(-2)) / (2 * dx ** 3)
+        return -6 * v * _dx_periodic(v, dx) - uxxx
+    return _time_residual(u, a["t"], rhs)
+
+
 _T1D = ("`t` is a 1D array of output times with t[0] = 0; return a NumPy array of shape (len(t), len(x)) whose "
         "row n is u(x, t[n]) on the grid `x` (row 0 is the initial condition).")
 _PER = ("x in [0, 1) with periodic boundary conditions; the grid is x_j = j / len(x) (given as `x`), and `u0` "
@@ -443,6 +479,10 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
     Family("advection_diffusion", False, "1D advection-diffusion",
            "u_t + beta * u_x = nu * u_xx for " + _PER + " beta > 0 is the velocity and nu > 0 the diffusivity.",
            "def solve(u0, x, t, beta, nu):", _ad_instance, _ad_reference, _ad_residual, ("beta", "nu")),
+    Family("kdv", False, "1D Korteweg-de Vries",
+           "u_t + 6 * u * u_x + u_xxx = 0 for x in [0, L) with periodic boundary conditions; the grid is "
+           "x_j = j * L / len(x) (given as `x`, with the period `L`), and `u0` holds the initial condition u(x_j, 0).",
+           "def solve(u0, x, t, L):", _kdv_instance, _kdv_reference, _kdv_residual, ("L",)),
 )}
 SEEN = tuple(n for n, f in FAMILIES.items() if f.seen)
 HELD_OUT = tuple(n for n, f in FAMILIES.items() if not f.seen)
