@@ -318,15 +318,30 @@ def test_lm_eval_bestofn_and_rag_on_procgen(tiny, tmp_path, shared_data, index):
     assert len(ts) == 2 and all(len(t["retrieved"]) == 2 for t in ts)
 
 
-def test_lm_eval_stepco_on_smollm2(tmp_path, shared_data):
-    """The real default model through the plain command, with its chat template."""
-    res, ts = _lm_eval(["--model", "r3-stepco", "--model_args",
-                        "inner=hf,pretrained=r3bench/smollm2-135m-instruct,verifier=symbolic,rounds=1",
-                        "--apply_chat_template", "--tasks", "r3_procgen", "--limit", "1",
-                        "--gen_kwargs", "max_gen_toks=48"], tmp_path, shared_data)
+@pytest.mark.parametrize("model,args", [
+    ("r3-stepco", "verifier=psv,psv_model=r3bench/smollm2-135m-instruct,rounds=1"),  # an untrained PSV: a run test
+    ("r3-bestofn", "n=2,scorer=vote"),
+    ("r3-rag", "k=2"),
+])
+def test_lm_eval_strategies_on_smollm2_jeebench(model, args, tmp_path, shared_data, monkeypatch):
+    """The real default model through the plain command, with its chat template, on JEEBench."""
+    monkeypatch.setenv("R3BENCH_RAG_INDEX", str(tmp_path / "index"))  # r3-rag builds the formulas index on first use
+    res, ts = _lm_eval(["--model", model, "--model_args", f"inner=hf,pretrained=r3bench/smollm2-135m-instruct,{args}",
+                        "--apply_chat_template", "--tasks", "r3_jeebench", "--limit", "1",
+                        "--gen_kwargs", "max_gen_toks=32"], tmp_path, shared_data)
     [t] = ts
-    assert t["rounds"][0]["response"].strip() and t["gen_tokens"] > 0
-    assert t["n_rounds"] in (1, 2) and 0.0 <= res["results"]["r3_procgen"]["acc,none"] <= 1.0
+    assert t["rounds"][0]["response"].strip() and t["gen_tokens"] > 0 and t["errors"] == []
+    assert 0.0 <= res["results"]["r3_jeebench"]["jee_score,none"] <= 1.0
+    assert res["config"]["r3bench_strategy"]["gen_tokens"] == t["gen_tokens"]
+
+
+def test_rag_loglikelihood_requests_get_the_context_too(probs, index):
+    p = probs[0]
+    inner = ScriptedLM(lambda ctx, gk, n: "")
+    lm = RagLM(inner=inner, k=2, index=str(index))
+    r = Instance("loglikelihood", doc_of(p), (f"Question: {p.question}\nAnswer:", " 85 m"), 0, ("t", 0, 1))
+    [(ll, _)] = lm.loglikelihood([r])
+    assert -ll > len(r.args[0]) + 50  # the double scores -len(context): the context grew by the formulas
 
 
 # --- an API inner over a real HTTP server ---------------------------------------------------------

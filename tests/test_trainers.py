@@ -452,7 +452,7 @@ def test_cli_writes_an_adapter_that_lm_eval_scores(tiny, data, tmp_path):
                        env=env, timeout=600)
     assert r.returncode == 0, r.stderr[-2000:]
     rec = json.loads((tmp_path / "run" / "run.json").read_text())
-    assert rec["status"] == "finished" and rec["data_sha256"]
+    assert rec["status"] == "finished" and rec["data_sha256"] and rec["trainer"] == "sft"  # not "__main__"
     lm_eval = Path(sys.executable).with_name("lm_eval")
     r = subprocess.run([str(lm_eval), "--model", "hf", "--model_args", rec["lm_eval_model_args"], "--tasks", "r3_procgen",
                         "--limit", "2", "--gen_kwargs", "max_gen_toks=8", "--apply_chat_template",

@@ -514,12 +514,22 @@ def versions() -> dict:
     return out
 
 
+def trainer_name(cfg) -> str:
+    """The trainer's module name ("sft", "stepfix", ...), also under `python -m trainers.sft`, where the
+    config class lives in `__main__`."""
+    mod = type(cfg).__module__
+    if mod == "__main__":
+        spec = getattr(sys.modules["__main__"], "__spec__", None)
+        mod = spec.name if spec is not None else mod
+    return mod.rsplit(".", 1)[-1]
+
+
 def write_run(cfg, **extra) -> Path:
     out = Path(cfg.output_dir)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "run.json"
     rec = json.loads(path.read_text()) if path.is_file() else {}
-    rec.update({"trainer": type(cfg).__module__.rsplit(".", 1)[-1], "config": dataclasses.asdict(cfg),
+    rec.update({"trainer": trainer_name(cfg), "config": dataclasses.asdict(cfg),
                 "git_commit": _git_commit(), "versions": versions(),
                 "hardware": {"cuda": _cuda(), "platform": platform.platform(), "cpus": os.cpu_count()}})
     rec.update(extra)
