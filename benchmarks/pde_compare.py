@@ -2,10 +2,10 @@
 
     OMP_NUM_THREADS=1 python benchmarks/pde_compare.py [--per_family 1] [--sft_steps 10]
 
-Steps: (1) lm-eval r3_pde_seen + r3_pde_heldout on the base model (chat template, greedy); (2) `python -m r3bench.pde export` and
-`trainers.sft` for `--sft_steps` LoRA steps; (3) the same evaluation with the adapter. Writes
-benchmarks/results/pde/smollm2_compare.{json,md}. CPU-sized: `--per_family 1` is one prompt per
-family (5 seen, 3 held-out), each scored on its 3 hidden instances.
+Steps: (1) lm-eval r3_pde_seen + r3_pde_heldout on the base model (chat template, greedy);
+(2) `python -m r3bench.pde export` and `trainers.sft` for `--sft_steps` LoRA steps; (3) the same
+evaluation with the adapter. Writes benchmarks/results/pde/smollm2_compare.{json,md}. CPU-sized: `--per_family 1` is one prompt per
+family (6 seen, 3 held-out), each scored on its 3 hidden instances.
 """
 from __future__ import annotations
 
@@ -104,7 +104,8 @@ def main(argv=None):
         for task, r in record.get(when, {}).items():
             for why in r["reasons"]:
                 lines.append(f"- {when} / {task}: {why}")
-    lines += ["", f"SFT {record.get('sft_seconds', '-')} s; total {record['total_seconds']} s on CPU (OMP_NUM_THREADS=1).",
+    lines += ["", f"SFT {record.get('sft_seconds', '-')} s; total {record['total_seconds']} s on CPU "
+              "(OMP_NUM_THREADS=1).",
               "pass@8 (r3_pde_sc) was not measured here: 8 samples per prompt exceed the CPU budget of this run."]
     (out_dir / "smollm2_compare.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))

@@ -50,7 +50,8 @@ def teardown_module():
     if not ROWS:
         return
     lines = ["# r3_pde verifier cost (seconds, mean of 3 rounds; OMP_NUM_THREADS=1, a shared 2-core CPU box)", "",
-             "| family | bank solver | verify 1 instance | verify 3 instances (one program) | solver time in the 3 | reference, 1 instance (uncached) |",
+             "| family | bank solver | verify 1 instance | verify 3 instances (one program) | solver time in the 3 "
+             "| reference, 1 instance (uncached) |",
              "|---|---|--:|--:|--:|--:|"]
     for fam in PROGRAMS:
         one, three, ref = ROWS.get((fam, 1)), ROWS.get((fam, 3)), ROWS.get((fam, "ref"))

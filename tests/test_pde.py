@@ -25,9 +25,10 @@ def test_instances_are_deterministic_small_and_vary():
     assert len(shapes) > 2  # resolution and output times vary
     for fam in F.FAMILIES:
         for inst in F.instances(fam, 0):
-            assert np.prod(inst["shape"]) <= 11 * 128
+            assert np.prod(inst["shape"]) <= 11 * 32 * 32
             json.dumps(inst)  # travels to the sandbox as JSON
-    assert set(F.SEEN) == {"advection", "burgers", "reaction_diffusion", "diffusion_sorption", "darcy"}
+    assert set(F.SEEN) == {"advection", "burgers", "reaction_diffusion", "diffusion_sorption", "darcy",
+                           "reaction_diffusion_2d"}
     assert set(F.HELD_OUT) == {"heat", "advection_diffusion", "kdv"}
 
 
@@ -79,6 +80,11 @@ def test_kdv_soliton_solves_kdv():
 def test_self_convergence_of_the_fine_grid_references():
     inst = F.instances("reaction_diffusion", 0, 1)[0]
     assert _nr(F._rd_reference(inst), F._rd_reference(inst, 384, 1e-3)) < 1e-6
+    inst = F.instances("reaction_diffusion_2d", 0, 1)[0]
+    a = F._args(inst)
+    coarse_dt = F.rd2_strang(a["u0"], a["t"], a["nu"], a["rho"], 1e-2)
+    assert _nr(F._rd2_reference(inst), F._rd2_reference(inst, 192)) < 1e-10  # spectral in space
+    assert _nr(coarse_dt, F._rd2_reference(inst)) < 1e-4  # Strang in time
     for fam, ref in (("diffusion_sorption", F._ds_reference), ("darcy", F._darcy_reference)):
         inst = F.instances(fam, 0, 1)[0]
         e1, e2 = _nr(ref(inst, 2), ref(inst, 8)), _nr(ref(inst, 4), ref(inst, 8))
@@ -145,7 +151,8 @@ BROKEN = {
     "huge allocation": ("import numpy as np\ndef solve(u0, x, t, nu):\n    return np.ones((10**6, 10**6))", "memory"),
     "file write": ("def solve(u0, x, t, nu):\n    open('/tmp/r3pde-escape', 'w').write('x')", "refused"),
     "file delete": ("import os\ndef solve(u0, x, t, nu):\n    os.remove('/etc/hostname')", "refused"),
-    "network": ("import socket\ndef solve(u0, x, t, nu):\n    socket.create_connection(('example.com', 80))", "refused"),
+    "network": ("import socket\ndef solve(u0, x, t, nu):\n    socket.create_connection(('example.com', 80))",
+                "refused"),
     "subprocess": ("import subprocess\ndef solve(u0, x, t, nu):\n    subprocess.run(['ls'])", "refused"),
     "exception": ("def solve(u0, x, t, nu):\n    raise ValueError('nope')", "ValueError"),
     "no solve": ("import numpy as np\ndef solver(u0):\n    return u0", "no function solve"),
@@ -225,7 +232,7 @@ def test_prompts_state_the_pde_and_signature_without_a_method():
             assert method.lower() not in p.lower()
     seen = tasks.dataset_seen()["test"]
     held = tasks.dataset_heldout()["test"]
-    assert len(seen) == 20 and len(held) == 12 and not any(held["seen"])
+    assert len(seen) == 24 and len(held) == 12 and not any(held["seen"])
     with pytest.raises(ValueError):
         tasks.docs(["heat"], "train")
 

@@ -70,7 +70,7 @@ def test_bank_scores_pass_at_1_through_lm_eval():
     r = res["results"]
     for t in ("r3_pde_seen", "r3_pde_heldout"):
         assert r[t]["pass_at_1,none"] == 1.0 and r[t]["validity,none"] == 1.0 and r[t]["nrmse,none"] < 0.01
-    assert res["n-samples"]["r3_pde_seen"]["effective"] == 20 and res["n-samples"]["r3_pde_heldout"]["effective"] == 12
+    assert res["n-samples"]["r3_pde_seen"]["effective"] == 24 and res["n-samples"]["r3_pde_heldout"]["effective"] == 12
     sc = simple_evaluate(model=_bank_lm(), tasks=["r3_pde_sc"], task_manager=TaskManager(), bootstrap_iters=0,
                          limit=1)["results"]["r3_pde_sc"]
     assert sc["pass_at_1,all_samples"] == 1.0 and sc["pass_at_8,all_samples"] == 1.0

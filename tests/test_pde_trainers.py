@@ -47,7 +47,7 @@ def test_grpo_step_with_the_pde_reward(tiny, tmp_path):
 def test_grpo_pde_dataset_from_the_export_keeps_one_row_per_prompt(export_dir, tmp_path):
     cfg = common.make(grpo.Config, data=str(export_dir), rewards="pde", output_dir=str(tmp_path))
     data, path = grpo.dataset(cfg, log=lambda *a: None)
-    assert len(data) == 5 and path.name == "sft.jsonl"
+    assert len(data) == 6 and path.name == "sft.jsonl"
     assert {"family", "seed", "n_instances", "prompt"} <= set(data.column_names)
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"prompt": "p", "family": "heat", "seed": 0}) + "\n")

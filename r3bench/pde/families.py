@@ -14,9 +14,9 @@ Each `Family` holds
     operator for Darcy); the hybrid verifier compares rho(u_hat) with rho(u_ref).
 
 Seen families (training + evaluation): advection, burgers, reaction_diffusion, diffusion_sorption,
-darcy. Held-out families (evaluation only, never in training prompts): heat, advection_diffusion, kdv.
-Instances are small (<= 128 points x 11 times in 1D, <= 33 x 33 in 2D) so a sandboxed run stays well under a
-second.
+darcy, reaction_diffusion_2d. Held-out families (evaluation only, never in training prompts): heat,
+advection_diffusion, kdv. Instances are small (<= 128 points x 11 times in 1D, 33 x 33 steady or
+32 x 32 x 11 in 2D) so a sandboxed run stays under a second.
 """
 from __future__ import annotations
 
@@ -409,6 +409,75 @@ def _darcy_residual(u, inst):
     return float(np.sqrt(np.mean(r ** 2)))
 
 
+# 2D reaction-diffusion (Fisher-KPP): u_t = nu (u_xx + u_yy) + rho u (1 - u) on [0, 1)^2 periodic.
+# Reference: 2D Strang splitting (exact Fourier diffusion, exact logistic) on a 96 x 96 grid, sampled back.
+def _rd2_instance(rng):
+    n = int(rng.choice([16, 24, 32]))
+    x = _periodic_grid(n)
+    t = _times(rng, 0.3, 1.0)
+    nu = float(round(rng.uniform(0.001, 0.005), 4))
+    rho = float(round(rng.uniform(0.5, 3.0), 3))
+    modes = [(int(kx), int(ky), float(rng.uniform(0.05, 0.12)), float(rng.uniform(0, TWO_PI)))
+             for kx, ky in rng.choice([(1, 0), (0, 1), (1, 1), (1, -1), (2, 0), (0, 2), (2, 1), (1, 2)], 3,
+                                      replace=False)]
+    return {"args": {"u0": _rd2_u0(x, modes).tolist(), "x": x.tolist(), "t": t.tolist(), "nu": nu, "rho": rho},
+            "shape": [len(t), n, n], "modes": modes}
+
+
+def _rd2_u0(x, modes):
+    X, Y = np.meshgrid(x, x, indexing="ij")
+    u = np.full_like(X, 0.5)
+    for kx, ky, a, p in modes:
+        u += a * np.sin(TWO_PI * (kx * X + ky * Y) + p)
+    return u
+
+
+def rd2_strang(u0, t, nu, rho, dt=2e-3):
+    n = u0.shape[0]
+    k = TWO_PI * np.fft.fftfreq(n, d=1.0 / n)
+    kr = TWO_PI * np.fft.rfftfreq(n, d=1.0 / n)
+    K2 = k[:, None] ** 2 + kr[None, :] ** 2
+
+    def react(u, h):
+        e = np.exp(rho * h)
+        return u * e / (1.0 - u + u * e)
+
+    u = np.array(u0, float)
+    out = [u.copy()]
+    for t0, t1 in zip(t[:-1], t[1:]):
+        steps = max(1, int(np.ceil((t1 - t0) / dt)))
+        h = (t1 - t0) / steps
+        D = np.exp(-nu * K2 * h)
+        for _ in range(steps):
+            u = react(u, h / 2)
+            u = np.fft.irfft2(D * np.fft.rfft2(u), s=u.shape)
+            u = react(u, h / 2)
+        out.append(u.copy())
+    return np.stack(out)
+
+
+def _rd2_reference(inst, n_fine=96):
+    a = _args(inst)
+    n = len(a["x"])
+    uf = rd2_strang(_rd2_u0(_periodic_grid(n_fine), inst["modes"]), a["t"], a["nu"], a["rho"])
+    r = n_fine // n
+    return uf[:, ::r, ::r]
+
+
+def _rd2_residual(u, inst):
+    a = _args(inst)
+    dx = a["x"][1] - a["x"][0]
+
+    def rhs(v):
+        lap = (np.roll(v, 1, -1) + np.roll(v, -1, -1) + np.roll(v, 1, -2) + np.roll(v, -1, -2) - 4 * v) / dx ** 2
+        return a["nu"] * lap + a["rho"] * v * (1 - v)
+    u = np.asarray(u, float)
+    dt = np.diff(a["t"])[:, None, None]
+    F = rhs(u)
+    res = (u[1:] - u[:-1]) / dt - 0.5 * (F[1:] + F[:-1])
+    return float(np.sqrt(np.mean(res ** 2)))
+
+
 # 1D KdV (held out): u_t + 6 u u_x + u_xxx = 0 on [0, L) periodic; exact single soliton
 # u = c/2 sech^2(sqrt(c)/2 (x - x0 - c t)) (periodic image nearest to x; on L = 40 the tails are < 1e-6).
 def _kdv_instance(rng):
@@ -473,6 +542,13 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
            "smooth permeability field) and `f` is a constant source. Return a NumPy array of shape (len(x), len(x)) "
            "with u[i, j] = u(x[i], y[j]) (boundary rows and columns included, equal to 0).",
            "def solve(a, f, x):", _darcy_instance, _darcy_reference, _darcy_residual, ("f",)),
+    Family("reaction_diffusion_2d", True, "2D reaction-diffusion (Fisher-KPP)",
+           "u_t = nu * (u_xx + u_yy) + rho * u * (1 - u) for (x, y) in [0, 1)^2 with periodic boundary conditions; "
+           "the grid is x_i = y_i = i / len(x) (given as `x`, the same for both axes), and `u0` is a 2D array with "
+           "u0[i, j] = u(x_i, y_j, 0). nu > 0 is the diffusivity and rho > 0 the reaction rate. `t` is a 1D array of "
+           "output times with t[0] = 0; return a NumPy array of shape (len(t), len(x), len(x)) whose entry [n, i, j] "
+           "is u(x_i, y_j, t[n]) (entry [0] is the initial condition).",
+           "def solve(u0, x, t, nu, rho):", _rd2_instance, _rd2_reference, _rd2_residual, ("nu", "rho")),
     Family("heat", False, "1D heat equation",
            "u_t = nu * u_xx for " + _PER + " nu > 0 is the diffusivity.",
            "def solve(u0, x, t, nu):", _heat_instance, _heat_reference, _heat_residual, ("nu",)),

@@ -62,7 +62,7 @@ def _example(family, seed) -> str:
 
 def prompt_text(family: str, seed: int) -> str:
     fam = F.FAMILIES[family]
-    times = "" if family == "darcy" else F.TIME_DEPENDENT_NOTE
+    times = "" if family in ("darcy", "reaction_diffusion_2d") else F.TIME_DEPENDENT_NOTE  # 2D: in the statement
     return PROMPT.format(title=fam.title, statement=fam.statement, times=times, signature=fam.signature,
                          example=_example(family, seed))
 

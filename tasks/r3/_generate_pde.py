@@ -3,10 +3,10 @@
 Kept apart from _generate.py, which owns the other YAMLs (it only deletes files that start with its
 own header, so these stay when it runs; this script only replaces r3_pde*.yaml).
 
-    r3_pde_seen      5 seen families x 4 prompts, greedy: validity, pass@1, nRMSE (median), reward
+    r3_pde_seen      6 seen families x 4 prompts, greedy: validity, pass@1, nRMSE (median), reward
     r3_pde_heldout   3 held-out families x 4 prompts (never in training prompts), same metrics
     r3_pde           group of the two
-    r3_pde_sc        all 8 families, repeats: 8 (sampling): validity, pass@1, pass@8, best-of-8 nRMSE
+    r3_pde_sc        all 9 families, repeats: 8 (sampling): validity, pass@1, pass@8, best-of-8 nRMSE
 """
 from pathlib import Path
 
