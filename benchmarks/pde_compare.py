@@ -4,8 +4,9 @@
 
 Steps: (1) lm-eval r3_pde_seen + r3_pde_heldout on the base model (chat template, greedy);
 (2) `python -m r3bench.pde export` and `trainers.sft` for `--sft_steps` LoRA steps; (3) the same
-evaluation with the adapter. Writes benchmarks/results/pde/smollm2_compare.{json,md}. CPU-sized: `--per_family 1` is one prompt per
-family (6 seen, 3 held-out), each scored on its 3 hidden instances.
+evaluation with the adapter. Writes benchmarks/results/pde/smollm2_compare.{json,md} after every
+phase. CPU-sized: `--per_family 1` is one prompt per family (6 seen, 3 held-out), each scored on its
+3 hidden instances; `--adapter DIR` reuses an SFT adapter, `--skip_before` skips the base model.
 """
 from __future__ import annotations
 
