@@ -133,6 +133,13 @@ def test_reward_is_the_hybrid_formula():
     assert v.nrmse_norm == "range" and 0 < v.nrmse < 0.02
 
 
+def test_verdict_is_plain_data():
+    v = verify(bank.HELD_OUT_BANK["heat"]["spectral"], "heat", F.instances("heat", 0, 2))
+    d = json.loads(json.dumps(v.to_dict()))
+    assert d["success"] and len(d["instances"]) == 2 and d["instances"][0]["nrmse_norm"] == "range"
+    assert "range-normalised" in v.reason
+
+
 def test_extract_code():
     assert extract_code("text\n```python\ndef solve(x):\n    return x\n```\nmore") == "def solve(x):\n    return x\n"
     two = "```python\nimport numpy\n```\n```python\ndef solve(a): pass\n```"

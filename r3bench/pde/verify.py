@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import base64
+import dataclasses
 import math
 import re
 from dataclasses import dataclass, field
@@ -71,10 +72,8 @@ class ProgramVerdict:
     seconds: float = 0.0  # wall time of the sandbox run
 
     def to_dict(self) -> dict:
-        return {"valid": self.valid, "success": self.success, "reward": self.reward, "nrmse": self.nrmse,
-                "reason": self.reason, "seconds": self.seconds,
-                "instances": [vars(i) if not hasattr(i, "__dataclass_fields__") else
-                              {k: getattr(i, k) for k in i.__dataclass_fields__} for i in self.instances]}
+        """Plain JSON-ready data (the instances as dicts)."""
+        return dataclasses.asdict(self)
 
 
 _FENCE = re.compile(r"```[ \t]*(?:python|py|python3)?[ \t]*\n(.*?)(?:```|\Z)", re.S | re.I)
@@ -259,5 +258,7 @@ def combine(verdicts, cfg: VerifyConfig = VerifyConfig(), seconds: float = 0.0) 
         if any(v.reason.startswith("verifier error") for v in verdicts):
             reason = "verifier error: " + reason  # not the program's fault: trainers.grpo skips it
     else:
-        reason = f"valid on {len(verdicts)} instances; worst nRMSE {worst:.3g}" + (" (success)" if success else "")
+        norms = "/".join(dict.fromkeys(v.nrmse_norm for v in verdicts))  # which normalisation the nRMSEs use
+        reason = (f"valid on {len(verdicts)} instances; worst nRMSE {worst:.3g} ({norms}-normalised)"
+                  + (" (success)" if success else ""))
     return ProgramVerdict(valid, success, reward, worst, reason, tuple(verdicts), seconds)
