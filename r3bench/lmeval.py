@@ -172,8 +172,17 @@ def vote_key(doc, resp):
     return canonical(resp, doc["answer_kind"], ref=doc["answer"])
 
 
+def responses(results) -> list:
+    """The k responses of one request: lm-eval 0.4.13 hands `repeats: k` through the KeepAll filter as
+    [[r1, ..., rk]] (one list per request); a flat list is taken as it is."""
+    if len(results) == 1 and isinstance(results[0], (list, tuple)):
+        return list(results[0])
+    return list(results)
+
+
 def results_sc(doc, results):
     """Self-consistency over the k responses of `repeats: k`: maj@k (unit-aware votes), pass@k, acc@1."""
+    results = responses(results)
     oks = [_verdict(doc, r).equivalent for r in results]
     keys = [vote_key(doc, r) for r in results]
     votes = Counter(k for k in keys if k is not None)

@@ -109,3 +109,31 @@ def test_r3bench_eval_wrapper(tiny, tmp_path, shared_data):
                         "--output_path", str(tmp_path)], capture_output=True, text=True, env=env, timeout=600)
     assert p.returncode == 0, p.stderr[-3000:]
     assert glob.glob(str(tmp_path / "*" / "results_*.json"))
+
+
+class _AnswerLM:
+    """TEST DOUBLE of an lm-eval model that answers every request with the document's own answer, so
+    that a metric can be held to 1.0 (a tiny random model only ever scores 0)."""
+
+    @staticmethod
+    def make():
+        from lm_eval.api.model import LM
+
+        class AnswerLM(LM):
+            def generate_until(self, requests, disable_tqdm=False):
+                return [f"So the answer is \\boxed{{{r.doc['answer']}}}." for r in requests]
+
+            def loglikelihood(self, requests):
+                raise NotImplementedError
+
+            def loglikelihood_rolling(self, requests):
+                raise NotImplementedError
+        return AnswerLM()
+
+
+def test_self_consistency_scores_right_answers_as_right():
+    """repeats: k reaches process_results as one nested list per request; maj@k / pass@k must see k answers."""
+    res = _evaluate(_AnswerLM.make(), ["r3_mmlu_high_sc", "r3_jeebench"], limit=3)
+    sc = res["results"]["r3_mmlu_high_sc"]
+    assert sc["acc,all_samples"] == sc["maj_at_k,all_samples"] == sc["pass_at_k,all_samples"] == 1.0
+    assert res["results"]["r3_jeebench"]["acc,none"] == 1.0
