@@ -111,6 +111,19 @@ def build(path: str | os.PathLike | None = None, solutions: list[dict] | None = 
     return manifest
 
 
+def _norm(s: str) -> str:
+    return " ".join((s or "").split()).lower()
+
+
+def _same_problem(hit_id, hit_question, exclude_id, exclude_question) -> bool:
+    """The hit is the problem itself: same id, or one question text contains the other (an SFT export
+    stores the whole prompt as the question)."""
+    if exclude_id and hit_id == exclude_id:
+        return True
+    a, b = _norm(hit_question), _norm(exclude_question or "")
+    return bool(a and b) and (a == b or (len(b) > 40 and b in a) or (len(a) > 40 and a in b))
+
+
 class Index:
     """Read side of the index. A missing formulas collection is built on first use (it is small and
     fixed); a missing solutions collection is an error that says how to build it."""
@@ -118,6 +131,9 @@ class Index:
     def __init__(self, path: str | os.PathLike | None = None):
         from verifiers.feedback import embedding_function
 
+        if path and not (Path(path) / MANIFEST).is_file():  # a typo must not become a fresh, formulas-only index
+            raise RetrievalError(f"no retrieval index at {path} (no {MANIFEST}): build it with "
+                                 f"python -m trainers.rag --out {path}")
         self.path = Path(path) if path else default_path()
         self.client, self.ef = _client(self.path), embedding_function()
         self._cols = {}
@@ -142,14 +158,21 @@ class Index:
                                       f"python -m trainers.rag --out {self.path} --solutions FILE (or --procgen_n N)") from None
         return self._cols[name]
 
-    def query(self, text: str, k: int = 3, source: str = FORMULAS, exclude_question: str | None = None) -> list[Hit]:
+    def require(self, source: str) -> None:
+        """Open the collections `source` needs now (a missing one is a RetrievalError, not a run of
+        empty retrievals)."""
+        for name in ([FORMULAS, SOLUTIONS] if source == "all" else [source]):
+            self._col(name)
+
+    def query(self, text: str, k: int = 3, source: str = FORMULAS, exclude_question: str | None = None,
+              exclude_id: str | None = None) -> list[Hit]:
         if source not in SOURCES:
             raise ValueError(f"unknown source {source!r} (have: {', '.join(SOURCES)})")
         names = [FORMULAS, SOLUTIONS] if source == "all" else [source]
         hits = []
         for name in names:
             col = self._col(name)
-            want = min(col.count(), k + (2 if exclude_question else 0))
+            want = min(col.count(), k + (3 if exclude_question or exclude_id else 0))
             if want <= 0:
                 continue
             r = col.query(query_texts=[text[:2000]], n_results=want)
@@ -159,7 +182,7 @@ class Index:
                                     topic=m.get("topic", "")))
                 else:
                     q = m.get("question", "")
-                    if exclude_question and q.strip() == exclude_question.strip():
+                    if _same_problem(i, q, exclude_id, exclude_question):
                         continue  # the problem's own worked solution would leak the answer
                     hits.append(Hit(name, i, float(d), f"Question: {q}\nSolution:\n{m.get('solution', '')}", q))
         hits.sort(key=lambda h: h.distance)

@@ -25,7 +25,8 @@ Strategies (all open choices are arguments; the defaults follow the papers where
   steps quoted in the feedback instead). At most `rounds` revisions (default 5) after the first
   attempt; stop early when two consecutive final answers agree (unit-aware, as maj@k votes). The
   last solution is the answer.
-* r3-bestofn: n samples (temperature, default 0.7); the one with the best verifier score wins
+* r3-bestofn: n samples (temperature, default 0.7; API inners get seed sample_seed + i, distinct per
+  sample and per repeat of a request); the one with the best verifier score wins
   (`agg`: min / prod / mean / last over step scores; default min for the PSV, as a PRM is used, and
   mean - the share of steps before the first error - for pass/fail verifiers); `scorer=vote` picks by
   unit-aware majority vote instead. Both picks are recorded in the trace whatever the scorer.
@@ -47,7 +48,14 @@ response, step scores, feedback, answer key; the stop reason; errors) in `trace=
 lm-eval's samples: OUTPUT_PATH/<model name>/traces_<strategy>_<time>.jsonl (OUTPUT_PATH from
 lm_eval's --output_path), or else ./r3bench-traces/. A failure of the inner model on one request is
 recorded in that problem's trace (its answer is then empty and scores 0 through the task); it does not
-stop the run.
+stop the run. When the inner model fails on every request before anything was generated (server down,
+a chat API without --apply_chat_template), the run stops with that error instead of scoring nothing.
+
+Under several processes (accelerate), each rank writes its own trace file (_rank<r>) and the token
+means in the results config are rank 0's. Do not combine `--cache_requests` with
+`--apply_chat_template`: cached contexts skip apply_chat_template, so multi-turn revisions would be
+appended to an already rendered chat as plain text. Loglikelihood (multiple-choice) requests go to
+the inner model unchanged for StepCo and Best-of-N, and with the retrieved block for RAG.
 """
 from __future__ import annotations
 
@@ -73,10 +81,11 @@ ORACLE = ("symbolic", "judge")  # they read the reference solution
 AGGS = ("min", "prod", "mean", "last")
 
 FEEDBACK = ("A verifier checked your solution step by step. Step {k} ({tag}) is probably wrong: it scores "
-            "{score:.2f}, below the threshold {thr:g}. Steps 1 to {kept} are kept as they are. Rewrite step {k} "
-            "and every step after it, in the same seven-tag format.")
+            "{score:.2f}, below the threshold {thr:g}. {kept}Rewrite step {k} and every step after it, in the "
+            "same seven-tag format.")
+KEPT_SOME = "Steps 1 to {j} are kept as they are. "
 FEEDBACK_NO_STEPS = ("A verifier could not find the seven tagged steps in your solution, so no step could be "
-                     "checked. Write the whole solution again, as exactly seven tagged steps.")
+                     "checked. Write the whole solution again in this format.\n" + seventag.CONVENTIONS)
 KEPT = "\n\nThe steps kept:\n{steps}"
 REVISED = "Revised solution:"
 
@@ -162,12 +171,15 @@ def answer_key(doc: dict, text: str):
     """Unit-aware key of a solution's final answer (as maj@k votes); None when there is none."""
     if not text:
         return None
-    if doc.get("answer_kind"):
-        from r3bench.lmeval import vote_key
-        return vote_key(doc, text)
-    from verifiers import extract_answer
-    a = extract_answer(text)
-    return a.strip() if a else None
+    try:
+        if doc.get("answer_kind"):
+            from verifiers import canonical
+            return canonical(text, doc["answer_kind"], ref=doc.get("answer"))
+        from verifiers import extract_answer
+        a = extract_answer(text)
+        return a.strip() if a else None
+    except Exception:  # noqa: BLE001 - a key is best effort: no key, no early stop / vote
+        return None
 
 
 def _jsonable_key(k):
@@ -193,8 +205,12 @@ class Scorer:
             self.psv = PSV(model, threshold=self.threshold, device=psv_device)
 
     def steps(self, question: str, solution: str, reference: str) -> dict:
-        """{"scores": [...], "valid": bool, "explanation": str}; never raises."""
-        n = seventag.parse(solution or "").n
+        """{"scores": one per step of the solution (document order), "valid", "explanation"}; never raises.
+
+        A pass/fail verifier names the first wrong step by its tag's position in the seven-tag order
+        (a missing governing_equation is "step 3" even when only two tags are present): every present
+        step at or after that position scores 0, and when the wrong step is absent (the solution
+        stopped early or skipped it) a 0 is appended, so that such a solution is never accepted."""
         if self.psv is not None:
             try:
                 return {"scores": self.psv.step_scores(question, solution), "valid": True, "explanation": "psv"}
@@ -204,13 +220,16 @@ class Scorer:
         v = verify(question, solution, reference, backend=self.kind)
         if not v.valid:
             return {"scores": [], "valid": False, "explanation": v.explanation}
-        n = v.n_steps or n
+        pos = [seventag.TAGS.index(st.tag) + 1 for st in seventag.parse(solution or "").steps]
         if v.first_error:
-            scores = [1.0] * (v.first_error - 1) + [0.0] * (n - v.first_error + 1)
+            scores = [0.0 if k >= v.first_error else 1.0 for k in pos]
+            if 0.0 not in scores:
+                scores.append(0.0)
         else:
-            scores = [1.0] * n
-        return {"scores": scores, "valid": True, "explanation": v.explanation,
-                "error_class": v.error_class, "first_error": v.first_error}
+            scores = [1.0] * len(pos)
+        return {"scores": scores, "valid": True, "explanation": v.explanation, "error_class": v.error_class,
+                "first_error": v.first_error,
+                "failing_tag": seventag.TAGS[v.first_error - 1] if 0 < v.first_error <= len(seventag.TAGS) else None}
 
     def first_failing(self, scores: list) -> int | None:
         """1-based index of the first step under the threshold; 1 when there are no steps; None = accept."""
@@ -269,6 +288,7 @@ class StrategyLM(LM):
             self.inner = make_inner(inner, inner_args, extra)
         self.inner_args = {k: v for k, v in inner_args.items()}
         self._chats: dict = {}
+        self._any_output = False
         self._count_tok = None
         self.token_unit = "tokens"
         if count_tokenizer:
@@ -289,6 +309,19 @@ class StrategyLM(LM):
     @property
     def world_size(self):
         return self._world_size
+
+    @property
+    def device(self):
+        return getattr(self.inner, "device", None)
+
+    def all_gather(self, tensor):
+        return self.inner.all_gather(tensor)
+
+    def gather_object(self, obj, dst=0):
+        return self.inner.gather_object(obj, dst)
+
+    def barrier(self):
+        return self.inner.barrier()
 
     @property
     def tokenizer_name(self) -> str:
@@ -370,28 +403,48 @@ class StrategyLM(LM):
         still fails returns None and is recorded in its problem's errors."""
         if not items:
             return []
-        reqs = []
-        for p, prompt, prefill, gk in items:
-            ctx = prompt.render(self.inner, prefill)
+        reqs, ok_items = [], []
+        for it in items:
+            p, prompt, prefill, gk = it
+            try:
+                ctx = prompt.render(self.inner, prefill)
+            except Exception as e:  # noqa: BLE001 - a template that cannot render this turn: this problem only
+                p.errors.append({"call": label, "error": f"prompt render: {type(e).__name__}: {e}"[:500]})
+                continue
             reqs.append(Instance("generate_until", p.doc, (ctx, gk), p.index,
                                  (p.request.task_name, p.request.doc_id, 1)))
+            ok_items.append(it)
         t0 = time.time()
-        try:
-            outs = list(self.inner.generate_until(reqs))
-            if len(outs) != len(reqs):
-                raise RuntimeError(f"inner model returned {len(outs)} responses for {len(reqs)} requests")
-        except Exception as e:  # noqa: BLE001 - isolate the failing request(s)
-            _log(f"{self.NAME} {label}: a batch of {len(reqs)} failed ({type(e).__name__}: {e}); retrying one by one")
-            outs = []
-            for (p, *_), r in zip(items, reqs):
-                try:
-                    outs.append(list(self.inner.generate_until([r]))[0])
-                except Exception as e1:  # noqa: BLE001
-                    p.errors.append({"call": label, "error": f"{type(e1).__name__}: {e1}"[:500]})
-                    outs.append(None)
+        outs = []
+        if reqs:
+            try:
+                outs = list(self.inner.generate_until(reqs))
+                if len(outs) != len(reqs):
+                    raise RuntimeError(f"inner model returned {len(outs)} responses for {len(reqs)} requests")
+            except Exception as e:  # noqa: BLE001 - isolate the failing request(s)
+                _log(f"{self.NAME} {label}: a batch of {len(reqs)} failed ({type(e).__name__}: {e}); retrying one by one")
+                outs = []
+                for (p, *_), r in zip(ok_items, reqs):
+                    try:
+                        outs.append(list(self.inner.generate_until([r]))[0])
+                    except Exception as e1:  # noqa: BLE001
+                        p.errors.append({"call": label, "error": f"{type(e1).__name__}: {e1}"[:500]})
+                        outs.append(None)
+        if any(o is not None for o in outs):
+            self._any_output = True
+        elif len(items) > 1 and not self._any_output:  # nothing at all generated yet: a setup error, not one bad request
+            first = next((p.errors[-1]["error"] for p, *_ in items if p.errors), "no response")
+            raise RuntimeError(f"{self.NAME}: the inner model failed on all {len(items)} requests of {label} "
+                               f"(first: {first}); not scoring a run in which nothing was generated")
         dt = time.time() - t0
+        by_id = {id(it): (r, o) for it, r, o in zip(ok_items, reqs, outs)}
         texts = []
-        for (p, prompt, prefill, gk), r, out in zip(items, reqs, outs):
+        for it in items:
+            p, prompt, prefill, gk = it
+            if id(it) not in by_id:
+                texts.append(None)
+                continue
+            r, out = by_id[id(it)]
             p.calls += 1
             p.prompt_tokens += self.ntokens(r.args[0])
             if out is None:
@@ -441,29 +494,32 @@ class StrategyLM(LM):
         out = _output_path_from_argv(sys.argv)
         if out:
             base = Path(out)
-            if base.suffix == ".json":
-                base = base.parent
-            name = self.inner_args.get("pretrained") or self.inner_args.get("model") or self.NAME
-            try:
+            if base.suffix == ".json":  # lm-eval then writes its samples beside that file, without a model folder
+                return base.parent / f"traces_{self.NAME}_{stamp}.jsonl"
+            name = None
+            try:  # lm-eval's own folder name: the first of peft, delta, pretrained, model, path, engine
+                from lm_eval.loggers.evaluation_tracker import GeneralConfigTracker
                 from lm_eval.utils import sanitize_model_name
-                name = sanitize_model_name(str(name))
-            except Exception:  # noqa: BLE001
-                name = str(name).replace("/", "__")
-            return base / name / f"traces_{self.NAME}_{stamp}.jsonl"
+                name = GeneralConfigTracker._get_model_name(self.inner_args)
+                name = sanitize_model_name(str(name)) if name else None
+            except Exception:  # noqa: BLE001 - lm-eval internals moved: fall back to the pretrained name
+                n = self.inner_args.get("pretrained") or self.inner_args.get("model")
+                name = str(n).replace("/", "__") if n else None
+            return base / (name or self.NAME) / f"traces_{self.NAME}_{stamp}.jsonl"
         return Path("r3bench-traces") / f"traces_{self.NAME}_{stamp}.jsonl"
 
     def _write_traces(self, probs):
-        if self.rank != 0 and self.world_size > 1:
-            return
         if self.trace_path is None:
             self.trace_path = self._default_trace_path()
+            if self.world_size > 1:  # one file per process (each holds its share of the requests)
+                self.trace_path = self.trace_path.with_name(f"{self.trace_path.stem}_rank{self.rank}.jsonl")
         try:
             self.trace_path.parent.mkdir(parents=True, exist_ok=True)
             with open(self.trace_path, "a", encoding="utf-8") as f:
                 for p in probs:
                     rec = {"strategy": self.NAME, "token_unit": self.token_unit, **self.settings(), **p.record()}
-                    f.write(json.dumps(rec, ensure_ascii=False, default=_jsonable_key) + "\n")
-        except OSError as e:
+                    f.write(json.dumps(rec, ensure_ascii=False, default=str) + "\n")
+        except (OSError, TypeError, ValueError) as e:
             warnings.warn(f"r3bench: could not write the trace to {self.trace_path}: {e}", RuntimeWarning)
 
 
@@ -479,12 +535,13 @@ class RagLM(StrategyLM):
             raise ValueError(f"source must be one of {SOURCES}, got {source!r}")
         self.k, self.source = int(k), source
         self.index = Index(index)
+        self.index.require(source)
 
     def settings(self):
         return {"k": self.k, "source": self.source, "index": self.index.manifest()}
 
-    def _augment(self, question: str, prompt: Prompt) -> tuple[Prompt, list]:
-        hits = self.index.query(question, k=self.k, source=self.source, exclude_question=question)
+    def _augment(self, question: str, prompt: Prompt, doc_id: str | None = None) -> tuple[Prompt, list]:
+        hits = self.index.query(question, k=self.k, source=self.source, exclude_question=question, exclude_id=doc_id)
         from r3bench.retrieval import Index
         return prompt.prepend(Index.render(hits)), hits
 
@@ -492,7 +549,7 @@ class RagLM(StrategyLM):
         items = []
         for p in problems:
             try:
-                prompt, hits = self._augment(p.question, p.prompt)
+                prompt, hits = self._augment(p.question, p.prompt, p.doc.get("id"))
             except Exception as e:  # noqa: BLE001 - retrieval failure: answer without context, recorded
                 prompt, hits = p.prompt, []
                 p.errors.append({"call": "retrieve", "error": f"{type(e).__name__}: {e}"[:500]})
@@ -512,11 +569,11 @@ class RagLM(StrategyLM):
             ctx, cont = r.args
             doc = r.doc if isinstance(r.doc, dict) else {}
             try:
-                block = self._augment(str(doc.get("question") or ctx), Prompt(text=""))[0].text.rstrip()
-            except Exception:  # noqa: BLE001
-                block = ""
-            out.append(Instance(r.request_type, r.doc, ((block + "\n\n" if block else "") + ctx, cont), r.idx,
-                                (r.task_name, r.doc_id, r.repeats)))
+                block = self._augment(str(doc.get("question") or ctx), Prompt(text=""), doc.get("id"))[0].text.rstrip()
+                ctx2 = self._prompt_of(ctx).prepend(block).render(self.inner) if block else ctx
+            except Exception:  # noqa: BLE001 - no context for this request rather than a crashed run
+                ctx2 = ctx
+            out.append(Instance(r.request_type, r.doc, (ctx2, cont), r.idx, (r.task_name, r.doc_id, r.repeats)))
         return self.inner.loglikelihood(out)
 
 
@@ -545,30 +602,48 @@ class StepCoLM(StrategyLM):
         key = answer_key(p.doc, text)
         entry = {"round": rnd, "response": text, "step_scores": [round(x, 4) for x in s["scores"]],
                  "verifier": s["explanation"][:300], "verdict_valid": s["valid"], "first_failing": k,
+                 "failing_tag": s.get("failing_tag"),
                  "answer": _jsonable_key(key), "gen_tokens": p.gen_tokens - tokens_before[0],
                  "prompt_tokens": p.prompt_tokens - tokens_before[1]}
         p.rounds.append(entry)
         return entry
 
-    def _revision(self, p: Problem, prev: str, entry: dict) -> tuple[Prompt, str, str]:
-        """(prompt, prefill, feedback) for revising `prev` from its first failing step."""
+    def _revision(self, p: Problem, prev: str, entry: dict) -> tuple[Prompt, str, str, str]:
+        """(prompt, prefill, feedback, kept steps) for revising `prev` from its first failing step."""
         sol = seventag.parse(prev or "")
         k = entry["first_failing"]
         if not sol.steps:
             fb = FEEDBACK_NO_STEPS
-            return p.prompt.follow_up(prev, fb), "", fb
+            return p.prompt.follow_up(prev, fb), "", fb, ""
         kept = sol.steps[:k - 1]
         score = entry["step_scores"][k - 1] if k - 1 < len(entry["step_scores"]) else 0.0
-        fb = FEEDBACK.format(k=k, tag=seventag.TAGS[k - 1] if k <= len(seventag.TAGS) else "?", score=score,
-                             thr=self.scorer.threshold, kept=k - 1 if k > 1 else "0 (none)")
+        # the failing step's own tag (a PSV's k is a position in the document; a missing step has its name
+        # from the verifier)
+        tag = sol.steps[k - 1].tag if k <= len(sol.steps) else (entry.get("failing_tag") or "the next step")
+        fb = FEEDBACK.format(k=k, tag=tag, score=score, thr=self.scorer.threshold,
+                             kept=KEPT_SOME.format(j=k - 1) if k > 1 else "")
         kept_text = seventag.render(kept) + "\n" if kept else ""
         if self.prefill:
-            return p.prompt.follow_up(prev, fb), kept_text, fb
+            return p.prompt.follow_up(prev, fb), kept_text, fb, kept_text
         if kept_text:
             fb = fb + KEPT.format(steps=kept_text.strip())
-        return p.prompt.follow_up(prev, fb), "", fb
+        return p.prompt.follow_up(prev, fb), "", fb, kept_text
+
+    @staticmethod
+    def _with_kept(text: str, kept_text: str) -> str:
+        """Without a prefill the model may (as told) write only steps k..: put the kept steps back in front."""
+        if not kept_text:
+            return text
+        got, kept = seventag.parse(text or "").steps, seventag.parse(kept_text).steps
+        if got and kept and got[0].tag == kept[0].tag:
+            return text  # it restated the whole solution
+        return kept_text + text
 
     def solve(self, problems):
+        if problems and not any("<problem_analysis>" in (p.prompt.text or json.dumps(p.prompt.messages))
+                                for p in problems[:5]):
+            _log("stepco: the task's prompt does not ask for the seven-tag format, so first attempts will "
+                 "rarely have verifiable steps; the *_structured tasks (e.g. r3_jeebench_structured) do")
         last: dict[int, dict] = {}
         texts = self.generate([(p, p.prompt, "", p.gen_kwargs) for p in problems], "round 0")
         for p, t in zip(problems, texts):
@@ -582,9 +657,9 @@ class StepCoLM(StrategyLM):
             if not active:
                 break
             _log(f"stepco round {rnd}: revising {len(active)} of {len(problems)} problems")
-            items, fbs, before = [], {}, {}
+            items, kept, before = [], {}, {}
             for p in active:
-                prompt, prefill, fb = self._revision(p, p.final, last[p.index])
+                prompt, prefill, fb, kept[p.index] = self._revision(p, p.final, last[p.index])
                 last[p.index]["feedback"] = fb
                 items.append((p, prompt, prefill, p.gen_kwargs))
                 before[p.index] = (p.gen_tokens, p.prompt_tokens)
@@ -593,7 +668,12 @@ class StepCoLM(StrategyLM):
             for p, t in zip(active, texts):
                 if t is None:
                     p.stop = f"inner model failed in round {rnd}; kept round {rnd - 1}"
+                    p.rounds.append({"round": rnd, "response": None, "error": p.errors[-1]["error"] if p.errors else "",
+                                     "gen_tokens": p.gen_tokens - before[p.index][0],
+                                     "prompt_tokens": p.prompt_tokens - before[p.index][1]})
                     continue
+                if not self.prefill:
+                    t = self._with_kept(t, kept[p.index])
                 prev_key = last[p.index]["answer"]
                 p.final = t
                 e = last[p.index] = self._score(p, t, rnd, before[p.index])
@@ -608,6 +688,7 @@ class StepCoLM(StrategyLM):
     def _needs_revision(self, p: Problem, e: dict) -> bool:
         if not e["verdict_valid"]:
             p.stop = f"no verdict from the verifier ({e['verifier'][:120]}); kept as is"
+            p.errors.append({"call": f"verify round {e['round']}", "error": e["verifier"]})
             return False
         if e["first_failing"] is None:
             p.stop = f"accepted: every step scores >= {self.scorer.threshold:g} (round {e['round']})"
@@ -620,13 +701,15 @@ class StepCoLM(StrategyLM):
 class BestOfNLM(StrategyLM):
     NAME = "bestofn"
 
-    def __init__(self, n=10, scorer="psv", psv_model=None, agg=None, temperature=0.7, top_p=None, seed=1234,
+    def __init__(self, n=10, scorer="psv", psv_model=None, agg=None, temperature=0.7, top_p=None, sample_seed=1234,
                  threshold=0.5, psv_device="cpu", **kw):
         super().__init__(**kw)
         # a PRM's solution score is its weakest step; a pass/fail verifier scores the share of steps
         # before its first error (so that, among wrong samples, the one wrong latest ranks first)
         agg = agg or ("min" if scorer == "psv" else "mean")
-        self.n, self.agg, self.temperature, self.seed = int(n), agg, float(temperature), int(seed)
+        self.n, self.agg, self.temperature, self.seed = int(n), agg, float(temperature), int(sample_seed)
+        if not self.temperature > 0:
+            raise ValueError(f"temperature must be > 0 for sampling, got {temperature}")
         self.top_p = None if top_p is None else float(top_p)
         if self.n < 1:
             raise ValueError(f"n must be >= 1, got {n}")
@@ -652,7 +735,13 @@ class BestOfNLM(StrategyLM):
         return g
 
     def solve(self, problems):
-        items = [(p, p.prompt, "", self._sampling(p.gen_kwargs, i)) for p in problems for i in range(self.n)]
+        # a request repeated (`repeats: k`) gets its own seeds per repeat (API models are seeded per request)
+        seen: dict = {}
+        items = []
+        for p in problems:
+            j = seen[(p.request.task_name, p.request.doc_id)] = seen.get((p.request.task_name, p.request.doc_id), -1) + 1
+            p.extra["repeat"] = j
+            items += [(p, p.prompt, "", self._sampling(p.gen_kwargs, j * self.n + i)) for i in range(self.n)]
         texts = self.generate(items, f"{self.n} samples per problem")
         for j, p in enumerate(problems):
             samples = texts[j * self.n:(j + 1) * self.n]

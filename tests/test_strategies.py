@@ -406,3 +406,66 @@ def test_the_hook_registers_the_three_names_and_keeps_hf():
     assert run("1").stdout.split() == ["HFLM", "RagLM", "StepCoLM", "BestOfNLM"]
     off = run("0")
     assert off.returncode != 0 and "r3-rag" in off.stderr  # switched off: lm-eval does not know the names
+
+
+# --- edge cases found in review -------------------------------------------------------------------
+
+def test_a_solution_that_stops_early_is_never_accepted(probs, tmp_path):
+    p = probs[0]
+    short = seventag.render(seventag.parse(p.solution).steps[:2])  # problem_analysis + principle only
+    s = Scorer("symbolic")
+    r = s.steps(p.question, short, p.solution)
+    assert r["scores"] == [1.0, 1.0, 0.0] and s.first_failing(r["scores"]) == 3 and r["failing_tag"] == "governing_equation"
+    inner = ScriptedLM(lambda ctx, gk, n: short if n == 0 else "\n" + tail(p.solution, 3))
+    lm = StepCoLM(inner=inner, verifier="symbolic", trace=str(tmp_path / "t.jsonl"))
+    [out] = lm.generate_until([req(p)])
+    assert "Step 3 (governing_equation)" in inner.calls[1][0] and procgen.first_error(p, out)[0] == 0
+    # and Best-of-N does not rank it above a complete right solution
+    inner = ScriptedLM(lambda ctx, gk, n: [short, p.solution][n])
+    [out] = BestOfNLM(inner=inner, n=2, scorer="symbolic", trace=str(tmp_path / "b.jsonl")).generate_until([req(p)])
+    assert out == p.solution
+
+
+def test_without_prefill_the_kept_steps_are_put_back(probs, tmp_path):
+    p = probs[0]
+    bad = wrong_at(p, 6)
+    inner = ScriptedLM(lambda ctx, gk, n: bad if n == 0 else tail(p.solution, 6))  # obeys: writes steps 6-7 only
+    lm = StepCoLM(inner=inner, verifier="symbolic", prefill=False, trace=str(tmp_path / "t.jsonl"))
+    [out] = lm.generate_until([req(p)])
+    assert "The steps kept:" in inner.calls[1][0]
+    assert [st.tag for st in seventag.parse(out).steps] == list(seventag.TAGS) and procgen.first_error(p, out)[0] == 0
+
+
+def test_inner_failing_on_every_request_stops_the_run(probs, tmp_path):
+    def script(ctx, gk, n):
+        raise ConnectionError("server down")
+    lm = StepCoLM(inner=ScriptedLM(script), verifier="symbolic", trace=str(tmp_path / "t.jsonl"))
+    with pytest.raises(RuntimeError, match="failed on all 2 requests.*server down"):
+        lm.generate_until([req(probs[0], i=0), req(probs[1], i=1)])
+    with pytest.raises(ValueError, match="temperature"):
+        BestOfNLM(inner=ScriptedLM(script), n=2, scorer="vote", temperature=0)
+
+
+def test_api_inner_gets_distinct_seeds_per_sample_and_repeat(probs, tmp_path):
+    inner = ScriptedLM(lambda ctx, gk, n: "\\boxed{1 m}")
+    inner.base_url = "http://127.0.0.1:9/v1/chat/completions"  # marks the double as an API model
+    lm = BestOfNLM(inner=inner, n=3, scorer="vote", trace=str(tmp_path / "t.jsonl"))
+    r = req(probs[0])
+    lm.generate_until([r, r])  # `repeats: 2` hands lm-eval's same request twice
+    seeds = [gk["seed"] for _, gk in inner.calls]
+    assert len(seeds) == 6 and len(set(seeds)) == 6
+    assert [t["repeat"] for t in traces(tmp_path / "t.jsonl")] == [0, 1]
+
+
+def test_trace_path_follows_lm_eval_output_path(probs, tmp_path, monkeypatch):
+    lm = StepCoLM(inner=ScriptedLM(lambda *a: ""), verifier="symbolic", pretrained="org/My-Model")
+    monkeypatch.setattr(sys, "argv", ["lm_eval", "--output_path", str(tmp_path / "out")])
+    assert lm._default_trace_path().parent == tmp_path / "out" / "org__My-Model"
+    monkeypatch.setattr(sys, "argv", ["lm_eval", "--output_path", str(tmp_path / "res.json")])
+    assert lm._default_trace_path().parent == tmp_path
+
+
+def test_rag_refuses_a_missing_index(tmp_path):
+    from r3bench.retrieval import RetrievalError
+    with pytest.raises(RetrievalError, match="no retrieval index"):
+        RagLM(inner=ScriptedLM(lambda *a: ""), index=str(tmp_path / "typo"))
