@@ -59,7 +59,7 @@ def response_of(sample: dict) -> str | None:
 
 
 def is_structured(task: str, task_cfg: dict | None) -> bool:
-    if task_cfg and task_cfg.get("doc_to_text"):
+    if isinstance(task_cfg, dict) and task_cfg.get("doc_to_text"):
         return "prompt_structured" in str(task_cfg["doc_to_text"])
     return task.endswith("_structured") or task == "r3_procgen"
 
@@ -77,7 +77,8 @@ def _run_info(samples_file: Path, problems: list) -> tuple[str, str, str, dict |
     try:
         d = json.loads(res.read_text(encoding="utf-8"))
         cfg = d.get("config") or {}
-        return (task, leaderboard.model_name(leaderboard.pretrained_of(cfg)), leaderboard.method_of(cfg),
+        return (task, leaderboard.model_name(leaderboard.pretrained_of(cfg)),
+                leaderboard.method_of(cfg, leaderboard.strategy_of(d)),
                 (d.get("configs") or {}).get(task))
     except (OSError, ValueError, AttributeError) as e:
         problems.append(f"{res.name}: unreadable ({e}): model and method unknown")
@@ -94,7 +95,11 @@ def verify_sample(sample: dict, backend: str = "symbolic") -> tuple[str, int | N
     """(outcome, first_error, explanation) of one logged sample."""
     from verifiers.steps import verify
 
-    doc = sample.get("doc") or {}
+    doc = sample.get("doc")
+    if doc is None:
+        doc = {}
+    if not isinstance(doc, dict):
+        return "no verdict", None, f"the sample's doc is a {type(doc).__name__}, not a mapping"
     resp = response_of(sample)
     if resp is None:
         return "no verdict", None, "no response in the sample"
@@ -142,6 +147,8 @@ def analyse(paths, backend: str = "symbolic", problems: list | None = None) -> l
             except ValueError as e:
                 problems.append(f"{src}:{i}: {e}")
                 continue
+            if s.get("doc") is not None and not isinstance(s["doc"], dict):
+                problems.append(f"{src}:{i}: doc is a {type(s['doc']).__name__}, not a mapping: no verdict")
             outcome, fe, why = verify_sample(s, backend)
             out.append(SampleVerdict(task, model, method, s.get("doc_id"), outcome, fe, why[:300], src))
     for task, n in sorted(skipped.items()):

@@ -33,13 +33,19 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 # method key -> column label, in column order
+# (a StepCo / Best-of-N run whose verifier read the reference solution - symbolic, judge - is its own
+# method, "... (oracle verifier)": it never shares the real method's column)
 METHODS = {"cot": "CoT", "rag": "RAG", "sft": "SFT", "dpo": "DPO", "stepfix": "stepfix", "stepco": "StepCo",
-           "bestofn": "Best-of-N", "grpo": "GRPO", "psv": "PSV"}
+           "stepco_oracle": "StepCo (oracle verifier)", "bestofn": "Best-of-N",
+           "bestofn_oracle": "Best-of-N (oracle verifier)", "grpo": "GRPO", "psv": "PSV"}
 METHOD_ORDER = list(METHODS)
 # names the paper (and people) use for the same methods
 METHOD_ALIASES = {**{v.lower(): k for k, v in METHODS.items()}, "ours": "stepfix", "base": "cot",
                   "best-of-n": "bestofn", "best_of_n": "bestofn"}
-REFERENCE = Path("results") / "paper_reference.csv"
+# the repository's copy (the package's parent folder), whatever the working directory
+REPO = Path(__file__).resolve().parent.parent
+REFERENCE = REPO / "results" / "paper_reference.csv"
+_DEFAULT_REFERENCES = (REFERENCE, Path("results") / "paper_reference.csv")
 REFERENCE_FIELDS = ("task", "model", "method", "acc", "n", "source")
 
 
@@ -126,15 +132,28 @@ def pretrained_of(cfg: dict) -> str:
     return model_args(cfg).get("pretrained") or (given if "/" in given else "?")
 
 
-def method_of(cfg: dict) -> str:
+def method_of(cfg: dict, strategy: dict | None = None) -> str:
+    """The method of an lm-eval run: the adapter's trainer and/or the strategy wrapper; a StepCo or
+    Best-of-N run whose verifier read the reference (`r3bench_strategy.oracle_verifier`, in the results
+    file or its config) is `stepco_oracle` / `bestofn_oracle`."""
     from r3bench.records import WRAPPERS
 
     ma = model_args(cfg)
     parts = [adapter_method(ma["peft"])] if ma.get("peft") else []
     wrapper = WRAPPERS.get(str(cfg.get("model") or ""))
     if wrapper:
+        info = strategy if isinstance(strategy, dict) else cfg.get("r3bench_strategy")
+        if wrapper in ("stepco", "bestofn") and isinstance(info, dict) and info.get("oracle_verifier") is True:
+            wrapper += "_oracle"
         parts.append(wrapper)
     return "+".join(parts) or "cot"
+
+
+def strategy_of(d: dict) -> dict | None:
+    """A strategy wrapper's settings in an lm-eval results file (strategies.py get_model_info)."""
+    cfg = d.get("config") if isinstance(d.get("config"), dict) else {}
+    info = cfg.get("r3bench_strategy") or d.get("r3bench_strategy")
+    return info if isinstance(info, dict) else None
 
 
 def _rel(path: Path, root: Path) -> str:
@@ -146,7 +165,7 @@ def from_lmeval(path: Path, root: Path) -> list[Cell]:
     if not isinstance(d, dict) or not isinstance(d.get("results"), dict):
         raise ValueError("no 'results' mapping: not an lm-eval results file")
     cfg = d.get("config") or {}
-    model, method = model_name(pretrained_of(cfg)), method_of(cfg)
+    model, method = model_name(pretrained_of(cfg)), method_of(cfg, strategy_of(d))
     out = []
     for task, res in sorted(d["results"].items()):
         if not isinstance(res, dict) or "acc,none" not in res:
@@ -165,7 +184,9 @@ def _summary_cells(summary: dict, model: str, method: str, src: str) -> list[Cel
 
 def from_run(run: Path, root: Path) -> list[Cell]:
     rec = json.loads((run / "run.json").read_text(encoding="utf-8"))
-    evals = sorted((run / "eval").glob("step-*.json"), key=lambda p: int(p.stem.split("-")[1]))
+    # eval/step-<N>.json only (a step-final.json or step-3.bak.json is not a step: skipped, not fatal)
+    evals = sorted((p for p in (run / "eval").glob("step-*.json") if p.stem[5:].isdigit()),
+                   key=lambda p: int(p.stem[5:]))
     if not evals:
         return []
     ev = json.loads(evals[-1].read_text(encoding="utf-8")).get("summary", {})
@@ -195,6 +216,11 @@ def _is_record(f: Path) -> bool:
     return f.name == "record.json" or (f.name.startswith("record_") and f.name.endswith(".json"))
 
 
+def _shown_path(p: Path) -> str:
+    """A path as a problem line shows it: relative as given, an absolute one by its last three parts."""
+    return "/".join(p.parts[-3:]) if p.is_absolute() else p.as_posix()
+
+
 def collect(paths, problems: list | None = None) -> list[Cell]:
     """Cells from every result, run and record under `paths`; unreadable inputs go to `problems`."""
     from r3bench.records import record_path
@@ -203,7 +229,7 @@ def collect(paths, problems: list | None = None) -> list[Cell]:
     cells = []
     for p in map(Path, paths):
         if not p.exists():
-            problems.append(f"{p}: not found")
+            problems.append(f"{_shown_path(p)}: not found")
             continue
         root = p if p.is_dir() else p.parent
         files = [p] if p.is_file() else sorted(p.rglob("*.json"))
@@ -240,7 +266,14 @@ def load_reference(path: str | Path | None, problems: list | None = None) -> dic
     n, source (acc as a fraction 0-1; method CoT/RAG/SFT/DPO/Ours... mapped to r3bench's keys). Bad
     rows go to `problems`; a missing file is an empty reference."""
     problems = [] if problems is None else problems
-    if path is None or not Path(path).is_file():
+    if path is None:
+        return {}
+    given = Path(path)
+    if not given.is_file() and not given.is_absolute() and (REPO / given).is_file():
+        path = REPO / given  # a relative path from another working directory: the repository's file
+    if not Path(path).is_file():
+        if given not in _DEFAULT_REFERENCES:
+            problems.append(f"{_shown_path(given)}: reference table not found (no paper column)")
         return {}
     ref = {}
     with open(path, encoding="utf-8", newline="") as fh:
@@ -250,16 +283,19 @@ def load_reference(path: str | Path | None, problems: list | None = None) -> dic
             problems.append(f"{Path(path).name}: missing column(s) {missing}")
             return {}
         for i, row in enumerate(r, start=2):
-            try:
-                acc = float(row["acc"])
+            def get(k):
+                return (row.get(k) or "").strip()
+            try:  # a short row: DictReader fills None
+                acc = float(get("acc"))
                 if not 0 <= acc <= 1:
                     raise ValueError(f"acc {acc} is not a fraction in [0, 1]")
-            except ValueError as e:
+                if not (get("task") and get("model") and get("method")):
+                    raise ValueError("task, model or method is empty (a short row?)")
+            except (ValueError, TypeError, AttributeError) as e:
                 problems.append(f"{Path(path).name}:{i}: {e}")
                 continue
-            ref[(row["task"].strip(), row["model"].strip(), method_key(row["method"]))] = {
-                "acc": acc, "n": int(row["n"]) if (row.get("n") or "").strip().isdigit() else None,
-                "source": row["source"].strip()}
+            ref[(get("task"), get("model"), method_key(get("method")))] = {
+                "acc": acc, "n": int(get("n")) if get("n").isdigit() else None, "source": get("source")}
     return ref
 
 

@@ -277,14 +277,25 @@ def for_run(run_dir: str | os.PathLike, data_dir: str | None = None, **extra) ->
     }
 
 
+# an absolute path (or ~/...) of at least three parts anywhere in a string: a whole value, or inside a
+# command ("pretrained=/home/u/m,index=/abs/x"), a log tail or a problem message
+_ABS_PATH = re.compile(r"(?<![\w.:/~-])~?/(?:[^\s,=/'\"]+/){2,}[^\s,=/'\"]*")
+
+
+def _short_path(m: re.Match) -> str:
+    parts = [x for x in m.group(0).split("/") if x and x != "~"]
+    return "/".join(parts[-3:]) + ("/" if m.group(0).endswith("/") and len(parts) < 3 else "")
+
+
 def portable(obj):
-    """The record without machine paths: an absolute path string keeps only its last three parts."""
+    """The record without machine paths: every absolute path in any string (a whole value or inside a
+    longer one - a command, a message) keeps only its last three parts."""
     if isinstance(obj, dict):
         return {k: portable(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
         return [portable(v) for v in obj]
-    if isinstance(obj, str) and obj.startswith(("/", "~")) and obj.count("/") >= 2 and "\n" not in obj:
-        return "/".join(Path(obj).parts[-3:])
+    if isinstance(obj, str) and "/" in obj:
+        return _ABS_PATH.sub(_short_path, obj)
     return obj
 
 

@@ -5,11 +5,16 @@ For each (model, method) cell of the plan, in order:
 1. train, where the method trains: `python -m trainers.<sft|dpo|stepfix|grpo> --config CELL/train.yaml`
    (fields: the plan's `train` block, then the method's own `train` block; `init_from: sft` starts
    from the same model's SFT adapter, as the paper's stepfix does); RAG builds its retrieval index
-   instead: `python -m trainers.rag --out CELL/index [index_args]` (then `index=CELL/index`);
+   instead: `python -m trainers.rag --out CELL/index [index_args]` (then `index=CELL/index`, and
+   `source=all` when index_args index worked solutions - `--procgen_n N`, `--solutions F` - unless the
+   method's model_args set `source`; CELL/index.done keeps the index_args, and other index_args rebuild it);
 2. evaluate with plain lm-eval over all the plan's tasks:
    `python -m lm_eval --model hf --model_args pretrained=M[,peft=ADAPTER] --tasks ... --output_path
    CELL/lm_eval --log_samples ...`, or `--model r3-rag|r3-stepco|r3-bestofn --model_args
-   inner=hf,pretrained=M,...` for the strategy methods (r3bench/strategies.py);
+   inner=hf,pretrained=M,...` for the strategy methods (r3bench/strategies.py); no stage trains a
+   PSV, so a stepco / bestofn method with verifier / scorer psv (the default) must name one in its
+   model_args (`psv_model=DIR`, DIR = a `python -m trainers.psv` OUTPUT_DIR/psv_model) or
+   R3BENCH_PSV_MODEL must be set: otherwise the plan is refused (PlanError) before anything runs;
 3. write the run record beside lm-eval's results file (r3bench/records.py).
 
 Then the leaderboard (OUT/leaderboard.md, .csv), the accuracy and training-curve plots, the error
@@ -27,7 +32,7 @@ A plan is a YAML file, or the name of one shipped in r3bench/plans/ (`paper`, `c
     data_dir: null                   # benchmark data dir (default $R3BENCH_DATA_DIR)
     models: [r3bench/smollm2-135m-instruct]
     methods: [cot, sft, stepfix]     # or a mapping method -> options (train:, init_from:, model_args:)
-    tasks: [r3_procgen]
+    tasks: [r3_procgen]              # a list of task names (or one name)
     eval: {device: cpu, batch_size: 8, limit: 3, gen_kwargs: "max_gen_toks=96", apply_chat_template: true}
     train: {max_steps: 2, batch_size: 2, eval_tasks: ""}   # trainers' Config fields, for every trainer
     timeout_s: 3600                  # per command (optional)
@@ -110,8 +115,18 @@ def load_plan(name_or_path: str) -> dict:
     for key in ("models", "methods", "tasks"):
         if not plan.get(key):
             raise PlanError(f"plan field {key!r} is missing or empty")
-    if not isinstance(plan["models"], list) or not isinstance(plan["tasks"], list):
-        raise PlanError("plan fields 'models' and 'tasks' must be lists")
+    if isinstance(plan["tasks"], str):
+        plan["tasks"] = [plan["tasks"]]
+    if not isinstance(plan["models"], list) or not all(isinstance(m, str) and m for m in plan["models"]):
+        raise PlanError("plan field 'models' must be a list of model ids or folders (strings)")
+    if not isinstance(plan["tasks"], list) or not all(isinstance(t, str) and t for t in plan["tasks"]):
+        raise PlanError("plan field 'tasks' must be a list of task names (strings), or one task name")
+    for key in ("eval", "train"):
+        if plan.get(key) is not None and not isinstance(plan[key], dict):
+            raise PlanError(f"plan field {key!r} must be a mapping field -> value, got {type(plan[key]).__name__}")
+    t = plan.get("timeout_s")
+    if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or t <= 0):
+        raise PlanError(f"plan field 'timeout_s' must be a positive number of seconds, got {t!r}")
     methods = plan["methods"]
     methods = {m: {} for m in methods} if isinstance(methods, list) else methods
     if not isinstance(methods, dict):
@@ -121,12 +136,65 @@ def load_plan(name_or_path: str) -> dict:
             raise PlanError(f"unknown method {m!r}; known: {', '.join(METHODS)}")
         if opts is not None and not isinstance(opts, dict):
             raise PlanError(f"options of method {m!r} must be a mapping")
+        for k, typ, what in (("train", dict, "a mapping field -> value"), ("index_args", list, "a list of arguments"),
+                             ("init_from", str, "a method name")):
+            if (opts or {}).get(k) is not None and not isinstance(opts[k], typ):
+                raise PlanError(f"method {m!r}: {k!r} must be {what}, got {type(opts[k]).__name__}")
     plan["methods"] = {m: {**METHODS[m], **(opts or {})} for m, opts in methods.items()}
     bad = sorted(set(plan.get("eval") or {}) - EVAL_KEYS)
     if bad:
         raise PlanError(f"unknown eval field(s) {bad}; known: {sorted(EVAL_KEYS)}")
+    for m, spec in plan["methods"].items():
+        _check_psv(plan, m, spec)
     plan.setdefault("name", p.stem if p.is_file() else name_or_path)
     return plan
+
+
+def _cell_model_args(plan: dict, spec: dict) -> dict:
+    """key -> value of the plan's eval.model_args and the method's model_args (the method's win)."""
+    from r3bench.leaderboard import model_args
+
+    got = {}
+    for extra in ((plan.get("eval") or {}).get("model_args"), spec.get("model_args")):
+        if extra:
+            got.update(model_args({"model_args": extra}))
+    return got
+
+
+# strategy method -> the model_args key naming its verifier (default psv: StepCo's process-supervised verifier)
+_VERIFIER_KEY = {"r3-stepco": "verifier", "r3-bestofn": "scorer"}
+
+
+def _check_psv(plan: dict, method: str, spec: dict) -> None:
+    """A stepco / bestofn cell whose verifier is psv needs psv_model=DIR in its model_args (no stage
+    of the grid trains a PSV): otherwise every such cell would fail when lm-eval builds the model."""
+    key = _VERIFIER_KEY.get(spec.get("lm_eval_model") or "")
+    if not key:
+        return
+    ma = _cell_model_args(plan, spec)
+    if ma.get(key, "psv") == "psv" and not ma.get("psv_model") and not os.environ.get("R3BENCH_PSV_MODEL"):
+        raise PlanError(f"method {method!r}: {key}=psv (the default) needs a trained PSV: add psv_model=DIR to its "
+                        f"model_args (train one with python -m trainers.psv; DIR = its OUTPUT_DIR/psv_model), or "
+                        f"set R3BENCH_PSV_MODEL, or choose {key}=symbolic|judge"
+                        + ("|vote" if key == "scorer" else "") + " (those read the reference: an oracle verifier)")
+
+
+def _index_args(spec: dict) -> list[str]:
+    return [str(a) for a in (spec.get("index_args") or [])]
+
+
+def _indexes_solutions(spec: dict) -> bool:
+    """index_args that put worked solutions into the index (trainers.rag --procgen_n N / --solutions F)."""
+    args = _index_args(spec)
+    for i, a in enumerate(args):
+        flag, _, val = a.partition("=")
+        if flag == "--solutions":
+            return True
+        if flag == "--procgen_n":
+            v = val or (args[i + 1] if i + 1 < len(args) else "0")
+            if v.strip() not in ("", "0"):
+                return True
+    return False
 
 
 def _ordered(methods: dict) -> list[str]:
@@ -190,6 +258,8 @@ def eval_command(plan: dict, cell: Cell, out: Path) -> list[str]:
     for extra in (ev.get("model_args"), spec.get("model_args")):
         if extra:
             ma.append(str(extra))
+    if spec.get("index") and _indexes_solutions(spec) and "source" not in _cell_model_args(plan, spec):
+        ma.append("source=all")  # the worked solutions built into the index are retrieved too (default: formulas)
     lm = spec.get("lm_eval_model") or "hf"
     if lm != "hf":
         ma.insert(0, "inner=hf")
@@ -215,7 +285,7 @@ def cells(plan: dict, out: Path) -> list[Cell]:
                                              "--config", str(c.dir / "train.yaml")]))
             if spec.get("index"):
                 c.commands.append(("index", [sys.executable, "-m", "trainers.rag", "--out", str(c.dir / "index"),
-                                             *map(str, spec.get("index_args") or [])]))
+                                             *_index_args(spec)]))
             c.commands.append(("eval", eval_command(plan, c, out)))
             got.append(c)
     return got
@@ -252,8 +322,20 @@ def _run(argv, log_file: Path, env: dict, timeout_s) -> tuple[int, str]:
         except subprocess.TimeoutExpired:
             rc = 124
             fh.write(f"\n[r3bench reproduce] timed out after {timeout_s} s\n")
+        except OSError as e:  # the command could not be started (no such interpreter, not executable, ...)
+            rc = 127
+            fh.write(f"\n[r3bench reproduce] could not run {argv[0]}: {type(e).__name__}: {e}\n")
     tail = log_file.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-15:]
     return rc, "\n".join(tail)
+
+
+def _index_built(cell: Cell) -> list[str] | None:
+    """The index_args CELL/index was built with (CELL/index.done), None when unknown or not built."""
+    try:
+        got = json.loads((cell.dir / "index.done").read_text(encoding="utf-8")).get("index_args")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return got if isinstance(got, list) else None
 
 
 def _flatten(d: Path) -> None:
@@ -298,9 +380,10 @@ def run_cell(plan: dict, cell: Cell, out: Path, env: dict, log=lambda s: None) -
                 return st
             (cell.dir / "train.yaml").write_text(yaml.safe_dump(cfg, sort_keys=True), encoding="utf-8")
         elif stage == "index":
-            if (cell.dir / "index.done").is_file():
-                log(f"  index: built before, kept ({cell.dir / 'index'})")
+            if _index_built(cell) == _index_args(cell.spec):
+                log(f"  index: built before with the same index_args, kept ({cell.dir / 'index'})")
                 continue
+            (cell.dir / "index.done").unlink(missing_ok=True)  # built with other index_args (or unknown): rebuilt
         else:
             import shutil
 
@@ -312,7 +395,8 @@ def run_cell(plan: dict, cell: Cell, out: Path, env: dict, log=lambda s: None) -
             _status(cell, **st, commands=shown, seconds=round(time.time() - t0, 1))
             return st
         if stage == "index":
-            (cell.dir / "index.done").write_text(tail + "\n", encoding="utf-8")
+            (cell.dir / "index.done").write_text(json.dumps({"index_args": _index_args(cell.spec), "log_tail": tail},
+                                                            indent=1) + "\n", encoding="utf-8")
         if stage == "train":  # the training run's own record: data hash, config, seeds, versions
             try:
                 records.write_for_run(cell.dir / "train", plan.get("data_dir"))
@@ -403,18 +487,31 @@ def _results(plan: dict, out: Path, rows, log) -> None:
     (out / "reproduce.md").write_text(f"# r3bench reproduce: {plan['name']}\n\n" + summary_table(rows),
                                       encoding="utf-8")
     problems = []
-    ref = plan.get("reference", str(leaderboard.REFERENCE))
+    ref = plan.get("reference", leaderboard.REFERENCE)
     md, csv_path, n = leaderboard.write([out], out, reference=ref, problems=problems)
     log(f"leaderboard: {n} cells -> {md}, {csv_path}")
     for p in problems:
         log(f"  leaderboard: {p}")
+    failed = []  # plots and error analysis: a failure is recorded in reproduce.md, the rest still runs
     try:
         png = plots.accuracy_bars(leaderboard.collect([out]), out / "accuracy.png")
         curves = plots.training_curves(sorted(out.glob("*/*/train")), out / "training_curves.png")
         for x in (png, curves):
             if x:
                 log(f"plot -> {x}")
+    except ImportError as e:
+        failed.append(f"plots skipped: {e} (pip install matplotlib)")
+    except Exception as e:  # noqa: BLE001 - the grid's results are written whatever a plot does
+        failed.append(f"plots failed: {type(e).__name__}: {str(e)[:300]}")
+    try:
         emd, _, epng, verdicts = errors.write([out], out / "errors")
         log(f"error analysis: {len(verdicts)} samples -> {emd}" + (f", {epng}" if epng else ""))
-    except ImportError as e:
-        log(f"plots skipped: {e} (pip install matplotlib)")
+    except Exception as e:  # noqa: BLE001
+        failed.append(f"error analysis failed: {type(e).__name__}: {str(e)[:300]}")
+    for f in failed:
+        log(f)
+    if failed:
+        from r3bench.records import portable
+
+        with open(out / "reproduce.md", "a", encoding="utf-8") as fh:
+            fh.write("\nProblems after the grid:\n\n" + "".join(f"- {portable(f)}\n" for f in failed))

@@ -105,3 +105,21 @@ def test_no_results_beside_and_missing_paths(tmp_path):
     assert errors.analyse([tmp_path / "samples_r3_procgen_x.jsonl", tmp_path / "nope"], problems=problems) == []
     assert any("model and method unknown" in p for p in problems) and any("not found" in p for p in problems)
     assert errors.plot([], tmp_path / "x.png") is None
+
+
+def test_samples_with_a_doc_or_task_config_that_is_not_a_mapping(tmp_path):
+    from r3bench import errors
+
+    assert errors.is_structured("r3_procgen", ["not", "a", "config"]) is True
+    assert errors.is_structured("r3_scieval", "doc_to_text: x") is False
+    assert errors.verify_sample({"doc": "a string", "resps": [["x"]]})[0] == "no verdict"
+    d = {"results": {"r3_procgen": {"acc,none": 0.0}}, "config": {"model": "hf", "model_args": "pretrained=m"},
+         "configs": {"r3_procgen": "not a mapping"}}
+    (tmp_path / "results_2026-01-01T00-00-00.json").write_text(json.dumps(d))
+    lines = [{"doc_id": 0, "doc": ["a", "list"], "resps": [["x"]], "filtered_resps": ["x"]},
+             {"doc_id": 1, "doc": None, "resps": [["x"]], "filtered_resps": ["x"]}]
+    (tmp_path / "samples_r3_procgen_2026-01-01T00-00-00.jsonl").write_text("\n".join(map(json.dumps, lines)) + "\n")
+    problems = []
+    got = errors.analyse([tmp_path], problems=problems)
+    assert [v.outcome for v in got] == ["no verdict", "no reference"]
+    assert any("doc is a list" in p for p in problems)

@@ -284,3 +284,61 @@ def test_links_relative_to_the_table(tmp_path):
     md, _, n = leaderboard.write([tmp_path / "results" / "cpu"], tmp_path / "results", reference=None)
     links = [x.split("](", 1)[1].split(")", 1)[0] for x in md.read_text().split("[")[1:] if "](" in x]
     assert n and links and all(x.startswith("cpu/") and (md.parent / x).is_file() for x in links)
+
+
+def test_oracle_verifier_strategy_runs_are_their_own_method(tmp_path):
+    """StepCo / Best-of-N whose verifier read the reference (symbolic, judge) never share the real column."""
+    from r3bench import leaderboard
+
+    for model, args, oracle, where in (("r3-stepco", "verifier=symbolic", True, "top"),
+                                       ("r3-stepco", "verifier=psv,psv_model=p", False, "top"),
+                                       ("r3-bestofn", "scorer=judge", True, "config"),
+                                       ("r3-bestofn", "scorer=vote", False, "config")):
+        d = {"results": {"r3_scieval": {"acc,none": 0.5, "acc_stderr,none": 0.1}},
+             "config": {"model": model, "model_args": f"inner=hf,pretrained=Qwen/Qwen2.5-1.5B-Instruct,{args}"}}
+        info = {"oracle_verifier": oracle}
+        if where == "top":
+            d["r3bench_strategy"] = info
+        else:
+            d["config"]["r3bench_strategy"] = info
+        (tmp_path / f"results_{model}_{oracle}.json").write_text(json.dumps(d))
+    cells = leaderboard.collect([tmp_path])
+    assert sorted(c.method for c in cells) == ["bestofn", "bestofn_oracle", "stepco", "stepco_oracle"]
+    md, _ = leaderboard.tables(cells)
+    assert md.startswith("| task | model | StepCo | StepCo (oracle verifier) | Best-of-N | Best-of-N (oracle verifier) |")
+
+
+def test_reference_short_rows_and_where_it_is_read_from(tmp_path, monkeypatch):
+    from r3bench import leaderboard
+
+    ref = tmp_path / "ref.csv"
+    ref.write_text("task,model,method,acc,n,source\nr3_scieval,M,CoT,0.5,10,paper\nr3_scieval,M\n"
+                   "r3_scieval,M,SFT,0.6\n")
+    problems = []
+    got = leaderboard.load_reference(ref, problems)
+    assert set(got) == {("r3_scieval", "M", "cot"), ("r3_scieval", "M", "sft")} and got[("r3_scieval", "M", "sft")][
+        "source"] == "" and len(problems) == 1 and problems[0].startswith("ref.csv:3:")
+    # the default reference is the repository's, whatever the working directory
+    monkeypatch.chdir(tmp_path)
+    assert leaderboard.REFERENCE.is_absolute() and leaderboard.REFERENCE.parent.parent == leaderboard.REPO
+    problems = []
+    leaderboard.load_reference(leaderboard.REFERENCE, problems)
+    leaderboard.load_reference("results/paper_reference.csv", problems)  # the CLI's default, from elsewhere
+    assert problems == []
+    leaderboard.load_reference(tmp_path / "a" / "b" / "nope.csv", problems)  # given explicitly: said so
+    assert problems == ["a/b/nope.csv: reference table not found (no paper column)"]
+
+
+def test_run_with_odd_eval_file_names_and_short_problem_paths(tmp_path):
+    from r3bench import leaderboard
+
+    run = tmp_path / "runs" / "sft"
+    (run / "eval").mkdir(parents=True)
+    (run / "run.json").write_text(json.dumps({"trainer": "sft", "config": {"model": "m"}}))
+    for name, acc in (("step-1", 0.25), ("step-2", 0.5), ("step-final", 0.9), ("step-2.bak", 0.9)):
+        (run / "eval" / f"{name}.json").write_text(json.dumps({"summary": {"tasks": {"t": {"acc": acc, "n": 4}}}}))
+    problems = []
+    (c,) = leaderboard.collect([tmp_path], problems)
+    assert (c.method, c.acc, c.source) == ("sft", 0.5, "runs/sft/eval/step-2.json") and problems == []
+    leaderboard.collect([tmp_path / "x" / "y" / "missing"], problems)
+    assert problems == ["x/y/missing: not found"]

@@ -76,3 +76,21 @@ def test_records_hold_no_machine_paths():
     assert portable(rec) == {"args": {"index": "m/rag/index", "k": "3"}, "until": ["\n\nQuestion:", "</s>"],
                              "cmd": ["python", "-m", "lm_eval", "--output_path", "abs/o/lm_eval"], "n": 3,
                              "rel": "a/b/c/d"}
+
+
+def test_portable_strips_absolute_paths_inside_strings():
+    from r3bench import records
+
+    cmd = ("python -m lm_eval --model r3-rag --model_args inner=hf,pretrained=/home/u/models/m,"
+           "index=/abs/work/out/rag/index,k=3 --output_path /tmp/pytest-7/out/m/rag/lm_eval --log_samples")
+    rec = records.portable({"reproduce": {"commands": [cmd]}, "problems": ["/home/u/data/x.json: not found",
+                                                                           "model 'a' at '/root/.cache/hf/m'"],
+                            "model": {"id": "Qwen/Qwen2.5-1.5B-Instruct"}, "result": "/home/u/x/y/results.json",
+                            "n": 3})
+    text = json.dumps(rec)
+    assert "/home/" not in text and "/abs/" not in text and "/tmp/" not in text and "/root/" not in text
+    got = rec["reproduce"]["commands"][0]
+    assert "pretrained=u/models/m,index=out/rag/index,k=3" in got and "--output_path m/rag/lm_eval --log_samples" in got
+    assert rec["problems"] == ["u/data/x.json: not found", "model 'a' at '.cache/hf/m'"]
+    assert rec["model"]["id"] == "Qwen/Qwen2.5-1.5B-Instruct" and rec["result"] == "x/y/results.json"
+    assert records.portable("see https://example.org/a/b/c") == "see https://example.org/a/b/c"

@@ -126,3 +126,97 @@ def test_shipped_plans_load():
     assert rag[rag.index("--model") + 1] == "r3-rag"
     assert rag[rag.index("--model_args") + 1] == \
         "inner=hf,pretrained=Qwen/Qwen2.5-1.5B-Instruct,index=o/Qwen__Qwen2.5-1.5B-Instruct/rag/index,k=3"
+
+
+def _write_plan(tmp_path, **kw):
+    plan = {"name": "t", "models": ["m"], "tasks": ["r3_procgen"], "methods": {"cot": {}}, **kw}
+    f = tmp_path / "plan.yaml"
+    f.write_text(yaml.safe_dump(plan, sort_keys=False))
+    return str(f)
+
+
+def test_psv_strategy_cells_need_a_psv_model(tmp_path, monkeypatch):
+    """stepco / bestofn default to the psv verifier, which no stage builds: refused at load time."""
+    from r3bench import reproduce
+
+    monkeypatch.delenv("R3BENCH_PSV_MODEL", raising=False)
+    for methods, ok in (({"stepco": {}}, False), ({"bestofn": {}}, False),
+                        ({"stepco": {"model_args": "verifier=psv,rounds=2"}}, False),
+                        ({"bestofn": {"model_args": "n=4,scorer=psv"}}, False),
+                        ({"stepco": {"model_args": "psv_model=/x/psv/psv_model"}}, True),
+                        ({"stepco": {"model_args": "verifier=symbolic"}}, True),
+                        ({"bestofn": {"model_args": "scorer=vote"}}, True)):
+        f = _write_plan(tmp_path, methods=methods)
+        if ok:
+            reproduce.load_plan(f)
+        else:
+            with pytest.raises(reproduce.PlanError, match="psv_model=DIR"):
+                reproduce.load_plan(f)
+    f = _write_plan(tmp_path, methods={"stepco": {}}, eval={"model_args": "psv_model=/x/psv_model"})
+    reproduce.load_plan(f)  # the plan-wide eval model_args count too
+    monkeypatch.setenv("R3BENCH_PSV_MODEL", "/x/psv_model")
+    reproduce.load_plan(_write_plan(tmp_path, methods={"bestofn": {}}))
+
+
+def test_plan_field_types_are_checked(tmp_path):
+    from r3bench import reproduce
+
+    assert reproduce.load_plan(_write_plan(tmp_path, tasks="r3_procgen"))["tasks"] == ["r3_procgen"]
+    for kw, msg in (({"tasks": 3}, "'tasks'"), ({"tasks": ["a", 2]}, "'tasks'"), ({"eval": ["cpu"]}, "'eval'"),
+                    ({"train": "max_steps=2"}, "'train'"), ({"timeout_s": "1h"}, "timeout_s"),
+                    ({"timeout_s": True}, "timeout_s"), ({"methods": {"sft": {"train": [1]}}}, "'train'"),
+                    ({"methods": {"rag": {"index_args": "--procgen_n 5"}}}, "index_args"),
+                    ({"models": [{"a": 1}]}, "'models'")):
+        with pytest.raises(reproduce.PlanError, match=msg):
+            reproduce.load_plan(_write_plan(tmp_path, **kw))
+
+
+def test_a_command_that_cannot_start_is_the_cells_failure(tmp_path):
+    from r3bench import reproduce
+
+    rc, tail = reproduce._run([str(tmp_path / "no-such-program")], tmp_path / "x.log", {}, None)
+    assert rc == 127 and "could not run" in tail and "FileNotFoundError" in tail
+
+
+def test_rag_index_args_source_and_rebuild(tmp_path, monkeypatch):
+    """Worked solutions in the index are retrieved (source=all); other index_args rebuild the index."""
+    from r3bench import reproduce
+
+    plan = reproduce.load_plan(_write_plan(tmp_path, methods={"rag": {"index_args": ["--procgen_n", 50]}}))
+    (cell,) = reproduce.cells(plan, tmp_path / "o")
+    ev = dict(cell.commands)["eval"]
+    assert ev[ev.index("--model_args") + 1].endswith(",source=all")
+    own = reproduce.load_plan(_write_plan(tmp_path, methods={"rag": {"index_args": ["--procgen_n=50"],
+                                                                     "model_args": "source=solutions"}}))
+    ev = dict(reproduce.cells(own, tmp_path / "o")[0].commands)["eval"]
+    assert ev[ev.index("--model_args") + 1].endswith(",source=solutions")  # the plan's own source is kept
+    ev = dict(reproduce.cells(reproduce.load_plan("paper"), tmp_path / "o")[1].commands)["eval"]
+    assert "source=" not in ev[ev.index("--model_args") + 1]  # formulas only: the default source
+
+    calls = []
+    monkeypatch.setattr(reproduce, "_run", lambda argv, log_file, env, t: (calls.append(argv[2]), (0, "ok"))[1])
+    reproduce.run_cell(plan, cell, tmp_path / "o", {})
+    reproduce.run_cell(plan, cell, tmp_path / "o", {})
+    assert calls == ["trainers.rag", "lm_eval", "lm_eval"]  # same index_args: the index is kept
+    plan["methods"]["rag"]["index_args"] = ["--procgen_n", "80"]
+    (cell,) = reproduce.cells(plan, tmp_path / "o")
+    reproduce.run_cell(plan, cell, tmp_path / "o", {})
+    assert calls[3:] == ["trainers.rag", "lm_eval"]  # other index_args: rebuilt
+    assert json.loads((cell.dir / "index.done").read_text())["index_args"] == ["--procgen_n", "80"]
+    (cell.dir / "index.done").write_text("built (an older r3bench: index_args unknown)\n")
+    reproduce.run_cell(plan, cell, tmp_path / "o", {})
+    assert calls[5:] == ["trainers.rag", "lm_eval"]
+
+
+def test_results_stage_records_plot_and_error_analysis_failures(tmp_path, monkeypatch):
+    from r3bench import errors, plots, reproduce
+
+    def boom(*a, **k):
+        raise RuntimeError("broken figure")
+    monkeypatch.setattr(plots, "accuracy_bars", boom)
+    monkeypatch.setattr(errors, "write", boom)
+    logged = []
+    reproduce._results({"name": "t", "reference": None}, tmp_path, [], logged.append)
+    md = (tmp_path / "reproduce.md").read_text()
+    assert "plots failed: RuntimeError: broken figure" in md and "error analysis failed: RuntimeError" in md
+    assert (tmp_path / "leaderboard.md").is_file() and any("error analysis failed" in x for x in logged)
