@@ -113,10 +113,11 @@ def main(argv=None):
                                                      for g in gens) / len(gens)
                 cell["calls_per_problem"] = 1.0
                 try:
-                    ctxs = [s["arguments"]["gen_args_0"]["arg_0"] for s in res["samples"][task]]
+                    ctxs = [s["arguments"]["gen_args_0"]["arg_0"] if isinstance(s["arguments"], dict)
+                            else s["arguments"][0][0] for s in res["samples"][task]]  # file form / in-memory form
                     cell["prompt_tokens_per_problem"] = sum(len(tok(c, add_special_tokens=False)["input_ids"])
                                                             for c in ctxs) / len(ctxs)
-                except (KeyError, TypeError):
+                except (KeyError, TypeError, IndexError):
                     pass
             else:
                 info = lm.get_model_info()["r3bench_strategy"]
