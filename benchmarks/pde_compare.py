@@ -73,64 +73,7 @@ def evaluate_sc(model_path, peft, per_family, max_gen_toks, batch_size):
     return rows
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--model", default="r3bench/smollm2-135m-instruct")
-    ap.add_argument("--per_family", type=int, default=1)
-    ap.add_argument("--sft_steps", type=int, default=10)
-    ap.add_argument("--sft_per_family", type=int, default=4)
-    ap.add_argument("--max_gen_toks", type=int, default=512)
-    ap.add_argument("--batch_size", type=int, default=7)
-    ap.add_argument("--work", default="runs/pde_compare")
-    ap.add_argument("--adapter", default="", help="evaluate this SFT adapter instead of training one")
-    ap.add_argument("--skip_before", action="store_true", help="do not evaluate the base model")
-    ap.add_argument("--out", default=str(OUT), help="where smollm2_compare.{json,md} go")
-    ap.add_argument("--sc", action="store_true", help="also r3_pde_sc (8 samples per prompt: pass@8) before and after")
-    args = ap.parse_args(argv)
-    out_dir = Path(args.out)
-
-    from r3bench import models
-    from r3bench.pde.tasks import export
-    from trainers import common, sft
-
-    base = models.resolve(args.model) if models.is_short_name(args.model) else Path(args.model)
-    work = Path(args.work)
-    t0 = time.time()
-    record = {"model": args.model, "per_family": args.per_family, "sft_steps": args.sft_steps,
-              "max_gen_toks": args.max_gen_toks, "decoding": "greedy, chat template"}
-    out_dir.mkdir(parents=True, exist_ok=True)
-
-    def save():  # after every phase: a run cut short still leaves what it measured
-        record["total_seconds"] = round(time.time() - t0, 1)
-        (out_dir / "smollm2_compare.json").write_text(json.dumps(record, indent=1))
-
-    prev = out_dir / "smollm2_compare.json"
-    if args.skip_before and prev.is_file():  # a continuation (e.g. --sc --adapter): keep the phases measured before
-        kept = json.loads(prev.read_text())
-        record = {**{k: kept[k] for k in ("before", "after", "sft_seconds", "sc_before") if k in kept}, **record}
-    if not args.skip_before:
-        record["before"] = evaluate(base, None, args.per_family, args.max_gen_toks, args.batch_size)
-        save()
-    adapter = args.adapter
-    if not adapter:
-        export(work / "data", per_family=args.sft_per_family)
-        cfg = common.make(sft.Config, model=str(base), data=str(work / "data"), output_dir=str(work / "sft"),
-                          max_steps=args.sft_steps, batch_size=2, save_steps=max(1, args.sft_steps), eval_tasks="",
-                          report_to="none", max_length=1536, seed=0, learning_rate=2e-4)
-        t1 = time.time()
-        sft.train(cfg)
-        record["sft_seconds"] = round(time.time() - t1, 1)
-        adapter = str(work / "sft" / "final")
-        save()
-    if "after" not in record:
-        record["after"] = evaluate(base, adapter, args.per_family, args.max_gen_toks, args.batch_size)
-        save()
-    if args.sc:
-        if "sc_before" not in record:
-            record["sc_before"] = evaluate_sc(base, None, args.per_family, args.max_gen_toks, args.batch_size)
-            save()
-        record["sc_after"] = evaluate_sc(base, adapter, args.per_family, args.max_gen_toks, args.batch_size)
-        save()
+def table(record, args) -> str:
     lines = [f"# {args.model} on r3_pde, before and after {args.sft_steps} SFT steps on the bank", "",
              f"{args.per_family} prompt(s) per family, 3 hidden instances each; greedy decoding with the chat "
              f"template, max_gen_toks {args.max_gen_toks}; success = valid and nRMSE (RMSE / reference range) "
@@ -161,8 +104,69 @@ def main(argv=None):
               f"(OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')})."]
     if not (record.get("sc_before") or record.get("sc_after")):
         lines.append("pass@8 (r3_pde_sc) was not measured in this run (`--sc`).")
-    (out_dir / "smollm2_compare.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model", default="r3bench/smollm2-135m-instruct")
+    ap.add_argument("--per_family", type=int, default=1)
+    ap.add_argument("--sft_steps", type=int, default=10)
+    ap.add_argument("--sft_per_family", type=int, default=4)
+    ap.add_argument("--max_gen_toks", type=int, default=512)
+    ap.add_argument("--batch_size", type=int, default=7)
+    ap.add_argument("--work", default="runs/pde_compare")
+    ap.add_argument("--adapter", default="", help="evaluate this SFT adapter instead of training one")
+    ap.add_argument("--skip_before", action="store_true", help="do not evaluate the base model")
+    ap.add_argument("--out", default=str(OUT), help="where smollm2_compare.{json,md} go")
+    ap.add_argument("--sc", action="store_true", help="also r3_pde_sc (8 samples per prompt: pass@8) before and after")
+    args = ap.parse_args(argv)
+    out_dir = Path(args.out)
+
+    from r3bench import models
+    from r3bench.pde.tasks import export
+    from trainers import common, sft
+
+    base = models.resolve(args.model) if models.is_short_name(args.model) else Path(args.model)
+    work = Path(args.work)
+    t0 = time.time()
+    record = {"model": args.model, "per_family": args.per_family, "sft_steps": args.sft_steps,
+              "max_gen_toks": args.max_gen_toks, "decoding": "greedy, chat template"}
+    out_dir.mkdir(parents=True, exist_ok=True)
+
+    def save():  # after every phase: a run cut short still leaves what it measured (json and table)
+        record["total_seconds"] = round(time.time() - t0, 1)
+        (out_dir / "smollm2_compare.json").write_text(json.dumps(record, indent=1))
+        (out_dir / "smollm2_compare.md").write_text(table(record, args))
+
+    prev = out_dir / "smollm2_compare.json"
+    if args.skip_before and prev.is_file():  # a continuation (e.g. --sc --adapter): keep the phases measured before
+        kept = json.loads(prev.read_text())
+        record = {**{k: kept[k] for k in ("before", "after", "sft_seconds", "sc_before") if k in kept}, **record}
+    if not args.skip_before:
+        record["before"] = evaluate(base, None, args.per_family, args.max_gen_toks, args.batch_size)
+        save()
+    adapter = args.adapter
+    if not adapter:
+        export(work / "data", per_family=args.sft_per_family)
+        cfg = common.make(sft.Config, model=str(base), data=str(work / "data"), output_dir=str(work / "sft"),
+                          max_steps=args.sft_steps, batch_size=2, save_steps=max(1, args.sft_steps), eval_tasks="",
+                          report_to="none", max_length=1536, seed=0, learning_rate=2e-4)
+        t1 = time.time()
+        sft.train(cfg)
+        record["sft_seconds"] = round(time.time() - t1, 1)
+        adapter = str(work / "sft" / "final")
+        save()
+    if "after" not in record:
+        record["after"] = evaluate(base, adapter, args.per_family, args.max_gen_toks, args.batch_size)
+        save()
+    if args.sc:
+        if "sc_before" not in record:
+            record["sc_before"] = evaluate_sc(base, None, args.per_family, args.max_gen_toks, args.batch_size)
+            save()
+        record["sc_after"] = evaluate_sc(base, adapter, args.per_family, args.max_gen_toks, args.batch_size)
+        save()
+    print(table(record, args))
 
 
 if __name__ == "__main__":
