@@ -59,6 +59,7 @@ the inner model unchanged for StepCo and Best-of-N, and with the retrieved block
 """
 from __future__ import annotations
 
+import abc
 import copy
 import datetime as _dt
 import json
@@ -485,8 +486,9 @@ class StrategyLM(LM):
              + (f"; trace: {self.trace_path}" if self.trace_path else ""))
         return [p.final for p in probs]
 
+    @abc.abstractmethod
     def solve(self, problems: list[Problem]) -> None:
-        raise NotImplementedError
+        """Fill each problem's final answer, rounds and stop reason (the strategy itself)."""
 
     # traces ----------------------------------------------------------------------------------------
     def _default_trace_path(self) -> Path:
