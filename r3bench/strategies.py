@@ -375,9 +375,6 @@ class StrategyLM(LM):
         hist = self._chats.get(ctx)
         return Prompt(messages=hist) if hist is not None else Prompt(text=str(ctx))
 
-    def _chat(self, p: Prompt) -> bool:
-        return p.messages is not None
-
     # tokens ----------------------------------------------------------------------------------------
     def _inner_counts_tokens(self) -> bool:
         backend = getattr(self.inner, "tokenizer_backend", "huggingface")
