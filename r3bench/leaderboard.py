@@ -316,6 +316,25 @@ def _is_jee(task: str) -> bool:
     return "jeebench" in task
 
 
+def paper_table(reference: dict, tasks: set, models: set) -> list[str]:
+    """Markdown lines: the paper's own numbers for the tasks in the table, for the models r3bench did not
+    run (the paper's 1-4B models beside r3bench's cells), one row per (task, model), one column per
+    method. Empty when the reference has none of these tasks."""
+    keys = sorted(k for k in reference if k[0] in tasks and k[1] not in models)
+    if not keys:
+        return []
+    methods = sorted({k[2] for k in keys}, key=_method_sort)
+    head = ["task", "paper model"] + [method_label(m) for m in methods]
+    out = ["", "The paper's own table for the same tasks (its models, not r3bench's; n = the full set):", "",
+           "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for task, model in sorted({(k[0], k[1]) for k in keys}):
+        line = [task, model] + [f"{reference[(task, model, m)]['acc']:.3f}" if (task, model, m) in reference else ""
+                                for m in methods]
+        out.append("| " + " | ".join(line) + " |")
+    out += ["", "Source: " + "; ".join(sorted({reference[k]["source"] for k in keys}))]
+    return out
+
+
 def tables(cells, reference: dict | None = None, problems=()) -> tuple[str, str]:
     reference = reference or {}
     grid, conflicts = {}, []
@@ -363,6 +382,7 @@ def tables(cells, reference: dict | None = None, problems=()) -> tuple[str, str]
     if used_refs:
         md += ["", "`paper x` = the paper's accuracy for the same task, model and method; sources: "
                + "; ".join(sorted(used_refs))]
+    md += paper_table(reference, {t for t, _ in rows}, {m for _, m in rows})
     if conflicts:
         md += ["", "Cells given by more than one source (the later one kept):", ""] + [f"- {x}" for x in conflicts]
     if problems:
