@@ -7,6 +7,8 @@
 
 Splits: every instance (template + sampled values) appears once; train/validation/test are cut
 from the deduplicated, shuffled list (80/10/10), so no instance is in two splits.
+Tiers (`generate(n, seed, tier=1|2|3)`, r3bench.procgen.tiers): a curriculum from one-formula integer
+problems to the full bank, with a template-level split (test = templates never trained on).
 """
 from __future__ import annotations
 
@@ -16,22 +18,22 @@ from r3bench.procgen.core import Problem, instance, make_problem, problem_id, re
 from r3bench.procgen.inject import CLASS_NAMES, CLASSES, InjectError, inject
 from r3bench.procgen.oracle import first_error as _oracle
 from r3bench.procgen.render import render
-from r3bench.procgen.templates import BY_NAME, TEMPLATES, TOPICS
+from r3bench.procgen.templates import TEMPLATES, TOPICS
+from r3bench.procgen.tiers import TIER_TEMPLATES, TIERS, heldout_templates
+
+# every template of every tier by name (tier-1/2 names start with t1_/t2_, so none collide)
+BY_NAME = {t.name: t for ts in TIER_TEMPLATES.values() for t in ts}
 
 SPLITS = (("train", 0.8), ("validation", 0.1), ("test", 0.1))
 __all__ = ["generate", "inject_problem", "first_error", "TEMPLATES", "TOPICS", "CLASSES", "CLASS_NAMES",
-           "InjectError", "Problem", "raw_values", "SPLITS"]
+           "InjectError", "Problem", "raw_values", "SPLITS", "TIERS", "TIER_TEMPLATES", "heldout_templates", "BY_NAME"]
 
 
 def raw_values(p: Problem) -> dict:
     return {k: v[0] for k, v in p.givens.items()}
 
 
-def generate(n: int = 2494, seed: int = 0, templates=None, difficulty: int | None = None) -> list[Problem]:
-    """n distinct problems, templates cycled in a seeded order, each with its split."""
-    ts = [t for t in (templates or TEMPLATES) if difficulty is None or t.difficulty == difficulty]
-    if not ts:
-        raise ValueError(f"no template with difficulty {difficulty}")
+def _draw(ts, n: int, seed: int) -> list:
     rng = random.Random(seed)
     seen, items = set(), []
     attempts = 0
@@ -46,14 +48,40 @@ def generate(n: int = 2494, seed: int = 0, templates=None, difficulty: int | Non
             continue
         seen.add(pid)
         items.append((t, raw, d))
+    return items
+
+
+def generate(n: int = 2494, seed: int = 0, templates=None, difficulty: int | None = None,
+             tier: int | None = None) -> list[Problem]:
+    """n distinct problems, templates cycled in a seeded order, each with its split.
+
+    tier None: the original bank with an instance-level split (SPLITS: 80/10/10; the r3_procgen task).
+    tier 1/2/3: that tier's templates (r3bench.procgen.tiers) with a template-level split: the
+    held-out templates (tiers.heldout_templates) make up the test split, every other problem is
+    train (90%) or validation (10%), so no test template is ever trained on."""
+    if tier is not None and tier not in TIERS:
+        raise ValueError(f"tier must be one of {TIERS}, got {tier!r}")
+    pool = templates or (TIER_TEMPLATES[tier] if tier is not None else TEMPLATES)
+    ts = [t for t in pool if difficulty is None or t.difficulty == difficulty]
+    if not ts:
+        raise ValueError(f"no template with difficulty {difficulty}")
+    items = _draw(ts, n, seed)
     order = list(range(n))
     random.Random(seed + 1).shuffle(order)
     split_of, start = {}, 0
-    for name, frac in SPLITS:
-        k = round(frac * n) if name != "test" else n - start
-        for i in order[start:start + k]:
-            split_of[i] = name
-        start += k
+    if tier is None:
+        for name, frac in SPLITS:
+            k = round(frac * n) if name != "test" else n - start
+            for i in order[start:start + k]:
+                split_of[i] = name
+            start += k
+    else:
+        held = set(heldout_templates(tier))
+        seen_idx = [i for i in order if items[i][0].name not in held]
+        n_train = round(0.9 * len(seen_idx))
+        split_of = {i: "test" for i in order if items[i][0].name in held}
+        split_of.update({i: "train" for i in seen_idx[:n_train]})
+        split_of.update({i: "validation" for i in seen_idx[n_train:]})
     return [make_problem(t, raw, d, split_of[i]) for i, (t, raw, d) in enumerate(items)]
 
 

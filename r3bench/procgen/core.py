@@ -85,6 +85,7 @@ class Template:
     wrong: tuple = ()
     consts: tuple = ()
     alt: Eq | None = None  # what a misread target would compute (default: the first intermediate)
+    tier: int = 3  # curriculum tier (r3bench.procgen.tiers): 1 integers, 2 decimals/prefixes, 3 the full bank
 
     @property
     def difficulty(self) -> int:
@@ -146,6 +147,7 @@ class Problem:
     solution: str  # seven-tag reference solution
     givens: dict  # sym -> [display value, display unit]
     split: str = "train"
+    tier: int = 3
 
     def to_dict(self):
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -232,14 +234,20 @@ def reference(t: Template, raw: dict) -> Derivation:
                       values=values, units=units).compute()
 
 
+def integer_ok(d: Derivation) -> bool:
+    """Tier 1: every computed value is an integer below 10^4 (shown exactly with 4 significant figures)."""
+    return all(float(x).is_integer() and abs(x) < 1e4 for x in d.results)
+
+
 def instance(t: Template, rng: random.Random, tries: int = 20) -> tuple[dict, Derivation]:
+    tries = tries if t.tier != 1 else 10 * tries  # tier 1 rejects draws whose answer is not an integer
     for _ in range(tries):
         raw = {g.sym: _sample(g, rng) for g in t.givens}
         try:
             d = reference(t, raw)
         except (ValueError, ZeroDivisionError, OverflowError):
             continue
-        if all(math.isfinite(x) and x != 0 for x in d.results):
+        if all(math.isfinite(x) and x != 0 for x in d.results) and (t.tier != 1 or integer_ok(d)):
             return raw, d
     raise ValueError(f"template {t.name}: no valid instance in {tries} tries (check its ranges)")
 
@@ -261,7 +269,8 @@ def make_problem(t: Template, raw: dict, d: Derivation, split: str = "train") ->
     ans = f"{fmt(d.answer)} {d.answer_unit}".strip()
     return Problem(id=problem_id(t, raw), template=t.name, topic=t.topic, difficulty=t.difficulty,
                    question=question_text(t, raw), answer=ans, answer_value=d.answer, answer_unit=d.answer_unit,
-                   solution=render(t, d), givens={g.sym: [raw[g.sym], g.unit] for g in t.givens}, split=split)
+                   solution=render(t, d), givens={g.sym: [raw[g.sym], g.unit] for g in t.givens}, split=split,
+                   tier=t.tier)
 
 
 def with_changes(d: Derivation, **kw) -> Derivation:

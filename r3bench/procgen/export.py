@@ -6,8 +6,9 @@
                    pairs of two wrong solutions, the later first error chosen
   verifier.jsonl   validation + test splits: solutions with first_error (0 = correct) and class,
                    balanced exactly over the cells correct, MC@1, MC@4, CM@2, CM@3, CE@5, CE@6
-  procgen_test.jsonl  the test split, the rows of the lm-eval task r3_procgen
-  manifest.json    parameters, counts, timings
+  procgen_test.jsonl  the test split, the rows of the lm-eval task r3_procgen (r3_procgen_t<k> with a tier)
+  manifest.json    parameters and counts (no timings: two exports of one seed are byte-identical);
+                   with a tier, the split kind and the held-out (test-only) templates
 """
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ def sft_rows(problems):
         yield {"id": p.id, "prompt": prompt, "completion": p.solution, "question": p.question,
                "messages": [{"role": "user", "content": prompt}, {"role": "assistant", "content": p.solution}],
                "answer": p.answer, "split": p.split, "topic": p.topic, "template": p.template,
-               "difficulty": p.difficulty}
+               "difficulty": p.difficulty, "tier": p.tier}
 
 
 def _injected(p, cells, rng):
@@ -103,13 +104,15 @@ def verifier_rows(problems, seed):
     return rows
 
 
-def export(out: str | Path, n: int = 2494, seed: int = 0, log=print) -> dict:
+def export(out: str | Path, n: int = 2494, seed: int = 0, log=print, tier: int | None = None) -> dict:
+    """Write the four exports of `generate(n, seed, tier=tier)` to `out`; returns the manifest plus
+    the seconds taken (which manifest.json leaves out)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    probs = procgen.generate(n=n, seed=seed)
-    t_gen = time.perf_counter() - t0
-    log(f"generated {len(probs)} problems from {len(procgen.TEMPLATES)} templates in {t_gen:.1f} s")
+    probs = procgen.generate(n=n, seed=seed, tier=tier)
+    templates = procgen.TIER_TEMPLATES[tier] if tier is not None else procgen.TEMPLATES
+    log(f"generated {len(probs)} problems from {len(templates)} templates in {time.perf_counter() - t0:.1f} s")
     counts = {"sft": _write(out / "sft.jsonl", sft_rows(probs))}
     counts["dpo"] = _write(out / "dpo.jsonl", dpo_rows([p for p in probs if p.split == "train"], seed))
     log(f"sft {counts['sft']}, dpo {counts['dpo']} rows")
@@ -118,12 +121,19 @@ def export(out: str | Path, n: int = 2494, seed: int = 0, log=print) -> dict:
     counts["procgen_test"] = _write(out / "procgen_test.jsonl", (p.to_dict() for p in probs if p.split == "test"))
     log(f"verifier {counts['verifier']} rows, test split {counts['procgen_test']} problems")
     manifest = {
-        "n": n, "seed": seed, "templates": len(procgen.TEMPLATES), "topics": list(procgen.TOPICS),
-        "rows": counts, "splits": dict(Counter(p.split for p in probs)),
-        "per_topic": dict(Counter(p.topic for p in probs)), "per_difficulty": dict(Counter(p.difficulty for p in probs)),
-        "verifier_cells": dict(Counter(f"{r['error_class']}@{r['first_error']}" for r in ver)),
-        "seconds": round(time.perf_counter() - t0, 2),
+        "n": n, "seed": seed, "tier": tier, "templates": len(templates),
+        "topics": list(dict.fromkeys(t.topic for t in templates)),
+        "split_kind": "instance (80/10/10)" if tier is None else
+        "template: held-out templates are the test split; the rest train 90% / validation 10%",
+        "heldout_templates": [] if tier is None else list(procgen.heldout_templates(tier)),
+        "rows": counts, "splits": dict(sorted(Counter(p.split for p in probs).items())),
+        "per_topic": dict(sorted(Counter(p.topic for p in probs).items())),
+        "per_difficulty": dict(sorted(Counter(p.difficulty for p in probs).items())),
+        "per_template_split": {s: dict(sorted(Counter(p.template for p in probs if p.split == s).items()))
+                               for s in ("train", "validation", "test")},
+        "verifier_cells": dict(sorted(Counter(f"{r['error_class']}@{r['first_error']}" for r in ver).items())),
     }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1))
-    log(f"wrote {out} in {manifest['seconds']} s")
-    return manifest
+    seconds = round(time.perf_counter() - t0, 2)
+    log(f"wrote {out} in {seconds} s")
+    return {**manifest, "seconds": seconds}  # the timing is returned (demo, CLI), never written to the file

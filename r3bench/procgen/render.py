@@ -20,8 +20,12 @@ def substitution_lines(d: Derivation) -> list[str]:
 def steps(t: Template, d: Derivation) -> dict:
     givens = ", ".join(f"the {g.name} {g.sym}" for g in t.givens)
     value_syms = [g.sym for g in t.givens] + [c.sym for c in t.consts]
+    # tiers 1-2 use the short form (the givens are listed again in value_identification): shorter
+    # training sequences for CPU budgets; both name the target and its symbol, which the oracle checks
+    analysis = (f"Find the {d.target_name} ({d.target})." if t.tier <= 2 else
+                f"The problem asks for the {d.target_name} ({d.target}). Given: {givens}.")
     return {
-        "problem_analysis": f"The problem asks for the {d.target_name} ({d.target}). Given: {givens}.",
+        "problem_analysis": analysis,
         "principle": d.principle,
         "governing_equation": "\n".join(f"{e.sym} = {e.expr}" for e in d.eqs),
         "value_identification": "\n".join(f"{s} = {fmt(d.values[s])} {d.units[s]}".rstrip() for s in value_syms),
