@@ -7,10 +7,12 @@ error of each response is counted per model and method:
   MC / CM / CE   the class of the first wrong step (miscomprehension, conceptual misapplication,
                  calculation error)
   none           every step verified
+  FORMAT         the seven-tag format itself is broken (missing, broken or out-of-order tags, no tags,
+                 several answers, nan): counted apart, never as MC, and left out of the MC/CM/CE shares
   no verdict     the verifier could not decide (StepVerdict.valid is False)
-  no reference   the symbolic backend needs a seven-tag reference solution (doc["solution"]); the
-                 procedural bank has one, most benchmark problems do not. Such samples are counted
-                 here, never guessed.
+  no reference   no seven-tag reference solution (doc["solution"]) and no gold answer (doc["answer"] or
+                 the sample's target) for the reference-free mode (verifiers.stepref). Such samples are
+                 counted here, never guessed.
 
 Model and method come from the results file of the same run (`results_<ts>.json` beside the
 samples, read as the leaderboard reads it). Samples of CoT (non-structured) tasks are skipped and
@@ -31,7 +33,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 CLASSES = ("MC", "CM", "CE")
-OUTCOMES = ("MC", "CM", "CE", "none", "no verdict", "no reference")
+OUTCOMES = ("MC", "CM", "CE", "none", "FORMAT", "no verdict", "no reference")
 _SAMPLES = re.compile(r"^samples_(?P<task>.+)_(?P<ts>\d{4}-\d\d-\d\dT[0-9.\-]+)\.jsonl$")
 
 
@@ -105,14 +107,18 @@ def verify_sample(sample: dict, backend: str = "symbolic") -> tuple[str, int | N
         return "no verdict", None, "no response in the sample"
     ref = str(doc.get("solution") or "")
     if not _has_steps(ref):
-        if backend == "symbolic":
-            return "no reference", None, "no seven-tag reference solution in the document"
-        ref = ""
+        gold = doc.get("answer") if doc.get("answer") not in (None, "") else sample.get("target")
+        if backend == "symbolic" and gold in (None, ""):
+            return "no reference", None, "no seven-tag reference solution and no gold answer in the document"
+        # the symbolic backend's reference-free mode reads a non-seven-tag reference as the gold answer
+        ref = str(gold) if backend == "symbolic" else ""
     v = verify(str(doc.get("question") or ""), resp, ref, backend)
     if not v.valid:
         return "no verdict", None, v.explanation
     if v.first_error == 0:
         return "none", 0, v.explanation
+    if v.error_class == "FORMAT":
+        return "FORMAT", v.first_error, v.explanation
     return (v.error_class if v.error_class in CLASSES else "no verdict"), v.first_error, v.explanation
 
 
@@ -171,7 +177,8 @@ def summarize(verdicts) -> list[dict]:
         rows.append({"model": model, "method": method, "samples": sum(c.values()), "verified": verified,
                      **{k: c[k] for k in OUTCOMES},
                      **{f"{k}_share": (c[k] / verified if verified else None) for k in ("MC", "CM", "CE", "none")},
-                     **{f"{k}_of_errors": (c[k] / errors if errors else None) for k in CLASSES}})
+                     **{f"{k}_of_errors": (c[k] / errors if errors else None) for k in CLASSES},
+                     "FORMAT_of_samples": (c["FORMAT"] / sum(c.values()) if c else None)})
     return rows
 
 
@@ -182,13 +189,15 @@ def _pct(x) -> str:
 def tables(rows, problems=()) -> tuple[str, str]:
     from r3bench.leaderboard import method_label
 
-    md = ["| model | method | samples | verified | MC | CM | CE | none | no verdict | no reference |",
-          "|---|---|---|---|---|---|---|---|---|---|"]
+    md = ["| model | method | samples | verified | MC | CM | CE | none | format failure | no verdict | no reference |",
+          "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         md.append(f"| {r['model']} | {method_label(r['method'])} | {r['samples']} | {r['verified']} | "
                   + " | ".join(f"{r[k]} ({_pct(r[k + '_share'])})" for k in ("MC", "CM", "CE", "none"))
-                  + f" | {r['no verdict']} | {r['no reference']} |")
-    md += ["", "Cells: count (percent of the verified samples) of the first wrong step's class; none = all steps verified."]
+                  + f" | {r['FORMAT']} ({_pct(r['FORMAT_of_samples'])}) | {r['no verdict']} | {r['no reference']} |")
+    md += ["", "Cells: count (percent of the verified samples) of the first wrong step's class; none = all steps "
+           "verified. Format failures (missing, broken or out-of-order tags, no tags, several answers, nan) are "
+           "counted apart, as a percent of all samples, and are not in the verified count."]
     with_err = [r for r in rows if r["MC_of_errors"] is not None]
     if with_err:
         md += ["", "Among the erroneous responses: " + "; ".join(
@@ -198,7 +207,7 @@ def tables(rows, problems=()) -> tuple[str, str]:
         md += ["", "Not counted:", ""] + [f"- {p}" for p in problems]
     buf = io.StringIO()
     cols = ["model", "method", "samples", "verified", *OUTCOMES, "MC_share", "CM_share", "CE_share", "none_share",
-            "MC_of_errors", "CM_of_errors", "CE_of_errors"]
+            "MC_of_errors", "CM_of_errors", "CE_of_errors", "FORMAT_of_samples"]
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(cols)
     for r in rows:
@@ -207,8 +216,8 @@ def tables(rows, problems=()) -> tuple[str, str]:
 
 
 def plot(rows, out) -> Path | None:
-    """Stacked bars: share of MC / CM / CE / none among verified samples, per model and method."""
-    rows = [r for r in rows if r["verified"]]
+    """Stacked bars: share of MC / CM / CE / none / format failure among the samples with a verdict."""
+    rows = [r for r in rows if r["verified"] + r["FORMAT"]]
     if not rows:
         return None
     from r3bench.leaderboard import method_label
@@ -218,13 +227,14 @@ def plot(rows, out) -> Path | None:
     fig, ax = plt.subplots(figsize=(max(4, 1.1 * len(rows) + 2), 3.4))
     xs = list(range(len(rows)))
     bottom = [0.0] * len(rows)
-    colors = {"MC": "#d95f02", "CM": "#7570b3", "CE": "#e7298a", "none": "#1b9e77"}
-    for k in ("MC", "CM", "CE", "none"):
-        ys = [r[f"{k}_share"] or 0.0 for r in rows]
+    colors = {"MC": "#d95f02", "CM": "#7570b3", "CE": "#e7298a", "none": "#1b9e77", "FORMAT": "#999999"}
+    for k in ("MC", "CM", "CE", "none", "FORMAT"):
+        ys = [r[k] / (r["verified"] + r["FORMAT"]) for r in rows]
         ax.bar(xs, ys, 0.6, bottom=bottom, label=k, color=colors[k])
         bottom = [b + y for b, y in zip(bottom, ys)]
-    ax.set_xticks(xs, [f"{r['model']}\n{method_label(r['method'])}\n(n={r['verified']})" for r in rows], fontsize=7)
-    ax.set_ylabel("share of verified responses")
+    ax.set_xticks(xs, [f"{r['model']}\n{method_label(r['method'])}\n(n={r['verified'] + r['FORMAT']})" for r in rows],
+                  fontsize=7)
+    ax.set_ylabel("share of responses with a verdict")
     ax.set_ylim(0, 1)
     ax.set_title("first error class", fontsize=9)
     ax.legend(fontsize=7, bbox_to_anchor=(1.01, 1), loc="upper left")

@@ -40,11 +40,11 @@ def test_real_lmeval_samples(tiny_samples, tmp_path, capsys):
     assert {v.task for v in verdicts} == {"r3_procgen"} and len(verdicts) == 3
     assert all(v.model == "tiny-model" and v.method == "cot" for v in verdicts)
     assert "r3_demo: 3 samples skipped (not a structured seven-tag task)" in problems
-    # 8 random tokens hold no seven-tag steps: the verifier's step-1 (MC) verdict
-    assert {(v.outcome, v.first_error) for v in verdicts} == {("MC", 1)}
+    # 8 random tokens hold no seven-tag steps: a format failure at step 1, booked apart (it was MC before)
+    assert {(v.outcome, v.first_error) for v in verdicts} == {("FORMAT", 1)}
     assert main(["errors", str(tiny_samples / "lm_eval"), "--out", str(tmp_path / "o")]) == 0
     md = (tmp_path / "o" / "errors.md").read_text()
-    assert "| tiny-model | CoT | 3 | 3 | 3 (100.0%) | 0 (0.0%) | 0 (0.0%) | 0 (0.0%) | 0 | 0 |" in md
+    assert "| tiny-model | CoT | 3 | 0 | 0 (-) | 0 (-) | 0 (-) | 0 (-) | 3 (100.0%) | 0 | 0 |" in md
     assert (tmp_path / "o" / "errors.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert len((tmp_path / "o" / "errors.jsonl").read_text().splitlines()) == 3
 
@@ -59,14 +59,20 @@ def test_hand_made_samples_with_known_first_errors(tmp_path):
     from r3bench import errors, procgen
 
     probs = procgen.generate(n=40, seed=3)
-    want, samples = {"MC": 0, "CM": 0, "CE": 0, "none": 0, "no reference": 0, "no verdict": 0}, []
+    want, samples = {"MC": 0, "CM": 0, "CE": 0, "none": 0, "FORMAT": 0, "no reference": 0, "no verdict": 0}, []
     for i, p in enumerate(probs[:12]):
         cls = ("MC", "CM", "CE", "none")[i % 4]
         text = p.solution if cls == "none" else procgen.inject_problem(p, cls)[0]
         samples.append(_sample(i, p, text))
         want[cls] += 1
-    samples.append(_sample(12, probs[12], probs[12].solution, solution=""))  # a benchmark doc: no reference
+    samples.append(_sample(12, probs[12], probs[12].solution, solution=""))  # a benchmark doc: no reference,
+    want["none"] += 1  # the gold answer (target) is there: the reference-free mode verifies it
+    no_gold = _sample(14, probs[14], probs[14].solution, solution="")
+    no_gold.pop("target")
+    samples.append(no_gold)  # neither a reference nor a gold answer: counted, never guessed
     want["no reference"] += 1
+    samples.append(_sample(15, probs[15], "<problem_analysis>x</problem_analysis> \\boxed{1}"))
+    want["FORMAT"] += 1  # a broken format is its own outcome, not MC
     samples.append({"doc_id": 13, "doc": {"question": "q", "solution": probs[13].solution}, "resps": []})
     want["no verdict"] += 1
     ts = "2026-01-01T00-00-00.000000"
@@ -82,18 +88,19 @@ def test_hand_made_samples_with_known_first_errors(tmp_path):
     md, csv_path, png, verdicts = errors.write([tmp_path], tmp_path / "o", problems=problems)
     got = {k: sum(v.outcome == k for v in verdicts) for k in want}
     assert got == want
-    assert any(":15: not a JSON object" in p for p in problems)
+    assert any(":17: not a JSON object" in p for p in problems)
     # injected first-error steps are the ones the verifier reports (MC at 1 or 4, CM at 2-3, CE at 5-7)
     steps = {v.outcome: set() for v in verdicts}
     for v in verdicts:
         steps[v.outcome].add(v.first_error)
     assert steps["MC"] <= {1, 4} and steps["CM"] <= {2, 3} and steps["CE"] <= {5, 6, 7} and steps["none"] == {0}
     (row,) = errors.summarize(verdicts)
-    assert (row["model"], row["method"], row["verified"]) == ("Handmade-1B", "bestofn", 12)
-    assert row["MC_share"] == pytest.approx(3 / 12) and row["CE_of_errors"] == pytest.approx(1 / 3)
-    assert "| Handmade-1B | Best-of-N | 14 | 12 | 3 (25.0%) | 3 (25.0%) | 3 (25.0%) | 3 (25.0%) | 1 | 1 |" in md.read_text()
+    assert (row["model"], row["method"], row["verified"]) == ("Handmade-1B", "bestofn", 13)
+    assert row["MC_share"] == pytest.approx(3 / 13) and row["CE_of_errors"] == pytest.approx(1 / 3)
+    assert ("| Handmade-1B | Best-of-N | 16 | 13 | 3 (23.1%) | 3 (23.1%) | 3 (23.1%) | 4 (30.8%) | 1 (6.2%) | 1 | 1 |"
+            in md.read_text())
     header = csv_path.read_text().splitlines()[0]
-    assert header.startswith("model,method,samples,verified,MC,CM,CE,none,no verdict,no reference,MC_share")
+    assert header.startswith("model,method,samples,verified,MC,CM,CE,none,FORMAT,no verdict,no reference,MC_share")
     assert png is not None and png.stat().st_size > 2000
 
 

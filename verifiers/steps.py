@@ -2,48 +2,61 @@
 
     verify(question, solution, reference, backend="symbolic") -> StepVerdict
 
-StepVerdict.first_error is 0 when every step is right, else the 1-based index of the first wrong
-step (the paper's e, with n = number of tags present); error_class is "MC" (miscomprehension),
-"CM" (conceptual misapplication) or "CE" (calculation error), checked in that priority within a
-step; the earliest step wins.
+StepVerdict.first_error is 0 when every step is right, else the 1-based position of the first wrong
+step among the format's seven steps (seventag.TAGS; the paper's e, with n = 7). error_class is
+"MC" (miscomprehension), "CM" (conceptual misapplication), "CE" (calculation error) or "FORMAT":
+the format itself is broken - a missing, empty, unclosed, nested, duplicated or out-of-order tag,
+no tags at all, an over-long output, several different boxed answers, a non-finite number. FORMAT
+is booked apart from MC/CM/CE (r3bench.errors), rewarded with the minimum (verifiers.rewards) and
+answered with a request for the format (verifiers.feedback), never with the MC re-read prompt.
+The format is checked first and, when broken, decides the verdict: a broken solution cannot earn
+the reward of a content error placed before the break.
 
-The symbolic backend is deterministic and offline. It compares the solution with a reference
-seven-tag solution (the procedural bank gives an exact one; for a benchmark problem, a worked
-reference in the same format):
+The symbolic backend is deterministic and offline. With a seven-tag reference (the procedural bank
+gives an exact one) it checks, in the order of the text (step by step, line by line):
 
-  step 1 (MC)  the quantity asked for: the reference's target symbol must be named in problem_analysis
-  step 2 (CM)  the principle: must agree with the reference's (word overlap), not another law
-  step 3 (CM)  each governing equation must equal the reference's equation for the same quantity
-               (numerically, at the reference's values) and be dimensionally consistent (pint)
-  step 4 (MC)  each identified value must match the reference's (or a number in the question)
-  step 5 (CE)  each substitution must be the solution's own equation at its own values
-  step 6 (CE)  each calculation result must equal the substituted expression
-  step 7 (CE)  the boxed answer must equal the last calculation
+  step 1 (MC)  the asked quantity - the reference's last governing equation's left side, with its
+               name words from the reference's analysis - is what the analysis says is asked
+  step 2 (CM)  the principle names the same law as the reference (stepparse.same_law: law keys such
+               as 'energy_cons' or 'friction', contradictions such as 'frictionless' caught)
+  step 3 (CM)  each governing equation gives, at the true values, the reference's value for its
+               quantity, and is dimensionally consistent (pint)
+  step 4 (MC)  each identified value is the reference's (matched by name, or by value and unit when
+               the symbol is renamed) or a number of the question (raw or in SI)
+  step 5 (CE)  each substitution equals its own equation at the solution's own values (or at the true
+               ones: a step that follows from an earlier error is not counted again)
+  step 6 (CE)  each calculation result equals its substitution
+  step 7 (CE)  the final answer equals the last calculation (units converted)
 
-Steps 5-7 are checked against the solution's own earlier lines, so a step that follows correctly
-from an earlier error is not counted again. Other backends (an LLM judge, a process-supervised
-verifier) plug in through BACKENDS.
+LaTeX and plain notation, units in any form the answer checker reads, prose inside tags and
+renamed symbols are read by verifiers.stepparse. Without a seven-tag reference the reference-free
+mode (verifiers.stepref) runs; where it cannot place an error it returns valid=False with a reason.
+Other backends (an LLM judge, a process-supervised verifier) plug in through BACKENDS.
 """
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import asdict, dataclass, field
 
 from r3bench import seventag
+from verifiers import stepparse as P
 
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
-_FUNCS = {"sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "exp", "log", "pi"}
-_NUM = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*)$")
-_STEP_CLASS = {1: "MC", 2: "CM", 3: "CM", 4: "MC", 5: "CE", 6: "CE", 7: "CE"}
+FORMAT = "FORMAT"
+CLASSES = ("MC", "CM", "CE", FORMAT)
+N_STEPS = len(seventag.TAGS)
+STEP_CLASS = {1: "MC", 2: "CM", 3: "CM", 4: "MC", 5: "CE", 6: "CE", 7: "CE"}
+_STEP_CLASS = STEP_CLASS  # old name, kept for importers
+TAG_OF_STEP = dict(enumerate(seventag.TAGS, start=1))
+STEP_OF_TAG = {t: k for k, t in TAG_OF_STEP.items()}
+MAX_SOLUTION_CHARS = 20000  # longer outputs are a format failure (the extractor reads 20,000 at most)
 
 
 @dataclass(frozen=True)
 class StepVerdict:
-    first_error: int  # 0 = no error
-    error_class: str | None  # "MC" | "CM" | "CE" | None
+    first_error: int  # 0 = no error; else 1..7, the position in the seven-tag format
+    error_class: str | None  # "MC" | "CM" | "CE" | "FORMAT" | None
     explanation: str
-    n_steps: int
+    n_steps: int  # seven-tag steps present in the solution (information; rewards use the format's 7)
     step_scores: tuple = field(default=())  # optional per-step scores (psv backend)
     valid: bool = True  # False: no verdict could be had (judge unreachable, junk replies); see explanation
 
@@ -53,31 +66,13 @@ class StepVerdict:
         return d
 
 
-def _ns():
-    return {"sqrt": math.sqrt, "sin": math.sin, "cos": math.cos, "tan": math.tan, "asin": math.asin,
-            "acos": math.acos, "atan": math.atan, "exp": math.exp, "log": math.log, "pi": math.pi}
-
-
-_SAFE = re.compile(r"(?:[A-Za-z_][A-Za-z_0-9]*|[\d.eE+\-*/()^ ,])+")
-
-
-def _eval(expr: str, env: dict) -> float:
-    """Evaluate a short arithmetic expression in the given variables (no attribute access, no calls
-    other than the math functions)."""
-    if len(expr) > 300 or not _SAFE.fullmatch(expr) or "__" in expr or "**" in expr and expr.count("**") > 6:
-        raise ValueError("expression rejected")
-    code = compile(expr.replace("^", "**"), "<step>", "eval")
-    if any(n not in _FUNCS and n not in env for n in code.co_names):
-        raise KeyError(code.co_names[0])
-    v = eval(code, {"__builtins__": {}, **_ns()}, dict(env))  # noqa: S307 - names restricted above
-    return float(v)
-
-
-def _close(a, b, rel=2e-3):
-    return math.isfinite(a) and math.isfinite(b) and abs(a - b) <= rel * max(abs(a), abs(b), 1e-300)
+def _close(a, b, rel=P.REL_TOL):
+    """Kept for r3bench.procgen.oracle (its import): relative closeness of two finite floats."""
+    return P.close(a, b, rel)
 
 
 def _pairs(step):
+    """Kept for r3bench.procgen.oracle (its import): the `lhs = rhs` lines of a step, split once."""
     out = []
     for ln in (step.content if step else "").splitlines():
         if "=" in ln:
@@ -86,138 +81,362 @@ def _pairs(step):
     return out
 
 
-def _values(step):
-    vals, units = {}, {}
-    for lhs, rhs in _pairs(step):
-        m = _NUM.match(rhs)
-        if m and _IDENT.fullmatch(lhs):
-            vals[lhs] = float(m.group(1))
-            units[lhs] = m.group(2).strip()
-    return vals, units
+def _v(step: int, why: str, n: int, cls: str | None = None) -> StepVerdict:
+    return StepVerdict(step, cls or STEP_CLASS[step], why, n)
 
 
-def _words(s: str) -> set:
-    return {w for w in re.findall(r"[a-z]+", s.lower()) if len(w) > 3}
+def invalid(why: str, n: int = 0) -> StepVerdict:
+    """No verdict: first_error is -1 so that nothing downstream can read it as 'all correct'."""
+    return StepVerdict(-1, None, why, n, valid=False)
 
 
-def _target(ref) -> str | None:
-    pa = ref.get("problem_analysis")
-    m = re.search(r"\(([A-Za-z_][A-Za-z_0-9]*)\)", pa.content) if pa else None
-    if m:
-        return m.group(1)
-    eqs = _pairs(ref.get("governing_equation"))
-    return eqs[-1][0] if eqs else None
+# --- format ---------------------------------------------------------------------------------------
+
+def _boxed_all(text: str) -> list[str]:
+    from verifiers.extract import _find_braced
+
+    out = []
+    for m in re.finditer(r"\\(?:boxed|fbox)\s*\{", text):
+        got = _find_braced(text, m.end() - 1)
+        if got is not None:
+            out.append(got[0].strip())
+    return out
 
 
-def _dimension_ok(expr: str, lhs: str, units: dict) -> bool | None:
-    """pint check that `lhs = expr` is dimensionally consistent; None when units are unknown."""
+def _same_answer(a: str, b: str) -> bool:
+    qa, qb = P.quantity(a), P.quantity(b)
+    if qa and qb:
+        return P.close(qa[0], qb[0]) and (qa[1] == qb[1] or not qa[1] or not qb[1])
+    return re.sub(r"\s+", "", a) == re.sub(r"\s+", "", b)
+
+
+def _outside(text: str) -> str:
+    """The text outside the seven tags (tag names as seventag.parse reads them)."""
+    t = re.sub(r"<\s*(" + "|".join(seventag.TAGS) + r")\s*>.*?<\s*/\s*\1\s*>", " ", text, flags=re.S | re.I)
+    return t
+
+
+def format_error(solution) -> StepVerdict | None:
+    """The FORMAT verdict of a solution whose seven-tag format is broken, else None.
+
+    The first error is the first of the seven positions whose tag is missing, broken (unclosed,
+    nested, duplicated, empty) or out of order; an over-long output or no tag at all is at step 1;
+    a non-finite number (nan, inf) at the step that holds it; several different boxed answers, or a
+    boxed answer outside <final_answer>, at step 7.
+    """
+    text = solution if isinstance(solution, str) else ("" if solution is None else str(solution))
+    if len(text) > MAX_SOLUTION_CHARS:
+        return _v(1, f"the output is {len(text)} characters, over the {MAX_SOLUTION_CHARS} allowed", 0, FORMAT)
+    sol = seventag.parse(text)
+    n = sol.n
+    if n == 0:
+        return _v(1, "no seven-tag steps found in the solution", 0, FORMAT)
+    for k, tag in TAG_OF_STEP.items():
+        st = sol.get(tag)
+        if st is None:
+            return _v(k, f"step {k} <{tag}> is missing", n, FORMAT)
+        if tag in sol.flawed:
+            why = next((p for p in sol.problems if tag in p), "broken")
+            return _v(k, f"step {k} <{tag}> is broken ({why})", n, FORMAT)
+        if st.index != k:
+            return _v(k, f"step {k} <{tag}> is out of order (position {st.index})", n, FORMAT)
+    for k in (4, 5, 6, 7):
+        if P.NONFINITE.search(sol.get(TAG_OF_STEP[k]).content):
+            return _v(k, f"step {k} <{TAG_OF_STEP[k]}> holds a non-finite number (nan/inf)", n, FORMAT)
+    fa = sol.get("final_answer").content
+    boxes = _boxed_all(fa)
+    if len(boxes) > 1 and any(not _same_answer(boxes[0], b) for b in boxes[1:]):
+        return _v(7, f"the final answer holds {len(boxes)} different boxed answers", n, FORMAT)
+    if _boxed_all(_outside(text)):
+        return _v(7, "a boxed answer outside <final_answer>", n, FORMAT)
+    return None
+
+
+# --- the symbolic backend with a reference ----------------------------------------------------------
+
+_ASK = re.compile(r"\b(ask|asks|asked|find|finding|determine|calculate|compute|need|needed|want|wanted|required"
+                  r"|unknown|seek|sought|what|how|goal|target)\b", re.I)
+_SYN = {"distance": ("far", "displacement", "distance"), "speed": ("fast", "velocity", "speed"),
+        "velocity": ("fast", "speed", "velocity"), "time": ("long", "time", "duration"),
+        "height": ("high", "height"), "length": ("long", "length")}
+
+
+def _sym_re(sym: str):
+    return re.compile(rf"(?<![\w'’\\]){re.escape(sym)}(?![\w'’])")
+
+
+def _asked_clause(pa: str) -> str:
+    """The sentence(s) of an analysis that say what is asked (the whole text if none does)."""
+    before_given = re.split(r"\b(?:given|known|data)\b\s*[:,]?", pa, maxsplit=1, flags=re.I)[0]
+    sents = [s for s in re.split(r"(?<=[.;!?\n])\s+", pa) if _ASK.search(s)]
+    if before_given.strip() and len(before_given) < len(pa):
+        return before_given
+    return " ".join(sents) if sents else pa
+
+
+def _target_names(ref, target: str) -> set[str]:
+    """Words naming the target in the reference's analysis: 'the distance travelled (s)' -> distance."""
+    pa = ref.get("problem_analysis").content if ref.get("problem_analysis") else ""
+    out = set()
+    for m in re.finditer(rf"((?:[A-Za-z-]+\s+){{1,4}})\(\s*\$?{re.escape(target)}\$?\s*\)", pa):
+        words = [w.lower() for w in m.group(1).split() if w.lower() not in ("the", "a", "an", "of", "its", "for")]
+        out.update(w for w in words if len(w) > 3 and w not in ("asks", "problem", "find"))
+    for w in list(out):
+        out.update(_SYN.get(w, ()))
+    return out
+
+
+def _ref_target(ref) -> str | None:
+    eqs = P.equations(ref.get("governing_equation"))
+    if eqs:
+        return eqs[-1][0]
+    m = re.search(r"\(([A-Za-z_][A-Za-z_0-9]*)\)", ref.get("problem_analysis").content if ref.get("problem_analysis") else "")
+    return m.group(1) if m else None
+
+
+def _check_target(sol, ref) -> str | None:
+    tgt = _ref_target(ref)
+    if not tgt:
+        return None
+    clause = _asked_clause(sol.get("problem_analysis").content)
+    names = _target_names(ref, tgt)
+    if _sym_re(tgt).search(clause):
+        return None
+    # another quantity named as the asked one: '(v_t)' in parentheses, or a symbol the reference computes
+    others = {m.group(1) for m in re.finditer(r"\(\s*\$?([A-Za-z][A-Za-z_0-9]{0,8})\$?\s*\)", clause)}
+    others |= {s for s, _, _ in P.equations(ref.get("governing_equation")) + P.equations(ref.get("calculation"))
+               if s != tgt and _sym_re(s).search(clause)}
+    if others - {tgt}:
+        return f"problem_analysis takes {sorted(others - {tgt})[0]} for the asked quantity {tgt}"
+    if any(re.search(rf"\b{re.escape(w)}", clause, re.I) for w in names):
+        return None
+    return f"problem_analysis does not say that {tgt} ({', '.join(sorted(names)) or 'the asked quantity'}) is asked"
+
+
+def _dims(units: dict) -> dict:
     from r3bench.units import get_ureg
-    import numpy as np
-
     u = get_ureg()
+    out = {}
+    for i, (k, unit) in enumerate(sorted(units.items())):
+        try:
+            out[k] = u.Quantity(1.3 + 0.17 * i, unit or "dimensionless")  # distinct magnitudes: no x - x = 0
+        except Exception:  # noqa: BLE001 - pint raises many types on odd unit strings: unit unknown
+            continue
+    return out
+
+
+def dimension_ok(rhs: str, lhs: str, units: dict) -> bool | None:
+    """pint check that `lhs = rhs` is dimensionally consistent; None when a unit is unknown."""
+    import numpy as np
+    import pint
+
+    q = _dims(units)
     try:
-        # distinct magnitudes, so that no difference cancels to zero (1/f - 1/d_o)
-        q = {k: u.Quantity(1.3 + 0.17 * i, (v or "dimensionless").replace("^", "**"))
-             for i, (k, v) in enumerate(sorted(units.items()))}
-        ns = {"sqrt": np.sqrt, "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos,
-              "atan": np.arctan, "exp": np.exp, "log": np.log, "pi": math.pi}
-        names = set(_IDENT.findall(expr)) - _FUNCS
-        if lhs not in q or any(n not in q for n in names):
-            return None
+        free = P.names(rhs)
+    except P.ExprError:
+        return None
+    if lhs not in q or any(n not in q for n in free):
+        return None
+    fn = {k: getattr(np, {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "ln": "log"}.get(k, k))
+          for k in P.FUNCS if k != "abs"}
+    try:
         with np.errstate(all="ignore"):
-            val = eval(compile(expr.replace("^", "**"), "<dim>", "eval"), {"__builtins__": {}, **ns}, q)  # noqa: S307
-        val = val if hasattr(val, "dimensionality") else u.Quantity(val, "dimensionless")
-        return val.dimensionality == q[lhs].dimensionality
-    except Exception:  # noqa: BLE001 - a DimensionalityError inside the expression is an inconsistency
-        return False
+            val = P.evaluate_objects(rhs, q, fn)
+    except (pint.DimensionalityError, pint.errors.OffsetUnitCalculusError):
+        return False  # adding metres to seconds, sin of a length
+    except (P.ExprError, ZeroDivisionError, OverflowError, ValueError, TypeError):
+        return None
+    dim = getattr(val, "dimensionality", None)
+    if dim is None:
+        return q[lhs].dimensionless
+    return dim == q[lhs].dimensionality
 
 
-def _v(step, why, n):
-    return StepVerdict(step, _STEP_CLASS.get(step) if step else None, why, n)
+def _eval_units(text: str, env: dict) -> float:
+    """Evaluate a substitution/calculation part; unit names written beside the numbers count as 1."""
+    try:
+        return P.evaluate(text, env)
+    except P.ExprError:
+        free = P.names(text) - set(env)
+        if not free or len(free) > 4:
+            raise
+        from r3bench.units import get_ureg
+        u = get_ureg()
+        for f in free:
+            try:
+                u.parse_units(f)
+            except Exception:  # noqa: BLE001 - not a unit: the name is unknown
+                raise P.ExprError(f"unknown name {f}") from None
+        return P.evaluate(text, {**env, **{f: 1.0 for f in free}})
+
+
+def _result(part: str, env: dict) -> float:
+    """A calculation part's value: a quantity in SI when it reads as one, else the expression's value."""
+    q = P.quantity(part) if re.match(r"^\s*[-+]?\s*(\d|\.\d)", part) else None
+    if q is not None:
+        return q[0]
+    return _eval_units(part, env)
 
 
 def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict:
-    sol, ref = seventag.parse(solution or ""), seventag.parse(reference or "")
+    bad = format_error(solution)
+    if bad is not None:
+        return bad
+    ref = seventag.parse(reference or "")
+    if ref.n == 0 or format_error(reference) is not None:
+        from verifiers.stepref import verify_reference_free
+        return verify_reference_free(question, solution, reference or None)
+    sol = seventag.parse(solution)
     n = sol.n
-    if n == 0:
-        return StepVerdict(1, "MC", "no seven-tag steps found in the solution", 0)
-    if ref.n == 0:
-        return StepVerdict(0, None, "reference has no seven-tag steps: nothing to verify against", n)
     get = sol.get
     # 1. the asked quantity
-    tgt = _target(ref)
-    pa = get("problem_analysis")
-    if tgt and (pa is None or not re.search(rf"(?<![A-Za-z_0-9]){re.escape(tgt)}(?![A-Za-z_0-9])", pa.content)):
-        return _v(1, f"problem_analysis does not name the asked quantity {tgt}", n)
+    why = _check_target(sol, ref)
+    if why:
+        return _v(1, why, n)
     # 2. the principle
-    pr, rpr = get("principle"), ref.get("principle")
-    if rpr is not None:
-        a, b = _words(pr.content if pr else ""), _words(rpr.content)
-        if not a or len(a & b) / max(1, len(a | b)) < 0.6:
-            return _v(2, "the principle differs from the one that applies", n)
-    # 3. equations, at the reference's values
-    rvals, runits = _values(ref.get("value_identification"))
-    ref_eqs = dict(_pairs(ref.get("governing_equation")))
+    ok, why = P.same_law(get("principle").content, ref.get("principle").content)
+    if not ok:
+        return _v(2, why, n)
+    # reference data: true values (SI) of the givens and of every computed quantity
+    rvals = {s: (v, u) for s, v, u, _, _ in P.values(ref.get("value_identification"))}
     known = dict(rvals)
-    for lhs, rhs in _pairs(ref.get("calculation")):
-        m = _NUM.match(rhs)
-        if m:
-            known[lhs] = float(m.group(1))
-            runits[lhs] = m.group(2).strip()
-    sol_eqs = _pairs(get("governing_equation"))
+    for s, v, u, _, _ in P.values(ref.get("calculation")):
+        known[s] = (v, u)
+    target = _ref_target(ref)
+    svals = P.values(get("value_identification"))
+    # the solution's symbols mapped onto the reference's: by name, else by value and unit
+    true_env, units = {}, {}
+    for s, v, u, _, _ in svals:
+        units[s] = u
+        if s in known and (known[s][1] == u or not u):
+            true_env[s] = known[s][0]
+            continue
+        m = next((r for r, (rv, ru) in rvals.items() if ru == u and P.close(rv, v)), None)
+        true_env[s] = rvals[m][0] if m else v
+    for s, (v, u) in known.items():
+        units.setdefault(s, u)
+    # 3. governing equations, at the true values
+    sol_eqs = P.equations(get("governing_equation"))
     if not sol_eqs:
-        return _v(3, "no governing equation", n)
-    for lhs, rhs in sol_eqs:
-        if lhs in ref_eqs:
-            try:
-                ok = _close(_eval(rhs, known), _eval(ref_eqs[lhs], known), 1e-6)
-            except (KeyError, ValueError, ZeroDivisionError, SyntaxError, TypeError, OverflowError):
-                ok = False
-            if not ok:
-                return _v(3, f"the equation for {lhs} is not the one that applies", n)
-        dim = _dimension_ok(rhs, lhs, runits)
-        if dim is False:
-            return _v(3, f"the equation for {lhs} is dimensionally inconsistent", n)
-    # 4. values
-    vals, _ = _values(get("value_identification"))
-    qnums = [float(x) for x in re.findall(r"(?<![\w.])[-+]?\d+\.?\d*(?:e[-+]?\d+)?", question or "")]
-    for k, v in vals.items():
-        if k in rvals and not _close(v, rvals[k]):
-            return _v(4, f"the value of {k} contradicts the problem ({v:g} vs {rvals[k]:g})", n)
-        if k not in rvals and qnums and not any(_close(v, x) for x in qnums):
-            return _v(4, f"the value of {k} appears nowhere in the problem", n)
-    missing = [k for k in rvals if k not in vals]
-    if missing and sol_eqs and any(k in rhs for _, rhs in sol_eqs for k in missing):
-        return _v(4, f"given value {missing[0]} not identified", n)
-    # 5./6. substitutions and calculations, from the solution's own lines
-    subs, calcs = _pairs(get("substitution")), _pairs(get("calculation"))
-    env = dict(vals)
-    eq_of = dict(sol_eqs)
-    last = None
-    for i, (lhs, rhs) in enumerate(sol_eqs):
-        sub = next((r for l, r in subs if l == lhs), None)
-        if sub is None:
-            return _v(5, f"no substitution for {lhs}", n)
+        return _v(3, "no governing equation of the form `quantity = expression`", n)
+    for i, (lhs, parts, _) in enumerate(sol_eqs):
+        rhs = parts[-1]
+        goal = known.get(lhs) or (known.get(target) if i == len(sol_eqs) - 1 and target else None)
         try:
-            expect = _eval(eq_of[lhs], env)
-            got = _eval(sub, {})
-        except (KeyError, ValueError, ZeroDivisionError, SyntaxError, TypeError, OverflowError) as e:
-            return _v(5, f"substitution for {lhs} cannot be evaluated ({type(e).__name__})", n)
-        if not _close(got, expect):
-            return _v(5, f"the substitution for {lhs} does not match its equation and values", n)
-        calc = next((r for l, r in calcs if l == lhs), None)
-        m = _NUM.match(calc or "")
-        if not m:
-            return _v(6, f"no calculation result for {lhs}", n)
-        if not _close(float(m.group(1)), got):
-            return _v(6, f"arithmetic error: {lhs} = {m.group(1)} but the substitution gives {got:.4g}", n)
-        env[lhs] = float(m.group(1))
-        last = calc
-    # 7. the boxed answer follows from the last calculation
-    from verifiers import check
-    fa = get("final_answer")
-    if fa is None or last is None or not check(fa.content, last, kind="numeric").equivalent:
-        return _v(7, "the final answer does not follow from the last calculation", n)
+            val = P.evaluate(rhs, true_env)
+        except P.ExprError:
+            val = None
+        if val is not None and goal is not None and not P.close(val, goal[0]):
+            return _v(3, f"the equation for {lhs} gives {val:.4g} where the law that applies gives {goal[0]:.4g}", n)
+        if val is not None:
+            true_env[lhs] = goal[0] if goal is not None else val
+        if goal is not None:
+            units.setdefault(lhs, goal[1])
+        if dimension_ok(rhs, lhs, units) is False:
+            return _v(3, f"the equation for {lhs} is dimensionally inconsistent", n)
+    # 4. values: the reference's, or numbers of the question
+    qnums = P.numbers_in(question or "")
+    for s, v, u, text, _ in svals:
+        if s in rvals and (rvals[s][1] == u or not u):
+            if not P.close(v, rvals[s][0]):
+                return _v(4, f"the value of {s} contradicts the problem ({text} vs {rvals[s][0]:.4g} {rvals[s][1]})", n)
+            continue
+        if any(ru == u and P.close(rv, v) for rv, ru in rvals.values()):
+            continue
+        if qnums and not any(P.close(v, x) for x in qnums):
+            return _v(4, f"the value {s} = {text} appears nowhere in the problem", n)
+    defined = {s for s, *_ in svals} | {lhs for lhs, _, _ in sol_eqs}
+    for lhs, parts, _ in sol_eqs:
+        try:
+            free = P.names(parts[-1])
+        except P.ExprError:
+            continue
+        missing = sorted(free - defined)
+        if missing:
+            return _v(4, f"{missing[0]} is used in the equation for {lhs} but its value is never identified", n)
+    return _check_arithmetic(sol, sol_eqs, {s: v for s, v, *_ in svals}, true_env, n, known.get(target))
+
+
+def _check_arithmetic(sol, sol_eqs, own_vals: dict, true_env: dict, n: int, ref_answer) -> StepVerdict:
+    """Steps 5-7 from the solution's own lines (shared with the reference-free mode)."""
+    subs, calcs = P.equations(sol.get("substitution")), P.equations(sol.get("calculation"))
+    calc_of = {}
+    for lhs, parts, i in calcs:
+        calc_of.setdefault(lhs, []).append((parts, i))
+    own = dict(own_vals)
+    for lhs, parts, _ in calcs:  # the solution's own results feed later substitutions
+        try:
+            own[lhs] = _result(parts[-1], own)
+        except P.ExprError:
+            pass
+    # 5. substitutions, each against its equation (own values, or true ones), in the order of the text
+    errors, got_of, used = [], {}, set()
+    for k, (lhs, eq_parts, _) in enumerate(sol_eqs):
+        j = next((j for j, (l, _, _) in enumerate(subs) if l == lhs and j not in used), None)
+        if j is None and k < len(subs) and k not in used and subs[k][0] not in {e[0] for e in sol_eqs}:
+            j = k
+        if j is None:
+            errors.append((len(subs) + k, f"no substitution for {lhs}"))
+            continue
+        used.add(j)
+        _, parts, line = subs[j]
+        expect = []
+        for env in (own, true_env):
+            try:
+                expect.append(P.evaluate(eq_parts[-1], env))
+            except P.ExprError:
+                pass
+        try:
+            vals = [_eval_units(p, own) for p in parts]
+        except P.ExprError as e:
+            errors.append((line, f"the substitution for {lhs} cannot be evaluated ({e})"))
+            continue
+        if expect and not any(P.close(vals[0], x) for x in expect):
+            errors.append((line, f"the substitution for {lhs} gives {vals[0]:.4g}; its equation at the identified "
+                                 f"values gives {expect[0]:.4g}"))
+            continue
+        bad = next((p for p, x in zip(parts[1:], vals[1:]) if not P.close(x, vals[0])), None)
+        if bad is not None:
+            errors.append((line, f"the substitution for {lhs} does not simplify to {bad}"))
+            continue
+        got_of[lhs] = vals[-1]
+    if errors:
+        return _v(5, min(errors)[1], n)
+    # 6. calculations: every part of every line for a quantity equals its substitution
+    last = None
+    for lhs, _, _ in sol_eqs:
+        lines_ = calc_of.get(lhs)
+        if not lines_:
+            errors.append((10 ** 6, f"no calculation result for {lhs}"))
+            continue
+        for parts, line in lines_:
+            for p in parts:
+                try:
+                    x = _result(p, own)
+                except P.ExprError as e:
+                    errors.append((line, f"the calculation of {lhs} cannot be read ({e})"))
+                    break
+                if not P.close(x, got_of[lhs]):
+                    errors.append((line, f"arithmetic error: {lhs} = {p} but the substitution gives {got_of[lhs]:.4g}"))
+                    break
+        last = lines_[-1][0][-1]
+    if errors:
+        return _v(6, min(errors)[1], n)
+    # 7. the final answer follows from the last calculation
+    fa = sol.get("final_answer").content
+    boxes = _boxed_all(fa)
+    ans = boxes[-1] if boxes else fa.strip()
+    qa, ql = P.quantity(ans), P.quantity(last) if last else None
+    if qa is None:
+        return _v(7, f"the final answer {ans[:40]!r} is not a number with a unit", n)
+    if ql is not None:
+        if not P.close(qa[0], ql[0]):
+            return _v(7, f"the final answer {ans[:40]} does not follow from the last calculation {last}", n)
+        if ql[1] and qa[1] != ql[1]:
+            return _v(7, f"the final answer's unit ({qa[1] or 'none'}) is not the calculation's ({ql[1]})", n)
+    if ref_answer is not None and not (P.close(qa[0], ref_answer[0]) and (not ref_answer[1] or qa[1] == ref_answer[1])):
+        return invalid(f"every step checks, but the answer {ans[:40]} differs from the reference "
+                       f"({ref_answer[0]:.4g} {ref_answer[1]}): the first error could not be placed", n)
     return StepVerdict(0, None, "all steps correct", n)
 
 
@@ -241,32 +460,38 @@ def verify(question: str, solution: str, reference: str, backend: str = "symboli
         raise ValueError(f"unknown verifier backend {backend!r} (have: {', '.join(BACKENDS)})")
     try:
         return fn(question, solution, reference)
-    except Exception as e:  # noqa: BLE001 - a verifier bug is recorded, not a crashed RL run
-        return StepVerdict(0, None, f"verifier error: {type(e).__name__}: {str(e)[:100]}",
-                           seventag.parse(solution or "").n, valid=False)
+    except Exception as e:  # noqa: BLE001 - a verifier bug is recorded as no verdict, not a crashed RL run
+        return invalid(f"verifier error: {type(e).__name__}: {str(e)[:100]}", seventag.parse(solution or "").n)
 
 
 def report(rows, backend: str = "symbolic") -> dict:
-    """Score a backend on labelled rows {question, solution, reference, first_error, error_class}."""
-    conf, n, exact, cls_ok, err_ok, err_n, cor_ok, cor_n = {}, 0, 0, 0, 0, 0, 0, 0
+    """Score a backend on labelled rows {question, solution, reference, first_error, error_class}.
+
+    A verdict with valid=False counts as wrong (it is never read as 'no error') and is counted in
+    'invalid'. ProcessBench F1 is the harmonic mean of the accuracy on erroneous samples (exact first
+    error) and on correct ones.
+    """
+    conf, n, exact, cls_ok, err_ok, err_n, cor_ok, cor_n, inval = {}, 0, 0, 0, 0, 0, 0, 0, 0
     for r in rows:
         v = verify(r["question"], r["solution"], r["reference"], backend)
         n += 1
         gold_c = r["error_class"] if r["first_error"] else "none"
-        pred_c = v.error_class or "none"
+        pred_c = (v.error_class or "none") if v.valid else "invalid"
+        inval += not v.valid
         conf.setdefault(gold_c, {}).setdefault(pred_c, 0)
         conf[gold_c][pred_c] += 1
-        exact += v.first_error == r["first_error"]
+        hit = v.valid and v.first_error == r["first_error"]
+        exact += hit
         cls_ok += pred_c == gold_c
         if r["first_error"]:
             err_n += 1
-            err_ok += v.first_error == r["first_error"]
+            err_ok += hit
         else:
             cor_n += 1
-            cor_ok += v.first_error == 0
+            cor_ok += hit
     acc_err = err_ok / err_n if err_n else float("nan")
     acc_cor = cor_ok / cor_n if cor_n else float("nan")
     f1 = 2 * acc_err * acc_cor / (acc_err + acc_cor) if acc_err + acc_cor else 0.0
     return {"backend": backend, "n": n, "first_error_accuracy": exact / n if n else float("nan"),
             "class_accuracy": cls_ok / n if n else float("nan"), "accuracy_erroneous": acc_err,
-            "accuracy_correct": acc_cor, "processbench_f1": f1, "confusion": conf}
+            "accuracy_correct": acc_cor, "processbench_f1": f1, "invalid": inval, "confusion": conf}
