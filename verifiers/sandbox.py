@@ -1,91 +1,90 @@
-"""Run model-written (untrusted) Python in a separate, limited, throwaway process.
+"""Run model-written (untrusted) Python in a separate, limited, throwaway process tree.
 
     run_python(code, limits=SandboxLimits(), inputs=None) -> SandboxResult      # never raises
+    isolation_level() -> str          # "namespaces+seccomp" | "namespaces" | "rlimits+audit-hook"
+    probe() -> dict                   # what was tried and why that level (cached; `r3bench doctor`)
 
-The code runs with `exec` in a fresh interpreter (`python -I -S -B -u -c <runner>`): `inputs` are its
-variables, and `value` is the repr of a variable named `result` if the code sets one. The runner
-reports its result (hex-encoded JSON lines) on a dedicated pipe, not on stdout, so nothing the code
-prints can break the parsing; stdout and stderr are captured and truncated to `output_kb` each.
-`preexec_fn` only calls setrlimit (CPython warns that preexec_fn is not thread-safe in general;
-this one takes no locks and imports nothing).
+The code runs with `exec` in a worker process: `inputs` are its variables, and `value` is the repr
+of a variable named `result` if the code sets one. stdout and stderr are captured and cut to
+`output_kb` each. The trusted half (the supervisor that sets up the confinement, forks the worker and
+reports what it observed) is verifiers/sandbox_runner.py, run by path as
+`python -I -S -B sandbox_runner.py <result fd> <payload file>`; its docstring describes the process
+tree, the mounts, the order of the confinement steps and the result channel.
 
-What holds, and who holds it
-----------------------------
-Enforced by the kernel (holds against any code, native code included):
-  - RLIMIT_CPU (soft `cpu_s`: SIGXCPU, hard `cpu_s + 1`: SIGKILL), RLIMIT_AS (`memory_mb`),
-    RLIMIT_FSIZE (`file_size_mb`: a bigger write fails with EFBIG), RLIMIT_CORE = 0 and
-    RLIMIT_NOFILE = 256, all set in `preexec_fn` before the interpreter starts;
-  - RLIMIT_NPROC, set to the number of tasks the user already has + 1 + `max_processes`. The
-    kernel counts *all* processes and threads of the real uid, so this is approximate (other
-    processes of the user come and go), and it does not apply at all to root (uid 0 of the initial
-    user namespace, or any process with CAP_SYS_RESOURCE / CAP_SYS_ADMIN). Under root, the runner's
-    guards below are what stops a fork;
-  - the wall-clock limit, kept by the parent: the child is a session and process-group leader
-    (`start_new_session=True`), and the parent SIGKILLs the whole group on timeout and again after
-    every run, so nothing that stays in the group outlives the call;
-  - a throwaway working directory (also HOME and TMPDIR), removed afterwards, and an environment
-    built from constants only: nothing of the parent's environment (API keys, tokens) is passed.
-    Python runs isolated: -I (no PYTHON* variables, no user site, no script dir or cwd on
-    sys.path) and -S (no site.py, so no .pth file of the parent's environment is executed; the
-    parent's site-packages directories are put on sys.path, so sympy, numpy, pint import).
+Isolation levels (every SandboxResult says which one it ran under, in `isolation`)
+--------------------------------------------------------------------------------
+"namespaces+seccomp" (the default where the kernel allows it). Enforced by the kernel:
+  - util-linux `unshare --mount --net --pid --fork --kill-child=SIGKILL` (plus `--user
+    --map-root-user` when the host is not root): a private mount namespace (a new root with the
+    interpreter, the standard library and site-packages read-only, a private writable scratch
+    directory, no project checkout, no $HOME, no project packages), a network namespace with no
+    interface up (127.0.0.1 is unreachable), a PID namespace (the code sees only its own tree;
+    when the supervisor, PID 1, exits, the kernel kills everything left in it, setsid or not);
+  - an unprivileged uid per run (no groups; when the host is root) or, in a user namespace, no
+    capabilities; no_new_privs;
+  - a seccomp filter (verifiers/seccomp.py: no mknod, ptrace, mount, keyrings, namespace creation,
+    bpf, perf_event_open, kexec, io_uring, ...; a denied call kills the worker with SIGSYS);
+  - rlimits: CPU (soft `cpu_s`: SIGXCPU, hard +1: SIGKILL), AS (`memory_mb`), FSIZE
+    (`file_size_mb`), NOFILE 256, CORE 0, NPROC 1 + `max_processes` (the per-run uid owns no other
+    process, and the kernel enforces NPROC for it, unlike for root);
+  - the wall clock, kept here: the whole tree is SIGKILLed at `wall_s` and after every run;
+  - an environment built from constants only (nothing of the parent's: no API keys).
+  Inside, the audit-hook guards of the earlier in-process sandbox stay as a second layer (clear
+  "refused" messages; they no longer carry the security).
+"namespaces": the same without the seccomp filter (libseccomp could not be loaded); a warning.
+"rlimits+audit-hook" (fallback): the kernel refused the namespaces (some container platforms), or
+  R3BENCH_SANDBOX_ISOLATION=fallback. The earlier guards only: rlimits, the empty environment, the
+  throwaway directory, a process-group kill, and the audit hook in the same interpreter, which code
+  with ctypes can switch off (tests/test_sandbox_attacks.py lists what then gets through). A warning
+  is logged once, and the level is in every result, ProgramVerdict, CE feedback evidence and run record.
 
-Enforced inside the child by the runner, before the code runs (two layers):
-  1. the obvious entry points are replaced by functions that raise PermissionError: os.fork,
-     os.system, os.popen, os.exec*, os.spawn*, os.posix_spawn*, os.kill, os.mkfifo,
-     subprocess.Popen, _posixsubprocess.fork_exec (which raises no audit event), pty.fork,
-     socket.socket, socket.create_connection, socket.getaddrinfo, ...;
-  2. an audit hook (`sys.addaudithook`; it cannot be removed once added) that holds even where
-     layer 1 is bypassed (e.g. a fresh copy of the posix module). It refuses, by audit event:
-     network (socket.__new__, socket.connect, socket.bind, socket.getaddrinfo, urllib.Request, ...);
-     processes (os.fork, os.exec, os.posix_spawn, os.system, subprocess.Popen, os.kill, ...);
-     writes, creations, deletions, renames and links outside the working directory ("open" in a
-     write mode, os.remove, os.rename, os.mkdir, os.rmdir, os.symlink, os.link, os.chmod,
-     shutil.rmtree, shutil.copyfile, ...; paths are resolved like realpath, and relative paths may
-     not climb out with ".."); os.open of directories outside (they would anchor dir_fd= calls);
-     reading other processes' /proc entries (e.g. the parent's /proc/<pid>/environ); raising
-     rlimits (resource.setrlimit: root could raise hard limits); foreign calls through ctypes;
-     sys.settrace / sys.setprofile / gc.get_objects / gc.get_referrers; and (re)loading a few
-     native modules that would get around the hook (_posixsubprocess, _xxsubinterpreters,
-     _testcapi, _cffi_backend, ...). It also caps how many files and directories the code creates
-     (`max_files`), so RLIMIT_FSIZE times `max_files` bounds what it can leave on disk.
-     The hook is one flat function whose state is bound as default arguments (immutable values
-     and C functions) and it never calls a user-defined method, so code that catches a refusal and
-     walks its traceback into the hook's frame finds nothing whose change would switch a check off.
-A refused action raises PermissionError with "is refused in the sandbox (<what>)" in its message;
-the result then says "refused" and names what was refused. Refusals the code catches and swallows
-are still reported in the reason ("refused along the way: ...").
+Why util-linux `unshare` + ctypes + libseccomp: it is present on every Debian/Ubuntu machine (no new
+system package, CI installs only through pip), Python 3.11 has no os.unshare, and calling unshare(2)
+in a forked child of a threaded parent (preexec_fn) is unsafe, while the `unshare` binary does the
+namespace creation between fork and exec in C and its --kill-child ties the namespace's lifetime to a
+process we can SIGKILL. Mounts, pivot_root, the uid drop and seccomp are a few ctypes calls in the
+supervisor, where they are plain sequential code. bubblewrap would do the same but is a new system
+dependency; pyseccomp/python-prctl are pip packages that wrap the same libseccomp.
 
-Limits of the in-process guards: an audit hook is not a security boundary. It stops what
-Python-level code does, which is what model-written code is; native code (a C extension, crafted
-bytecode, memory corruption) can get past it and past the replaced functions. It does not restrict
-reading files (the child can read whatever the parent's uid can, apart from other processes'
-/proc entries). A process that escaped the guards and started its own session would also escape
-the process-group kill. What holds regardless are the rlimits, the wall-clock kill, the empty
-environment and the throwaway directory; for more, run the parent as an unprivileged user (then
-RLIMIT_NPROC and file permissions are enforced by the kernel too) or add a container / seccomp.
+R3BENCH_SANDBOX_ISOLATION: "auto" (default: the strongest level the probe finds, else the fallback,
+loudly), "fallback" (or "off"; force "rlimits+audit-hook"), "require" (namespaces+seccomp or every
+run returns status "error"; for RL runs that must not run unconfined).
 
-Statuses: "ok"; "error" (an exception: its type and message, or a non-zero exit); "timeout" (the
-wall clock, or "cpu time limit" on SIGXCPU / the hard CPU SIGKILL); "memory" (MemoryError, or a
-native allocation failure under RLIMIT_AS); "refused" (a guard, or the file-size limit); "killed"
-(any other signal).
+Statuses: "ok"; "error" (an exception: its type and message, a non-zero exit, a tampered report
+channel, a failed setup); "timeout" (the wall clock, or "cpu time limit" on SIGXCPU / the hard CPU
+SIGKILL); "memory" (MemoryError, or a native allocation failure under RLIMIT_AS); "refused" (a
+guard, the seccomp filter, or the file-size limit); "killed" (any other signal).
 """
 from __future__ import annotations
 
 import json
 import keyword
+import logging
 import os
 import resource
+import secrets
 import selectors
+import shutil
 import signal
 import site
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
+
+log = logging.getLogger(__name__)
 
 STATUSES = ("ok", "error", "timeout", "memory", "killed", "refused")
-PAYLOAD = ".r3sandbox-payload.json"
+LEVELS = ("namespaces+seccomp", "namespaces", "rlimits+audit-hook")
+FALLBACK = "rlimits+audit-hook"
+ENV_VAR = "R3BENCH_SANDBOX_ISOLATION"
+RUNNER = Path(__file__).with_name("sandbox_runner.py")
+SECCOMP = Path(__file__).with_name("seccomp.py")
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PROJECT_PACKAGES = ("r3bench", "verifiers", "trainers", "tasks", "r3bench_lmeval_hook.py")
 _DRAIN_S = 0.5  # how long to keep reading pipes after the child (group) is gone
 
 
@@ -95,7 +94,7 @@ class SandboxLimits:
     cpu_s: int = 3  # RLIMIT_CPU (whole seconds; the hard limit is one more)
     memory_mb: int = 512  # RLIMIT_AS
     file_size_mb: int = 1  # RLIMIT_FSIZE
-    max_processes: int = 0  # processes beyond the child itself (RLIMIT_NPROC + the runner's guards)
+    max_processes: int = 0  # processes beyond the worker itself (RLIMIT_NPROC + the runner's guards)
     output_kb: int = 64  # stdout and stderr are each cut to this
     max_files: int = 100  # files and directories the code may create in its working directory
 
@@ -110,381 +109,12 @@ class SandboxResult:
     value: str | None  # repr of `result` when the code sets it
     seconds: float
     reason: str  # human-readable, never empty
+    isolation: str = ""  # the level this run had: one of LEVELS ("" only for arguments refused before a run)
 
 
-# The runner: executed by the child as `python -I -S -B -u -c _RUNNER <result fd>` in the working
-# directory. Everything lives in functions so that the guards' state is only reachable from the
-# audit hook's closure (not from __main__, not from a frame the user code can walk up to).
-_RUNNER = r'''
-import sys
-
-
-def _install_guards(wd, rfd, max_files):
-    """Layer 1: replace the entry points. Layer 2: the audit hook. Nothing is returned.
-
-    The hook is one flat function without closures or globals: everything it uses is bound as a
-    default argument (immutable objects and C functions, apart from two counters). So a frame of it
-    that user code reaches through a refusal's traceback exposes nothing whose change would switch
-    a check off, and no user-defined method (__fspath__, __hash__, __eq__) is ever called from it.
-    """
-    import os, pathlib, posix, socket, subprocess, _posixsubprocess, _socket
-    try:
-        import pty
-    except ImportError:
-        pty = None
-    write = posix.write
-
-    def note(msg):
-        try:
-            write(rfd, b"R " + msg.encode("utf-8", "backslashreplace").hex().encode() + b"\n")
-        except OSError:
-            pass
-
-    # -- layer 1: replaced entry points (convenient, clear messages; not relied upon) ---------------
-    def refuser(kind, what):
-        msg = f"{kind} is refused in the sandbox ({what})"
-
-        def refused(*args, **kwargs):
-            note(msg)
-            raise PermissionError(msg)
-        refused.__name__ = what.rsplit(".", 1)[-1]
-        return refused
-
-    procs, net = "starting or signalling processes", "network access"
-    for mod in (os, posix):
-        for name in ("fork", "forkpty", "vfork", "system", "popen", "posix_spawn", "posix_spawnp", "kill", "killpg",
-                     "execv", "execve", "execl", "execle", "execlp", "execlpe", "execvp", "execvpe", "spawnv", "spawnve",
-                     "spawnl", "spawnle", "spawnlp", "spawnlpe", "spawnvp", "spawnvpe", "mkfifo", "mknod"):
-            if hasattr(mod, name):
-                kind = "creating special files" if name in ("mkfifo", "mknod") else procs
-                setattr(mod, name, refuser(kind, f"os.{name}"))
-    _posixsubprocess.fork_exec = subprocess._fork_exec = refuser(procs, "_posixsubprocess.fork_exec")
-    popen_refused = refuser(procs, "subprocess.Popen")
-
-    class Popen(subprocess.Popen):
-        def __init__(self, *args, **kwargs):
-            self._child_created = False
-            popen_refused()
-    subprocess.Popen = Popen
-    if pty is not None:
-        pty.fork, pty.spawn = refuser(procs, "pty.fork"), refuser(procs, "pty.spawn")
-    socket_refused = refuser(net, "socket.socket")
-
-    class NoSocket(socket.socket):
-        def __new__(cls, *args, **kwargs):
-            socket_refused()
-    socket.socket = socket.SocketType = _socket.socket = _socket.SocketType = NoSocket
-    for name in ("create_connection", "create_server", "socketpair", "fromfd", "getaddrinfo", "gethostbyname",
-                 "gethostbyname_ex", "gethostbyaddr", "getnameinfo"):
-        for mod in (socket, _socket):
-            if hasattr(mod, name):
-                setattr(mod, name, refuser(net, f"socket.{name}"))
-
-    # -- layer 2: the audit hook ----------------------------------------------------------------------
-    try:
-        pp_str = pathlib.PurePath.__dict__["_str"].__get__  # the str a Path was converted to (a slot)
-    except (KeyError, AttributeError):
-        pp_str = os.fspath
-    W = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
-    kinds = {}
-    for e in ("socket.__new__", "socket.connect", "socket.bind", "socket.getaddrinfo", "socket.gethostbyname",
-              "socket.gethostbyaddr", "socket.getnameinfo", "socket.sendto", "socket.sendmsg", "socket.sethostname",
-              "urllib.Request", "http.client.connect", "ftplib.connect", "smtplib.connect", "poplib.connect",
-              "imaplib.open", "nntplib.connect", "telnetlib.Telnet.open"):
-        kinds[e] = net
-    for e in ("os.fork", "os.forkpty", "os.system", "os.exec", "os.spawn", "os.posix_spawn", "subprocess.Popen",
-              "pty.spawn", "os.kill", "os.killpg", "signal.pthread_kill", "os.startfile"):
-        kinds[e] = procs
-    for e in ("ctypes.dlsym", "ctypes.dlsym/handle", "ctypes.call_function", "ctypes.cdata"):
-        kinds[e] = "calling native code"
-    for e in ("resource.setrlimit", "resource.prlimit"):
-        kinds[e] = "changing resource limits"
-    for e in ("gc.get_objects", "gc.get_referrers", "sys._current_frames", "sys.settrace", "sys.setprofile"):
-        kinds[e] = "tracing or walking the interpreter"
-    # file events: (index of the path, index of its dir_fd or None, creates something)
-    one = {"os.remove": (0, 1, 0), "os.rmdir": (0, 1, 0), "os.mkdir": (0, 2, 1), "os.chmod": (0, 2, 0),
-           "os.chown": (0, 3, 0), "os.utime": (0, 3, 0), "os.truncate": (0, None, 0), "os.setxattr": (0, None, 0),
-           "os.removexattr": (0, None, 0), "os.chflags": (0, None, 0), "os.lchflags": (0, None, 0),
-           "shutil.rmtree": (0, 1, 0), "shutil.chown": (0, None, 0), "shutil.copyfile": (1, None, 1),
-           "shutil.copymode": (1, None, 0), "shutil.copystat": (1, None, 0), "shutil.copytree": (1, None, 1),
-           "shutil.unpack_archive": (1, None, 1), "shutil.make_archive": (0, None, 1)}
-    two = {"os.rename": (0, 1, 2, 3), "os.link": (0, 1, 2, 3), "shutil.move": (0, 1, None, None)}
-    native = frozenset({"_posixsubprocess", "_xxsubinterpreters", "_xxinterpchannels", "_testcapi",
-                        "_testinternalcapi", "_testmultiphase", "_testbuffer", "_testimportmultiple", "_ctypes_test",
-                        "_cffi_backend"})
-    watch = frozenset(kinds) | frozenset(one) | frozenset(two) | {"open", "import", "os.symlink", "ctypes.dlopen"}
-
-    def hook(event, args, _watch=watch, _kinds=tuple(kinds.items()), _one=tuple(one.items()),
-             _two=tuple(two.items()), _native=native, _wd=wd, _wdp=wd + "/", _mypid=str(posix.getpid()),
-             _max=max_files, _created=set(), _sent=[0], _rfd=rfd, _write=write, _lstat=posix.lstat,
-             _stat=posix.stat, _readlink=posix.readlink, _getcwd=posix.getcwd, _pp_str=pp_str,
-             _pathtypes=frozenset({pathlib.PurePath, pathlib.PurePosixPath, pathlib.Path, pathlib.PosixPath}),
-             _enc=sys.getfilesystemencoding(), _type=type, _issubclass=issubclass, _len=len, _str=str,
-             _bytes=bytes, _int=int, _tuple=tuple, _dict=dict, _str_str=str.__str__, _bjoin=b"".join,
-             _W=W, _O_CREAT=os.O_CREAT, _O_DIR=getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_PATH", 0),
-             _Refused=PermissionError, _MemoryError=MemoryError, _OSError=OSError, _ValueError=ValueError,
-             _BaseException=BaseException, _repr=repr):
-        if _type(event) is not _str or event not in _watch:
-            return
-        refusal = None
-        try:
-            n = _len(args)
-            a0 = args[0] if n > 0 else None
-            checks = []  # (path, dir_fd, mode): mode "w" write, "c" create, "r" read, "o" os.open read
-            if event == "open":
-                mode, flags = (args[1] if n > 1 else None), (args[2] if n > 2 else 0)
-                if _type(mode) is not _str:
-                    mode = None
-                if _type(flags) is not _int:
-                    flags = 0
-                m = mode or ""
-                if "w" in m or "a" in m or "x" in m or "+" in m or flags & _W:
-                    creates = "w" in m or "a" in m or "x" in m or flags & _O_CREAT
-                    checks.append((a0, None, "c" if creates else "w"))
-                else:
-                    checks.append((a0, None, "o" if mode is None else "r"))
-                    if mode is None and flags & _O_DIR:
-                        checks.append((a0, None, "d"))
-            elif event == "import":
-                name = a0 if _type(a0) is _str else (_str_str(a0) if _issubclass(_type(a0), _str) else "")
-                if name in _native:
-                    refusal = ("loading this native module", "import " + name)
-            elif event == "ctypes.dlopen":
-                if a0 is not None:
-                    refusal = ("loading native libraries", "ctypes.dlopen")
-            elif event == "os.symlink":  # (src, dst, dir_fd): the target must stay inside as well
-                checks.append((args[1] if n > 1 else None, args[2] if n > 2 else None, "c"))
-                checks.append((a0, None, "t"))
-            else:
-                for key, kind in _kinds:
-                    if key == event:
-                        refusal = (kind, event)
-                if event.startswith(("os.exec", "os.spawn", "os.posix_spawn")):
-                    refusal = ("starting or signalling processes", event)
-                for key, (i, d, c) in _one:
-                    if key == event:
-                        checks.append((args[i] if n > i else None, args[d] if d is not None and n > d else None,
-                                       "c" if c else "w"))
-                for key, (i, j, di, dj) in _two:
-                    if key == event:
-                        checks.append((args[i] if n > i else None, args[di] if di is not None and n > di else None, "w"))
-                        checks.append((args[j] if n > j else None, args[dj] if dj is not None and n > dj else None, "c"))
-            for obj, dfd, mode in checks:
-                if refusal is not None:
-                    break
-                t = _type(obj)
-                if t is _str:
-                    p = obj
-                elif t is _bytes:
-                    p = obj.decode(_enc, "surrogateescape")
-                elif _issubclass(t, _str):
-                    p = _str_str(obj)
-                elif _issubclass(t, _bytes):
-                    p = _bjoin((obj,)).decode(_enc, "surrogateescape")
-                elif t in _pathtypes:
-                    p = _pp_str(obj)
-                    if _type(p) is not _str:
-                        refusal = ("using this path object", event)
-                        break
-                elif obj is None or _issubclass(t, _int):
-                    continue  # no path, or a file descriptor (opened under these rules)
-                else:
-                    refusal = ("using a path of an unknown type", event)
-                    break
-                if mode != "t" and p in ("/dev/null", "/dev/stdout", "/dev/stderr"):
-                    continue
-                # resolve like os.path.realpath, from the captured primitives only
-                if p.startswith("/"):
-                    full = p
-                elif mode == "t":  # a symlink's target: relative to the link, and no ".." at all
-                    full = _wdp + p
-                else:
-                    base = None
-                    if _type(dfd) is _int and dfd >= 0:
-                        try:
-                            base = _readlink("/proc/self/fd/" + _str(dfd))
-                        except (_OSError, _ValueError):
-                            base = "/"
-                    full = (base if base is not None else _getcwd()) + "/" + p
-                done, todo, links = [], full.split("/")[::-1], 0
-                while todo:
-                    part = todo.pop()
-                    if part == "" or part == ".":
-                        continue
-                    if part == "..":
-                        if done:
-                            done.pop()
-                        continue
-                    cand = "/" + "/".join(done) + ("/" if done else "") + part
-                    try:
-                        st_mode = _lstat(cand).st_mode
-                    except (_OSError, _ValueError):
-                        done.append(part)
-                        continue
-                    if st_mode & 0o170000 == 0o120000:
-                        links += 1
-                        if links > 40:
-                            done, todo = ["/"], []  # a loop: treat as outside
-                            break
-                        target = _readlink(cand)
-                        if target.startswith("/"):
-                            done = []
-                        todo.extend(target.split("/")[::-1])
-                    else:
-                        done.append(part)
-                r = "/" + "/".join(done)
-                inside = r == _wd or r.startswith(_wdp)
-                if mode in ("w", "c", "t"):
-                    climbs = False
-                    if not p.startswith("/") or mode == "t":
-                        depth = 0
-                        for part in p.split("/"):
-                            if part == "..":
-                                depth -= 1
-                                if depth < 0 or mode == "t":
-                                    climbs = True
-                            elif part != "" and part != ".":
-                                depth += 1
-                    if not inside or climbs:
-                        what = "linking outside the working directory" if mode == "t" else \
-                            "writing outside the working directory"
-                        refusal = (what, event + " " + _repr(p))
-                    elif mode == "c" and r not in _created:
-                        try:
-                            _lstat(r)
-                        except (_OSError, _ValueError):
-                            if _len(_created) >= _max:
-                                refusal = ("creating more files", event + " " + _repr(p) + ": the limit is "
-                                           + _str(_max) + " files")
-                            else:
-                                _created.add(r)
-                else:
-                    parts = r.split("/")
-                    if _len(parts) > 2 and parts[1] == "proc" and parts[2].isdigit() and parts[2] != _mypid:
-                        refusal = ("reading other processes", event + " " + _repr(p))
-                    elif (mode == "o" or mode == "d") and not inside:  # no directory fds outside (dir_fd= anchors)
-                        try:
-                            is_dir = _stat(r).st_mode & 0o170000 == 0o040000
-                        except (_OSError, _ValueError):
-                            is_dir = False
-                        if is_dir or mode == "d":
-                            refusal = ("opening directories outside the working directory", "os.open " + _repr(p))
-        except _MemoryError:
-            raise
-        except _BaseException:
-            refusal = ("an action the guards could not check", event)
-        if refusal is not None:
-            msg = refusal[0] + " is refused in the sandbox (" + refusal[1] + ")"
-            if _sent[0] < 5:
-                _sent[0] += 1
-                try:
-                    _write(_rfd, b"R " + msg.encode("utf-8", "backslashreplace").hex().encode() + b"\n")
-                except _OSError:
-                    pass
-            raise _Refused(msg)
-
-    sys.addaudithook(hook)
-
-
-def _main():
-    import builtins, json, linecache, os, posix, traceback, types
-    rfd = int(sys.argv[1])
-    write = posix.write
-    with open(PAYLOAD_NAME, "rb") as f:
-        payload = json.loads(f.read())
-    os.unlink(PAYLOAD_NAME)
-    sys.path[:0] = payload["paths"]
-    lim = payload["limits"]
-    cap = max(1024, lim["output_kb"] * 1024)
-    encoder = json.JSONEncoder()
-    marker = "is refused in the sandbox"
-
-    def send(out):
-        try:
-            write(rfd, b"F " + encoder.encode(out).encode().hex().encode() + b"\n")
-        except Exception:
-            pass
-
-    code = payload["code"]
-    module = types.ModuleType("__main__")
-    module.__builtins__ = builtins
-    module.__dict__.update(payload["inputs"])
-    linecache.cache["<sandbox>"] = (len(code), None, code.splitlines(True), "<sandbox>")
-    try:
-        compiled = compile(code, "<sandbox>", "exec")
-    except (SyntaxError, ValueError) as e:  # ValueError: a NUL byte in the source
-        traceback.print_exception(e, limit=0)
-        where = f" (line {e.lineno})" if getattr(e, "lineno", None) else ""
-        send({"final": "error", "reason": f"{type(e).__name__}: {getattr(e, 'msg', e)}{where}", "value": None})
-        return
-    _install_guards(os.path.realpath(os.getcwd()), rfd, int(lim["max_files"]))
-    sys.modules["__main__"] = module
-    memory = f"memory limit of {lim['memory_mb']} MB reached (MemoryError)"
-    out = None
-    try:
-        exec(compiled, module.__dict__)
-        out = {"final": "ok", "reason": "ran to completion", "value": None}
-    except MemoryError:
-        out = "memory"
-    except SystemExit as e:
-        if e.code is None or e.code == 0:
-            out = {"final": "ok", "reason": "ran to completion (sys.exit(0))", "value": None}
-        else:
-            out = {"final": "error", "reason": f"SystemExit: {e.code!r}"[:500], "value": None}
-    except BaseException as e:
-        tb = e.__traceback__.tb_next if e.__traceback__ is not None else None  # drop the runner's frame
-        traceback.print_exception(type(e), e, tb)
-        chain, x = [], e
-        while x is not None and len(chain) < 20 and not any(x is y for y in chain):
-            chain.append(x)
-            x = x.__cause__ or x.__context__
-        refused = next((x for x in chain if isinstance(x, PermissionError) and marker in str(x)), None)
-        efbig = next((x for x in chain if isinstance(x, OSError) and x.errno == 27), None)
-        line = None
-        while tb is not None:
-            if tb.tb_frame.f_code.co_filename == "<sandbox>":
-                line = tb.tb_lineno
-            tb = tb.tb_next
-        where = f" (line {line})" if line else ""
-        if refused is not None:
-            out = {"final": "refused", "reason": str(refused)[:500], "value": None}
-        elif efbig is not None:
-            out = {"final": "refused", "reason": f"file size limit of {lim['file_size_mb']} MB reached{where}",
-                   "value": None}
-        else:
-            last = traceback.format_exception_only(type(e), e)[-1].strip()
-            out = {"final": "error", "reason": (last[:400] + where), "value": None}
-    if out == "memory":
-        module.__dict__.clear()
-        sys.stderr.write("MemoryError\n")
-        out = {"final": "memory", "reason": memory, "value": None}
-    elif out["final"] == "ok" and "result" in module.__dict__:
-        try:
-            value = repr(module.__dict__["result"])
-            out["value"] = value if len(value) <= cap else value[:cap] + f"... [{len(value) - cap} characters cut]"
-        except MemoryError:
-            out = {"final": "memory", "reason": memory + " in repr(result)", "value": None}
-        except BaseException as e:
-            out = {"final": "error", "reason": f"repr(result) failed: {type(e).__name__}: {e}"[:500], "value": None}
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except Exception:
-        pass
-    send(out)
-
-
-try:
-    _main()
-finally:
-    import os as _os
-    _os._exit(0)  # no atexit handlers, no waiting for threads the code left behind
-'''.replace("PAYLOAD_NAME", repr(PAYLOAD))
-
-
-def _result(status, reason, t0, stdout="", stderr="", returncode=None, value=None):
+def _result(status, reason, t0, stdout="", stderr="", returncode=None, value=None, isolation=""):
     return SandboxResult(status == "ok", status, stdout, stderr, returncode, value,
-                         round(time.monotonic() - t0, 4), reason or status)
+                         round(time.monotonic() - t0, 4), reason or status, isolation)
 
 
 def _site_paths():
@@ -521,32 +151,25 @@ def _user_tasks(uid):
     return n
 
 
-def _rlimits(lim: SandboxLimits):
-    """[(resource, soft, hard)], never above the limits the parent already has."""
+def _rlimits(lim: SandboxLimits, own_uid: bool):
+    """[(name, soft, hard)], never above the limits the parent already has.
+
+    NPROC: with a per-run uid (`own_uid`) the worker is that uid's only task, so 1 + max_processes is
+    exact; otherwise the kernel counts every task of the uid, so the tasks it has now are added
+    (approximate, and not applied at all to root: the fallback's guards stop forks there)."""
     mib = 1024 * 1024
-    tasks = _user_tasks(os.getuid())
-    want = [(resource.RLIMIT_CPU, lim.cpu_s, lim.cpu_s + 1),
-            (resource.RLIMIT_AS, lim.memory_mb * mib, lim.memory_mb * mib),
-            (resource.RLIMIT_FSIZE, lim.file_size_mb * mib, lim.file_size_mb * mib),
-            (resource.RLIMIT_CORE, 0, 0),
-            (resource.RLIMIT_NOFILE, 256, 256),
-            (resource.RLIMIT_NPROC, (tasks or 0) + 1 + lim.max_processes, (tasks or 0) + 1 + lim.max_processes)]
+    tasks = 0 if own_uid else (_user_tasks(os.getuid()) or 0) + 1  # + the supervisor
+    nproc = tasks + 1 + lim.max_processes
+    want = [("RLIMIT_CPU", lim.cpu_s, lim.cpu_s + 1), ("RLIMIT_AS", lim.memory_mb * mib, lim.memory_mb * mib),
+            ("RLIMIT_FSIZE", lim.file_size_mb * mib, lim.file_size_mb * mib), ("RLIMIT_CORE", 0, 0),
+            ("RLIMIT_NOFILE", 256, 256), ("RLIMIT_NPROC", nproc, nproc)]
     out = []
-    for res, soft, hard in want:
-        _, cur_hard = resource.getrlimit(res)
+    for name, soft, hard in want:
+        _, cur_hard = resource.getrlimit(getattr(resource, name))
         if cur_hard != resource.RLIM_INFINITY:
             hard = min(hard, cur_hard)
-        out.append((res, min(soft, hard), hard))
+        out.append((name, min(soft, hard), hard))
     return out
-
-
-def _preexec(rlimits):
-    setrlimit = resource.setrlimit
-
-    def apply():  # runs in the forked child before exec: keep it to plain calls
-        for res, soft, hard in rlimits:
-            setrlimit(res, (soft, hard))
-    return apply
 
 
 def _check(code, limits, inputs):
@@ -611,6 +234,112 @@ def _signame(sig):
         return f"signal {sig}"
 
 
+# -- the isolation level: mount plan, probe, cache ---------------------------------------------------------
+
+def _under(path: str, parent: str) -> bool:
+    return path == parent or path.startswith(parent.rstrip("/") + "/")
+
+
+def _mount_plan() -> list:
+    """[(kind, path, extra)] for the supervisor's new root, parents first.
+
+    bind: read-only bind of a directory at the same path; file: the same for one file; symlink: a
+    link (merged-/usr systems: /lib -> usr/lib); mask: an empty read-only tmpfs over a directory
+    that a bind would otherwise expose (the project checkout, $HOME, the project's packages)."""
+    plan, binds = [], []
+    for d in ("/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin"):
+        if os.path.islink(d):
+            plan.append(("symlink", d, os.readlink(d)))
+        elif os.path.isdir(d):
+            binds.append(d)
+    py = [sys.base_prefix, sys.base_exec_prefix, sys.prefix, sys.exec_prefix,
+          os.path.dirname(os.path.realpath(sys.executable)), *_site_paths()]
+    for p in py:
+        for q in dict.fromkeys((os.path.abspath(p), os.path.realpath(p))):
+            if os.path.isdir(q) and not any(_under(q, b) for b in binds):
+                binds = [b for b in binds if not _under(b, q)] + [q]
+    plan += [("bind", b, None) for b in binds]
+    plan += [("file", f, None) for f in ("/etc/ld.so.cache", "/etc/localtime") if os.path.isfile(f)]
+    hidden = [str(PROJECT_ROOT), os.path.expanduser("~")]
+    hidden += [os.path.join(sp, name) for sp in _site_paths() for name in PROJECT_PACKAGES]
+    for h in hidden:
+        if os.path.isdir(h) and any(_under(h, b) and h != b for b in binds):
+            plan.append(("mask", h, None))
+    plan.sort(key=lambda e: (e[1].rstrip("/").count("/"), e[1]))
+    return plan
+
+
+_LOCK = threading.Lock()
+_PROBE: dict | None = None
+_WARNED: set = set()
+
+
+def _mode() -> str:
+    v = os.environ.get(ENV_VAR, "auto").strip().lower()
+    if v in ("off", "fallback", FALLBACK, "none"):
+        return "fallback"
+    return v if v in ("auto", "require") else "auto"
+
+
+def _warn_once(key, msg):
+    with _LOCK:
+        if key in _WARNED:
+            return
+        _WARNED.add(key)
+    log.warning(msg)
+
+
+def _unshare_argv():
+    exe = shutil.which("unshare") or ("/usr/bin/unshare" if os.path.exists("/usr/bin/unshare") else None)
+    if exe is None:
+        return None
+    argv = [exe, "--mount", "--net", "--pid", "--fork", "--kill-child=SIGKILL"]
+    if os.geteuid() != 0:
+        argv[1:1] = ["--user", "--map-root-user"]
+    return argv
+
+
+def probe(refresh: bool = False) -> dict:
+    """Try one namespaced run of `result = 1` and say which level holds, and why (cached)."""
+    global _PROBE
+    with _LOCK:
+        if _PROBE is not None and not refresh:
+            return dict(_PROBE)
+    info = {"euid": os.geteuid(), "unshare": None, "user_namespace": os.geteuid() != 0,
+            "seccomp": None, "namespaces": False, "level": FALLBACK, "why": ""}
+    argv = _unshare_argv()
+    if argv is None:
+        info["why"] = "util-linux `unshare` not found on PATH"
+    else:
+        info["unshare"] = argv[0]
+        t0 = time.monotonic()
+        r, setup = _run_once("result = 1", SandboxLimits(wall_s=15, cpu_s=10), None, "namespaces", t0)
+        info["probe_seconds"] = round(time.monotonic() - t0, 3)
+        info["seccomp"] = bool(setup.get("seccomp"))
+        if setup.get("seccomp_error"):
+            info["seccomp_error"] = setup["seccomp_error"]
+        if r.ok and r.value == "1" and setup.get("root"):
+            info["namespaces"] = True
+            info["level"] = "namespaces+seccomp" if info["seccomp"] else "namespaces"
+            info["why"] = "a probe run in new mount/net/pid namespaces succeeded" + (
+                "" if info["seccomp"] else f" (seccomp unavailable: {setup.get('seccomp_error', '?')})")
+        else:
+            info["why"] = f"the namespaced probe run failed: {r.status}: {r.reason}"[:600]
+    with _LOCK:
+        _PROBE = info
+    return dict(info)
+
+
+def isolation_level() -> str:
+    """The level runs get now (cached probe + R3BENCH_SANDBOX_ISOLATION), for run records."""
+    mode = _mode()
+    if mode == "fallback":
+        return FALLBACK
+    return probe()["level"]
+
+
+# -- running -------------------------------------------------------------------------------------------------------
+
 def run_python(code: str, limits: SandboxLimits = SandboxLimits(), inputs: dict | None = None) -> SandboxResult:
     """Run `code` in the sandbox; see the module docstring. Never raises (short of interpreter shutdown)."""
     t0 = time.monotonic()
@@ -618,66 +347,98 @@ def run_python(code: str, limits: SandboxLimits = SandboxLimits(), inputs: dict 
         bad = _check(code, limits, inputs)
         if bad:
             return _result("error", bad, t0)
-        try:
-            payload = json.dumps({"code": code, "inputs": inputs or {}, "paths": _site_paths(),
-                                  "limits": {"output_kb": limits.output_kb, "memory_mb": limits.memory_mb,
-                                             "file_size_mb": limits.file_size_mb, "max_files": limits.max_files}},
-                                 allow_nan=True)
-        except (TypeError, ValueError) as e:
-            return _result("error", f"inputs are not JSON-serialisable: {e}", t0)
-        with tempfile.TemporaryDirectory(prefix="r3sandbox-", ignore_cleanup_errors=True) as wd:
-            return _run(payload, limits, os.path.realpath(wd), t0)
+        mode = _mode()
+        if mode == "fallback":
+            _warn_once("forced", f"sandbox: {ENV_VAR} forces the fallback level {FALLBACK!r}: model code runs "
+                                 "without kernel isolation (an audit hook that ctypes can switch off)")
+            level = FALLBACK
+        else:
+            info = probe()
+            level = info["level"]
+            if level != "namespaces+seccomp":
+                if mode == "require":
+                    return _result("error", f"sandbox: {ENV_VAR}=require but the level here is {level!r} "
+                                            f"({info['why']}); not run", t0, isolation=level)
+                _warn_once(level, f"sandbox: falling back to {level!r}: {info['why']}")
+        r, _ = _run_once(code, limits, inputs, "namespaces" if level != FALLBACK else "direct", t0)
+        return r
     except Exception as e:  # a bug or an exhausted parent: still a result
         return _result("error", f"sandbox failure: {type(e).__name__}: {e}", t0)
 
 
-def _run(payload, limits, wd, t0):
-    with open(os.path.join(wd, PAYLOAD), "w", encoding="utf-8") as f:
-        f.write(payload)
+def _run_once(code, limits, inputs, mode, t0):
+    """One run in `mode` ("namespaces" or "direct"): (SandboxResult, the supervisor's setup facts)."""
+    level = FALLBACK if mode == "direct" else None  # namespaces: set from what the supervisor reports
+    own_uid = mode == "namespaces" and os.geteuid() == 0
+    uid = 0x40000000 + secrets.randbelow(1 << 24) if own_uid else None
+    payload = {"code": code, "inputs": inputs or {}, "paths": _site_paths(), "mode": mode, "uid": uid,
+               "rlimits": _rlimits(limits, own_uid),
+               "limits": {"output_kb": limits.output_kb, "memory_mb": limits.memory_mb,
+                          "file_size_mb": limits.file_size_mb, "max_files": limits.max_files}}
+    base = tempfile.mkdtemp(prefix="r3sandbox-")
+    try:
+        base = os.path.realpath(base)
+        wd = os.path.join(base, "work")
+        os.mkdir(wd, 0o700)
+        if mode == "namespaces":
+            os.mkdir(os.path.join(base, "root"), 0o700)
+            if uid is not None:
+                os.chown(wd, uid, uid)
+            payload.update(plan=_mount_plan(), root=os.path.join(base, "root"), wd=wd,
+                           seccomp_module=str(SECCOMP) if SECCOMP.is_file() else None)
+        try:
+            text = json.dumps(payload, allow_nan=True)
+        except (TypeError, ValueError) as e:
+            return _result("error", f"inputs are not JSON-serialisable: {e}", t0, isolation=level or ""), {}
+        ppath = os.path.join(base, "payload.json")
+        fd = os.open(ppath, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        return _start(ppath, wd, limits, mode, t0)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _start(ppath, wd, limits, mode, t0):
     if not sys.executable:
-        return _result("error", "no Python executable to start (sys.executable is empty)", t0)
+        return _result("error", "no Python executable to start (sys.executable is empty)", t0), {}
     env = {"PATH": "/usr/bin:/bin", "HOME": wd, "TMPDIR": wd, "LANG": "C.UTF-8",
            "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
     rfd, wfd = os.pipe()
     try:
+        argv = [sys.executable, "-I", "-S", "-B", str(RUNNER), str(wfd), ppath]
+        if mode == "namespaces":
+            pre = _unshare_argv()
+            if pre is None:
+                return _result("error", "util-linux `unshare` not found", t0), {}
+            argv = pre + ["--"] + argv
         try:
-            proc = subprocess.Popen([sys.executable, "-I", "-S", "-B", "-u", "-c", _RUNNER, str(wfd)], cwd=wd, env=env,
-                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                    pass_fds=(wfd,), close_fds=True, start_new_session=True,
-                                    preexec_fn=_preexec(_rlimits(limits)))
+            proc = subprocess.Popen(argv, cwd=wd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, pass_fds=(wfd,), close_fds=True, start_new_session=True)
         except (OSError, subprocess.SubprocessError, ValueError) as e:
-            return _result("error", f"could not start the sandboxed process: {type(e).__name__}: {e}", t0)
+            return _result("error", f"could not start the sandboxed process: {type(e).__name__}: {e}", t0), {}
         finally:
             os.close(wfd)
-        return _supervise(proc, rfd, limits, t0)
+        return _supervise(proc, rfd, limits, mode, t0)
     finally:
         os.close(rfd)
 
 
-def _parse_channel(data):
-    """The runner's lines: b"R <hex utf-8>" for each refusal, b"F <hex json>" for the final result."""
-    final, refusals = None, []
-    for line in data.splitlines():
-        kind, _, body = line.partition(b" ")
-        try:
-            text = bytes.fromhex(body.decode("ascii")).decode("utf-8", "replace")
-        except ValueError:
-            continue
-        if kind == b"R":
-            refusals.append(text)
-        elif kind == b"F":
-            try:
-                msg = json.loads(text)
-            except ValueError:
-                continue
-            if isinstance(msg, dict) and msg.get("final") in STATUSES:
-                final = msg
-    return final, refusals
+def _parse_supervisor(data: bytes):
+    """The supervisor's one line b"S <hex json>" -> dict, or None (absent or malformed)."""
+    lines = [ln for ln in data.splitlines() if ln.strip()]
+    if len(lines) != 1 or not lines[0].startswith(b"S "):
+        return None
+    try:
+        msg = json.loads(bytes.fromhex(lines[0][2:].decode("ascii")).decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return msg if isinstance(msg, dict) else None
 
 
-def _supervise(proc, rfd, limits, t0):
+def _supervise(proc, rfd, limits, mode, t0):
     cap = int(limits.output_kb * 1024)
-    out, err, res = _Capped(cap), _Capped(cap), _Capped(2 * cap + 65536)
+    out, err, res = _Capped(cap), _Capped(cap), _Capped(1 << 22)
     sel = selectors.DefaultSelector()
     for fd, sink in ((proc.stdout.fileno(), out), (proc.stderr.fileno(), err), (rfd, res)):
         sel.register(fd, selectors.EVENT_READ, sink)
@@ -695,7 +456,6 @@ def _supervise(proc, rfd, limits, t0):
 
     deadline = t0 + float(limits.wall_s)
     timed_out = False
-    status = rusage = None
     try:
         exited_at = None
         while True:
@@ -712,48 +472,73 @@ def _supervise(proc, rfd, limits, t0):
             else:
                 time.sleep(0.01)
     finally:
-        _killpg(proc.pid)  # the whole group, every time; the unreaped leader keeps the group id reserved
-        try:
-            _, status, rusage = os.wait4(proc.pid, 0)
-            proc.returncode = os.waitstatus_to_exitcode(status)
-        except ChildProcessError:
-            proc.wait()
+        # the whole group, every time (unshare and the supervisor; in the namespace mode the kernel then
+        # kills everything in the PID namespace); the unreaped leader keeps the group id reserved
+        _killpg(proc.pid)
+        proc.wait()
         end = time.monotonic() + _DRAIN_S
         while sel.get_map() and time.monotonic() < end:
             pump(0.05)
         sel.close()
         proc.stdout.close()
         proc.stderr.close()
-    rc = proc.returncode
     stdout, stderr = out.text(), err.text()
+    msg = _parse_supervisor(bytes(res.data))
+    setup = (msg or {}).get("setup") if isinstance((msg or {}).get("setup"), dict) else {}
+    if mode == "direct":
+        level = FALLBACK
+    else:
+        level = "namespaces+seccomp" if setup.get("seccomp") else "namespaces"
+    return _classify(msg, timed_out, proc.returncode, stdout, stderr, limits, level, t0), setup
 
-    final, refusals = _parse_channel(bytes(res.data))
 
-    def done(status, reason, value=None):
-        if status != "refused" and refusals:
-            reason += "; refused along the way: " + "; ".join(dict.fromkeys(refusals))
-        return _result(status, reason, t0, stdout, stderr, rc, value)
+def _classify(msg, timed_out, rc, stdout, stderr, limits, level, t0):
+    def done(status, reason, value=None, returncode=None):
+        return _result(status, reason, t0, stdout, stderr, returncode, value, level)
 
-    cpu = (rusage.ru_utime + rusage.ru_stime) if rusage is not None else 0.0
     if timed_out:
-        return done("timeout", f"wall-clock limit of {limits.wall_s:g} s reached; the process group was killed")
-    if final is not None:
-        value = final.get("value")
-        return done(final["final"], str(final.get("reason") or final["final"]),
-                    value if isinstance(value, str) else None)
-    if rc is not None and rc < 0:
-        sig = -rc
+        return done("timeout", f"wall-clock limit of {limits.wall_s:g} s reached; the process tree was killed")
+    if msg is None:
+        last = stderr.strip().splitlines()[-1][:300] if stderr.strip() else ""
+        return done("error", f"sandbox failure: the supervisor exited (code {rc}) without a report"
+                             + (f": {last}" if last else ""), returncode=rc)
+    if msg.get("setup_error"):
+        return done("error", f"sandbox setup failed: {msg['setup_error']}", returncode=rc)
+    sig, code = msg.get("signal"), msg.get("exit")
+    sig = sig if isinstance(sig, int) else None
+    code = code if isinstance(code, int) else None
+    returncode = -sig if sig is not None else code
+    cpu = msg.get("cpu") if isinstance(msg.get("cpu"), (int, float)) else 0.0
+    final = msg.get("final") if isinstance(msg.get("final"), dict) else None
+    notes = [str(n) for n in msg.get("notes") or []][:5]
+    problem = msg.get("problem")
+
+    def said(status, reason, value=None):
+        if status != "refused" and notes:
+            reason += "; refused along the way: " + "; ".join(dict.fromkeys(notes))
+        return done(status, reason, value, returncode)
+
+    # what the supervisor observed from outside comes first: the program cannot fake a signal
+    if sig is not None:
+        if sig == signal.SIGSYS:
+            return said("refused", "a system call was refused by the kernel's seccomp filter (the worker was "
+                                   "killed with SIGSYS)")
         if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= limits.cpu_s - 0.05):
-            return done("timeout", f"cpu time limit of {limits.cpu_s} s reached ({_signame(sig)})")
+            return said("timeout", f"cpu time limit of {limits.cpu_s} s reached ({_signame(sig)})")
         if sig == getattr(signal, "SIGXFSZ", None):
-            return done("refused", f"file size limit of {limits.file_size_mb} MB reached")
+            return said("refused", f"file size limit of {limits.file_size_mb} MB reached")
         low = stderr.lower()
         if any(s in low for s in ("memoryerror", "bad_alloc", "out of memory", "cannot allocate memory")):
-            return done("memory", f"memory limit of {limits.memory_mb} MB reached ({_signame(sig)})")
-        return done("killed", f"killed by {_signame(sig)}")
+            return said("memory", f"memory limit of {limits.memory_mb} MB reached ({_signame(sig)})")
+        return said("killed", f"killed by {_signame(sig)}")
+    if problem:
+        return said("error", f"the result channel was tampered with: {problem}")
+    if final is not None and code == 0:
+        value = final.get("value")
+        return said(final["final"], str(final.get("reason") or final["final"]), value if isinstance(value, str) else None)
     low = stderr.lower()
     if any(s in low for s in ("memoryerror", "cannot allocate memory", "failed to map segment", "out of memory")):
-        return done("memory", f"memory limit of {limits.memory_mb} MB reached before the code could report "
+        return said("memory", f"memory limit of {limits.memory_mb} MB reached before the code could report "
                               "(or too low for the interpreter to start)")
     last = stderr.strip().splitlines()[-1][:300] if stderr.strip() else ""
-    return done("error", f"exited with code {rc} without reporting a result" + (f": {last}" if last else ""))
+    return said("error", f"exited with code {code} without reporting a result" + (f": {last}" if last else ""))

@@ -1,0 +1,657 @@
+"""The trusted half of the sandbox: a supervisor that confines one worker process, which runs the code.
+
+Started by verifiers/sandbox.py as `python -I -S -B sandbox_runner.py <result fd> <payload file>`,
+either under util-linux `unshare --mount --net --pid --fork --kill-child=SIGKILL` (level
+"namespaces+seccomp") or directly (the fallback, "rlimits+audit-hook"). -I -S: no PYTHON*
+variables, no user site, no script directory on sys.path, no .pth file of the environment runs.
+
+Process tree (namespace mode):
+
+    r3bench (host)  --pipe, read end-->
+      unshare (util-linux; SIGKILLs its child when it dies)
+        supervisor = PID 1 of a new PID namespace, root, trusted code only; holds the result fd
+          worker   = PID 2, a fork of the supervisor: confined, then runs the model's code
+
+Supervisor, before the fork (it is root in fresh mount/network/PID namespaces):
+  1. reads and deletes the payload file (it lives outside the scratch directory);
+  2. builds a new root on a tmpfs: read-only bind mounts of the interpreter, the standard library
+     and site-packages (NumPy, SciPy ...), /usr and the library dirs; /dev with null, zero, full,
+     random, urandom only; a fresh /proc of the new PID namespace; the scratch directory, writable,
+     at the same path as on the host. The project checkout and $HOME are not mounted (where one lies
+     under a mounted directory, an empty tmpfs covers it), and the project's packages in
+     site-packages are covered too, so `import r3bench` (its PDE reference solvers) fails;
+  3. pivot_root into it and detaches the old root: nothing of the host's filesystem stays reachable;
+  4. builds the seccomp filter (verifiers/seccomp.py, loaded from its path before the pivot).
+Worker, after the fork, in this order: closes the result fd (it never has a handle to it), sets the
+rlimits (CPU, AS, FSIZE, NOFILE, NPROC, CORE), drops to an unprivileged uid chosen per run (no
+groups; in a user namespace, when the host is not root: all capabilities dropped instead), sets
+no_new_privs, loads the seccomp filter, closes every other fd, then installs the audit-hook guards
+(the second layer, unchanged from the in-process sandbox) and runs the code.
+
+Results. The worker reports on its own pipe to the supervisor (lines "R <hex>" for each refusal the
+guards saw, one "F <hex json>" for the outcome). The code runs in that process and can write to that
+pipe too: its report is *the program's claim* (like its stdout). The supervisor accepts at most one
+final line of the fixed format; a second one, a malformed line or an oversized report marks the run
+as tampered with. What the code cannot forge is what the supervisor observes from outside: the
+worker's exit status or killing signal (SIGSYS = the seccomp filter, SIGXCPU/SIGKILL = CPU limit),
+its CPU time, whether the confinement was set up. The supervisor writes one "S <hex json>" line with
+both on the result fd, which only it holds, and exits; as PID 1 its exit makes the kernel kill every
+process left in the namespace (also those that called setsid). A status the program could fake
+(ok / error / refused by the guards) therefore only ever describes the program's own behaviour; the
+statuses that matter for safety (timeout, memory, killed, refused by the kernel) come from outside.
+"""
+import sys
+
+def _install_guards(wd, rfd, max_files):
+    """Layer 1: replace the entry points. Layer 2: the audit hook. Nothing is returned.
+
+    The hook is one flat function without closures or globals: everything it uses is bound as a
+    default argument (immutable objects and C functions, apart from two counters). So a frame of it
+    that user code reaches through a refusal's traceback exposes nothing whose change would switch
+    a check off, and no user-defined method (__fspath__, __hash__, __eq__) is ever called from it.
+    """
+    import os, pathlib, posix, socket, subprocess, _posixsubprocess, _socket
+    try:
+        import pty
+    except ImportError:
+        pty = None
+    write = posix.write
+
+    def note(msg):
+        try:
+            write(rfd, b"R " + msg.encode("utf-8", "backslashreplace").hex().encode() + b"\n")
+        except OSError:
+            pass
+
+    # -- layer 1: replaced entry points (convenient, clear messages; not relied upon) ---------------
+    def refuser(kind, what):
+        msg = f"{kind} is refused in the sandbox ({what})"
+
+        def refused(*args, **kwargs):
+            note(msg)
+            raise PermissionError(msg)
+        refused.__name__ = what.rsplit(".", 1)[-1]
+        return refused
+
+    procs, net = "starting or signalling processes", "network access"
+    for mod in (os, posix):
+        for name in ("fork", "forkpty", "vfork", "system", "popen", "posix_spawn", "posix_spawnp", "kill", "killpg",
+                     "execv", "execve", "execl", "execle", "execlp", "execlpe", "execvp", "execvpe", "spawnv", "spawnve",
+                     "spawnl", "spawnle", "spawnlp", "spawnlpe", "spawnvp", "spawnvpe", "mkfifo", "mknod"):
+            if hasattr(mod, name):
+                kind = "creating special files" if name in ("mkfifo", "mknod") else procs
+                setattr(mod, name, refuser(kind, f"os.{name}"))
+    _posixsubprocess.fork_exec = subprocess._fork_exec = refuser(procs, "_posixsubprocess.fork_exec")
+    popen_refused = refuser(procs, "subprocess.Popen")
+
+    class Popen(subprocess.Popen):
+        def __init__(self, *args, **kwargs):
+            self._child_created = False
+            popen_refused()
+    subprocess.Popen = Popen
+    if pty is not None:
+        pty.fork, pty.spawn = refuser(procs, "pty.fork"), refuser(procs, "pty.spawn")
+    socket_refused = refuser(net, "socket.socket")
+
+    class NoSocket(socket.socket):
+        def __new__(cls, *args, **kwargs):
+            socket_refused()
+    socket.socket = socket.SocketType = _socket.socket = _socket.SocketType = NoSocket
+    for name in ("create_connection", "create_server", "socketpair", "fromfd", "getaddrinfo", "gethostbyname",
+                 "gethostbyname_ex", "gethostbyaddr", "getnameinfo"):
+        for mod in (socket, _socket):
+            if hasattr(mod, name):
+                setattr(mod, name, refuser(net, f"socket.{name}"))
+
+    # -- layer 2: the audit hook ----------------------------------------------------------------------
+    try:
+        pp_str = pathlib.PurePath.__dict__["_str"].__get__  # the str a Path was converted to (a slot)
+    except (KeyError, AttributeError):
+        pp_str = os.fspath
+    W = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+    kinds = {}
+    for e in ("socket.__new__", "socket.connect", "socket.bind", "socket.getaddrinfo", "socket.gethostbyname",
+              "socket.gethostbyaddr", "socket.getnameinfo", "socket.sendto", "socket.sendmsg", "socket.sethostname",
+              "urllib.Request", "http.client.connect", "ftplib.connect", "smtplib.connect", "poplib.connect",
+              "imaplib.open", "nntplib.connect", "telnetlib.Telnet.open"):
+        kinds[e] = net
+    for e in ("os.fork", "os.forkpty", "os.system", "os.exec", "os.spawn", "os.posix_spawn", "subprocess.Popen",
+              "pty.spawn", "os.kill", "os.killpg", "signal.pthread_kill", "os.startfile"):
+        kinds[e] = procs
+    for e in ("ctypes.dlsym", "ctypes.dlsym/handle", "ctypes.call_function", "ctypes.cdata"):
+        kinds[e] = "calling native code"
+    for e in ("resource.setrlimit", "resource.prlimit"):
+        kinds[e] = "changing resource limits"
+    for e in ("gc.get_objects", "gc.get_referrers", "sys._current_frames", "sys.settrace", "sys.setprofile"):
+        kinds[e] = "tracing or walking the interpreter"
+    # file events: (index of the path, index of its dir_fd or None, creates something)
+    one = {"os.remove": (0, 1, 0), "os.rmdir": (0, 1, 0), "os.mkdir": (0, 2, 1), "os.chmod": (0, 2, 0),
+           "os.chown": (0, 3, 0), "os.utime": (0, 3, 0), "os.truncate": (0, None, 0), "os.setxattr": (0, None, 0),
+           "os.removexattr": (0, None, 0), "os.chflags": (0, None, 0), "os.lchflags": (0, None, 0),
+           "shutil.rmtree": (0, 1, 0), "shutil.chown": (0, None, 0), "shutil.copyfile": (1, None, 1),
+           "shutil.copymode": (1, None, 0), "shutil.copystat": (1, None, 0), "shutil.copytree": (1, None, 1),
+           "shutil.unpack_archive": (1, None, 1), "shutil.make_archive": (0, None, 1)}
+    two = {"os.rename": (0, 1, 2, 3), "os.link": (0, 1, 2, 3), "shutil.move": (0, 1, None, None)}
+    native = frozenset({"_posixsubprocess", "_xxsubinterpreters", "_xxinterpchannels", "_testcapi",
+                        "_testinternalcapi", "_testmultiphase", "_testbuffer", "_testimportmultiple", "_ctypes_test",
+                        "_cffi_backend"})
+    watch = frozenset(kinds) | frozenset(one) | frozenset(two) | {"open", "import", "os.symlink", "ctypes.dlopen"}
+
+    def hook(event, args, _watch=watch, _kinds=tuple(kinds.items()), _one=tuple(one.items()),
+             _two=tuple(two.items()), _native=native, _wd=wd, _wdp=wd + "/", _mypid=str(posix.getpid()),
+             _max=max_files, _created=set(), _sent=[0], _rfd=rfd, _write=write, _lstat=posix.lstat,
+             _stat=posix.stat, _readlink=posix.readlink, _getcwd=posix.getcwd, _pp_str=pp_str,
+             _pathtypes=frozenset({pathlib.PurePath, pathlib.PurePosixPath, pathlib.Path, pathlib.PosixPath}),
+             _enc=sys.getfilesystemencoding(), _type=type, _issubclass=issubclass, _len=len, _str=str,
+             _bytes=bytes, _int=int, _tuple=tuple, _dict=dict, _str_str=str.__str__, _bjoin=b"".join,
+             _W=W, _O_CREAT=os.O_CREAT, _O_DIR=getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_PATH", 0),
+             _Refused=PermissionError, _MemoryError=MemoryError, _OSError=OSError, _ValueError=ValueError,
+             _BaseException=BaseException, _repr=repr):
+        if _type(event) is not _str or event not in _watch:
+            return
+        refusal = None
+        try:
+            n = _len(args)
+            a0 = args[0] if n > 0 else None
+            checks = []  # (path, dir_fd, mode): mode "w" write, "c" create, "r" read, "o" os.open read
+            if event == "open":
+                mode, flags = (args[1] if n > 1 else None), (args[2] if n > 2 else 0)
+                if _type(mode) is not _str:
+                    mode = None
+                if _type(flags) is not _int:
+                    flags = 0
+                m = mode or ""
+                if "w" in m or "a" in m or "x" in m or "+" in m or flags & _W:
+                    creates = "w" in m or "a" in m or "x" in m or flags & _O_CREAT
+                    checks.append((a0, None, "c" if creates else "w"))
+                else:
+                    checks.append((a0, None, "o" if mode is None else "r"))
+                    if mode is None and flags & _O_DIR:
+                        checks.append((a0, None, "d"))
+            elif event == "import":
+                name = a0 if _type(a0) is _str else (_str_str(a0) if _issubclass(_type(a0), _str) else "")
+                if name in _native:
+                    refusal = ("loading this native module", "import " + name)
+            elif event == "ctypes.dlopen":
+                if a0 is not None:
+                    refusal = ("loading native libraries", "ctypes.dlopen")
+            elif event == "os.symlink":  # (src, dst, dir_fd): the target must stay inside as well
+                checks.append((args[1] if n > 1 else None, args[2] if n > 2 else None, "c"))
+                checks.append((a0, None, "t"))
+            else:
+                for key, kind in _kinds:
+                    if key == event:
+                        refusal = (kind, event)
+                if event.startswith(("os.exec", "os.spawn", "os.posix_spawn")):
+                    refusal = ("starting or signalling processes", event)
+                for key, (i, d, c) in _one:
+                    if key == event:
+                        checks.append((args[i] if n > i else None, args[d] if d is not None and n > d else None,
+                                       "c" if c else "w"))
+                for key, (i, j, di, dj) in _two:
+                    if key == event:
+                        checks.append((args[i] if n > i else None, args[di] if di is not None and n > di else None, "w"))
+                        checks.append((args[j] if n > j else None, args[dj] if dj is not None and n > dj else None, "c"))
+            for obj, dfd, mode in checks:
+                if refusal is not None:
+                    break
+                t = _type(obj)
+                if t is _str:
+                    p = obj
+                elif t is _bytes:
+                    p = obj.decode(_enc, "surrogateescape")
+                elif _issubclass(t, _str):
+                    p = _str_str(obj)
+                elif _issubclass(t, _bytes):
+                    p = _bjoin((obj,)).decode(_enc, "surrogateescape")
+                elif t in _pathtypes:
+                    p = _pp_str(obj)
+                    if _type(p) is not _str:
+                        refusal = ("using this path object", event)
+                        break
+                elif obj is None or _issubclass(t, _int):
+                    continue  # no path, or a file descriptor (opened under these rules)
+                else:
+                    refusal = ("using a path of an unknown type", event)
+                    break
+                if mode != "t" and p in ("/dev/null", "/dev/stdout", "/dev/stderr"):
+                    continue
+                # resolve like os.path.realpath, from the captured primitives only
+                if p.startswith("/"):
+                    full = p
+                elif mode == "t":  # a symlink's target: relative to the link, and no ".." at all
+                    full = _wdp + p
+                else:
+                    base = None
+                    if _type(dfd) is _int and dfd >= 0:
+                        try:
+                            base = _readlink("/proc/self/fd/" + _str(dfd))
+                        except (_OSError, _ValueError):
+                            base = "/"
+                    full = (base if base is not None else _getcwd()) + "/" + p
+                done, todo, links = [], full.split("/")[::-1], 0
+                while todo:
+                    part = todo.pop()
+                    if part == "" or part == ".":
+                        continue
+                    if part == "..":
+                        if done:
+                            done.pop()
+                        continue
+                    cand = "/" + "/".join(done) + ("/" if done else "") + part
+                    try:
+                        st_mode = _lstat(cand).st_mode
+                    except (_OSError, _ValueError):
+                        done.append(part)
+                        continue
+                    if st_mode & 0o170000 == 0o120000:
+                        links += 1
+                        if links > 40:
+                            done, todo = ["/"], []  # a loop: treat as outside
+                            break
+                        target = _readlink(cand)
+                        if target.startswith("/"):
+                            done = []
+                        todo.extend(target.split("/")[::-1])
+                    else:
+                        done.append(part)
+                r = "/" + "/".join(done)
+                inside = r == _wd or r.startswith(_wdp)
+                if mode in ("w", "c", "t"):
+                    climbs = False
+                    if not p.startswith("/") or mode == "t":
+                        depth = 0
+                        for part in p.split("/"):
+                            if part == "..":
+                                depth -= 1
+                                if depth < 0 or mode == "t":
+                                    climbs = True
+                            elif part != "" and part != ".":
+                                depth += 1
+                    if not inside or climbs:
+                        what = "linking outside the working directory" if mode == "t" else \
+                            "writing outside the working directory"
+                        refusal = (what, event + " " + _repr(p))
+                    elif mode == "c" and r not in _created:
+                        try:
+                            _lstat(r)
+                        except (_OSError, _ValueError):
+                            if _len(_created) >= _max:
+                                refusal = ("creating more files", event + " " + _repr(p) + ": the limit is "
+                                           + _str(_max) + " files")
+                            else:
+                                _created.add(r)
+                else:
+                    parts = r.split("/")
+                    if _len(parts) > 2 and parts[1] == "proc" and parts[2].isdigit() and parts[2] != _mypid:
+                        refusal = ("reading other processes", event + " " + _repr(p))
+                    elif (mode == "o" or mode == "d") and not inside:  # no directory fds outside (dir_fd= anchors)
+                        try:
+                            is_dir = _stat(r).st_mode & 0o170000 == 0o040000
+                        except (_OSError, _ValueError):
+                            is_dir = False
+                        if is_dir or mode == "d":
+                            refusal = ("opening directories outside the working directory", "os.open " + _repr(p))
+        except _MemoryError:
+            raise
+        except _BaseException:
+            refusal = ("an action the guards could not check", event)
+        if refusal is not None:
+            msg = refusal[0] + " is refused in the sandbox (" + refusal[1] + ")"
+            if _sent[0] < 5:
+                _sent[0] += 1
+                try:
+                    _write(_rfd, b"R " + msg.encode("utf-8", "backslashreplace").hex().encode() + b"\n")
+                except _OSError:
+                    pass
+            raise _Refused(msg)
+
+    sys.addaudithook(hook)
+
+
+def _run_code(payload, rfd):
+    """The old runner's body: compile, install the guards, exec, report one final line on `rfd`."""
+    import builtins, json, linecache, os, posix, traceback, types
+    write = posix.write
+    sys.path[:0] = payload["paths"]
+    lim = payload["limits"]
+    cap = max(1024, lim["output_kb"] * 1024)
+    encoder = json.JSONEncoder()
+    marker = "is refused in the sandbox"
+
+    def send(out):
+        try:
+            write(rfd, b"F " + encoder.encode(out).encode().hex().encode() + b"\n")
+        except Exception:
+            pass
+
+    code = payload["code"]
+    module = types.ModuleType("__main__")
+    module.__builtins__ = builtins
+    module.__dict__.update(payload["inputs"])
+    linecache.cache["<sandbox>"] = (len(code), None, code.splitlines(True), "<sandbox>")
+    try:
+        compiled = compile(code, "<sandbox>", "exec")
+    except (SyntaxError, ValueError) as e:  # ValueError: a NUL byte in the source
+        traceback.print_exception(e, limit=0)
+        where = f" (line {e.lineno})" if getattr(e, "lineno", None) else ""
+        send({"final": "error", "reason": f"{type(e).__name__}: {getattr(e, 'msg', e)}{where}", "value": None})
+        return
+    _install_guards(os.path.realpath(os.getcwd()), rfd, int(lim["max_files"]))
+    sys.modules["__main__"] = module
+    memory = f"memory limit of {lim['memory_mb']} MB reached (MemoryError)"
+    out = None
+    try:
+        exec(compiled, module.__dict__)
+        out = {"final": "ok", "reason": "ran to completion", "value": None}
+    except MemoryError:
+        out = "memory"
+    except SystemExit as e:
+        if e.code is None or e.code == 0:
+            out = {"final": "ok", "reason": "ran to completion (sys.exit(0))", "value": None}
+        else:
+            out = {"final": "error", "reason": f"SystemExit: {e.code!r}"[:500], "value": None}
+    except BaseException as e:
+        tb = e.__traceback__.tb_next if e.__traceback__ is not None else None  # drop the runner's frame
+        traceback.print_exception(type(e), e, tb)
+        chain, x = [], e
+        while x is not None and len(chain) < 20 and not any(x is y for y in chain):
+            chain.append(x)
+            x = x.__cause__ or x.__context__
+        refused = next((x for x in chain if isinstance(x, PermissionError) and marker in str(x)), None)
+        efbig = next((x for x in chain if isinstance(x, OSError) and x.errno == 27), None)
+        line = None
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == "<sandbox>":
+                line = tb.tb_lineno
+            tb = tb.tb_next
+        where = f" (line {line})" if line else ""
+        if refused is not None:
+            out = {"final": "refused", "reason": str(refused)[:500], "value": None}
+        elif efbig is not None:
+            out = {"final": "refused", "reason": f"file size limit of {lim['file_size_mb']} MB reached{where}",
+                   "value": None}
+        else:
+            last = traceback.format_exception_only(type(e), e)[-1].strip()
+            out = {"final": "error", "reason": (last[:400] + where), "value": None}
+    if out == "memory":
+        module.__dict__.clear()
+        sys.stderr.write("MemoryError\n")
+        out = {"final": "memory", "reason": memory, "value": None}
+    elif out["final"] == "ok" and "result" in module.__dict__:
+        try:
+            value = repr(module.__dict__["result"])
+            out["value"] = value if len(value) <= cap else value[:cap] + f"... [{len(value) - cap} characters cut]"
+        except MemoryError:
+            out = {"final": "memory", "reason": memory + " in repr(result)", "value": None}
+        except BaseException as e:
+            out = {"final": "error", "reason": f"repr(result) failed: {type(e).__name__}: {e}"[:500], "value": None}
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except Exception:
+        pass
+    send(out)
+
+
+# -- supervisor: namespaces, mounts, confinement ---------------------------------------------------------
+
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+MNT_DETACH = 2
+PR_SET_NO_NEW_PRIVS, PR_CAPBSET_DROP = 38, 24
+SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
+SYS_CAPSET = {"x86_64": 126, "aarch64": 91}
+
+
+class SetupError(Exception):
+    pass
+
+
+def _libc():
+    import ctypes
+    return ctypes, ctypes.CDLL(None, use_errno=True)
+
+
+def _mount(libc, ctypes, src, dst, fstype, flags, data=None):
+    enc = (lambda s: None if s is None else s.encode())
+    if libc.mount(enc(src), enc(dst), enc(fstype), ctypes.c_ulong(flags), enc(data)) != 0:
+        import os
+        e = ctypes.get_errno()
+        raise SetupError(f"mount({src!r} -> {dst!r}, {fstype!r}, {flags:#x}): {os.strerror(e)}")
+
+
+def _bind_ro(libc, ctypes, src, dst):
+    import os
+    _mount(libc, ctypes, src, dst, None, MS_BIND | MS_REC)
+    keep = 0  # a remount must keep the flags the kernel locked on the source (in a user namespace)
+    try:
+        f = os.statvfs(dst).f_flag
+        keep = (MS_NOEXEC if f & os.ST_NOEXEC else 0) | (MS_NOSUID if f & os.ST_NOSUID else 0) | \
+               (MS_NODEV if f & os.ST_NODEV else 0)
+    except OSError:
+        pass
+    _mount(libc, ctypes, None, dst, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | keep)
+
+
+def _build_root(plan, root, wd):
+    """Mount the new root at `root` (see the module docstring) and pivot into it; cwd is then `wd`."""
+    import os
+    ctypes, libc = _libc()
+    _mount(libc, ctypes, None, "/", None, MS_REC | MS_PRIVATE)  # nothing propagates back to the host
+    _mount(libc, ctypes, "tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=2m")
+    tmpfs = [root]
+    for kind, path, extra in plan:  # parents before children (sorted by the host)
+        dst = root + path
+        if kind == "symlink":
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            os.symlink(extra, dst)
+        elif kind == "bind":
+            if not os.path.isdir(path):
+                continue
+            os.makedirs(dst, exist_ok=True)
+            _bind_ro(libc, ctypes, path, dst)
+        elif kind == "file":
+            if not os.path.isfile(path):
+                continue
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            open(dst, "a").close()
+            _bind_ro(libc, ctypes, path, dst)
+        elif kind == "mask":  # an empty read-only directory over something a bind would expose
+            if os.path.isdir(dst):
+                _mount(libc, ctypes, "tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755,size=64k")
+                tmpfs.append(dst)
+    dev = root + "/dev"
+    os.makedirs(dev, exist_ok=True)
+    for name in ("null", "zero", "full", "random", "urandom"):
+        open(f"{dev}/{name}", "a").close()
+        _mount(libc, ctypes, f"/dev/{name}", f"{dev}/{name}", None, MS_BIND)
+    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
+                         ("stderr", "/proc/self/fd/2")):
+        os.symlink(target, f"{dev}/{name}")
+    os.makedirs(root + "/proc", exist_ok=True)
+    _mount(libc, ctypes, "proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    os.makedirs(root + wd, exist_ok=True)
+    _mount(libc, ctypes, wd, root + wd, None, MS_BIND)
+    _mount(libc, ctypes, None, root + wd, None, MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV)
+    for t in reversed(tmpfs):
+        _mount(libc, ctypes, None, t, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    nr = SYS_PIVOT_ROOT.get(os.uname().machine)
+    if nr is None:
+        raise SetupError(f"pivot_root: unknown architecture {os.uname().machine}")
+    os.chdir(root)
+    if libc.syscall(nr, b".", b".") != 0:
+        raise SetupError(f"pivot_root: {os.strerror(ctypes.get_errno())}")
+    if libc.umount2(b".", MNT_DETACH) != 0:  # the old root, stacked beneath: detach it
+        raise SetupError(f"umount2(old root): {os.strerror(ctypes.get_errno())}")
+    os.chdir(wd)
+
+
+def _drop_capabilities():
+    """In a user namespace the worker is uid 0 there: clear every capability set (capset) instead."""
+    import os
+    ctypes, libc = _libc()
+    nr = SYS_CAPSET.get(os.uname().machine)
+    for cap in range(64):
+        libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
+    data = (ctypes.c_uint32 * 6)()  # effective, permitted, inheritable x 2: all zero
+    if nr is None or libc.syscall(nr, header, data) != 0:
+        raise SetupError("capset: could not drop capabilities")
+
+
+def _confine(payload, seccomp_filter):
+    """In the worker: rlimits, the unprivileged identity, no_new_privs, seccomp. Raises SetupError."""
+    import os, resource
+    ctypes, libc = _libc()
+    for res, soft, hard in payload["rlimits"]:
+        resource.setrlimit(getattr(resource, res), (soft, hard))
+    if payload["mode"] == "namespaces":
+        uid = payload["uid"]
+        if uid is not None:
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+            if os.getuid() != uid or os.geteuid() != uid:
+                raise SetupError("setresuid did not take")
+        else:
+            _drop_capabilities()
+        if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            raise SetupError("prctl(PR_SET_NO_NEW_PRIVS) failed")
+        if seccomp_filter is not None:
+            seccomp_filter.load()
+
+
+def _report_line(tag, obj):
+    import json
+    return tag + b" " + json.dumps(obj).encode().hex().encode() + b"\n"
+
+
+def _parse_report(data, cap):
+    """The worker's lines -> (final, notes, problem). Only one final line of the fixed format counts."""
+    import json
+    finals, notes, problem = [], [], None
+    if len(data) > cap:
+        return None, [], f"the program's report channel carried more than {cap} bytes"
+    for line in data.splitlines():
+        kind, _, body = line.partition(b" ")
+        try:
+            text = bytes.fromhex(body.decode("ascii")).decode("utf-8", "replace")
+        except (ValueError, UnicodeDecodeError):
+            problem = "a malformed line on the program's report channel"
+            continue
+        if kind == b"R":
+            if len(notes) < 5:
+                notes.append(text[:500])
+        elif kind in (b"F", b"X"):
+            try:
+                msg = json.loads(text)
+            except ValueError:
+                problem = "a malformed report on the program's report channel"
+                continue
+            if kind == b"X":
+                msg = {"final": "setup", "reason": str(msg)[:500], "value": None}
+            ok = (isinstance(msg, dict) and set(msg) == {"final", "reason", "value"}
+                  and msg["final"] in ("ok", "error", "memory", "refused", "setup")
+                  and isinstance(msg["reason"], str) and (msg["value"] is None or isinstance(msg["value"], str)))
+            if not ok:
+                problem = "a report of the wrong format on the program's report channel"
+                continue
+            finals.append(msg)
+        else:
+            problem = "an unknown line on the program's report channel"
+    if len(finals) > 1:
+        problem = f"{len(finals)} final reports on the program's report channel (the code wrote its own)"
+    final = finals[0] if len(finals) == 1 else None
+    return final, notes, problem
+
+
+def _supervise(rfd, payload_path):
+    import json, os, select, time
+    t_start = time.monotonic()
+    with open(payload_path, "rb") as f:
+        payload = json.loads(f.read())
+    os.unlink(payload_path)
+    seccomp_filter, setup = None, {"mode": payload["mode"], "seccomp": False, "root": False}
+    try:
+        if payload["mode"] == "namespaces":
+            if payload.get("seccomp_module"):
+                import importlib.util
+                spec = importlib.util.spec_from_file_location("_r3_seccomp", payload["seccomp_module"])
+                mod = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(mod)
+                try:
+                    seccomp_filter = mod.build(kill=True)
+                    setup["seccomp"] = True
+                except mod.SeccompUnavailable as e:
+                    setup["seccomp_error"] = str(e)[:300]
+            _build_root(payload["plan"], payload["root"], payload["wd"])
+            setup["root"] = True
+    except (SetupError, OSError) as e:
+        os.write(rfd, _report_line(b"S", {"setup_error": f"{type(e).__name__}: {e}"[:500], "setup": setup}))
+        return
+    setup["setup_ms"] = round(1000 * (time.monotonic() - t_start), 2)
+    pr, pw = os.pipe()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # the worker
+        try:
+            os.close(rfd)
+            os.close(pr)
+            try:
+                _confine(payload, seccomp_filter)
+                os.closerange(3, pw)
+                os.closerange(pw + 1, 4096)
+            except (SetupError, OSError, ValueError) as e:
+                os.write(pw, _report_line(b"X", f"{type(e).__name__}: {e}"))
+                os._exit(70)
+            _run_code(payload, pw)
+        finally:
+            os._exit(0)
+    os.close(pw)
+    cap = 2 * int(payload["limits"]["output_kb"]) * 1024 + 65536
+    data, eof, exited = bytearray(), False, None
+    while exited is None:
+        if eof:
+            exited = os.wait4(pid, 0)
+            break
+        ready, _, _ = select.select([pr], [], [], 0.05)
+        if ready:
+            chunk = os.read(pr, 65536)
+            if not chunk:
+                eof = True
+            elif len(data) <= cap:
+                data += chunk
+        got = os.wait4(pid, os.WNOHANG)
+        if got[0]:
+            exited = got
+    while not eof:  # what the worker wrote before it exited (a child of it may hold the pipe: no blocking)
+        ready, _, _ = select.select([pr], [], [], 0)
+        if not ready:
+            break
+        chunk = os.read(pr, 65536)
+        if not chunk:
+            break
+        if len(data) <= cap:
+            data += chunk
+    _, status, ru = exited
+    final, notes, problem = _parse_report(bytes(data), cap)
+    if final is not None and final["final"] == "setup":
+        if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 70:  # the worker's confinement failed
+            os.write(rfd, _report_line(b"S", {"setup_error": final["reason"], "setup": setup}))
+            return
+        final, problem = None, "a forged setup report on the program's report channel"
+    os.write(rfd, _report_line(b"S", {
+        "setup": setup, "exit": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+        "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+        "cpu": ru.ru_utime + ru.ru_stime, "maxrss_kb": ru.ru_maxrss,
+        "final": final, "notes": notes, "problem": problem}))
+
+
+if __name__ == "__main__":
+    try:
+        _supervise(int(sys.argv[1]), sys.argv[2])
+    finally:
+        import os as _os
+        _os._exit(0)  # as PID 1 of the namespace: everything left in it is killed now
