@@ -97,8 +97,11 @@ def test_piecewise_shaping_parameters():
 
 def test_pspo_geometric_mean_times_shaping():
     # geometric mean of (0.5, 0.5, 1, 1) = 0.25 ** (1/4) = 1/sqrt(2)
-    assert pspo_wrs_reward([0.5, 0.5, 1, 1]) == pytest.approx(2 ** -0.5 * weibull_shaping(4))
-    assert pspo_wrs_reward([1.0] * 8) == pytest.approx(0.740472, abs=1e-6)
+    assert pspo_wrs_reward([0.5, 0.5, 1, 1], shaping="weibull_paper") == pytest.approx(2 ** -0.5 * weibull_shaping(4))
+    assert pspo_wrs_reward([1.0] * 8, shaping="weibull_paper") == pytest.approx(0.740472, abs=1e-6)
+    # the default Weibull peaks at the format's seven steps: fewer steps never pay more
+    assert pspo_wrs_reward([1.0] * 7) == pytest.approx(1.0, abs=1e-12)
+    assert all(pspo_wrs_reward([1.0] * L) < 0.51 for L in (1, 2, 3, 4, 5, 6, 8, 9, 12))
     assert pspo_wrs_reward([0.8] * 7, shaping="piecewise") == pytest.approx(0.8)
     assert pspo_wrs_reward([0.9, 0.4], shaping="piecewise") == pytest.approx(0.6 * 0.5)  # sqrt(.36) * 2/4
     assert pspo_wrs_reward([1.0] * 3, shaping="piecewise", L0=6, L1=8, L2=10) == pytest.approx(0.5)
@@ -111,16 +114,17 @@ def test_pspo_edge_cases():
     assert pspo_wrs_reward(None) == 0.0
     assert pspo_wrs_reward([1.0, 0.0, 1.0]) == 0.0  # one zero step zeroes the geometric mean
     # clipping to [0, 1]: 1.7 -> 1, -0.3 -> 0, NaN -> 0
-    assert pspo_wrs_reward([1.7] * 8) == pytest.approx(weibull_shaping(8))
+    assert pspo_wrs_reward([1.7] * 8, shaping="weibull_paper") == pytest.approx(weibull_shaping(8))
     assert pspo_wrs_reward([0.5, -0.3]) == 0.0
     assert pspo_wrs_reward([0.5, float("nan")]) == 0.0
-    assert pspo_wrs_reward([float("inf")] * 4) == pytest.approx(weibull_shaping(4))
+    assert pspo_wrs_reward([float("inf")] * 4, shaping="weibull_paper") == pytest.approx(weibull_shaping(4))
     with pytest.raises(ValueError, match="unknown shaping"):
         pspo_wrs_reward([1.0], shaping="gaussian")
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.floats(allow_nan=True, allow_infinity=True), max_size=40), st.sampled_from(["weibull", "piecewise"]))
+@given(st.lists(st.floats(allow_nan=True, allow_infinity=True), max_size=40),
+       st.sampled_from(["weibull", "weibull_paper", "piecewise"]))
 def test_pspo_bounded(scores, shaping):
     r = pspo_wrs_reward(scores, shaping=shaping)
     assert 0.0 <= r <= 1.0
@@ -236,7 +240,7 @@ MALFORMED = [None, "", "   \n", "<final_answer></final_answer>", "<principle>unc
 
 
 def _fixed_verifier(question, solution, answer):  # full marks for whatever reaches it
-    return 0, parse(solution).n
+    return 0, 7
 
 
 def _scorer(question, solution):  # one perfect score per seven-tag step
@@ -255,8 +259,8 @@ def test_malformed_completions_give_zero_with_reason(f):
     assert f.last_reasons[0].startswith("no completion text")
     assert f.last_reasons[1] == "empty completion"
     if f.__name__ in ("position_reward", "pspo_wrs_reward", "pspo_piecewise_reward"):
-        assert f.last_reasons[3] == "broken tags: empty tag: final_answer"
-        assert f.last_reasons[4].startswith("broken tags: ") and "unclosed tag" in f.last_reasons[4]
+        assert f.last_reasons[3] == "format failure at step 1: step 1 <problem_analysis> is missing"
+        assert f.last_reasons[4].startswith("format failure at step 1")
 
 
 def test_broken_tags_can_be_allowed():
@@ -266,10 +270,12 @@ def test_broken_tags_can_be_allowed():
     lax = position_reward_func(_fixed_verifier, reject_broken_tags=False)
     assert trl_call(strict, [broken], answer=["1"]) == [0.0]
     assert trl_call(lax, [broken], answer=["1"]) == [1.0]
-    # missing tags are not broken ones: the verifier scores the n steps present
+    # a missing tag is a format failure: the minimum, never e/(n_present+1) (it paid 6/7 before)
     six = EXAMPLE_SOLUTION.split("<final_answer>")[0]
-    assert trl_call(position_reward_func(lambda q, s, a: (6, parse(s).n)), [six], answer=["1"]) == [6 / 7]
-    assert trl_call(pspo_reward_func(_scorer, reject_broken_tags=False), [broken]) == [pytest.approx(weibull_shaping(7))]
+    f = position_reward_func(lambda q, s, a: (6, parse(s).n))
+    assert trl_call(f, [six], answer=["1"]) == [0.0] and "step 7 <final_answer> is missing" in f.last_reasons[0]
+    assert trl_call(pspo_reward_func(_scorer, reject_broken_tags=False, shaping="weibull_paper"),
+                    [broken]) == [pytest.approx(weibull_shaping(7))]
     assert trl_call(pspo_reward_func(_scorer), [broken]) == [0.0]
 
 
@@ -318,8 +324,10 @@ def test_position_adapter():
     ok = position_reward_func(lambda q, s, a: (0, 7), answer_column=None)
     assert trl_call(ok, [EXAMPLE_SOLUTION]) == [1.0]
 
-    qcol = position_reward_func(lambda q, s, a: (1, 3) if q == "Q1" else (0, 3), question_column="question")
-    assert trl_call(qcol, [EXAMPLE_SOLUTION] * 2, answer=["a", "b"], question=["Q1", "Q2"]) == [0.25, 1.0]
+    qcol = position_reward_func(lambda q, s, a: (1, 7) if q == "Q1" else (0, 7), question_column="question")
+    assert trl_call(qcol, [EXAMPLE_SOLUTION] * 2, answer=["a", "b"], question=["Q1", "Q2"]) == [0.125, 1.0]
+    # n is the format's seven steps: a verifier counting only the tags present is refused
+    assert trl_call(position_reward_func(lambda q, s, a: (1, 3)), [EXAMPLE_SOLUTION], answer=["a"]) == [0.0]
 
 
 def test_position_adapter_bad_verifiers():
@@ -337,19 +345,20 @@ def test_position_adapter_bad_verifiers():
 
 
 def test_pspo_adapter():
-    f = pspo_reward_func(lambda q, s: [1.0] * 8)
+    f = pspo_reward_func(lambda q, s: [1.0] * 8, shaping="weibull_paper", reject_broken_tags=False)
     assert trl_call(f, ["any text", conv("any text")]) == pytest.approx([0.740472] * 2, abs=1e-6)
+    assert trl_call(pspo_reward_func(lambda q, s: [1.0] * 8), ["any text"]) == [0.0]  # not seven-tag: minimum
     g = pspo_reward_func(lambda q, s: [0.8] * 7, shaping="piecewise")
     assert g.__name__ == "pspo_piecewise_reward"
-    assert trl_call(g, ["x"]) == pytest.approx([0.8])
-    h = pspo_piecewise_reward_func(lambda q, s: [1.0] * 3, L0=6, L1=8, L2=10)
+    assert trl_call(g, [EXAMPLE_SOLUTION]) == pytest.approx([0.8])
+    h = pspo_piecewise_reward_func(lambda q, s: [1.0] * 3, L0=6, L1=8, L2=10, reject_broken_tags=False)
     assert trl_call(h, ["x"]) == pytest.approx([0.5])
 
     for scorer, why in [(lambda q, s: [], "no steps scored"), (lambda q, s: None, "no steps scored"),
                         (lambda q, s: 1 / 0, "step scorer error: ZeroDivisionError"),
                         (lambda q, s: ["a", "b"], "unusable")]:
         f = pspo_reward_func(scorer)
-        assert trl_call(f, ["x"]) == [0.0]
+        assert trl_call(f, [EXAMPLE_SOLUTION]) == [0.0]
         assert why in f.last_reasons[0], f.last_reasons
     with pytest.raises(ValueError):
         pspo_reward_func(_scorer, shaping="nope")

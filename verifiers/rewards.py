@@ -2,7 +2,9 @@
 
 Scalar rewards (pure functions of already-computed quantities):
 
-* :func:`position_reward`  - "Reason, Reward, Refine" step-level reward ``r = e / (n + 1)``.
+* :func:`position_reward`  - "Reason, Reward, Refine" step-level reward ``r = e / (n + 1)``, n = 7.
+* :func:`step_reward`      - the same from a StepVerdict, as a :class:`RewardResult` (format failure =
+  the minimum 0, no verdict = not ok: the trainer skips and counts it). Trainers call this one.
 * :func:`pspo_wrs_reward`  - PSPO-WRS: geometric mean of step scores times a length shaping
   (:func:`weibull_shaping`, or :func:`piecewise_shaping`).
 * :func:`rlvp_reward`      - RLVP continuous reward ``V * exp(-L / T)`` on the relative error L.
@@ -28,8 +30,12 @@ for plain-text datasets and, for conversational ones, lists of message dicts
 
 The adapters never raise on a malformed completion (None, empty, broken tags, unparseable answer,
 a step verifier that raises): that completion gets 0.0 and the reason is recorded in the adapter's
-``last_reasons`` list (one string per completion of the last call).  The step-level adapters also
-give 0.0, by default, to a completion whose seven-tag tags are broken (unclosed, nested, ...).  They do raise ``ValueError``
+``last_reasons`` list (one string per completion of the last call).  Every adapter gives 0.0 to an
+output over ``MAX_COMPLETION_CHARS`` and to one with several different boxed answers; the step-level
+adapters give 0.0, by default, to a completion whose seven-tag format is broken (a missing, broken or
+out-of-order tag: ``verifiers.steps.format_error``).  A step verifier that gives no verdict
+(``valid=False``) gets None, which TRL reads as "no reward from this function" (it is counted in
+``invalid_count`` and its reason kept); it is never paid as a correct or a wrong solution.  They do raise ``ValueError``
 on a configuration error that no completion can fix: a dataset column they need is missing, or a
 column's length differs from the number of completions.
 """
@@ -38,6 +44,7 @@ from __future__ import annotations
 import abc
 import math
 import operator
+from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence
 
 from verifiers.answer import CheckConfig, canonical, check
@@ -48,8 +55,16 @@ __all__ = [
     "outcome_reward", "completion_text", "prompt_text", "RewardFunc",
     "outcome_reward_func", "rlvp_reward_func", "position_reward_func", "pspo_reward_func",
     "pspo_piecewise_reward_func", "REWARDS",
-    "WEIBULL_C", "WEIBULL_K", "WEIBULL_LAMBDA",
+    "WEIBULL_C", "WEIBULL_K", "WEIBULL_LAMBDA", "SEVEN_C", "SEVEN_K", "SEVEN_LAMBDA", "seven_step_shaping",
+    "N_STEPS", "RewardResult", "step_reward", "MAX_COMPLETION_CHARS",
 ]
+
+from r3bench.seventag import TAGS as _TAGS
+
+#: the format's step count: the n of r = e/(n+1), whatever the number of tags a solution has
+N_STEPS = len(_TAGS)
+#: outputs longer than this earn 0 from every adapter (the step verifier calls them a format failure)
+MAX_COMPLETION_CHARS = 20000
 
 # --------------------------------------------------------------------------------------------------
 # Scalar rewards
@@ -67,13 +82,14 @@ def _as_int(x, name: str) -> int:
         raise ValueError(f"{name} must be an integer, got {type(x).__name__} {x!r}") from None
 
 
-def position_reward(first_error: int, n_steps: int) -> float:
+def position_reward(first_error: int, n_steps: int = N_STEPS) -> float:
     """Step-level reward of "Reason, Reward, Refine": the position of the first wrong step.
 
     .. math::  r = \\frac{e}{n + 1} \\quad (1 \\le e \\le n), \\qquad r = 1 \\quad (e = 0)
 
     ``e = first_error`` is the 1-based index of the first wrong step, ``n = n_steps`` the number of
-    steps, and ``e = 0`` means no step is wrong.  A solution that goes wrong later earns more; a
+    steps - for a seven-tag solution always the format's seven (N_STEPS), never the number of tags a
+    solution happens to contain (that would pay truncation) - and ``e = 0`` means no step is wrong.  A solution that goes wrong later earns more; a
     solution wrong at its last step earns ``n/(n+1) < 1``; only an error-free one earns 1.
 
     Raises ValueError unless ``n_steps >= 1`` and ``0 <= first_error <= n_steps`` (both integers).
@@ -88,6 +104,45 @@ def position_reward(first_error: int, n_steps: int) -> float:
     if e == 0:
         return 1.0
     return e / (n + 1)
+
+
+@dataclass(frozen=True)
+class RewardResult:
+    """A reward with its standing: ``ok`` False means no reward could be had (skip it and count it)."""
+
+    value: float
+    ok: bool
+    reason: str
+
+
+def step_reward(verdict) -> RewardResult:
+    """The paper's position reward from a step verifier's verdict (``verifiers.steps.StepVerdict``).
+
+    * ``valid`` False (judge unreachable, verifier error, no reference and no placeable error):
+      ``ok=False`` and value 0.0 - the trainer skips the sample and counts it; it is not a reward.
+    * ``error_class == "FORMAT"`` (missing, broken or out-of-order tag, no tags, several answers,
+      nan/inf, over-long output): the minimum, 0.0, below any content error (whose least reward is
+      1/8): a broken solution can never earn what a complete one with an error earns.
+    * ``first_error == 0``: 1.0.
+    * else ``e / (N_STEPS + 1)`` with e the position (1..7) of the first wrong step in the seven-step
+      format - n is the format's seven steps, never the tags present, and e is never clamped.
+    Anything else (e outside 0..7, a non-integer e) is ``ok=False`` with the reason.
+    """
+    if verdict is None or not getattr(verdict, "valid", False):
+        why = getattr(verdict, "explanation", "no verdict")
+        return RewardResult(0.0, False, f"no verdict: {why}")
+    cls = getattr(verdict, "error_class", None)
+    e = getattr(verdict, "first_error", None)
+    if cls == "FORMAT":
+        return RewardResult(0.0, True, f"format failure at step {e}: {verdict.explanation}")
+    try:
+        r = position_reward(e, N_STEPS)
+    except ValueError as err:
+        return RewardResult(0.0, False, f"verdict unusable: {err}")
+    if int(e) != 0 and cls not in ("MC", "CM", "CE"):
+        return RewardResult(0.0, False, f"verdict unusable: first_error {e} with error class {cls!r}")
+    head = "no wrong step" if int(e) == 0 else f"first wrong step {int(e)} of {N_STEPS} ({cls})"
+    return RewardResult(r, True, head)
 
 
 #: Weibull length-shaping constants of PSPO-WRS.
@@ -117,6 +172,24 @@ def weibull_shaping(L: float, C: float = WEIBULL_C, k: float = WEIBULL_K, lam: f
         raise ValueError(f"number of steps L must be a finite value >= 0, got {L!r}")
     x = L / lam
     return C * (k / lam) * x ** (k - 1) * math.exp(-(x ** k))
+
+
+#: Weibull shaping for the seven-step format (the default "weibull" of pspo_wrs_reward). Derivation:
+#: the mode lambda * ((k-1)/k)**(1/k) is put at L = 7, the format's step count, so that a complete
+#: solution gets the peak; k = 10 makes the peak narrow enough that dropping steps does not pay:
+#: f(6) ~= 0.507, f(5) ~= 0.115, f(3) ~= 0.001, and padding neither (f(8) ~= 0.267, f(9) ~= 0.0003).
+#: lambda = 7 / (9/10)**(1/10) ~= 7.0741; C = 1 / (unscaled density at 7) ~= 1.9130, so f(7) = 1.
+#: The paper's constants (C = 10.735, k = 1.5, lambda = 8; mode 3.85 steps, which pays a policy to
+#: drop tags from a seven-step format) stay available as shaping="weibull_paper".
+SEVEN_K = 10.0
+SEVEN_LAMBDA = 7.0 / ((SEVEN_K - 1) / SEVEN_K) ** (1 / SEVEN_K)
+SEVEN_C = 1.0 / ((SEVEN_K / SEVEN_LAMBDA) * (7.0 / SEVEN_LAMBDA) ** (SEVEN_K - 1)
+                 * math.exp(-((7.0 / SEVEN_LAMBDA) ** SEVEN_K)))
+
+
+def seven_step_shaping(L: float) -> float:
+    """:func:`weibull_shaping` with the seven-step constants (SEVEN_C, SEVEN_K, SEVEN_LAMBDA): peak 1 at L = 7."""
+    return weibull_shaping(L, SEVEN_C, SEVEN_K, SEVEN_LAMBDA)
 
 
 def piecewise_shaping(L: float, L0: float = 4.0, L1: float = 12.0, L2: float = 24.0) -> float:
@@ -150,7 +223,7 @@ def piecewise_shaping(L: float, L0: float = 4.0, L1: float = 12.0, L2: float = 2
     return 0.0
 
 
-_SHAPINGS = {"weibull": weibull_shaping, "piecewise": piecewise_shaping}
+_SHAPINGS = {"weibull": seven_step_shaping, "weibull_paper": weibull_shaping, "piecewise": piecewise_shaping}
 
 
 def _clip01(s) -> float:
@@ -168,7 +241,9 @@ def pspo_wrs_reward(step_scores: Sequence[float], shaping: str | Callable[[float
 
     ``s_i`` are the per-step scores (each meant to lie in [0, 1]; values outside are clipped to
     [0, 1], and NaN counts as 0), ``L = len(step_scores)`` is the number of steps.  Any zero step
-    score makes R = 0.  ``shaping`` is ``"weibull"`` (:func:`weibull_shaping`, the paper's WRS),
+    score makes R = 0.  ``shaping`` is ``"weibull"`` (:func:`seven_step_shaping`: the Weibull with
+    its peak at the format's seven steps), ``"weibull_paper"`` (:func:`weibull_shaping`, the paper's
+    constants, peak at 3.85 steps),
     ``"piecewise"`` (:func:`piecewise_shaping`) or any callable ``f(L)``; ``shaping_kwargs`` go to
     the shaping function (e.g. ``L0=``, ``L1=``, ``L2=`` for the piecewise one).  An empty step
     list gives 0.0.  Raises ValueError for an unknown shaping name.
@@ -300,6 +375,7 @@ class RewardFunc(abc.ABC):
     def __init__(self, name: str):
         self.__name__ = name
         self.last_reasons: list[str] = []
+        self.invalid_count = 0  # completions that got None (no verdict), over the adapter's life
 
     def __repr__(self):
         return f"<{type(self).__name__} {self.__name__}>"
@@ -320,7 +396,7 @@ class RewardFunc(abc.ABC):
                 row[col] = v
         return rows
 
-    def __call__(self, prompts=None, completions=None, **kwargs) -> list[float]:
+    def __call__(self, prompts=None, completions=None, **kwargs) -> list[float | None]:
         if completions is None:
             raise TypeError(f"{self.__name__}: called without completions=")
         completions = list(completions)
@@ -337,12 +413,19 @@ class RewardFunc(abc.ABC):
                 r, why = 0.0, f"no completion text ({type(comp).__name__})"
             elif not text.strip():
                 r, why = 0.0, "empty completion"
+            elif len(text) > MAX_COMPLETION_CHARS:
+                r, why = 0.0, f"completion of {len(text)} characters, over {MAX_COMPLETION_CHARS}"
+            elif (many := _contradictory_boxes(text)):
+                r, why = 0.0, many
             else:
                 try:
                     r, why = self._score(text, prompt_text(prompt), row)
-                    r = float(r)
-                    if not math.isfinite(r):
-                        r, why = 0.0, f"non-finite reward ({why})"
+                    if r is None:  # no verdict: not a reward (TRL skips None)
+                        self.invalid_count += 1
+                    else:
+                        r = float(r)
+                        if not math.isfinite(r):
+                            r, why = 0.0, f"non-finite reward ({why})"
                 except Exception as e:  # noqa: BLE001 - see class docstring
                     r, why = 0.0, f"error: {type(e).__name__}: {str(e)[:120]}"
             rewards.append(r)
@@ -362,6 +445,8 @@ class _Outcome(RewardFunc):
         self.columns = (answer_column,) + ((kind_column,) if kind_column else ())
 
     def _score(self, text, question, row):
+        if why := _no_final_answer(text):
+            return 0.0, why
         kind = row.get(self.kind_column) if self.kind_column else None
         v = check(text, row[self.answer_column], kind or None, self.cfg)
         return (1.0 if v.equivalent else 0.0), v.reason
@@ -397,6 +482,8 @@ class _RLVP(RewardFunc):
         self.columns = (answer_column,)
 
     def _score(self, text, question, row):
+        if why := _no_final_answer(text):
+            return 0.0, why
         ref = row[self.answer_column]
         rc = canonical(str(ref), "numeric", ref=str(ref))
         if rc is None:
@@ -429,12 +516,31 @@ def rlvp_reward_func(answer_column: str = "answer", T: float = 0.05, V: float = 
     return _RLVP(answer_column, V, T, name)
 
 
-def _broken_tags(parsed) -> Optional[str]:
-    """The format problems of the flawed tags of a seven-tag parse, or None if no tag is broken."""
-    if not parsed.flawed:
-        return None
-    probs = [p for p in parsed.problems if not p.startswith(("missing tag", "text outside", "unknown tag"))]
-    return "broken tags: " + "; ".join(probs[:4] or sorted(parsed.flawed))
+def _contradictory_boxes(text: str) -> Optional[str]:
+    """A reason when the text holds several boxed answers that are not one value, else None."""
+    from verifiers.steps import _boxed_all, _same_answer
+
+    boxes = _boxed_all(text)
+    if len(boxes) > 1 and any(not _same_answer(boxes[0], b) for b in boxes[1:]):
+        return f"{len(boxes)} different boxed answers"
+    return None
+
+
+def _no_final_answer(text: str) -> Optional[str]:
+    """A seven-tag output cut before its <final_answer>: its answer is not read from the other steps."""
+    from r3bench.seventag import parse
+
+    p = parse(text)
+    if p.n and p.get("final_answer") is None:
+        return "seven-tag output without <final_answer> (truncated): no answer read from the other steps"
+    return None
+
+
+def _format_failure(text: str) -> Optional[str]:
+    from verifiers.steps import format_error
+
+    v = format_error(text)
+    return None if v is None else f"format failure at step {v.first_error}: {v.explanation}"
 
 
 class _Position(RewardFunc):
@@ -452,36 +558,42 @@ class _Position(RewardFunc):
         parsed = parse(text)
         if parsed.n == 0:
             return 0.0, "no seven-tag step found"
-        if self.reject_broken_tags and (why := _broken_tags(parsed)):
+        if self.reject_broken_tags and (why := _format_failure(text)):
             return 0.0, why
         q = row[self.question_column] if self.question_column else question
         a = row.get(self.answer_column) if self.answer_column else None
         try:
             got = self.verifier(q, text, a)
+            if hasattr(got, "first_error"):
+                res = step_reward(got)
+                return (res.value if res.ok else None), res.reason
             e, n = got
         except Exception as err:  # noqa: BLE001
             return 0.0, f"verifier error: {type(err).__name__}: {str(err)[:120]}"
-        try:
-            r = position_reward(e, n)
+        try:  # an (e, n) pair: n must be the format's seven steps (the n of tags present paid truncation)
+            if _as_int(n, "n_steps") != N_STEPS:
+                raise ValueError(f"n_steps must be the format's {N_STEPS} steps, got {n!r}")
+            r = position_reward(e, N_STEPS)
         except ValueError as err:
             return 0.0, f"verifier returned invalid (first_error, n_steps) = ({e!r}, {n!r}): {err}"
-        head = f"no wrong step in {n}" if int(e) == 0 else f"first wrong step {int(e)} of {n}"
+        head = f"no wrong step in {N_STEPS}" if int(e) == 0 else f"first wrong step {int(e)} of {N_STEPS}"
         return r, f"{head} ({parsed.n} tags parsed)"
 
 
-def position_reward_func(verifier: Callable[[str, str, Any], tuple[int, int]], answer_column: str | None = "answer",
+def position_reward_func(verifier: Callable[[str, str, Any], Any], answer_column: str | None = "answer",
                          question_column: str | None = None, reject_broken_tags: bool = True,
                          name: str = "position_reward") -> RewardFunc:
-    """TRL reward function: :func:`position_reward` from a step verifier.
+    """TRL reward function: :func:`step_reward` of a step verifier's verdict.
 
-    ``verifier(question, solution, answer) -> (first_error, n_steps)`` is any callable; ``question``
-    is the ``question_column`` value when given, else the prompt text (last user message);
-    ``solution`` is the completion text; ``answer`` the ``answer_column`` value (None when
-    ``answer_column`` is None).  Without calling the verifier, 0.0 goes to a completion with no
-    seven-tag step at all and, when ``reject_broken_tags`` (default), to one with a broken tag
-    (unclosed, nested, duplicated, empty or out of order, per ``r3bench.seventag.parse``); missing
-    tags are not broken ones: the verifier sees the n steps present (the paper's n).  A verifier
-    that raises or returns an invalid pair gives 0.0 with the reason.
+    ``verifier(question, solution, answer)`` returns a ``StepVerdict`` (preferred: a FORMAT verdict
+    gets the minimum, ``valid=False`` gets None and is counted in ``invalid_count``) or a pair
+    ``(first_error, 7)``; ``question`` is the ``question_column`` value when given, else the prompt
+    text (last user message); ``answer`` the ``answer_column`` value (None when ``answer_column`` is
+    None).  Without calling the verifier, 0.0 goes to a completion with no seven-tag step at all and,
+    when ``reject_broken_tags`` (default), to one whose format is broken: a missing, unclosed,
+    nested, duplicated, empty or out-of-order tag, several answers, nan (the minimum of the paper's
+    reward; a missing tag is no longer scored over the tags present).  A verifier that raises or
+    returns an invalid pair gives 0.0 with the reason.
     """
     return _Position(verifier, answer_column, question_column, reject_broken_tags, name)
 
@@ -498,12 +610,8 @@ class _PSPO(RewardFunc):
         self.columns = (question_column,) if question_column else ()
 
     def _score(self, text, question, row):
-        if self.reject_broken_tags:
-            from r3bench.seventag import parse
-
-            why = _broken_tags(parse(text))
-            if why:
-                return 0.0, why
+        if self.reject_broken_tags and (why := _format_failure(text)):
+            return 0.0, why
         q = row[self.question_column] if self.question_column else question
         try:
             scores = list(self.step_scorer(q, text) or [])
@@ -523,15 +631,17 @@ def pspo_reward_func(step_scorer: Callable[[str, str], list[float]], shaping: st
                      reject_broken_tags: bool = True, **shaping_kwargs) -> RewardFunc:
     """TRL reward function: :func:`pspo_wrs_reward` of the scores ``step_scorer(question, solution)``.
 
-    ``shaping`` is "weibull" (default; name ``pspo_wrs_reward``) or "piecewise" (name
-    ``pspo_piecewise_reward``) or a callable; ``shaping_kwargs`` are passed to the shaping.  The
-    scorer decides what a step is (untagged free-form text is passed to it); with
-    ``reject_broken_tags`` (default) a completion with a broken seven-tag tag (unclosed, nested,
-    duplicated, empty, out of order) gets 0.0 without calling it.  A scorer that raises or returns
+    ``shaping`` is "weibull" (default, the seven-step Weibull; name ``pspo_wrs_reward``),
+    "weibull_paper" (the paper's constants), "piecewise" (name ``pspo_piecewise_reward``) or a
+    callable; ``shaping_kwargs`` are passed to the shaping.  With ``reject_broken_tags`` (default)
+    the seven-tag format is required: a completion with a missing, broken or out-of-order tag,
+    several answers or nan gets 0.0 (the minimum) without calling the scorer, so dropping steps never
+    pays; with it off the scorer decides what a step is (free-form text is passed to it).  A scorer that raises or returns
     no scores gives 0.0 with the reason.
     """
     if name is None:
-        name = {"weibull": "pspo_wrs_reward", "piecewise": "pspo_piecewise_reward"}.get(
+        name = {"weibull": "pspo_wrs_reward", "weibull_paper": "pspo_wrs_paper_reward",
+                "piecewise": "pspo_piecewise_reward"}.get(
             shaping if isinstance(shaping, str) else "", "pspo_reward")
     return _PSPO(step_scorer, shaping, shaping_kwargs, question_column, reject_broken_tags, name)
 
