@@ -59,6 +59,28 @@ def _clean(ans: str) -> str:
     return ans.strip()
 
 
+_SENTENCE_END = re.compile(r"\.(?=\s+[A-Z(\[]|\s*$)|\s+I hope it is correct")
+
+
+def _answer_sentence(s: str) -> str:
+    """The answer part of "... answer is <X>. I hope it is correct." (Minerva's format) or of
+    "The volume of $V$ is 120." : cut at the end of the sentence (outside $...$), then keep what
+    follows the last " is " / "=", then the math span if the rest is one."""
+    for m in _SENTENCE_END.finditer(s):
+        if s[:m.start()].count("$") % 2 == 0:
+            s = s[:m.start()]
+            break
+    outside = re.sub(r"\$[^$]*\$", lambda m: "#" * len(m.group()), s)
+    cut = max(outside.rfind(" is "), outside.rfind("="))
+    if cut >= 0 and s[cut:].strip(" =is"):
+        s = s[cut:].lstrip("=").strip()
+        s = s[3:] if s.startswith("is ") else s
+    spans = re.findall(r"\$([^$]+)\$", s)
+    if len(spans) == 1 and not s.replace("$" + spans[0] + "$", "").strip(" .,:;"):
+        return spans[0]
+    return s
+
+
 def extract_answer(text):
     """Best-effort final answer string from raw output, or None."""
     if not isinstance(text, str):
@@ -77,9 +99,11 @@ def extract_answer(text):
         return _clean(b) or None
     lines = [ln for ln in text.strip().splitlines() if ln.strip()]
     for ln in reversed(lines):
-        mm = re.search(r"(?:final\s+answer|the\s+answer|answer)\s*(?:is\s*:?|=|:)\s*\**\s*:?\s*(.+)", ln, re.I)
+        mm = None
+        for mm in re.finditer(r"(?:final\s+answer|the\s+answer|answer)\s*(?:is\s*:?|=|:)\s*\**\s*:?\s*", ln, re.I):
+            pass  # the last "answer is" of the line: "Final Answer: The final answer is $x$."
         if mm:
-            cand = _clean(mm.group(1))
+            cand = _clean(_answer_sentence(ln[mm.end():]))
             if cand:
                 return cand
         mm = re.search(r"\*\*\s*(?:final\s+)?answer\s*:?\s*\*\*\s*:?\s*(.+)", ln, re.I)
@@ -97,8 +121,8 @@ def extract_answer(text):
 
 
 _LETTER_PATTERNS = [
-    r"correct\s+(?:option|answer|choice)s?\s*(?:is|are|:)?\s*:?\s*\(?([A-Z]\)?(?:\s*(?:,|and|&|\s)\s*\(?[A-Z]\)?)*)\)?",
-    r"(?:answer|option|choice)s?\s*(?:is|are|:)?\s*:?\s*\(?([A-Z]\)?(?:\s*(?:,|and|&)\s*\(?[A-Z]\)?)*)\)?(?![a-z])",
+    r"correct\s+(?:option|answer|choice)s?\s*(?:is|are|:)?\s*:?\s*\(?([A-Z]\)?(?:\s*(?:,|and|&|\s)\s*\(?[A-Z]\)?)*)\)?(?![A-Za-z])",
+    r"(?:answer|option|choice)s?\s*(?:is|are|:)?\s*:?\s*\(?([A-Z]\)?(?:\s*(?:,|and|&)\s*\(?[A-Z]\)?)*)\)?(?![A-Za-z])",
 ]
 
 

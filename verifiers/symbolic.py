@@ -1,60 +1,242 @@
-"""Symbolic answer equivalence: LaTeX (math-verify's latex2sympy2_extended) or sympy syntax.
+"""Symbolic answers parsed as data and compared: no eval, no sympify, no parse_expr of text.
 
-Equivalence is tested by simplification of the difference, with a numeric-sampling fallback
-(random positive values for the free symbols). Symbol names are normalised so that `\\epsilon_0`,
-`epsilon_0` and `epsilon_{0}` are one symbol.
+Parsing (:func:`parse`):
+- LaTeX (anything with a backslash or braces) goes to math-verify's parser, latex2sympy2_extended,
+  an ANTLR grammar that builds sympy objects (it never evaluates the text), with its
+  "malformed operators" normalisation so that ``\\frac13`` and ``\\sqrt3`` parse;
+- plain text (``q_1*q_2/(4*pi*epsilon_0*r**2)``, ``v^2/(2a)``) goes to :mod:`verifiers.safeexpr`,
+  which builds sympy objects from a whitelisted syntax tree;
+- ``lhs = rhs`` where ``lhs`` is a name is an assignment (the value is ``rhs``); a chain
+  ``a = b = c`` is worth its last member; any other equation is a relation, as are ``<``, ``\\le``,
+  ``\\geq``, ``\\neq``... (math-verify's conventions, tests/test_all.py ``test_relations_math``);
+- results with ``nan`` / ``zoo`` (``\\frac{1}{0}``), powers too large to compute, or multi-letter
+  words that are neither a known symbol name nor split-able into single letters (``banana``) are
+  refused with a reason.
+
+Comparison (:func:`equivalent`) follows math-verify's grader: constants compare numerically with
+the checker's numeric tolerance (``CheckConfig.rel_tol``); expressions with free symbols by numeric
+sampling at random positive points (``CheckConfig.sym_rel_tol``), then ``simplify`` of the
+difference; sets (and ``\\pm``) as unordered collections, tuples in order, intervals by end points
+and openness, relations after moving every term to one side (``x < 3`` is ``3 > x``; two equations
+are equal when one side-difference is a constant multiple of the other).
 """
 from __future__ import annotations
 
+import math
 import random
 import re
 
 MAX_LEN = 500
+MAX_DIGITS = 5000  # decimal digits a numeric power may reach (10^{10^{10}} is refused)
+
+# single-letter-split names: greek letters and the multi-letter names physics answers use
+KNOWN_NAMES = frozenset("""
+alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi omicron
+pi rho sigma tau upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi
+Omega hbar ell
+""".split())
+_WORD_MIN = 4  # a name of this many letters that is not known is a word, not a product of symbols
+
+_REL_OPS = [  # longest first; (token, canonical)
+    (r"\leqslant", "<="), (r"\geqslant", ">="), (r"\leq", "<="), (r"\geq", ">="), (r"\neq", "!="),
+    (r"\le", "<="), (r"\ge", ">="), (r"\ne", "!="), (r"\lt", "<"), (r"\gt", ">"),
+    ("<=", "<="), (">=", ">="), ("!=", "!="), ("≤", "<="), ("≥", ">="), ("≠", "!="), ("<", "<"), (">", ">"),
+]
+_REL_RE = re.compile("|".join(re.escape(t) + (r"(?![a-zA-Z])" if t[0] == "\\" else "") for t, _ in _REL_OPS))
+_REL_CANON = dict(_REL_OPS)
+
+
+class ParseError(ValueError):
+    """The text is not an expression this module reads (the message says why)."""
 
 
 def _norm_name(name: str) -> str:
     return re.sub(r"[\\{}\s]", "", name)
 
 
-def parse_expr(text: str):
-    """Parse LaTeX or sympy syntax to a sympy expression with normalised symbol names (or raise ValueError)."""
+def _latexish(s: str) -> bool:
+    return bool(re.search(r"[\\{}]", s))
+
+
+def _clean(text: str) -> str:
+    s = str(text).strip()
+    s = re.sub(r"^\$+|\$+$", "", s).strip()
+    s = re.sub(r"\\(?:left|right)(?![a-zA-Z])", "", s)
+    s = re.sub(r"\\[,;:! ]|\\quad|\\qquad|~", " ", s)
+    s = re.sub(r"\\(?:displaystyle|textstyle)", "", s)
+    s = re.sub(r"\\[dtc]frac", r"\\frac", s)
+    s = s.replace("±", r"\pm ").replace("∓", r"\mp ").replace("−", "-").replace("×", r"\times ")
+    return s.strip().rstrip(".").strip()
+
+
+def _split_top(s: str, sep_re: re.Pattern) -> list[tuple[str, str | None]]:
+    """Split at separators outside brackets: [(part, separator_before_next), ...]."""
+    out, depth, start, i = [], 0, 0, 0
+    while i < len(s):
+        c = s[i]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif depth == 0:
+            m = sep_re.match(s, i)
+            if m:
+                out.append((s[start:i], m.group()))
+                i = start = m.end()
+                continue
+        i += 1
+    out.append((s[start:], None))
+    return out
+
+
+_EQ_RE = re.compile(r"(?<![<>!=])=(?!=)")
+_NAME_RE = re.compile(r"\\?[A-Za-z]+(?:_\{?[A-Za-z0-9]+\}?|_[A-Za-z0-9])?'*")
+
+
+def parse(text: str, keep_equation: bool = False):
+    """sympy object (Expr, Relational, FiniteSet, Tuple, Interval) for an answer; raises ParseError.
+
+    keep_equation: read ``y = -x/2 + 3/4`` as an equation, not as the assignment of a value to y
+    (used for a prediction when the reference itself is an equation such as ``2x + 4y - 3 = 0``).
+    """
+    s = _clean(text)
+    if len(s) > MAX_LEN:
+        raise ParseError("expression too long")
+    if not s:
+        raise ParseError("empty expression")
+    parts = _split_top(s, _EQ_RE)
+    if len(parts) >= 3:
+        s = parts[-1][0]
+    elif len(parts) == 2:
+        lhs, rhs = parts[0][0].strip(), parts[1][0].strip()
+        if _NAME_RE.fullmatch(lhs) and not keep_equation:
+            s = rhs
+        else:
+            import sympy
+
+            return sympy.Eq(_parse_side(lhs), _parse_side(rhs), evaluate=False)
+    rel = _split_top(s, _REL_RE)
+    if len(rel) == 2:
+        import sympy
+
+        lhs, op = rel[0]
+        a, b = _parse_side(lhs), _parse_side(rel[1][0])
+        return {"<": sympy.Lt, "<=": sympy.Le, ">": sympy.Gt, ">=": sympy.Ge, "!=": sympy.Ne}[
+            _REL_CANON[op]](a, b, evaluate=False)
+    if len(rel) > 2:
+        raise ParseError("compound inequality not supported")
+    return _parse_side(s)
+
+
+def _parse_side(s: str):
     import sympy
 
-    s = text.strip().strip("$")
-    if len(s) > MAX_LEN:
-        raise ValueError("expression too long")
-    if re.search(r"\^\s*\{?[^}]*\^", s) or re.search(r"\*\*[^*]*\*\*", s):
-        raise ValueError("exponent tower rejected")
-    if "=" in s:
-        s = s.split("=")[-1]
-    expr = None
-    if "\\" in s or "{" in s or "^" in s:
+    s = s.strip()
+    if not s:
+        raise ParseError("empty side")
+    if _latexish(s) or re.search(r"\d,\d", s):
         from latex2sympy2_extended import latex2sympy
         from latex2sympy2_extended.latex2sympy2 import ConversionConfig
+        from latex2sympy2_extended.math_normalization import NormalizationConfig
 
         try:
             # physics symbols are case-sensitive (G vs g, M vs m): keep case
-            expr = latex2sympy(s, conversion_config=ConversionConfig(lowercase_symbols=False))
-        except Exception as e:  # the parser raises many types; report as unparseable
-            raise ValueError(f"latex parse failed: {type(e).__name__}") from None
+            expr = latex2sympy(s, normalization_config=NormalizationConfig(
+                basic_latex=True, units=False, malformed_operators=True, nits=False, boxed="none",
+                equations=False), conversion_config=ConversionConfig(lowercase_symbols=False))
+        except RecursionError:
+            raise ParseError("latex parse failed: too deeply nested") from None
+        except Exception as e:  # noqa: BLE001 - the ANTLR parser raises bare Exception; reported as a reason
+            raise ParseError(f"latex parse failed: {type(e).__name__}") from None
+        if isinstance(expr, sympy.Basic) and re.search(r"(?<![\\A-Za-z])I(?![A-Za-z])", s):
+            expr = expr.xreplace({sympy.I: sympy.Symbol("I")})  # physics: I is a current, not sqrt(-1)
     else:
-        from sympy.parsing.sympy_parser import (convert_xor, implicit_multiplication_application,
-                                                parse_expr as _pe, standard_transformations)
+        from verifiers import safeexpr
+
         try:
-            expr = _pe(s, transformations=standard_transformations + (implicit_multiplication_application, convert_xor),
-                       evaluate=True)
-        except Exception as e:  # sympy's parser raises SyntaxError, TokenError, TypeError...
-            raise ValueError(f"sympy parse failed: {type(e).__name__}") from None
+            expr = safeexpr.parse(s, max_len=MAX_LEN)
+        except safeexpr.ExprError as e:
+            raise ParseError(f"expression refused: {e}") from None
+    if isinstance(expr, (list, tuple)):
+        expr = sympy.Tuple(*expr)
     if not isinstance(expr, sympy.Basic):
-        raise ValueError("not an expression")
-    subs = {sym: sympy.Symbol(_norm_name(sym.name), positive=True) for sym in expr.free_symbols}
-    return expr.xreplace(subs)
+        raise ParseError("not an expression")
+    _guard(expr)
+    return _names(expr)
 
 
-def equivalent(a, b, samples: int = 6, tol: float = 1e-6) -> tuple[bool, str]:
-    """(equal, reason) for two sympy expressions: numeric sampling first, then simplify."""
+def _digits(x) -> float:
     import sympy
 
+    if isinstance(x, sympy.Rational):
+        return max(abs(x.p).bit_length(), abs(x.q).bit_length()) * 0.30103
+    v = abs(complex(x.evalf(15)))
+    return abs(math.log10(v)) if v > 0 else 0.0
+
+
+def _guard(expr) -> None:
+    """Refuse non-finite values and powers whose evaluation would not fit in memory or time."""
+    import sympy
+
+    if expr.has(sympy.nan, sympy.zoo):
+        raise ParseError("expression is not finite (nan / complex infinity)")
+    if isinstance(expr, sympy.Expr) and expr.has(sympy.oo, -sympy.oo):
+        raise ParseError("expression is infinite")
+    for node in sympy.preorder_traversal(expr):
+        if isinstance(node, sympy.Pow) and node.exp.is_number:
+            try:
+                e = abs(complex(node.exp.evalf(15)))
+                big = e * max(_digits(node.base), 1.0) > MAX_DIGITS if node.base.is_number else e > 1000
+            except (TypeError, ValueError, OverflowError, ArithmeticError):
+                big = True
+            if big:
+                raise ParseError("exponent tower or power too large")
+
+
+def _names(expr):
+    """Normalise symbol names (``\\epsilon_0``, ``epsilon_{0}`` -> ``epsilon_0``), split short
+    multi-letter names into letters (``mgh`` -> m*g*h, as sympy's split_symbols would) and refuse
+    words (``banana``): a reference such as "banana m/s" is prose, not a product of symbols."""
+    import sympy
+
+    subs = {}
+    for sym in expr.free_symbols:
+        name = _norm_name(sym.name)
+        base = name.split("_")[0].rstrip("'")
+        if len(base) > 1 and base.isalpha() and base not in KNOWN_NAMES and "_" not in name:
+            if len(base) >= _WORD_MIN:
+                raise ParseError(f"{name!r} is a word, not a symbol")
+            subs[sym] = sympy.Mul(*[sympy.Symbol(c) for c in base])
+        elif len(base) >= _WORD_MIN and base.isalpha() and base not in KNOWN_NAMES:
+            raise ParseError(f"{name!r} is a word, not a symbol")
+        elif name != sym.name:
+            subs[sym] = sympy.Symbol(name)
+    return expr.xreplace(subs) if subs else expr
+
+
+# ---------------------------------------------------------------- comparison
+def _close(a: complex, b: complex, rel: float) -> bool:
+    return abs(a - b) <= rel * max(abs(a), abs(b)) or abs(a - b) <= 1e-12
+
+
+def _numbers(a, b, rel_tol: float):
+    try:
+        va, vb = complex(a.evalf(30)), complex(b.evalf(30))
+    except (TypeError, ValueError, ArithmeticError):
+        return None
+    if not all(math.isfinite(z.real) and math.isfinite(z.imag) for z in (va, vb)):
+        return False, "not a finite number"
+    ok = _close(va, vb, rel_tol)
+    return ok, "numeric match" if ok else "numeric mismatch"
+
+
+def _expr_equal(a, b, rel_tol: float, sym_tol: float, samples: int = 6) -> tuple[bool, str]:
+    import sympy
+
+    if not (a.free_symbols or b.free_symbols):
+        got = _numbers(a, b, rel_tol)
+        if got is not None:
+            return got
     names = sorted({s.name for s in a.free_symbols | b.free_symbols})
     syms = {n: sympy.Symbol(n, positive=True) for n in names}
     a = a.xreplace({s: syms[s.name] for s in a.free_symbols})
@@ -63,14 +245,120 @@ def equivalent(a, b, samples: int = 6, tol: float = 1e-6) -> tuple[bool, str]:
     for _ in range(samples):
         point = {syms[n]: sympy.Float(rng.uniform(0.5, 2.5)) for n in names}
         try:
-            va, vb = complex(a.evalf(subs=point)), complex(b.evalf(subs=point))
-        except (TypeError, ValueError, ZeroDivisionError):
+            va, vb = complex(a.evalf(20, subs=point)), complex(b.evalf(20, subs=point))
+        except (TypeError, ValueError, ArithmeticError):
             break
-        if abs(va - vb) > tol * max(1.0, abs(vb)):
+        if not all(math.isfinite(z.real) and math.isfinite(z.imag) for z in (va, vb)):
+            break
+        if not _close(va, vb, sym_tol):
             return False, "symbolic mismatch (numeric sampling)"
     else:
         return True, "symbolic match (numeric sampling)"
     try:
-        return (sympy.simplify(a - b) == 0), "symbolic match (simplify)"
-    except (TypeError, ValueError, RecursionError):
+        ok = sympy.simplify(a - b) == 0
+    except (TypeError, ValueError, ArithmeticError, RecursionError, AttributeError):
         return False, "symbolic comparison failed"
+    return ok, "symbolic match (simplify)" if ok else "symbolic mismatch (simplify)"
+
+
+def _side_diff(r):
+    """Relation -> (kind, lhs - rhs) with > and >= turned round (x < 3 and 3 > x are one relation)."""
+    import sympy
+
+    if isinstance(r, (sympy.StrictGreaterThan, sympy.GreaterThan)):
+        return ("<" if isinstance(r, sympy.StrictGreaterThan) else "<="), r.rhs - r.lhs
+    kind = {sympy.StrictLessThan: "<", sympy.LessThan: "<=", sympy.Equality: "=", sympy.Unequality: "!="}[type(r)]
+    return kind, r.lhs - r.rhs
+
+
+def _relation_equal(a, b, rel_tol, sym_tol) -> tuple[bool, str]:
+    import sympy
+
+    ka, da = _side_diff(a)
+    kb, db = _side_diff(b)
+    if ka != kb:
+        return False, f"relation mismatch ({ka} vs {kb})"
+    if da == 0 or db == 0:
+        return False, "degenerate relation"
+    ratio = sympy.simplify(da / db)  # one side-difference a constant multiple of the other
+    if ratio.free_symbols:
+        ok, why = _expr_equal(da, db, rel_tol, sym_tol)
+        return ok, "relation " + why
+    try:
+        r = complex(ratio.evalf(15))
+    except (TypeError, ValueError, ArithmeticError):
+        return False, "relation comparison failed"
+    if abs(r.imag) > 1e-12 or r.real == 0:
+        return False, "relation mismatch"
+    ok = r.real > 0 or ka in ("=", "!=")
+    return ok, "relation match" if ok else "relation mismatch (direction)"
+
+
+def _collection(x):
+    import sympy
+
+    if isinstance(x, sympy.FiniteSet):
+        return "set", list(x.args)
+    if isinstance(x, sympy.Tuple):
+        return "tuple", list(x.args)
+    return None, None
+
+
+def equivalent(a, b, rel_tol: float = 1e-2, sym_tol: float = 1e-6) -> tuple[bool, str]:
+    """(equal, reason) for two parsed answers (pred first, reference second)."""
+    import sympy
+
+    ka, ea = _collection(a)
+    kb, eb = _collection(b)
+    if ka or kb:
+        if ka is None:
+            ka, ea = "set", [a]
+        if kb is None:
+            kb, eb = "set", [b]
+        if len(ea) != len(eb):
+            return False, f"{kb} of {len(eb)} elements vs {len(ea)}"
+        if ka == "tuple" and kb == "tuple":
+            ok = all(equivalent(x, y, rel_tol, sym_tol)[0] for x, y in zip(ea, eb))
+            return ok, "tuple match" if ok else "tuple mismatch"
+        left = list(eb)
+        for x in ea:  # unordered: each pred element matches a distinct reference element
+            hit = next((i for i, y in enumerate(left) if equivalent(x, y, rel_tol, sym_tol)[0]), None)
+            if hit is None:
+                return False, "set mismatch"
+            left.pop(hit)
+        return True, "set match"
+    if isinstance(a, sympy.Interval) or isinstance(b, sympy.Interval):
+        if not (isinstance(a, sympy.Interval) and isinstance(b, sympy.Interval)):
+            return False, "interval vs non-interval"
+        if (a.left_open, a.right_open) != (b.left_open, b.right_open):
+            return False, "interval openness mismatch"
+        ok = all(x == y or (x.is_finite and y.is_finite and equivalent(x, y, rel_tol, sym_tol)[0])
+                 for x, y in ((a.start, b.start), (a.end, b.end)))
+        return ok, "interval match" if ok else "interval mismatch"
+    ra, rb = isinstance(a, sympy.core.relational.Relational), isinstance(b, sympy.core.relational.Relational)
+    if ra or rb:
+        if not (ra and rb):
+            return False, "relation vs expression"
+        return _relation_equal(a, b, rel_tol, sym_tol)
+    if not (isinstance(a, sympy.Expr) and isinstance(b, sympy.Expr)):
+        return False, f"cannot compare {type(a).__name__} with {type(b).__name__}"
+    return _expr_equal(a, b, rel_tol, sym_tol)
+
+
+def constant_value(e) -> float:
+    """Real value of a parsed constant expression (``\\frac{1}{2}``, ``2\\pi``); ParseError if none."""
+    import sympy
+
+    if not isinstance(e, sympy.Expr):
+        raise ParseError("not a single value")
+    if e.free_symbols:
+        raise ParseError("expression has free symbols: " + ", ".join(sorted(s.name for s in e.free_symbols))[:100])
+    try:
+        v = complex(e.evalf(30))
+    except (TypeError, ValueError, ArithmeticError):
+        raise ParseError("expression does not evaluate to a number") from None
+    if abs(v.imag) > 1e-12 * max(1.0, abs(v.real)):
+        raise ParseError("expression is complex")
+    if not math.isfinite(v.real):
+        raise ParseError("expression is not finite")
+    return v.real
