@@ -313,7 +313,8 @@ def probe(refresh: bool = False) -> dict:
     else:
         info["unshare"] = argv[0]
         t0 = time.monotonic()
-        r, setup = _run_once("result = 1", SandboxLimits(wall_s=15, cpu_s=10), None, "namespaces", t0)
+        r, setup = _run_once("result = 1", SandboxLimits(wall_s=15, cpu_s=10), None, "namespaces", t0,
+                             "namespaces+seccomp")
         info["probe_seconds"] = round(time.monotonic() - t0, 3)
         info["seccomp"] = bool(setup.get("seccomp"))
         if setup.get("seccomp_error"):
@@ -360,15 +361,15 @@ def run_python(code: str, limits: SandboxLimits = SandboxLimits(), inputs: dict 
                     return _result("error", f"sandbox: {ENV_VAR}=require but the level here is {level!r} "
                                             f"({info['why']}); not run", t0, isolation=level)
                 _warn_once(level, f"sandbox: falling back to {level!r}: {info['why']}")
-        r, _ = _run_once(code, limits, inputs, "namespaces" if level != FALLBACK else "direct", t0)
+        r, _ = _run_once(code, limits, inputs, "namespaces" if level != FALLBACK else "direct", t0, level)
         return r
     except Exception as e:  # a bug or an exhausted parent: still a result
         return _result("error", f"sandbox failure: {type(e).__name__}: {e}", t0)
 
 
-def _run_once(code, limits, inputs, mode, t0):
-    """One run in `mode` ("namespaces" or "direct"): (SandboxResult, the supervisor's setup facts)."""
-    level = FALLBACK if mode == "direct" else None  # namespaces: set from what the supervisor reports
+def _run_once(code, limits, inputs, mode, t0, level):
+    """One run in `mode` ("namespaces" or "direct") expected at `level`: (SandboxResult, the supervisor's
+    setup facts). A supervisor that reports no seccomp filter lowers the level of that run."""
     own_uid = mode == "namespaces" and os.geteuid() == 0
     uid = 0x40000000 + secrets.randbelow(1 << 24) if own_uid else None
     payload = {"code": code, "inputs": inputs or {}, "paths": _site_paths(), "mode": mode, "uid": uid,
@@ -389,19 +390,19 @@ def _run_once(code, limits, inputs, mode, t0):
         try:
             text = json.dumps(payload, allow_nan=True)
         except (TypeError, ValueError) as e:
-            return _result("error", f"inputs are not JSON-serialisable: {e}", t0, isolation=level or ""), {}
+            return _result("error", f"inputs are not JSON-serialisable: {e}", t0, isolation=level), {}
         ppath = os.path.join(base, "payload.json")
         fd = os.open(ppath, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
-        return _start(ppath, wd, limits, mode, t0)
+        return _start(ppath, wd, limits, mode, t0, level)
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
 
-def _start(ppath, wd, limits, mode, t0):
+def _start(ppath, wd, limits, mode, t0, level):
     if not sys.executable:
-        return _result("error", "no Python executable to start (sys.executable is empty)", t0), {}
+        return _result("error", "no Python executable to start (sys.executable is empty)", t0, isolation=level), {}
     env = {"PATH": "/usr/bin:/bin", "HOME": wd, "TMPDIR": wd, "LANG": "C.UTF-8",
            "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
     rfd, wfd = os.pipe()
@@ -410,16 +411,16 @@ def _start(ppath, wd, limits, mode, t0):
         if mode == "namespaces":
             pre = _unshare_argv()
             if pre is None:
-                return _result("error", "util-linux `unshare` not found", t0), {}
+                return _result("error", "util-linux `unshare` not found", t0, isolation=level), {}
             argv = pre + ["--"] + argv
         try:
             proc = subprocess.Popen(argv, cwd=wd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE, pass_fds=(wfd,), close_fds=True, start_new_session=True)
         except (OSError, subprocess.SubprocessError, ValueError) as e:
-            return _result("error", f"could not start the sandboxed process: {type(e).__name__}: {e}", t0), {}
+            return _result("error", f"could not start the sandboxed process: {type(e).__name__}: {e}", t0, isolation=level), {}
         finally:
             os.close(wfd)
-        return _supervise(proc, rfd, limits, mode, t0)
+        return _supervise(proc, rfd, limits, mode, t0, level)
     finally:
         os.close(rfd)
 
@@ -436,7 +437,7 @@ def _parse_supervisor(data: bytes):
     return msg if isinstance(msg, dict) else None
 
 
-def _supervise(proc, rfd, limits, mode, t0):
+def _supervise(proc, rfd, limits, mode, t0, level):
     cap = int(limits.output_kb * 1024)
     out, err, res = _Capped(cap), _Capped(cap), _Capped(1 << 22)
     sel = selectors.DefaultSelector()
@@ -485,10 +486,8 @@ def _supervise(proc, rfd, limits, mode, t0):
     stdout, stderr = out.text(), err.text()
     msg = _parse_supervisor(bytes(res.data))
     setup = (msg or {}).get("setup") if isinstance((msg or {}).get("setup"), dict) else {}
-    if mode == "direct":
-        level = FALLBACK
-    else:
-        level = "namespaces+seccomp" if setup.get("seccomp") else "namespaces"
+    if mode == "namespaces" and msg is not None and not setup.get("seccomp"):
+        level = "namespaces"
     return _classify(msg, timed_out, proc.returncode, stdout, stderr, limits, level, t0), setup
 
 
