@@ -76,7 +76,7 @@ def close(a: float, b: float, cfg: CheckConfig = CheckConfig()) -> bool:
     if not (math.isfinite(a) and math.isfinite(b)):
         return False
     if cfg.mode in ("jeebench", "jeebench_marks"):
-        return abs(a - b) <= cfg.jee_abs_tol + 1e-12
+        return abs(a - b) <= cfg.jee_abs_tol  # exactly the official float comparison
     if cfg.abs_tol is not None:
         return abs(a - b) <= cfg.abs_tol
     return math.isclose(a, b, rel_tol=cfg.rel_tol, abs_tol=cfg.zero_tol)
