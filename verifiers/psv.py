@@ -5,7 +5,8 @@ The PSV is a causal LM fine-tuned (trainers issue) to answer, after each step pr
 P(good) / (P(good) + P(bad)) at the position after steps 1..k. The first step scoring under the
 threshold is the first error. A PSV does not classify errors: the class reported is the one the
 seven-tag format assigns to that step (1, 4 -> MC; 2, 3 -> CM; 5-7 -> CE), and the explanation says
-so. Loads any HF causal-LM directory (a short name of r3bench.models works too).
+so. Step index and class come from the same tag (verifiers.steps.STEP_OF_TAG), and a broken format is
+a FORMAT verdict before any scoring, so the index is the step's position in the seven-step format. Loads any HF causal-LM directory (a short name of r3bench.models works too).
 
     psv = PSV("path/to/psv", threshold=0.5)
     psv.step_scores(question, solution) -> [float per step]
@@ -16,7 +17,7 @@ from __future__ import annotations
 import os
 
 from r3bench import seventag
-from verifiers.steps import _STEP_CLASS, StepVerdict
+from verifiers.steps import STEP_CLASS, STEP_OF_TAG, StepVerdict, format_error
 
 PROMPT = "Problem: {question}\nSolution so far:\n{steps}\nIs the last step correct? Answer + or -:"
 
@@ -55,13 +56,16 @@ class PSV:
         return [float(x) for x in pair[:, 0]]
 
     def verify(self, question: str, solution: str, reference: str = "") -> StepVerdict:
+        bad = format_error(solution)
+        if bad is not None:
+            return bad
         scores = self.step_scores(question, solution)
-        if not scores:
-            return StepVerdict(1, "MC", "no seven-tag steps found in the solution", 0)
-        for k, s in enumerate(scores, start=1):
+        tags = [st.tag for st in seventag.parse(solution).steps]
+        for tag, s in zip(tags, scores):
+            k = STEP_OF_TAG[tag]  # index and class from the same tag
             if s < self.threshold:
-                return StepVerdict(k, _STEP_CLASS.get(k), f"PSV score {s:.3f} < {self.threshold:g} at step {k} "
-                                   "(class from the step's position: a PSV does not classify)", len(scores),
+                return StepVerdict(k, STEP_CLASS[k], f"PSV score {s:.3f} < {self.threshold:g} at step {k} <{tag}> "
+                                   "(class from the step's tag: a PSV does not classify)", len(scores),
                                    tuple(scores))
         return StepVerdict(0, None, f"every step scores >= {self.threshold:g}", len(scores), tuple(scores))
 
