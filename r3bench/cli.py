@@ -17,6 +17,7 @@ Subcommands:
   r3bench record PATHS...             a run record beside every lm-eval results file / trainer run
   r3bench errors SAMPLES... --out D   first-error classes (MC/CM/CE) of logged structured samples: table + PNG
   r3bench reproduce PLAN [--dry-run]  train + evaluate a models x methods x tasks grid, then the leaderboard
+  r3bench doctor [--json]             the sandbox's isolation level on this machine and what was probed
 """
 from __future__ import annotations
 
@@ -203,6 +204,14 @@ def cmd_data(args: argparse.Namespace) -> int:
     return 1 if errors else 0
 
 
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from r3bench import doctor
+
+    d = doctor.report(refresh=True)
+    print(json.dumps(d, indent=2) if args.json else doctor.format_report(d))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="r3bench", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -278,6 +287,9 @@ def build_parser() -> argparse.ArgumentParser:
     vr.add_argument("--n", type=int, default=2494)
     vr.add_argument("--seed", type=int, default=0)
     vr.set_defaults(func=cmd_verifier_report)
+    dr = sub.add_parser("doctor", help="the sandbox's isolation level here (namespaces+seccomp or the fallback)")
+    dr.add_argument("--json", action="store_true", help="the full report as JSON")
+    dr.set_defaults(func=cmd_doctor)
     sub.add_parser("eval", help="lm_eval with r3bench's tasks (all lm_eval flags pass through)", add_help=False)
     return p
 

@@ -276,3 +276,60 @@ def test_the_parent_is_unharmed():
     before = dict(os.environ), os.getcwd(), list(sys.path)
     _expect(run_python("import os\nos.environ.clear()\nos.chdir('/')", FAST), "ok")
     assert (dict(os.environ), os.getcwd(), list(sys.path)) == before
+
+
+# -- the isolation level is visible ------------------------------------------------------------------------
+
+def test_every_result_and_pde_verdict_carries_the_isolation_level():
+    from r3bench.pde import bank, families
+    from r3bench.pde.verify import verify
+    from verifiers.sandbox import LEVELS, isolation_level
+
+    level = isolation_level()
+    assert level in LEVELS
+    assert _expect(run_python("result = 1", FAST), "ok").isolation == level
+    v = verify(bank.HELD_OUT_BANK["heat"]["spectral"], "heat", families.instances("heat", 0, 1))
+    assert v.isolation == level and v.to_dict()["isolation"] == level
+    assert _expect(run_python("1/0", FAST), "error").isolation == level
+
+
+def test_forced_fallback_is_visible(monkeypatch, caplog):
+    import verifiers.sandbox as sb
+
+    monkeypatch.setenv(sb.ENV_VAR, "fallback")
+    monkeypatch.setattr(sb, "_WARNED", set())
+    with caplog.at_level("WARNING", logger="verifiers.sandbox"):
+        r = _expect(run_python("result = 2", FAST), "ok")
+        _expect(run_python("result = 3", FAST), "ok")
+    assert r.isolation == sb.FALLBACK == sb.isolation_level()
+    warnings = [rec for rec in caplog.records if "rlimits+audit-hook" in rec.getMessage()]
+    assert len(warnings) == 1  # loud, once
+
+
+def test_refused_namespaces_fall_back_loudly(monkeypatch, caplog):
+    """A machine where the kernel (or a missing `unshare`) refuses namespaces: the probe says why."""
+    import verifiers.sandbox as sb
+
+    monkeypatch.setenv(sb.ENV_VAR, "auto")
+    monkeypatch.setattr(sb, "_PROBE", None)  # restored (the real probe) at teardown
+    monkeypatch.setattr(sb, "_WARNED", set())
+    monkeypatch.setattr(sb, "_unshare_argv", lambda: None)
+    with caplog.at_level("WARNING", logger="verifiers.sandbox"):
+        r = _expect(run_python("result = 4", FAST), "ok")
+    assert r.isolation == sb.FALLBACK and sb.probe()["why"].startswith("util-linux `unshare` not found")
+    assert any("falling back" in rec.getMessage() for rec in caplog.records)
+    monkeypatch.setenv(sb.ENV_VAR, "require")  # a run that must not go unconfined is not run
+    r = _expect(run_python("result = 5", FAST), "error")
+    assert "require" in r.reason and r.value is None and r.stdout == ""
+
+
+def test_doctor_reports_the_level(capsys, monkeypatch):
+    from r3bench import cli, doctor
+    from verifiers.sandbox import ENV_VAR, FALLBACK, isolation_level
+
+    assert cli.main(["doctor"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"sandbox isolation level: {isolation_level()}") and "unshare:" in out
+    monkeypatch.setenv(ENV_VAR, "fallback")
+    d = doctor.report()
+    assert d["isolation_level"] == FALLBACK and "WARNING" in doctor.format_report(d)

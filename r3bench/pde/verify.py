@@ -70,6 +70,7 @@ class ProgramVerdict:
     reason: str
     instances: tuple = field(default=())
     seconds: float = 0.0  # wall time of the sandbox run
+    isolation: str = ""  # the sandbox's isolation level for this run (verifiers.sandbox.LEVELS); "" when none ran
 
     def to_dict(self) -> dict:
         """Plain JSON-ready data (the instances as dicts)."""
@@ -228,14 +229,16 @@ def verify(code, family: str, insts: list[dict], cfg: VerifyConfig = VerifyConfi
                      inputs={"_r3_insts": payload, "_r3_limit": float(cfg.instance_s)})
     if not res.ok:
         why = f"{res.status}: {res.reason}"
-        return ProgramVerdict(False, False, 0.0, 1.0, why, tuple(_invalid(why) for _ in insts), res.seconds)
+        return ProgramVerdict(False, False, 0.0, 1.0, why, tuple(_invalid(why) for _ in insts), res.seconds,
+                              res.isolation)
     try:
         items = ast.literal_eval(res.value) if res.value else None
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         items = None
     if not isinstance(items, list) or len(items) != len(insts) or not all(isinstance(x, dict) for x in items):
         why = "the program's run did not report per-instance results (did it overwrite `result` or exit early?)"
-        return ProgramVerdict(False, False, 0.0, 1.0, why, tuple(_invalid(why) for _ in insts), res.seconds)
+        return ProgramVerdict(False, False, 0.0, 1.0, why, tuple(_invalid(why) for _ in insts), res.seconds,
+                              res.isolation)
     verdicts = []
     for item, inst in zip(items, insts):
         sec = item.get("us") / 1e6 if isinstance(item.get("us"), int) else None
@@ -244,10 +247,10 @@ def verify(code, family: str, insts: list[dict], cfg: VerifyConfig = VerifyConfi
             continue
         u, why = _decode(item, inst)
         verdicts.append(_invalid(why, sec) if u is None else score_instance(family, inst, u, cfg, sec))
-    return combine(verdicts, cfg, res.seconds)
+    return combine(verdicts, cfg, res.seconds, res.isolation)
 
 
-def combine(verdicts, cfg: VerifyConfig = VerifyConfig(), seconds: float = 0.0) -> ProgramVerdict:
+def combine(verdicts, cfg: VerifyConfig = VerifyConfig(), seconds: float = 0.0, isolation: str = "") -> ProgramVerdict:
     valid = all(v.valid for v in verdicts)
     reward = float(np.mean([v.reward for v in verdicts])) if verdicts else 0.0
     worst = max((v.nrmse for v in verdicts), default=1.0)
@@ -261,4 +264,4 @@ def combine(verdicts, cfg: VerifyConfig = VerifyConfig(), seconds: float = 0.0) 
         norms = "/".join(dict.fromkeys(v.nrmse_norm for v in verdicts))  # which normalisation the nRMSEs use
         reason = (f"valid on {len(verdicts)} instances; worst nRMSE {worst:.3g} ({norms}-normalised)"
                   + (" (success)" if success else ""))
-    return ProgramVerdict(valid, success, reward, worst, reason, tuple(verdicts), seconds)
+    return ProgramVerdict(valid, success, reward, worst, reason, tuple(verdicts), seconds, isolation)
