@@ -258,9 +258,14 @@ def values(step) -> list[tuple[str, float, str, str, int]]:
     return out
 
 
+_WORDS = {"one": 1.0, "two": 2.0, "three": 3.0, "four": 4.0, "five": 5.0, "six": 6.0, "seven": 7.0, "eight": 8.0,
+          "nine": 9.0, "ten": 10.0, "twice": 2.0, "double": 2.0, "triple": 3.0, "half": 0.5, "mole": 1.0}
+
+
 def numbers_in(text: str) -> list[float]:
-    """Every number of a text, raw and in SI when a unit follows it (`48 cm` gives 48 and 0.48)."""
-    out = []
+    """Every number of a text, raw and in SI when a unit follows it (`48 cm` gives 48 and 0.48), and the
+    number words of a problem statement ('one mole', 'eight times', 'twice')."""
+    out = [v for w, v in _WORDS.items() if re.search(rf"\b{w}\b", text or "", re.I)]
     t = re.sub(r"\\(?:mathrm|text|rm)\s*\{\s*~?\s*([^{}]*)\}", r" \1", text or "")
     t = re.sub(r"(\d)\s*\\times\s*10\s*\^\s*\{\s*([-+]?\d+)\s*\}", r"\1e\2", t)
     for m in re.finditer(r"(?<![\w.])[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", t):
@@ -293,7 +298,7 @@ LAWS = {
     "const_velocity": r"constant velocity|uniform motion|uniform velocity|constant speed along|distance\s*=\s*speed",
     "energy_cons": r"conservation of (?:mechanical |total )?energy|(?:mechanical |total )?energy (?:is )?conserv|energy conservation|potential energy (?:is )?(?:converted|turns|becomes|goes)|work.energy theorem",
     "momentum_cons": r"conservation of (?:linear )?momentum|momentum (?:is )?conserv|total momentum",
-    "ke_cons": r"kinetic energy (?:is )?conserv|conserv\w* (?:of )?(?:the )?kinetic energy|elastic collision|equal kinetic energ",
+    "ke_cons": r"kinetic energy (?:is )?conserv|conserv\w* (?:of )?(?:the )?kinetic energy|(?<!in)elastic collision|equal kinetic energ",
     "inelastic": r"inelastic|stick together|move together|moving together|coalesce",
     "impulse": r"impulse",
     "friction": r"(?<!no )(?<!without )\bfriction(?!less)|\bmu\s*\*?\s*n\b|coefficient of friction",
@@ -347,6 +352,8 @@ LAWS = {
 CONFLICTS = [("friction", "frictionless"), ("series", "parallel"), ("const_volume", "const_pressure"),
              ("const_accel", "const_velocity"), ("inelastic", "ke_cons"), ("energy_cons", "gravity_work"),
              ("isothermal", "adiabatic"), ("decay", "linear_decay"), ("tir", "brewster")]
+#: idealisations a principle may leave unsaid ('frictionless' is the default); contradicting them still fails
+OPTIONAL = {"frictionless"}
 _LAW_RE = {k: re.compile(v) for k, v in LAWS.items()}
 
 
@@ -368,7 +375,7 @@ def same_law(principle: str, reference: str) -> tuple[bool, str]:
     key may contradict one of the reference's (CONFLICTS: 'frictionless' against 'friction', series
     against parallel, ...). Without a key, word overlap (Jaccard >= 0.5) decides.
     """
-    a, b = laws(principle), laws(reference)
+    a, b = laws(principle), laws(reference) - OPTIONAL
     for x, y in CONFLICTS:
         if (x in a and y in b and x not in b) or (y in a and x in b and y not in b):
             return False, f"the principle says {x if x in a else y} where {y if x in a else x} applies"

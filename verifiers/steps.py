@@ -432,7 +432,7 @@ def _check_arithmetic(sol, sol_eqs, own_vals: dict, true_env: dict, n: int, ref_
     if ql is not None:
         if not P.close(qa[0], ql[0]):
             return _v(7, f"the final answer {ans[:40]} does not follow from the last calculation {last}", n)
-        if ql[1] and qa[1] != ql[1]:
+        if ql[1] and qa[1] and qa[1] != ql[1]:  # a bare number is read in the calculation's unit (JEE style)
             return _v(7, f"the final answer's unit ({qa[1] or 'none'}) is not the calculation's ({ql[1]})", n)
     if ref_answer is not None and not (P.close(qa[0], ref_answer[0]) and (not ref_answer[1] or qa[1] == ref_answer[1])):
         return invalid(f"every step checks, but the answer {ans[:40]} differs from the reference "

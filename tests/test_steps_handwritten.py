@@ -1,0 +1,56 @@
+"""The symbolic verifier beyond procgen's rendering: the hand-written held-out set and targeted defects."""
+import json
+from pathlib import Path
+
+from r3bench import procgen, seventag
+from verifiers.steps import report, verify
+
+ROWS = [json.loads(x) for x in (Path(__file__).resolve().parents[1] / "benchmarks" / "verifier_heldout.jsonl")
+        .read_text().splitlines() if x]
+
+
+def test_heldout_set_shape():
+    assert len(ROWS) >= 30 and sum(r["first_error"] == 0 for r in ROWS) >= len(ROWS) // 3
+    assert {(r["first_error"], r["error_class"]) for r in ROWS if r["first_error"]} == {
+        (1, "MC"), (2, "CM"), (3, "CM"), (4, "MC"), (5, "CE"), (6, "CE"), (7, "CE")}
+
+
+def test_heldout_goal():
+    r = report(ROWS)
+    assert r["first_error_accuracy"] >= 0.8 and r["class_accuracy"] >= 0.8 and r["processbench_f1"] >= 0.8, r
+
+
+def test_identical_solution_is_correct_on_every_template():
+    for t in procgen.TEMPLATES:
+        p = procgen.generate(n=1, seed=5, templates=[t])[0]
+        v = verify(p.question, p.solution, p.solution)
+        assert v.first_error == 0 and v.valid, (t.name, v)
+
+
+def test_asked_quantity_from_the_last_equation_not_the_first_parenthesis():
+    """The reference names the height (h) before the asked time (t): the old verifier took h as the target
+    and judged the reference itself wrong at step 1."""
+    ref = ROWS[0]["reference"].replace("The problem asks for the fall time (t). Given: the height h",
+                                       "From the height (h) the problem asks for the fall time (t). Given: h")
+    assert verify(ROWS[0]["question"], ref, ref).first_error == 0
+
+
+def test_errors_are_ordered_by_position_in_the_text():
+    """A slip in the first calculation (step 6) and a wrong substitution of the second equation (step 5):
+    step 5 comes first in the text, though the first equation's check ran first."""
+    p = next(p for p in procgen.generate(n=300, seed=4) if p.template == "circ_loop_bottom")
+    sol = seventag.parse(p.solution)
+    sub2 = sol.get("substitution").content.splitlines()[1]
+    calc1 = sol.get("calculation").content.splitlines()[0]
+    lhs, rhs = calc1.split("=", 1)
+    bad = p.solution.replace(sub2, sub2 + "*3").replace(calc1, f"{lhs}= {float(rhs.split()[0]) * 2:g} m/s")
+    v = verify(p.question, bad, p.solution)
+    assert (v.first_error, v.error_class) == (5, "CE"), v
+
+
+def test_without_a_reference_no_silent_all_correct():
+    p = procgen.generate(n=3, seed=0)[0]
+    v = verify(p.question, p.solution, "")
+    assert v.valid is False and v.first_error != 0  # it was r = 1 ("no error") before
+    v = verify(p.question, p.solution, p.answer)  # the gold answer: the reference-free mode verifies it
+    assert v.valid and v.first_error == 0
