@@ -18,7 +18,7 @@ import re
 import tokenize
 from dataclasses import dataclass
 
-from verifiers.extract import _letters_in, extract_answer, extract_letters
+from verifiers.extract import _letters_in, extract_answer, extract_boxed, extract_letters
 
 MAX_LEN = 2000
 
@@ -115,13 +115,15 @@ def _siunitx(unit: str) -> str:
 def _thousands(s: str) -> str:
     """1,200 -> 1200 and 1{,}200 / 1\\,200 -> 1200 (groups of three); 1000,99 / 0,111 -> decimal comma
     (math-verify tests/test_all.py test_number_extraction)."""
-    s = re.sub(r"(?<![\d.,])(\d{1,3})((?:,\d{3})+)(?![\d,])", lambda m: m.group(1) + m.group(2).replace(",", ""), s)
+    s = re.sub(r"(?<![\d.,])([1-9]\d{0,2})((?:,\d{3})+)(?![\d,])", lambda m: m.group(1) + m.group(2).replace(",", ""), s)
+    if re.fullmatch(r"[-+]?[1-9]\d{0,2}(?: \d{3})+(?:\.\d+)?", s.strip()):
+        s = s.replace(" ", "")  # "1 000" (math-verify test_number_extraction), only as the whole answer
     return re.sub(r"(?<![\d.,])(\d+),(\d{1,2}|(?<=\b0,)\d+)(?![\d,])", r"\1.\2", s)
 
 
 def _norm(s: str) -> str:
-    s = s.strip().strip("$").replace("−", "-")
-    s = s.replace("{,}", ",").replace("\\!", "")
+    s = s.replace("\\$", " ").replace("$", " ").replace("−", "-").strip()  # math delimiters and currency
+    s = re.sub(r",\s*\\!\s*", ",", s.replace("{,}", ",")).replace("\\!", "")
     s = re.sub(r"(?<=\d)\\[,;: ](?=\d{3}\b)", "", s)  # 12\,000
     s = re.sub(r"\\SI\{([^{}]*)\}\{([^{}]*)\}", lambda m: m.group(1) + " " + _siunitx(m.group(2)), s)
     s = re.sub(r"\\[,;:! ]", " ", s)
@@ -224,6 +226,9 @@ def _strip_text(r: str) -> str:
     return re.sub(r"^\\(?:text|textbf|mathrm|textnormal)\{([^{}]*)\}$", r"\1", r).strip()
 
 
+_RELATION = re.compile(r"[<>≤≥≠]|\\(?:leq?|geq?|neq?|lt|gt)(?![a-zA-Z])|!=")
+
+
 def infer_kind(ref: str) -> str:
     r = (ref or "").strip()
     if re.fullmatch(r"\(?[A-Z]\)?", r):
@@ -232,6 +237,8 @@ def infer_kind(ref: str) -> str:
         return "mcq_multi"
     if re.fullmatch(r"[-+]?\d+", r):
         return "integer"
+    if _RELATION.search(r) or ("=" in r and not re.fullmatch(r"\s*\$?\s*\\?[A-Za-z]\w*(?:_\{?\w+\}?)?\s*", r.split("=")[0])):
+        return "symbolic"  # an inequality or an equation (2x + z = 1) is compared as a relation
     if re.fullmatch(r"[A-Za-z][A-Za-z' -]*", _strip_text(r)) and not re.search(r"\b[a-zA-Z]\b", _strip_text(r)):
         return "text"
     try:
@@ -404,7 +411,7 @@ def _last_number(a: str):
     if _TOWER.search(t):
         return None
     spans, covered = [], 0
-    for m in re.finditer(r"(?<![\w.])[-+]?\.?\d", t):
+    for m in re.finditer(r"(?<![\w.])(?<!\*\*\()(?<!\*\*)[-+]?\.?\d", t):  # not an exponent's digits
         if m.start() < covered:
             continue
         try:
@@ -473,6 +480,8 @@ def _check_symbolic(a, ref, kind, cfg):
 
 def _check(pred, ref, kind, cfg):
     ref = str(ref)
+    if "\\boxed" in ref or "\\fbox" in ref:  # a reference written as a solution line
+        ref = extract_boxed(ref) or ref
     kind = kind or infer_kind(ref)
     if kind in ("mcq", "mcq_multi"):
         return _check_mcq(pred, ref, kind, cfg)

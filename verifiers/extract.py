@@ -11,8 +11,8 @@ _ANSWER_IS_RE = re.compile(
 _ANSWER_COLON_RE = re.compile(r"\**\s*(?:final\s+)?answer\s*:?\s*\**\s*:?\s*(.+)", re.I)
 _BOLD_RE = re.compile(r"\*\*([^*\n]{1,200})\*\*")
 _DISPLAY_RE = re.compile(r"\\\[(.*?)\\\]", re.S)
-_PAREN_RE = re.compile(r"\\\((.*?)\\\)", re.S)
-_DOLLAR_RE = re.compile(r"\$\$(.*?)\$\$|\$([^$]+)\$", re.S)
+_PAREN_RE = re.compile(r"\\\(([^\n]*?)\\\)")  # inline math stays on one line (as math-verify)
+_DOLLAR_RE = re.compile(r"(?<!\\)\$\$(.*?)(?<!\\)\$\$|(?<!\\)\$((?:[^$\n]|(?<=\\)\$)+)(?<!\\)\$", re.S)
 
 
 def _find_braced(text: str, start: int):
@@ -75,10 +75,50 @@ def _answer_sentence(s: str) -> str:
     if cut >= 0 and s[cut:].strip(" =is"):
         s = s[cut:].lstrip("=").strip()
         s = s[3:] if s.startswith("is ") else s
+    outside = re.sub(r"\$[^$]*\$", lambda m: "#" * len(m.group()), s)
+    m = re.search(r",\s+(?:which|since|because|as|so|i\.e\.|that|where|and|but)\b", outside)
+    if m:  # "the answer is 9, which matches ... about 10 units": the clause is not the answer
+        s = s[:m.start()]
+    s = re.sub(r"\s+\((?=[^()]*[a-z]{2})[^()]*\)\s*$", "", s)  # "6.3 (rounded to two decimals)"
     spans = re.findall(r"\$([^$]+)\$", s)
     if len(spans) == 1 and not s.replace("$" + spans[0] + "$", "").strip(" .,:;"):
         return spans[0]
     return s
+
+
+def _last_boxed(text: str):
+    """(content, end) of the last \\boxed{...}; (None, -1) when there is none."""
+    last, end = None, -1
+    for m in re.finditer(r"\\(?:boxed|fbox)\s*\{", text):
+        got = _find_braced(text, m.end() - 1)
+        if got is not None:
+            last, end = got
+    if last is None:
+        return extract_boxed(text), len(text) if extract_boxed(text) is not None else -1
+    return last.strip(), end
+
+
+_ANSWER_IS = re.compile(r"(?:final\s+answer|the\s+answer|answer)\s*(?:is\s*:?|=|:)\s*\**\s*:?\s*", re.I)
+
+
+def _answer_is(text: str):
+    """(position, answer) of the last "answer is / Answer:" statement, or None."""
+    pos = 0
+    found = None
+    for ln in text.splitlines(keepends=True):
+        mm = None
+        for mm in _ANSWER_IS.finditer(ln):
+            pass  # the last "answer is" of the line: "Final Answer: The final answer is $x$."
+        if mm:
+            cand = _clean(_answer_sentence(ln[mm.end():]))
+            if cand:
+                found = (pos + mm.start(), cand)
+        else:
+            mb = re.search(r"\*\*\s*(?:final\s+)?answer\s*:?\s*\*\*\s*:?\s*(.+)", ln, re.I)
+            if mb and _clean(mb.group(1)):
+                found = (pos + mb.start(), _clean(mb.group(1)))
+        pos += len(ln)
+    return found
 
 
 def extract_answer(text):
@@ -94,30 +134,44 @@ def extract_answer(text):
         inner = m.group(1)
         b = extract_boxed(inner)
         return _clean(b if b is not None else inner) or None
-    b = extract_boxed(text)
+    b, b_end = _last_boxed(text)
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    said = _answer_is(text)
+    if said is not None and (b is None or said[0] > b_end):
+        # "Final Answer: The final answer is $10,455$." after an intermediate \boxed{255}
+        return said[1]
     if b is not None:
         return _clean(b) or None
-    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
-    for ln in reversed(lines):
-        mm = None
-        for mm in re.finditer(r"(?:final\s+answer|the\s+answer|answer)\s*(?:is\s*:?|=|:)\s*\**\s*:?\s*", ln, re.I):
-            pass  # the last "answer is" of the line: "Final Answer: The final answer is $x$."
-        if mm:
-            cand = _clean(_answer_sentence(ln[mm.end():]))
-            if cand:
-                return cand
-        mm = re.search(r"\*\*\s*(?:final\s+)?answer\s*:?\s*\*\*\s*:?\s*(.+)", ln, re.I)
-        if mm and _clean(mm.group(1)):
-            return _clean(mm.group(1))
-    for rx in (_BOLD_RE, _DISPLAY_RE, _PAREN_RE):
-        found = rx.findall(text)
-        if found:
-            return _clean(found[-1]) or None
-    found = _DOLLAR_RE.findall(text)
-    if found:
-        a, b2 = found[-1]
-        return _clean(a or b2) or None
+    # no marker: the last math span, unless a sentence with a number follows it ("... increases
+    # by 100%."), then that sentence's answer ("the probability ... is 2/3.")
+    spans = []
+    for rx in (_BOLD_RE, _DISPLAY_RE, _PAREN_RE, _DOLLAR_RE):
+        for m in rx.finditer(text):
+            spans.append((m.end(), next(g for g in m.groups() if g is not None)))
+    last_end, last_span = max(spans, key=lambda t: t[0]) if spans else (0, None)
+    tail = _tail_sentence(text[last_end:])
+    if tail and re.search(r"\d", tail):
+        return _clean(tail) or None
+    if last_span is not None:
+        return _clean(last_span) or None
     return _clean(lines[-1]) if lines else None
+
+
+_CHAT_TOKEN = re.compile(r"<\|[a-z_]+\|>.*", re.S)
+
+
+def _tail_sentence(text: str) -> str | None:
+    """The answer part of the last sentence that is not a courtesy ("I hope it is correct")."""
+    text = _CHAT_TOKEN.sub("", text).strip()
+    rest = _PAREN_RE.sub(" ", _DOLLAR_RE.sub(" ", text))
+    if re.search(r"(?<!\\)\$|\\\(|\\\)", rest):
+        return None  # a math span that is unclosed or runs over lines ("Answer $ \n 9 \n $"), as math-verify
+    sentences = [x for x in re.split(r"(?<=[.!?])\s+(?=[A-Z])", text) if x.strip()]
+    for sent in reversed(sentences):
+        if re.search(r"\bhope\b|\blet me know\b|\bthank", sent, re.I):
+            continue
+        return _answer_sentence(sent)
+    return None
 
 
 _LETTER_PATTERNS = [

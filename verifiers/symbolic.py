@@ -65,6 +65,10 @@ def _clean(text: str) -> str:
     s = re.sub(r"\\[,;:! ]|\\quad|\\qquad|~", " ", s)
     s = re.sub(r"\\(?:displaystyle|textstyle)", "", s)
     s = re.sub(r"\\[dtc]frac", r"\\frac", s)
+    s = s.replace("\\$", "")
+    if "\\approx" in s:  # "x = 1/3 \\approx 0.33": the exact value; "x \\approx 11": the value
+        left, right = s.split("\\approx", 1)
+        s = right if (not left.strip() or _NAME_RE.fullmatch(left.strip())) else left
     s = s.replace("±", r"\pm ").replace("∓", r"\mp ").replace("−", "-").replace("×", r"\times ")
     return s.strip().rstrip(".").strip()
 
@@ -90,14 +94,24 @@ def _split_top(s: str, sep_re: re.Pattern) -> list[tuple[str, str | None]]:
 
 
 _EQ_RE = re.compile(r"(?<![<>!=])=(?!=)")
+_TEXT_TAIL = re.compile(r"(?:\s*\\(?:text|textbf|textnormal|textrm|mbox|mathrm)\s*\{[^{}\\\d]*\})+\s*$")
+
+
+def strip_unit_text(pred: str) -> str:
+    """``\\frac{1}{3} \\text{meters}`` -> ``\\frac{1}{3}``: words after a predicted expression are
+    decoration (math-verify drops them too); a reference keeps them, and a word in it is refused."""
+    out = _TEXT_TAIL.sub("", pred).strip()
+    return out or pred
 _NAME_RE = re.compile(r"\\?[A-Za-z]+(?:_\{?[A-Za-z0-9]+\}?|_[A-Za-z0-9])?'*")
 
 
-def parse(text: str, keep_equation: bool = False):
+def parse(text: str, equation: str = "auto"):
     """sympy object (Expr, Relational, FiniteSet, Tuple, Interval) for an answer; raises ParseError.
 
-    keep_equation: read ``y = -x/2 + 3/4`` as an equation, not as the assignment of a value to y
-    (used for a prediction when the reference itself is an equation such as ``2x + 4y - 3 = 0``).
+    equation: how to read ``lhs = rhs`` -
+      "auto"  (a reference): a name on the left is an assignment (``v = 3`` is 3), else an equation;
+      "keep"  (a prediction against an equation): always an equation (``y = -x/2 + 3/4``);
+      "value" (a prediction against anything else): the last member (``x = 5+5+1 = 11`` is 11).
     """
     s = _clean(text)
     if len(s) > MAX_LEN:
@@ -105,11 +119,11 @@ def parse(text: str, keep_equation: bool = False):
     if not s:
         raise ParseError("empty expression")
     parts = _split_top(s, _EQ_RE)
-    if len(parts) >= 3:
+    if len(parts) >= 3 and equation != "keep":
         s = parts[-1][0]
-    elif len(parts) == 2:
-        lhs, rhs = parts[0][0].strip(), parts[1][0].strip()
-        if _NAME_RE.fullmatch(lhs) and not keep_equation:
+    elif len(parts) >= 2:
+        lhs, rhs = parts[0][0].strip(), parts[-1][0].strip()
+        if equation == "value" or (equation == "auto" and _NAME_RE.fullmatch(lhs)):
             s = rhs
         else:
             import sympy

@@ -272,16 +272,16 @@ def _cache_clear():
     _CACHE.clear()
 
 
-def _parsed(text: str, keep_equation: bool = False):
+def _parsed(text: str, equation: str = "auto"):
     """Parsed answer, cached per worker (a reference meets many predictions): object or ParseError."""
     from verifiers import symbolic
 
-    key = (text, keep_equation)
+    key = (text, equation)
     if key not in _CACHE:
         if len(_CACHE) > 4096:
             _CACHE.clear()
         try:
-            _CACHE[key] = symbolic.parse(text, keep_equation=keep_equation)
+            _CACHE[key] = symbolic.parse(text, equation=equation)
         except symbolic.ParseError as e:
             _CACHE[key] = e
     return _CACHE[key]
@@ -311,7 +311,7 @@ def handle(req: dict) -> dict:
     r = _parsed(ref)
     if isinstance(r, Exception):
         return {"ok": False, "why": f"reference unparseable: {r}", "pc": None, "rc": ref[:200], "ref_error": True}
-    p = _parsed(pred, keep_equation=isinstance(r, sympy.Eq))
+    p = _parsed(symbolic.strip_unit_text(pred), equation="keep" if isinstance(r, sympy.Eq) else "value")
     if isinstance(p, Exception):
         return {"ok": False, "why": f"unparseable: {p}", "pc": pred[:200], "rc": str(r)[:500]}
     ok, why = symbolic.equivalent(p, r, req.get("rel_tol", 1e-2), req.get("sym_tol", 1e-6))
