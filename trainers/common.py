@@ -17,15 +17,22 @@ A trainer module defines a Config dataclass (a subclass of BaseConfig) and `trai
   last checkpoint of a crashed run appear again after the resume, and the later record is the one
   that counts; the same holds for stepfix_samples.jsonl), TensorBoard when installed, tqdm
   progress bars (HF Trainer's).
-* Checkpoints every `save_steps`; `--resume` continues from the last one with optimizer, scheduler,
-  RNG and data position (HF Trainer's resume_from_checkpoint), so a resumed run equals an
-  uninterrupted one.
+* Checkpoints every `save_steps`; `--resume` continues from the newest *intact* one with optimizer,
+  scheduler, RNG and data position (HF Trainer's resume_from_checkpoint), so a resumed run equals an
+  uninterrupted one. A newer checkpoint half-written by a killed run is moved aside to
+  broken-checkpoint-N and named in a warning and in run.json (`checkpoint_problems`). The run's
+  `train_loss` covers every step, also after a resume (the loss sum travels in r3bench_state.json).
 * Guards: a non-finite loss raises NonFiniteLoss before the optimizer step; `main` records it in
   run.json and exits 2, leaving the last checkpoint as it was.
 * Evaluation: lm-eval's simple_evaluate of the current adapter on `eval_tasks` every `eval_steps`
   and at the end (main process only), results in OUTPUT_DIR/eval/step-N.json and metrics.jsonl.
 * Run record: OUTPUT_DIR/run.json (config, status, git commit, package versions, data sha256,
-  the final adapter and the lm_eval --model_args that score it).
+  the final adapter and the lm_eval --model_args that score it). Status, written in a finally:
+  running, finished, error (config/data), non_finite_loss, or interrupted (any exception or
+  KeyboardInterrupt, with the error).
+* `python -m trainers.X --help` lists every field once with its default; flags are exact
+  (no abbreviations). `init_adapter` naming no adapter fails before any load, with the command
+  that makes the SFT adapter.
 
 Under `accelerate launch` the HF Trainer handles devices and processes; bf16 is used when CUDA with
 bf16 support is present (`bf16: auto`).
@@ -36,6 +43,7 @@ import argparse
 import dataclasses
 import hashlib
 import json
+import logging
 import math
 import os
 import platform
@@ -129,13 +137,15 @@ def _coerce(f, value):
 
 
 def build_parser(cls, prog: str | None = None) -> argparse.ArgumentParser:
+    """One flag per field; the help shows each default once. Exact flag names only (allow_abbrev=False:
+    `--max_step` is an error, not `--max_steps`); `%` in help texts is escaped for argparse."""
     ap = argparse.ArgumentParser(prog=prog, description=(sys.modules[cls.__module__].__doc__ or "").split("\n")[0],
-                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                                 allow_abbrev=False)
     ap.add_argument("--config", help="YAML file of field values (CLI flags override it)")
     for f in fields(cls):
         default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
-        ap.add_argument(f"--{f.name}", default=None, metavar=type(default).__name__.upper(),
-                        help=f"{f.metadata.get('help', '')} (default: {default!r})")
+        text = f"{f.metadata.get('help', '')} (default: {default!r})".replace("%", "%%")
+        ap.add_argument(f"--{f.name}", default=None, metavar=type(default).__name__.upper(), help=text)
     return ap
 
 
@@ -478,9 +488,18 @@ def evaluate_model(model, tokenizer, cfg, tag: str = "final") -> dict:
 
 # ----------------------------------------------------------------------------------------- guards
 
+STATE_FILE = "r3bench_state.json"
+
+
 class GuardMixin:
     """Put first in the bases of a Trainer: a non-finite loss raises NonFiniteLoss before the
-    optimizer step (so no NaN reaches the weights or a checkpoint)."""
+    optimizer step (so no NaN reaches the weights or a checkpoint).
+
+    It also keeps the sum of the training losses of the whole run (HF's `train_loss` after a resume
+    covers only the resumed part) and writes it, with `r3_state()` (a trainer's own running
+    statistics), into every checkpoint as r3bench_state.json; `r3_load_state` restores both."""
+
+    r3_loss_sum = 0.0
 
     def training_step(self, model, inputs, num_items_in_batch=None):
         loss = super().training_step(model, inputs, num_items_in_batch)
@@ -488,7 +507,43 @@ class GuardMixin:
         if not math.isfinite(val):
             raise NonFiniteLoss(f"loss is {val} at step {self.state.global_step + 1}; stopped before the "
                                 "optimizer step; the last checkpoint in output_dir is intact")
+        self.r3_loss_sum += val  # what HF adds to its tr_loss (already scaled for accumulation)
         return loss
+
+    def r3_state(self) -> dict:
+        return {}
+
+    def r3_load_state(self, state: dict) -> None:
+        self.r3_loss_sum = float(state.get("loss_sum", 0.0))
+
+    def _save_checkpoint(self, model, trial):
+        super()._save_checkpoint(model, trial)
+        if self.is_world_process_zero():
+            ck = Path(self._get_output_dir(trial=trial)) / f"checkpoint-{self.state.global_step}"
+            if ck.is_dir():
+                rec = {"global_step": self.state.global_step, "loss_sum": self.r3_loss_sum, **self.r3_state()}
+                (ck / STATE_FILE).write_text(json.dumps(rec))
+
+
+def whole_run_loss(trainer, ckpt: str | None) -> tuple[float, str]:
+    """(mean training loss over every step of the run, how it was obtained) after trainer.train().
+
+    A resumed run adds the loss sum saved in the checkpoint it resumed from (r3bench_state.json);
+    a checkpoint without that file (written by an older r3bench) falls back to its log_history
+    (logged interval means x interval lengths: exact when logging_steps divides save_steps)."""
+    steps = max(trainer.state.global_step, 1)
+    total = getattr(trainer, "r3_loss_sum", None)
+    if total is None:
+        return float("nan"), "trainer keeps no loss sum"
+    if ckpt is None or (Path(ckpt) / STATE_FILE).is_file():
+        return total / steps, "whole run"
+    hist = json.loads((Path(ckpt) / "trainer_state.json").read_text()).get("log_history", [])
+    prev, before = 0, 0.0
+    for h in hist:
+        if "loss" in h and h.get("step", 0) > prev:
+            before += float(h["loss"]) * (h["step"] - prev)
+            prev = h["step"]
+    return (before + total) / steps, f"whole run; steps 1-{prev} from the checkpoint's log_history"
 
 
 # ------------------------------------------------------------------------------------- run record
@@ -532,6 +587,9 @@ def write_run(cfg, **extra) -> Path:
     rec.update({"trainer": trainer_name(cfg), "config": dataclasses.asdict(cfg),
                 "git_commit": _git_commit(), "versions": versions(),
                 "hardware": {"cuda": _cuda(), "platform": platform.platform(), "cpus": os.cpu_count()}})
+    if "status" in extra:  # an error of an earlier attempt does not describe this one
+        for k in ("error", "traceback"):
+            rec.pop(k, None)
     rec.update(extra)
     if is_main_process():
         tmp = path.with_suffix(".json.partial")
@@ -540,18 +598,94 @@ def write_run(cfg, **extra) -> Path:
     return path
 
 
-def resume_checkpoint(cfg) -> str | None:
+def checkpoint_problems(path: Path) -> list[str]:
+    """Why the checkpoint folder `path` cannot be resumed from ([] = intact).
+
+    A checkpoint half-written by a run killed while saving has missing or truncated files. Checked
+    without loading any tensor: trainer_state.json parses and names this step; optimizer.pt and
+    scheduler.pt exist; every *.json parses; every *.safetensors has a readable header whose tensors
+    fit the file's size; every torch file (*.pt, *.pth, *.bin) is a complete zip archive whose CRCs
+    match."""
+    import zipfile
+
+    path = Path(path)
+    problems = []
+    try:
+        state = json.loads((path / "trainer_state.json").read_text())
+        step = int(path.name.rsplit("-", 1)[-1])
+        if state.get("global_step") != step:
+            problems.append(f"trainer_state.json says step {state.get('global_step')}, folder {path.name}")
+    except (OSError, ValueError) as e:
+        problems.append(f"trainer_state.json unreadable ({type(e).__name__})")
+    for need in ("optimizer.pt", "scheduler.pt"):
+        if not (path / need).is_file():
+            problems.append(f"{need} missing")
+    if not any(path.glob("*.safetensors")) and not any(path.glob("*.bin")):
+        problems.append("no weights file")
+    for f in sorted(path.iterdir()) if path.is_dir() else []:
+        if not f.is_file() or f.name == "trainer_state.json":
+            continue
+        try:
+            if f.suffix == ".json":
+                json.loads(f.read_text())
+            elif f.suffix == ".safetensors":
+                with open(f, "rb") as fh:
+                    n = int.from_bytes(fh.read(8), "little")
+                    if not 2 <= n <= 100_000_000:
+                        raise ValueError("bad header length")
+                    header = json.loads(fh.read(n))
+                end = max((t["data_offsets"][1] for k, t in header.items() if k != "__metadata__"), default=0)
+                if f.stat().st_size < 8 + n + end:
+                    raise ValueError("truncated")
+            elif f.suffix in (".pt", ".pth", ".bin"):
+                with zipfile.ZipFile(f) as z:
+                    if z.testzip() is not None:
+                        raise ValueError("CRC mismatch")
+        except (OSError, ValueError, KeyError, TypeError, IndexError, zipfile.BadZipFile) as e:
+            problems.append(f"{f.name}: {type(e).__name__}: {str(e)[:80]}")
+    return problems
+
+
+def _checkpoints(out: Path) -> list[Path]:
+    import re
+
+    found = [p for p in out.glob("checkpoint-*") if p.is_dir() and re.fullmatch(r"checkpoint-\d+", p.name)]
+    return sorted(found, key=lambda p: int(p.name.split("-")[1]))
+
+
+def resume_checkpoint(cfg, log=None) -> str | None:
+    """The checkpoint to resume from: None without `resume`; else the newest *intact* one.
+
+    Newer checkpoints that are half-written (checkpoint_problems) are renamed to broken-checkpoint-N
+    (kept for inspection, out of HF's checkpoint rotation and of later resumes) and reported through
+    `log` (default: the logging module) and in run.json (`skipped_checkpoints`)."""
+    out = Path(cfg.output_dir)
+    ckpts = _checkpoints(out) if out.is_dir() else []
     if not cfg.resume:
-        if any(Path(cfg.output_dir).glob("checkpoint-*")):
+        if ckpts:
             raise ConfigError(f"{cfg.output_dir} already holds checkpoints: pass --resume to continue, "
                               "or choose another output_dir")
         return None
-    from transformers.trainer_utils import get_last_checkpoint
-
-    last = get_last_checkpoint(cfg.output_dir) if Path(cfg.output_dir).is_dir() else None
-    if last is None:
+    if not ckpts:
         raise ConfigError(f"--resume: no checkpoint-* folder in {cfg.output_dir}")
-    return last
+    skipped = []
+    for ck in reversed(ckpts):
+        problems = checkpoint_problems(ck)
+        if not problems:
+            if skipped:
+                msg = (f"resuming from {ck.name}, the newest intact checkpoint; skipped (half-written): "
+                       + "; ".join(f"{s['checkpoint']} ({', '.join(s['problems'])}) -> {s['moved_to']}" for s in skipped))
+                (log or logging.getLogger("r3bench.trainers").warning)(msg)
+                write_run(cfg, skipped_checkpoints=skipped, resumed_from=ck.name)
+            return str(ck)
+        dest = out / f"broken-{ck.name}"
+        i = 1
+        while dest.exists():
+            dest, i = out / f"broken-{ck.name}.{i}", i + 1
+        ck.rename(dest)
+        skipped.append({"checkpoint": ck.name, "problems": problems[:5], "moved_to": dest.name})
+    raise ConfigError(f"--resume: no intact checkpoint in {cfg.output_dir}; half-written ones moved aside: "
+                      + ", ".join(s["moved_to"] for s in skipped))
 
 
 def save_final(trainer, tokenizer, cfg) -> Path:
@@ -566,47 +700,90 @@ def lm_eval_args(base_path: str, adapter: Path) -> str:
     return f"pretrained={base_path},peft={adapter}"
 
 
+def check_init_adapter(cfg) -> None:
+    """Fail early (before data export and model loads) when `init_adapter` names no adapter, with
+    the command that makes one."""
+    if not getattr(cfg, "init_adapter", ""):
+        return
+    p = Path(cfg.init_adapter)
+    if not (p / "adapter_config.json").is_file():
+        out = p.parent if p.name == "final" else p
+        raise ConfigError(f"init_adapter {cfg.init_adapter!r} has no adapter_config.json; make the SFT adapter first: "
+                          f"python -m trainers.sft --config trainers/configs/sft.yaml --output_dir {out}"
+                          + ("" if p.name == "final" else " (it writes OUTPUT_DIR/final)"))
+
+
 def run_training(cfg, build: Callable, **build_kw):
     """The body of every trainer's `train`: refuse/resume checkpoints, build, record, train, save.
 
     `build(cfg, **build_kw) -> (trainer, tokenizer, base_path, data_path or None)`.
+    run.json: "finished" with the result, or "interrupted" (with the error) when anything stops the
+    run (exception or KeyboardInterrupt; written in a finally), "non_finite_loss" for that guard.
     Returns (trainer, result dict for run.json)."""
+    check_init_adapter(cfg)
     ckpt = resume_checkpoint(cfg)
-    trainer, tok, base, path = build(cfg, **build_kw)
-    if path is not None:
-        write_run(cfg, status="running", data_file=str(path), data_sha256=sha256_file(path))
-    out = trainer.train(resume_from_checkpoint=ckpt)
-    final = save_final(trainer, tok, cfg)
-    return trainer, {"adapter": str(final), "lm_eval_model_args": lm_eval_args(base, final),
-                     "train_loss": out.training_loss, "global_step": trainer.state.global_step}
+    status, extra = "interrupted", {}
+    try:
+        trainer, tok, base, path = build(cfg, **build_kw)
+        if path is not None:
+            write_run(cfg, status="running", data_file=str(path), data_sha256=sha256_file(path))
+        if ckpt is not None and (Path(ckpt) / STATE_FILE).is_file() and hasattr(trainer, "r3_load_state"):
+            trainer.r3_load_state(json.loads((Path(ckpt) / STATE_FILE).read_text()))
+        out = trainer.train(resume_from_checkpoint=ckpt)
+        final = save_final(trainer, tok, cfg)
+        loss, how = whole_run_loss(trainer, ckpt)
+        result = {"adapter": str(final), "lm_eval_model_args": lm_eval_args(base, final), "train_loss": loss,
+                  "train_loss_covers": how, "train_loss_this_session": out.training_loss,
+                  "global_step": trainer.state.global_step}
+        if ckpt is not None:
+            result["resumed_from"] = Path(ckpt).name
+        status, extra = "finished", result
+        return trainer, result
+    except NonFiniteLoss as e:
+        status, extra = "non_finite_loss", {"error": str(e)}
+        raise
+    except KeyboardInterrupt:
+        extra = {"error": "KeyboardInterrupt; resume with --resume"}
+        raise
+    except BaseException as e:
+        extra = {"error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()[-4000:]}
+        raise
+    finally:
+        write_run(cfg, status=status, **extra)
 
 
 def main(cls, train_fn: Callable, argv=None, prog: str | None = None) -> int:
-    """CLI entry: parse, run, record the outcome in run.json; exit 0 ok, 1 config/data error, 2 non-finite loss."""
+    """CLI entry: parse, run, record the outcome in run.json; exit 0 ok, 1 config/data error, 2 non-finite loss.
+
+    run.json's status is written in a finally: finished, error (config/data), non_finite_loss, or
+    interrupted (any other exception, KeyboardInterrupt included; the error and traceback beside it)."""
     try:
         cfg = parse(cls, argv, prog=prog)
+        check_init_adapter(cfg)
         resume_checkpoint(cfg)  # refuse to touch a finished run's record when --resume is missing
     except (ConfigError, TrainDataError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     t0 = time.time()
     write_run(cfg, status="running", started=t0)
+    status, extra, rc = "interrupted", {}, None
     try:
         result = train_fn(cfg) or {}
+        status, extra, rc = "finished", {"seconds": round(time.time() - t0, 1), **result}, 0
     except (ConfigError, TrainDataError) as e:
-        write_run(cfg, status="error", error=str(e))
+        status, extra, rc = "error", {"error": str(e)}, 1
         print(f"error: {e}", file=sys.stderr)
-        return 1
     except NonFiniteLoss as e:
-        write_run(cfg, status="non_finite_loss", error=str(e))
+        status, extra, rc = "non_finite_loss", {"error": str(e)}, 2
         print(f"error: {e}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
-        write_run(cfg, status="interrupted", error="KeyboardInterrupt; resume with --resume")
+        extra = {"error": "KeyboardInterrupt; resume with --resume"}
         raise
     except BaseException as e:
-        write_run(cfg, status="crashed", error=f"{type(e).__name__}: {e}", traceback=traceback.format_exc()[-4000:])
+        extra = {"error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()[-4000:]}
         raise
-    write_run(cfg, status="finished", seconds=round(time.time() - t0, 1), **result)
-    print(json.dumps({k: v for k, v in result.items() if k != "eval"}, indent=1, default=str))
-    return 0
+    finally:
+        write_run(cfg, status=status, **extra)
+    if rc == 0:
+        print(json.dumps({k: v for k, v in extra.items() if k != "eval"}, indent=1, default=str))
+    return rc

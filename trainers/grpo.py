@@ -15,9 +15,12 @@ question, reference solution, answer). `rewards` names one or more of:
              the seen families: `data` = an export of `python -m r3bench.pde export` (one row per
              prompt is kept), or, without `data`, `pde_prompts` generated prompts per family.
 
-`group_size` is TRL's num_generations, `kl_coef` its beta (the KL reference is the base model
-with the adapter disabled, TRL's behaviour for peft models), `temperature` and
-`max_completion_length` the sampling settings. `batch_size` counts completions per device and
+`group_size` is TRL's num_generations, `kl_coef` its beta, `temperature` and
+`max_completion_length` the sampling settings. The KL reference is the model the policy starts
+from, as for stepfix and DPO: with `init_adapter` (the SFT adapter) a frozen copy of that adapter
+(the peft adapter "ref", which TRL >= 1.x creates and `build` adds itself when TRL did not), without
+it the base model (the fresh LoRA disabled). `use_vllm` and the vllm_* fields are passed to TRL
+(its colocate/server modes) unchanged. `batch_size` counts completions per device and
 must be a multiple of `group_size`.
 
 A reward function that fails on a completion for a reason outside the completion (verifier error,
@@ -35,6 +38,7 @@ from dataclasses import dataclass
 
 from trainers import common
 from trainers.common import BaseConfig, ConfigError, _f
+from trainers.generation import VllmFields
 
 REWARD_NAMES = ("outcome", "rlvp", "position", "pspo_wrs", "pde")
 _FAILURE_PREFIXES = ("error:", "verifier error", "step scorer error", "verifier returned invalid",
@@ -42,7 +46,7 @@ _FAILURE_PREFIXES = ("error:", "verifier error", "step scorer error", "verifier 
 
 
 @dataclass
-class Config(BaseConfig):
+class Config(BaseConfig, VllmFields):
     output_dir: str = _f("runs/grpo", "where checkpoints, logs, the final adapter and run.json go")
     learning_rate: float = _f(1e-5, "peak learning rate")
     batch_size: int = _f(4, "completions per device per micro-batch (a multiple of group_size)")
@@ -61,6 +65,7 @@ class Config(BaseConfig):
     pde_prompts: int = _f(16, "pde reward without data: generated training prompts per seen PDE family")
 
     def validate(self):
+        self.check_vllm()
         names = self.reward_names()
         bad = [n for n in names if n not in REWARD_FACTORIES]
         if bad or not names:
@@ -188,7 +193,7 @@ def build(cfg, extra_callbacks=()):
     weights = [float(w) for w in cfg.reward_weights.split(",")] if cfg.reward_weights else None
     args = GRPOConfig(**common.training_args_kwargs(cfg), num_generations=cfg.group_size, beta=cfg.kl_coef,
                       temperature=cfg.temperature, max_completion_length=cfg.max_completion_length,
-                      reward_weights=weights, loss_type=cfg.loss_type)
+                      reward_weights=weights, loss_type=cfg.loss_type, **cfg.trl_vllm_kwargs())
 
     class Trainer(common.GuardMixin, GRPOTrainer):
         def _generate(self, prompts):
@@ -224,6 +229,9 @@ def build(cfg, extra_callbacks=()):
     trainer = Trainer(model=common.policy_model(cfg, base), reward_funcs=reward_funcs(cfg, counts, times), args=args,
                       train_dataset=data, processing_class=tok,
                       callbacks=common.callbacks(cfg, tok, extra_callbacks))
+    if cfg.init_adapter and cfg.kl_coef > 0 and "ref" not in trainer.model.peft_config:
+        # TRL versions that do not copy a pretrained adapter would take the base model as reference
+        trainer.model.load_adapter(cfg.init_adapter, adapter_name="ref", is_trainable=False)
     return trainer, tok, base, path
 
 

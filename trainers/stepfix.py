@@ -10,7 +10,8 @@ For each problem x of a batch:
      formulas, CE sandbox-recomputed value), plus the revision instruction
   6. sample y2 ~ pi(. | x, y1, p1)  (chat: user x, assistant y1, user p1)
   7. verify y2 -> r2
-  8. loss = -[(log pi(y2 | x, y1, p1) - log pi(y1 | x).detach()) * r2 - beta * KL(pi(. | x) || pi_ref(. | x))]
+  8. loss = -[(log pi(y2 | x, y1, p1) - log pi(y1 | x).detach()) * (r2 - b) - beta * KL(pi(. | x) || pi_ref(. | x))]
+     with b = 0: the paper's exact loss (`baseline: none`, the default)
 
 averaged over the problems of the micro-batch that were not skipped (an all-skipped micro-batch
 contributes a zero loss that still touches every trainable parameter, so DDP stays in step).
@@ -30,6 +31,15 @@ Choices the paper leaves open, and the option that switches each:
   `temperature`, so it is a sample of the tempered policy (exact only at temperature 1).
 * `logprob` - `sum` (default; the equation's sequence log-probabilities, and the KL summed over
   tokens) or `mean` (token-averaged log-probabilities and KL: length-normalised).
+* `baseline` - b in step 8, which the paper does not have (its loss weights the log-ratio by r2
+  itself, so every revision with r2 > 0 is reinforced, better than y1 or not): `none` (default, b =
+  0, the paper's exact loss), `r1` (b = r1 of the same problem: the advantage r2 - r1 reinforces a
+  revision only when it moved the first error later), or `mean` (b = a running mean of r2 over the
+  previous micro-batches, momentum `baseline_momentum`, started at the first batch's mean; saved
+  in checkpoints, so a resumed run continues it). A variance-reduction choice; off by default so
+  that the default run is the paper's method.
+* Generation goes through trainers.generation: HF generate with the KV cache, stopping at the chat
+  template's end-of-turn ids (default), or vLLM in the training process (`use_vllm`, TRL's names).
 * `tau`, `beta`, the revision instruction (`revise_instruction`), sampling settings and the
   verifier backend are config fields; a verifier that gives no verdict (valid=False: judge
   unreachable, junk reply, internal error) skips that problem and is counted
@@ -38,7 +48,8 @@ Choices the paper leaves open, and the option that switches each:
 
 Logged besides the loss (what the paper does not report): skip rate, mean/std of r1 and r2 and
 r2 - r1, counts of the error classes of y1 and y2 per logging step, and the seconds spent in
-generation, verification (+ feedback), forward and backward. Every problem's record (texts,
+generation, verification, feedback, policy forward, reference forward and backward
+(time_*_s and share_*). Every problem's record (texts,
 verdicts, rewards, skip reason, loss terms) goes to OUTPUT_DIR/stepfix_samples.jsonl.
 """
 from __future__ import annotations
@@ -52,16 +63,18 @@ from pathlib import Path
 
 from trainers import common
 from trainers.common import BaseConfig, ConfigError, _f
+from trainers.generation import VllmFields
 
 REVISE = ("Revise your solution: fix the step named above and everything that depends on it. "
           "Write the complete corrected solution again in the same seven-tag format, ending with "
           "<final_answer>.")
 
 KL_ESTIMATORS = ("full", "k1", "k3", "none")
+BASELINES = ("none", "r1", "mean")
 
 
 @dataclass
-class Config(BaseConfig):
+class Config(BaseConfig, VllmFields):
     output_dir: str = _f("runs/stepfix", "where checkpoints, logs, the final adapter and run.json go")
     learning_rate: float = _f(5e-5, "peak learning rate")
     batch_size: int = _f(4, "problems per micro-batch")
@@ -77,6 +90,10 @@ class Config(BaseConfig):
     max_new_tokens: int = _f(512, "maximum tokens of y1 and of y2")
     revise_instruction: str = _f(REVISE, "text appended to the feedback to ask for the revision")
     log_samples: bool = _f(True, "write every problem's record to OUTPUT_DIR/stepfix_samples.jsonl")
+    baseline: str = _f("none", "b in (r2 - b): none (the paper's exact loss) | r1 | mean (running mean of r2)")
+    baseline_momentum: float = _f(0.9, "momentum of the running-mean baseline (baseline: mean)")
+    merge_lora_for_generation: bool = _f(True, "merge the LoRA into fp32 weights while sampling (faster; "
+                                         "unmerged after)")
 
     def validate(self):
         if self.kl_estimator not in KL_ESTIMATORS:
@@ -91,6 +108,11 @@ class Config(BaseConfig):
             raise ConfigError("temperature must be > 0 (y1 and y2 are sampled)")
         if self.beta < 0:
             raise ConfigError(f"beta must be >= 0, got {self.beta}")
+        if self.baseline not in BASELINES:
+            raise ConfigError(f"baseline must be one of {BASELINES}, got {self.baseline!r}")
+        if not 0 <= self.baseline_momentum < 1:
+            raise ConfigError(f"baseline_momentum must be in [0, 1), got {self.baseline_momentum}")
+        self.check_vllm()
 
 
 # ------------------------------------------------------------------------------ pure pieces
@@ -135,17 +157,19 @@ def _agg(x, mask, how: str):
     return s if how == "sum" else s / mask.sum(-1).clamp(min=1)
 
 
-def stepfix_loss(lp2_tok, mask2, lp1_tok, mask1, r2, kl_tok, beta: float, logprob: str = "sum"):
+def stepfix_loss(lp2_tok, mask2, lp1_tok, mask1, r2, kl_tok, beta: float, logprob: str = "sum", baseline=None):
     """The loss of the method, per sample and averaged.
 
     lp2_tok [B, T2]: log pi(y2_t | x, y1, p1, y2_<t) (with grad); lp1_tok [B, T1]: log pi(y1_t | x, y1_<t)
     (detached here); kl_tok [B, T1]: per-token KL estimates on y1's positions (with grad); masks 1 on
-    completion tokens; r2 [B]. Returns (mean loss, dict of per-sample tensors lp2, lp1, kl, loss)."""
+    completion tokens; r2 [B]; baseline [B] or None (= 0, the paper's loss): the log-ratio is weighted
+    by r2 - baseline. Returns (mean loss, dict of per-sample tensors lp2, lp1, kl, adv, loss)."""
     lp2 = _agg(lp2_tok, mask2, logprob)
     lp1 = _agg(lp1_tok, mask1, logprob).detach()
     kl = _agg(kl_tok, mask1, logprob)
-    per = -((lp2 - lp1) * r2 - beta * kl)
-    return per.mean(), {"lp2": lp2, "lp1": lp1, "kl": kl, "loss": per}
+    adv = r2 if baseline is None else r2 - baseline
+    per = -((lp2 - lp1) * adv - beta * kl)
+    return per.mean(), {"lp2": lp2, "lp1": lp1, "kl": kl, "adv": adv, "loss": per}
 
 
 def completion_batch(seqs, pad_id: int, device):
@@ -213,32 +237,26 @@ def _make_trainer_class():
             self._acc = defaultdict(list)
             self._counts = Counter()
             self._t = defaultdict(float)
+            self.r2_running_mean = None  # the `mean` baseline's state
+            self.generator = None  # trainers.generation backend, made on first use
 
         # -- pieces a test (or a user) may replace
         def generate(self, model, chats: list[list[dict]]) -> list[list[int]]:
-            """Sampled completion token ids (eos included when generated) for each chat."""
-            tok, cfg = self.tok, self.cfg
-            prompts = [tok.apply_chat_template(c, tokenize=False, add_generation_prompt=True) for c in chats]
-            side = tok.padding_side
-            tok.padding_side = "left"
-            enc = tok(prompts, return_tensors="pt", padding=True, add_special_tokens=False).to(model.device)
-            tok.padding_side = side
-            was = model.training
-            model.eval()
-            with torch.no_grad():
-                out = model.generate(**enc, do_sample=True, temperature=cfg.temperature, top_p=cfg.top_p,
-                                     max_new_tokens=cfg.max_new_tokens, pad_token_id=tok.pad_token_id,
-                                     eos_token_id=tok.eos_token_id)
-            model.train(was)
-            res = []
-            for row in out[:, enc["input_ids"].shape[1]:].tolist():
-                if tok.eos_token_id in row:
-                    row = row[:row.index(tok.eos_token_id) + 1]
-                elif tok.pad_token_id != tok.eos_token_id:
-                    while row and row[-1] == tok.pad_token_id:
-                        row.pop()
-                res.append(row or [tok.eos_token_id])
-            return res
+            """Sampled completion token ids (cut after the first end-of-turn id, kept) for each chat."""
+            from trainers import generation
+
+            cfg = self.cfg
+            if self.generator is None:
+                self.generator = generation.make(cfg, common.model_path(cfg.model))
+            sp = generation.Sampling(max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature, top_p=cfg.top_p)
+            return self.generator.generate(model, self.tok, chats, sp)
+
+        def r3_state(self) -> dict:
+            return {"r2_running_mean": self.r2_running_mean}
+
+        def r3_load_state(self, state: dict) -> None:
+            super().r3_load_state(state)
+            self.r2_running_mean = state.get("r2_running_mean")
 
         def verify(self, question, text, reference):
             from verifiers.steps import verify
@@ -263,6 +281,7 @@ def _make_trainer_class():
         def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
             cfg, tok = self.cfg, self.tok
             unwrapped = self.accelerator.unwrap_model(model)
+            fb0 = self._t["feedback"]
             t0 = time.perf_counter()
             chats1 = [common.user_chat(r["prompt"]) for r in inputs]
             y1 = self.generate(unwrapped, chats1)
@@ -284,7 +303,9 @@ def _make_trainer_class():
                     if skip(r1, cfg.tau):
                         rec.update(skipped=True, skip_reason=f"r1 = {r1:.3f} > tau = {cfg.tau}")
                     else:
+                        tf = time.perf_counter()
                         p1, fnote = self.feedback(r["question"], text, v, r["reference"])
+                        self._t["feedback"] += time.perf_counter() - tf
                         rec.update(skipped=False, feedback=p1, feedback_note=fnote or note)
                         keep.append((chats1[len(recs)], r, ids, text, p1, rec))
                 recs.append(rec)
@@ -312,9 +333,10 @@ def _make_trainer_class():
                     used.append((self._prompt_ids(chat1), ids1, self._prompt_ids(chat2), ids2, r2, rec))
                 t4 = time.perf_counter()
             self._t["generate"] += (t1 - t0) + (t3 - t2)
-            self._t["verify"] += (t2 - t1) + (t4 - t3)
+            self._t["verify"] += (t2 - t1) + (t4 - t3) - (self._t["feedback"] - fb0)
             # skipped = contributed no loss: r1 > tau, or no verdict on y1 or on y2
             self._acc["skipped"].extend(1.0 if rec.get("skipped") else 0.0 for rec in recs)
+            ref0 = self._t["ref_forward"]
             if used:
                 loss, parts = self._loss(model, unwrapped, used)
                 for i, (*_, rec) in enumerate(used):
@@ -322,7 +344,7 @@ def _make_trainer_class():
                     self._acc["kl"].append(float(parts["kl"][i]))
             else:
                 loss = sum((p * 0).sum() for p in model.parameters() if p.requires_grad)
-            self._t["forward"] += time.perf_counter() - t4
+            self._t["forward"] += time.perf_counter() - t4 - (self._t["ref_forward"] - ref0)
             self._write(recs)
             return loss
 
@@ -332,6 +354,7 @@ def _make_trainer_class():
             # y1 | x with grad (policy: lp1 detached inside stepfix_loss, and the KL), ref without
             ids, att, tgt1, m1, st = completion_batch([(u[0], u[1]) for u in used], pad, dev)
             pol1 = completion_logits(model, ids, att, st, tgt1.shape[1])
+            tr = time.perf_counter()
             with torch.no_grad():
                 if cfg.kl_estimator == "none" or cfg.beta == 0:
                     ref1 = pol1.detach()
@@ -341,20 +364,35 @@ def _make_trainer_class():
                 else:
                     with unwrapped.disable_adapter():
                         ref1 = completion_logits(unwrapped, ids, att, st, tgt1.shape[1])
+            self._t["ref_forward"] += time.perf_counter() - tr
             kl_tok = token_kl(cfg.kl_estimator, pol1, ref1, tgt1)
             lp1_tok = token_logprobs(pol1, tgt1)
             del pol1, ref1
             ids2, att2, tgt2, m2, st2 = completion_batch([(u[2], u[3]) for u in used], pad, dev)
             lp2_tok = token_logprobs(completion_logits(model, ids2, att2, st2, tgt2.shape[1]), tgt2)
             r2 = torch.tensor([u[4] for u in used], device=dev, dtype=lp2_tok.dtype)
-            loss, parts = stepfix_loss(lp2_tok, m2, lp1_tok, m1, r2, kl_tok, cfg.beta, cfg.logprob)
+            loss, parts = stepfix_loss(lp2_tok, m2, lp1_tok, m1, r2, kl_tok, cfg.beta, cfg.logprob,
+                                       baseline=self._baseline(used, r2))
             return loss, {k: v.detach().float().cpu() for k, v in parts.items()}
+
+        def _baseline(self, used, r2):
+            """b of the advantage r2 - b (module docstring, `baseline`); None = the paper's loss."""
+            how = self.cfg.baseline
+            if how == "none":
+                return None
+            if how == "r1":
+                return torch.tensor([u[5]["r1"] for u in used], device=r2.device, dtype=r2.dtype)
+            m = float(r2.mean()) if self.r2_running_mean is None else self.r2_running_mean
+            k = self.cfg.baseline_momentum
+            self.r2_running_mean = k * m + (1 - k) * float(r2.mean())
+            return torch.full_like(r2, m)
 
         def training_step(self, model, inputs, num_items_in_batch=None):
             t0 = time.perf_counter()
-            before = self._t["generate"] + self._t["verify"] + self._t["forward"]
+            parts = ("generate", "verify", "feedback", "forward", "ref_forward")
+            before = sum(self._t[k] for k in parts)
             out = super().training_step(model, inputs, num_items_in_batch)
-            inner = self._t["generate"] + self._t["verify"] + self._t["forward"] - before
+            inner = sum(self._t[k] for k in parts) - before
             self._t["backward"] += time.perf_counter() - t0 - inner
             self._t["step"] += time.perf_counter() - t0
             return out
@@ -380,8 +418,10 @@ def _make_trainer_class():
                 logs["revised"] = len(a["r2"])
                 for k, v in sorted(self._counts.items()):
                     logs[k] = v
-                tot = sum(self._t[k] for k in ("generate", "verify", "forward", "backward"))
-                for k in ("generate", "verify", "forward", "backward"):
+                parts = ("generate", "verify", "feedback", "forward", "ref_forward", "backward")
+                tot = sum(self._t[k] for k in parts)
+                logs["time_step_s"] = self._t["step"]
+                for k in parts:
                     logs[f"time_{k}_s"] = self._t[k]
                     if tot:
                         logs[f"share_{k}"] = self._t[k] / tot
