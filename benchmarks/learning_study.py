@@ -1,0 +1,715 @@
+"""The learning study of issue 21: does step-level reward RL beat its controls on procgen tiers?
+
+    python benchmarks/learning_study.py --plan              # the cells, which are done, estimated CPU time
+    python benchmarks/learning_study.py                     # run (or continue) the study into results/learning
+    python benchmarks/learning_study.py --max_cells 3       # run three pending cells, then stop (in pieces)
+    python benchmarks/learning_study.py --summarise         # tables and plots from the finished cells only
+    python benchmarks/learning_study.py --tiny --out DIR    # the whole pipeline on a tiny random model (minutes)
+
+Conditions, all from one SFT start (docs/learning_study.md gives the budget and why):
+  base_cot, base_seventag   the base model with the CoT / the seven-tag prompt (no training)
+  sft                       the SFT start: LoRA SFT on the train splits of tiers 1-2
+  sft_cont                  SFT continued from the start for the same steps x problems as stepfix (the
+                            control the paper lacks)
+  dpo_ipo                   DPO with the IPO loss (trainers.dpo) from the start
+  stepfix                   the paper's loss (trainers.stepfix)
+  stepfix_baseline          stepfix with a baseline in the advantage (STEPFIX_BASELINE, issue 21 item 7)
+  grpo_outcome, grpo_position   GRPO (trainers.grpo) with the outcome / the position reward
+  stepco, bestofn           StepCo and Best-of-N (r3bench.strategies) on the SFT model, symbolic
+                            verifier, at equal generated tokens (Best-of-N n = 1 + StepCo rounds)
+Trained conditions run with 3 seeds (budget.seeds).
+
+Cells: a cell is one training run (condition x seed) or one evaluation (condition x seed x tier).
+Each cell writes OUT/cells/<cell>.json atomically when it finishes (status done, or crashed with the
+error) and is skipped when already done; a cell found "running" was interrupted (the process died)
+and is recorded as crashed; crashed cells are retried on the next run, a training cell resuming
+from its newest checkpoint. Training goes through the trainers' public entry point
+(`python -m trainers.<name> --config FILE`, one process per cell); evaluation through lm-eval
+(r3_procgen_t<k> / r3_procgen_t<k>_cot, greedy, chat template), in this process.
+
+Metrics per evaluation cell, each with a 95% percentile bootstrap CI over problems (seeded):
+accuracy (the task's own checker), mean step reward (position reward e/(n+1) of the symbolic
+verifier's first error, 1 for none: verifiers.rewards.position_reward, the reward stepfix trains
+on), format compliance (the task's own), and first-error class shares MC / CM / CE / FORMAT among
+the solutions with an error (FORMAT: fewer than the seven tags). Seeds of a trained condition
+score disjoint blocks of the test problems; rows with seed "all" pool them (the same n_eval problems
+as the SFT start), rows with seed "spread" give the standard deviation over seeds (value) and the
+lowest / highest seed (ci_low / ci_high), n = number of seeds.
+Outputs: OUT/summary.csv (condition, seed, tier, metric, value, ci_low, ci_high, n), OUT/summary.md,
+OUT/accuracy.png (accuracy with CIs by condition), OUT/learning_curves.png (training loss by step).
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import logging
+import math
+import os
+import random
+import subprocess
+import sys
+import time
+import traceback
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LOG = logging.getLogger("learning_study")
+CLASSES = ("MC", "CM", "CE", "FORMAT")
+METRICS = ("acc", "step_reward", "format_compliance") + tuple(f"share_{c}" for c in CLASSES)
+# the option stepfix's Config must have for the baseline condition (issue 21 item 7)
+STEPFIX_BASELINE = {"baseline": "r1"}
+
+
+# ------------------------------------------------------------------------------------- design
+
+@dataclass(frozen=True)
+class Condition:
+    name: str
+    kind: str  # base | sft | trained | strategy
+    trainer: str = ""  # trainers.<trainer>
+    prompt: str = "structured"  # structured | cot
+    overrides: dict = field(default_factory=dict)
+    strategy: str = ""  # stepco | bestofn
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Everything that sizes the study; FULL is the plan of docs/learning_study.md, TINY the test."""
+    model: str = "r3bench/smollm2-135m-instruct"
+    seeds: tuple = (0, 1, 2)
+    train_tiers: tuple = (1, 2)
+    n_export: int = 1500  # problems per tier export (train split ~900 of them)
+    n_sft: int = 300  # SFT examples per train tier (short tier-1/2 renderings)
+    sft: dict = field(default_factory=lambda: dict(
+        lora_r=16, lora_alpha=32, learning_rate=3e-4, lr_scheduler="cosine", warmup_steps=10, batch_size=8,
+        epochs=3, max_length=512))
+    rl_steps: int = 12  # stepfix / GRPO / DPO / SFT-continued optimizer steps
+    rl_batch: int = 4  # problems per step (the same for every condition from the start)
+    group_size: int = 4  # GRPO completions per problem
+    gen_tokens: int = 256  # max new tokens of RL samples (tier-1/2 references: 144-210 tokens)
+    rl_lr: float = 5e-5
+    eval_tiers: dict = field(default_factory=lambda: {  # condition kind -> tiers evaluated
+        "base": (1, 2), "sft": (1, 2, 3), "trained": (1,), "strategy": (1,)})
+    # problems per tier and condition (n_for_difference(0.3, 0.4) = 356: a 10-point difference); a
+    # trained condition's seeds each take a disjoint block of ceil(n_eval / seeds) of them, so the
+    # condition (seeds pooled) is scored on the same n_eval problems as the SFT start
+    n_eval: int = 356
+    n_eval_base: int = 120  # the base model scores ~0 on procgen (benchmarks/results/curriculum)
+    eval_tokens: dict = field(default_factory=lambda: {1: 256, 2: 256, 3: 512})
+    eval_batch: int = 8
+    strategy_rounds: int = 3  # StepCo revisions; Best-of-N n = 1 + rounds (equal generated tokens)
+    n_eval_strategy: int = 120
+    bootstrap: int = 2000
+    verifier: str = "symbolic"
+    threads: int = 2
+
+
+FULL = Budget()
+TINY = Budget(model="", seeds=(0,), n_export=120, n_sft=24, sft=dict(batch_size=4, epochs=1, max_length=1024,
+                                                                      learning_rate=1e-3),
+              rl_steps=1, rl_batch=2, group_size=2, gen_tokens=8, eval_tiers={"base": (1, 2), "sft": (1,),
+                                                                              "trained": (1,), "strategy": (1,)},
+              n_eval=4, n_eval_base=3, eval_tokens={1: 8, 2: 8, 3: 8}, eval_batch=4, strategy_rounds=1, n_eval_strategy=2,
+              bootstrap=200, threads=1)
+
+
+def conditions(b: Budget) -> list[Condition]:
+    rl = dict(max_steps=b.rl_steps, learning_rate=b.rl_lr)
+    gen = dict(max_new_tokens=b.gen_tokens, temperature=0.7)
+    grpo = dict(max_steps=b.rl_steps, learning_rate=1e-5, batch_size=b.rl_batch * b.group_size,
+                group_size=b.group_size, max_completion_length=b.gen_tokens, temperature=0.9)
+    return [
+        Condition("base_cot", "base", prompt="cot"),
+        Condition("base_seventag", "base"),
+        Condition("sft", "sft", "sft"),
+        Condition("sft_cont", "trained", "sft", overrides=dict(rl, batch_size=b.rl_batch)),
+        Condition("dpo_ipo", "trained", "dpo", overrides=dict(rl, batch_size=b.rl_batch, tau=0.1)),
+        Condition("stepfix", "trained", "stepfix", overrides=dict(rl, batch_size=b.rl_batch, **gen)),
+        Condition("stepfix_baseline", "trained", "stepfix",
+                  overrides=dict(rl, batch_size=b.rl_batch, **gen, **STEPFIX_BASELINE)),
+        Condition("grpo_outcome", "trained", "grpo", overrides=dict(grpo, rewards="outcome")),
+        Condition("grpo_position", "trained", "grpo", overrides=dict(grpo, rewards="position")),
+        Condition("stepco", "strategy", strategy="stepco"),
+        Condition("bestofn", "strategy", strategy="bestofn"),
+    ]
+
+
+@dataclass(frozen=True)
+class Cell:
+    cond: Condition
+    seed: int
+    tier: int | None = None  # None: the training cell
+
+    @property
+    def id(self) -> str:
+        return f"{self.cond.name}__s{self.seed}__" + ("train" if self.tier is None else f"t{self.tier}")
+
+
+def cells(b: Budget, only: set | None = None) -> list[Cell]:
+    """Training cells first (the SFT start before everything that continues it), then evaluations."""
+    out_train, out_eval = [], []
+    for c in conditions(b):
+        if only and c.name not in only:
+            continue
+        seeds = b.seeds if c.kind == "trained" else (0,)
+        for s in seeds:
+            if c.kind in ("sft", "trained"):
+                out_train.append(Cell(c, s))
+            out_eval += [Cell(c, s, k) for k in b.eval_tiers[c.kind]]
+    return out_train + out_eval
+
+
+def doc_indices(cell: Cell, b: Budget) -> list[int]:
+    """Which test documents (indices into the tier's held-out test split) an evaluation cell scores."""
+    kind = cell.cond.kind
+    if kind == "trained":
+        k = math.ceil(b.n_eval / len(b.seeds))
+        i = b.seeds.index(cell.seed)
+        return list(range(i * k, (i + 1) * k))
+    n = {"base": b.n_eval_base, "strategy": b.n_eval_strategy}.get(kind, b.n_eval)
+    return list(range(n))
+
+
+def depends_on(cell: Cell) -> str | None:
+    """The cell whose result this one needs (the SFT start, or its own training run)."""
+    c = cell.cond
+    if cell.tier is None:
+        return None if c.kind == "sft" else "sft__s0__train"
+    if c.kind == "strategy":
+        return "sft__s0__train"
+    return None if c.kind == "base" else Cell(c, cell.seed).id
+
+
+# -------------------------------------------------------------------------------- statistics
+
+def n_for_difference(p1: float, p2: float, alpha: float = 0.05, power: float = 0.8) -> int:
+    """Problems per arm so that a two-sided test of p1 vs p2 at `alpha` has `power` (the normal
+    approximation for two independent proportions, Fleiss, Levin & Paik 2003, eq. 4.14, without the
+    continuity correction). n_for_difference(0.3, 0.4) = 356."""
+    from statistics import NormalDist
+
+    za, zb = NormalDist().inv_cdf(1 - alpha / 2), NormalDist().inv_cdf(power)
+    pbar = (p1 + p2) / 2
+    num = za * math.sqrt(2 * pbar * (1 - pbar)) + zb * math.sqrt(p1 * (1 - p1) + p2 * (1 - p2))
+    return math.ceil((num / (p1 - p2)) ** 2)
+
+
+def bootstrap_ci(values: list, iters: int, seed: int, num: list | None = None) -> tuple[float, float, float]:
+    """(estimate, low, high): the 95% percentile bootstrap interval over problems (Efron & Tibshirani
+    1993, ch. 13). With `num`, the statistic is a ratio sum(values) / sum(num) (a share among the
+    erroneous solutions); an empty denominator gives NaN."""
+    n = len(values)
+    den = num if num is not None else [1.0] * n
+    if n == 0 or sum(den) == 0:
+        return math.nan, math.nan, math.nan
+    est = sum(values) / sum(den)
+    rng = random.Random(seed)
+    stats = []
+    for _ in range(iters):
+        idx = [rng.randrange(n) for _ in range(n)]
+        d = sum(den[i] for i in idx)
+        if d:
+            stats.append(sum(values[i] for i in idx) / d)
+    stats.sort()
+    if not stats:
+        return est, math.nan, math.nan
+    lo, hi = stats[int(0.025 * (len(stats) - 1))], stats[int(math.ceil(0.975 * (len(stats) - 1)))]
+    return est, lo, hi
+
+
+def score_sample(doc: dict, response: str, acc: float, fc: float | None, backend: str) -> dict:
+    """Per-problem metrics of one response: the task's accuracy and format score, and the step
+    verifier's first error, class and position reward (verifiers.rewards.position_reward)."""
+    from r3bench import seventag
+    from verifiers.rewards import position_reward
+    from verifiers.steps import verify
+
+    n_tags = seventag.parse(response or "").n
+    v = verify(doc["question"], response or "", doc.get("solution") or "", backend)
+    valid = getattr(v, "valid", True)
+    if not valid:
+        cls, reward = None, None
+    elif v.n_steps < 1 or n_tags < 7:
+        cls, reward = ("FORMAT" if (v.first_error or n_tags < 7) else None), \
+            (position_reward(min(int(v.first_error), v.n_steps), v.n_steps) if v.n_steps >= 1 else 0.0)
+    else:
+        cls = v.error_class if v.first_error else None
+        reward = position_reward(min(int(v.first_error), v.n_steps), v.n_steps)
+    return {"acc": float(acc), "format_compliance": fc if fc is not None else seventag.format_compliance(response or ""),
+            "first_error": int(v.first_error), "n_steps": int(v.n_steps), "error_class": cls, "step_reward": reward,
+            "verifier_valid": bool(valid), "explanation": v.explanation[:200]}
+
+
+def cell_metrics(samples: list[dict], iters: int, seed: int) -> dict:
+    """metric -> (value, ci_low, ci_high, n) over the problems of one evaluation cell."""
+    out = {}
+    for m in ("acc", "step_reward", "format_compliance"):
+        vals = [float(s[m]) for s in samples if s.get(m) is not None]
+        out[m] = (*bootstrap_ci(vals, iters, seed), len(vals))
+    err = [s for s in samples if s.get("verifier_valid", True)]
+    wrong = [1.0 if s["error_class"] else 0.0 for s in err]
+    for c in CLASSES:
+        ind = [1.0 if s["error_class"] == c else 0.0 for s in err]
+        out[f"share_{c}"] = (*bootstrap_ci(ind, iters, seed, num=wrong), int(sum(wrong)))
+    return out
+
+
+# ------------------------------------------------------------------------------------ records
+
+def write_json(path: Path, obj) -> None:
+    """Atomic: a reader sees the old file or the new one, never half of one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".partial")
+    tmp.write_text(json.dumps(obj, indent=1, default=str))
+    os.replace(tmp, path)
+
+
+def read_json(path: Path) -> dict | None:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+class Study:
+    def __init__(self, out: Path, budget: Budget, only: set | None = None):
+        self.out, self.b = Path(out), budget
+        self.cells = cells(budget, only)
+        self.base_path = None
+
+    def record_path(self, cell_id: str) -> Path:
+        return self.out / "cells" / f"{cell_id}.json"
+
+    def status(self, cell_id: str) -> str:
+        r = read_json(self.record_path(cell_id))
+        return r.get("status", "missing") if r else "missing"
+
+    # ---- data --------------------------------------------------------------------------------
+    def data_dir(self) -> Path:
+        """Exports of the train tiers and the SFT/DPO rows of their train splits (n_sft per tier)."""
+        from r3bench.procgen.export import export
+
+        d = self.out / "data"
+        train = d / "train"
+        if (train / "manifest.json").is_file():
+            return train
+        sft, dpo = [], []
+        for k in self.b.train_tiers:
+            tdir = d / f"t{k}"
+            if not (tdir / "manifest.json").is_file():
+                export(tdir, n=self.b.n_export, seed=0, tier=k, log=LOG.info)
+            rows = [json.loads(x) for x in (tdir / "sft.jsonl").read_text().splitlines()]
+            sft += [r for r in rows if r["split"] == "train"][: self.b.n_sft]
+            dpo += [json.loads(x) for x in (tdir / "dpo.jsonl").read_text().splitlines()]
+        random.Random(0).shuffle(sft)
+        random.Random(1).shuffle(dpo)
+        train.mkdir(parents=True, exist_ok=True)
+        for name, rows in (("sft.jsonl", sft), ("dpo.jsonl", dpo)):
+            tmp = train / (name + ".partial")
+            tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+            os.replace(tmp, train / name)
+        write_json(train / "manifest.json", {"tiers": list(self.b.train_tiers), "n_export": self.b.n_export,
+                                             "rows": {"sft": len(sft), "dpo": len(dpo)}})
+        return train
+
+    def model_path(self) -> str:
+        if self.base_path is None:
+            from r3bench import models
+
+            if not self.b.model:  # the tiny random model of --tiny
+                p = self.out / "tiny_model"
+                self.base_path = str(p if (p / "config.json").is_file() else models.build_tiny(p))
+            else:
+                self.base_path = str(models.resolve(self.b.model)) if models.is_short_name(self.b.model) else self.b.model
+        return self.base_path
+
+    # ---- training ----------------------------------------------------------------------------
+    def train_config(self, cell: Cell) -> dict:
+        b, c = self.b, cell.cond
+        cfg = dict(model=self.model_path(), data=str(self.data_dir()), seed=cell.seed, report_to="none",
+                   eval_tasks="", save_steps=max(1, b.rl_steps // 4), save_total_limit=2,
+                   output_dir=str(self.out / "runs" / f"{c.name}-s{cell.seed}"))
+        if c.kind == "sft":
+            s = dict(b.sft)
+            epochs = s.pop("epochs")
+            n_rows = len((self.data_dir() / "sft.jsonl").read_text().splitlines())
+            s["max_steps"] = max(1, math.ceil(epochs * n_rows / s.get("batch_size", 4)))
+            s["save_steps"] = max(1, s["max_steps"] // 5)
+            cfg.update(s)
+        else:
+            cfg.update(c.overrides)
+            cfg["init_adapter"] = self.adapter("sft__s0__train")
+        return cfg
+
+    def adapter(self, train_cell_id: str) -> str:
+        r = read_json(self.record_path(train_cell_id)) or {}
+        if r.get("status") != "done":
+            raise RuntimeError(f"{train_cell_id} is not done")
+        return r["adapter"]
+
+    def run_train(self, cell: Cell) -> dict:
+        import yaml
+
+        cfg = self.train_config(cell)
+        outd = Path(cfg["output_dir"])
+        if any(outd.glob("checkpoint-*")):
+            cfg["resume"] = True  # a crashed or interrupted earlier try: continue from its newest checkpoint
+        cfg_file = self.out / "configs" / f"{cell.id}.yaml"
+        cfg_file.parent.mkdir(parents=True, exist_ok=True)
+        cfg_file.write_text(yaml.safe_dump(cfg, sort_keys=True))
+        log_file = self.out / "logs" / f"{cell.id}.log"
+        log_file.parent.mkdir(parents=True, exist_ok=True)
+        cmd = [sys.executable, "-m", f"trainers.{cell.cond.trainer}", "--config", str(cfg_file)]
+        env = {**os.environ, "OMP_NUM_THREADS": str(self.b.threads), "TOKENIZERS_PARALLELISM": "false"}
+        t0 = time.time()
+        with open(log_file, "a", encoding="utf-8") as fh:
+            fh.write(f"\n=== {' '.join(cmd)} ({time.strftime('%Y-%m-%d %H:%M:%S')})\n")
+            fh.flush()
+            rc = subprocess.run(cmd, cwd=ROOT, env=env, stdout=fh, stderr=subprocess.STDOUT).returncode
+        run = read_json(outd / "run.json") or {}
+        if rc != 0 or run.get("status") != "finished":
+            tail = log_file.read_text(errors="replace")[-1500:]
+            raise RuntimeError(f"trainers.{cell.cond.trainer} exited {rc} (run.json status "
+                               f"{run.get('status')!r}); log {log_file}:\n{tail}")
+        return {"adapter": run["adapter"], "train_loss": run.get("train_loss"), "global_step": run.get("global_step"),
+                "seconds": round(time.time() - t0, 1), "config_file": str(cfg_file), "output_dir": str(outd)}
+
+    # ---- evaluation --------------------------------------------------------------------------
+    def lm(self, cell: Cell):
+        from lm_eval.models.huggingface import HFLM
+
+        c = cell.cond
+        kw = dict(pretrained=self.model_path(), device="cpu", batch_size=self.b.eval_batch, dtype="float32")
+        if c.kind in ("sft", "trained"):
+            kw["peft"] = self.adapter(Cell(c, cell.seed).id)
+        if c.kind == "strategy":
+            from r3bench import strategies
+
+            kw["peft"] = self.adapter("sft__s0__train")
+            if c.strategy == "stepco":
+                return strategies.StepCoLM(inner="hf", verifier=self.b.verifier, rounds=self.b.strategy_rounds, **kw)
+            return strategies.BestOfNLM(inner="hf", n=1 + self.b.strategy_rounds, scorer=self.b.verifier, **kw)
+        return HFLM(**kw)
+
+    def run_eval(self, cell: Cell) -> dict:
+        from lm_eval import simple_evaluate
+        from lm_eval.tasks import TaskManager
+
+        from r3bench._lmeval_hook import tasks_dir
+
+        from r3bench.procgen import lmeval_data
+
+        task = f"r3_procgen_t{cell.tier}" + ("_cot" if cell.cond.prompt == "cot" else "")
+        n_docs = len(lmeval_data.problems(cell.tier))
+        idx = [i for i in doc_indices(cell, self.b) if i < n_docs]
+        lm = self.lm(cell)
+        t0 = time.time()
+        res = simple_evaluate(model=lm, tasks=[task], task_manager=TaskManager(include_path=str(tasks_dir()),
+                                                                              include_defaults=False),
+                              samples={task: idx}, apply_chat_template=True, bootstrap_iters=0, log_samples=True,
+                              gen_kwargs={"max_gen_toks": self.b.eval_tokens[cell.tier], "do_sample": False})
+        seconds = round(time.time() - t0, 1)
+        samples = []
+        for s in res["samples"][task]:
+            resp = s["filtered_resps"][0] if s["filtered_resps"] else ""
+            rec = score_sample(s["doc"], resp, s["acc"], s.get("format_compliance"), self.b.verifier)
+            samples.append({"doc_id": s["doc_id"], "id": s["doc"]["id"], "template": json.loads(s["doc"]["meta"])["template"],
+                            "response": resp, **rec})
+        spath = self.out / "samples" / f"{cell.id}.jsonl"
+        spath.parent.mkdir(parents=True, exist_ok=True)
+        tmp = spath.with_name(spath.name + ".partial")
+        tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in samples))
+        os.replace(tmp, spath)
+        info = getattr(lm, "get_model_info", lambda: {})().get("r3bench_strategy", {})
+        metrics = cell_metrics(samples, self.b.bootstrap, seed=hash_seed(cell.id))
+        return {"task": task, "n": len(samples), "seconds": seconds, "samples_file": str(spath),
+                "metrics": {k: list(v) for k, v in metrics.items()},
+                "gen_tokens_per_problem": info.get("gen_tokens_per_problem"),
+                "verifier_failures": sum(not s["verifier_valid"] for s in samples)}
+
+    # ---- the loop ----------------------------------------------------------------------------
+    def run(self, max_cells: int | None = None, progress=True) -> dict:
+        from tqdm import tqdm
+
+        done = crashed = ran = 0
+        bar = tqdm(self.cells, desc="learning study", unit="cell", disable=not progress)
+        for cell in bar:
+            rec_path = self.record_path(cell.id)
+            prev = read_json(rec_path) or {}
+            if prev.get("status") == "done":
+                done += 1
+                continue
+            if prev.get("status") == "running":  # the process died inside this cell
+                write_json(rec_path, {**prev, "status": "crashed", "error": "interrupted: the study process died "
+                                      "inside this cell (found 'running' at the next start)"})
+            dep = depends_on(cell)
+            if dep and self.status(dep) != "done":
+                LOG.info("skip %s: needs %s (%s)", cell.id, dep, self.status(dep))
+                continue
+            if max_cells is not None and ran >= max_cells:
+                break
+            bar.set_postfix_str(cell.id)
+            LOG.info("cell %s: start", cell.id)
+            tries = int(prev.get("tries", 0)) + 1
+            write_json(rec_path, {"cell": cell.id, "status": "running", "tries": tries, "started": time.time()})
+            ran += 1
+            try:
+                result = self.run_train(cell) if cell.tier is None else self.run_eval(cell)
+            except KeyboardInterrupt:
+                write_json(rec_path, {"cell": cell.id, "status": "crashed", "tries": tries,
+                                      "error": "interrupted (KeyboardInterrupt)"})
+                raise
+            except Exception as e:  # noqa: BLE001 - recorded in the cell's file; the next cells go on
+                crashed += 1
+                write_json(rec_path, {"cell": cell.id, "status": "crashed", "tries": tries,
+                                      "error": f"{type(e).__name__}: {e}"[:4000],
+                                      "traceback": traceback.format_exc()[-3000:]})
+                LOG.warning("cell %s crashed: %s", cell.id, str(e).splitlines()[0][:300])
+                continue
+            write_json(rec_path, {"cell": cell.id, "status": "done", "tries": tries,
+                                  "condition": cell.cond.name, "seed": cell.seed, "tier": cell.tier,
+                                  "budget": asdict(self.b), "finished": time.time(), **result})
+            done += 1
+            LOG.info("cell %s: done", cell.id)
+        return {"done": done, "crashed": crashed, "ran": ran, "cells": len(self.cells)}
+
+
+def hash_seed(s: str) -> int:
+    import hashlib
+
+    return int(hashlib.sha1(s.encode()).hexdigest()[:8], 16)
+
+
+# ------------------------------------------------------------------------------------ outputs
+
+def summary_rows(out: Path, iters: int = 2000) -> list[dict]:
+    """One row per condition x seed x tier x metric from the finished evaluation cells. A condition
+    with several seeds also gets seed "all" rows (its seeds' problems pooled: each seed scored a
+    disjoint block, so the pool is n_eval problems; bootstrap CI over the pool) and seed "spread"
+    rows (value = standard deviation over seeds, ci_low / ci_high = lowest / highest seed, n = seeds)."""
+    import statistics
+
+    rows, by = [], {}
+    for f in sorted((out / "cells").glob("*__t*.json")):
+        r = read_json(f)
+        if not r or r.get("status") != "done" or r.get("tier") is None:  # *__t*: also matches __train
+            continue
+        for m in METRICS:
+            v, lo, hi, n = r["metrics"][m]
+            rows.append({"condition": r["condition"], "seed": r["seed"], "tier": r["tier"], "metric": m,
+                         "value": v, "ci_low": lo, "ci_high": hi, "n": n})
+        by.setdefault((r["condition"], r["tier"]), []).append(r)
+    for (c, t), recs in sorted(by.items()):
+        if len(recs) < 2:
+            continue
+        pool = [json.loads(x) for r in recs for x in Path(r["samples_file"]).read_text().splitlines()]
+        for m, (v, lo, hi, n) in cell_metrics(pool, iters, hash_seed(f"{c}-t{t}")).items():
+            rows.append({"condition": c, "seed": "all", "tier": t, "metric": m, "value": v, "ci_low": lo,
+                         "ci_high": hi, "n": n})
+            vals = [r["metrics"][m][0] for r in recs if not math.isnan(r["metrics"][m][0])]
+            if vals:
+                rows.append({"condition": c, "seed": "spread", "tier": t, "metric": m,
+                             "value": statistics.stdev(vals) if len(vals) > 1 else 0.0,
+                             "ci_low": min(vals), "ci_high": max(vals), "n": len(vals)})
+    return rows
+
+
+def _f(x) -> str:
+    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3f}"
+
+
+def write_outputs(out: Path, budget: Budget) -> dict:
+    rows = summary_rows(out, budget.bootstrap)
+    cols = ("condition", "seed", "tier", "metric", "value", "ci_low", "ci_high", "n")
+    with open(out / "summary.csv.partial", "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=cols)
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: (f"{r[k]:.6g}" if isinstance(r[k], float) else r[k]) for k in cols})
+    os.replace(out / "summary.csv.partial", out / "summary.csv")
+    order = [c.name for c in conditions(budget)]
+    tiers = sorted({r["tier"] for r in rows})
+    lines = ["# Learning study: held-out procgen tiers (templates never trained on)", "",
+             "Value [95% bootstrap CI over problems]. Conditions with several seeds: the seeds' disjoint problem "
+             "blocks pooled; 'seed range' = lowest - highest seed accuracy. Shares: first-error class among the "
+             "solutions with an error (symbolic verifier).", "",
+             "| condition | tier | seeds | n | accuracy | seed range | step reward | format compliance | "
+             "MC / CM / CE / FORMAT |", "|---|---|---|---|---|---|---|---|---|"]
+    pick = {}
+    for r in rows:
+        pick.setdefault((r["condition"], r["tier"]), {}).setdefault(r["seed"], {})[r["metric"]] = r
+    for c in order:
+        for t in tiers:
+            seeds = pick.get((c, t))
+            if not seeds:
+                continue
+            m = seeds.get("all") or next(v for k, v in seeds.items() if k not in ("all", "spread"))
+            nseeds = len([k for k in seeds if k not in ("all", "spread")])
+            sp = seeds.get("spread", {}).get("acc")
+            rng = f"{_f(sp['ci_low'])} - {_f(sp['ci_high'])}" if sp else "-"
+            cell = lambda k: f"{_f(m[k]['value'])} [{_f(m[k]['ci_low'])}, {_f(m[k]['ci_high'])}]"  # noqa: E731
+            shares = " / ".join(_f(m[f"share_{k}"]["value"]) for k in CLASSES)
+            lines.append(f"| {c} | {t} | {nseeds} | {m['acc']['n']} | {cell('acc')} | {rng} | {cell('step_reward')} | "
+                         f"{cell('format_compliance')} | {shares} |")
+    (out / "summary.md").write_text("\n".join(lines) + "\n")
+    plots(out, rows, order)
+    return {"rows": len(rows)}
+
+
+def plots(out: Path, rows: list[dict], order: list[str]) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    tiers = sorted({r["tier"] for r in rows})
+    fig, axes = plt.subplots(1, max(1, len(tiers)), figsize=(4 + 3 * len(tiers), 4), squeeze=False)
+    for ax, t in zip(axes[0], tiers):
+        for i, c in enumerate(order):
+            pts = [r for r in rows if r["condition"] == c and r["tier"] == t and r["metric"] == "acc"
+                   and r["seed"] != "spread"]
+            for j, r in enumerate(pts):
+                x = i + (j - (len(pts) - 1) / 2) * 0.15
+                lo, hi = r["ci_low"], r["ci_high"]
+                err = [[max(0, r["value"] - lo)], [max(0, hi - r["value"])]] if not math.isnan(lo) else None
+                ax.errorbar([x], [r["value"]], yerr=err, fmt="o", color=f"C{i % 10}", capsize=3)
+        ax.set_xticks(range(len(order)))
+        ax.set_xticklabels(order, rotation=60, ha="right", fontsize=8)
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_title(f"tier {t}: accuracy, 95% bootstrap CI (per seed, then seeds pooled)", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(out / "accuracy.png", dpi=110)
+    plt.close(fig)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    for i, run in enumerate(sorted((out / "runs").glob("*/metrics.jsonl"))):
+        curves = curves_of(run)
+        for ax, key in zip(axes, ("loss", "reward")):
+            pts = curves[key]
+            if pts:
+                xs = sorted(pts)
+                ax.plot(xs, [pts[x] for x in xs], "o-", ms=2, lw=1, label=run.parent.name, color=f"C{i % 10}")
+    axes[0].set_title("training loss by step", fontsize=9)
+    axes[1].set_title("training reward by step (GRPO: mean reward; stepfix: r1, the first attempt)", fontsize=9)
+    for ax in axes:
+        ax.set_xlabel("optimizer step")
+        if ax.lines:
+            ax.legend(fontsize=6, ncol=2)
+    fig.tight_layout()
+    fig.savefig(out / "learning_curves.png", dpi=110)
+    plt.close(fig)
+
+
+REWARD_KEYS = ("reward", "r1_mean")  # GRPO (TRL) logs `reward`; stepfix logs r1_mean (the sampled y1's reward)
+
+
+def curves_of(metrics_jsonl: Path) -> dict:
+    """{"loss": {step: value}, "reward": {step: value}} of a trainer's metrics.jsonl; the later record
+    of a step counts (a resumed run logs the steps after its last checkpoint again)."""
+    out = {"loss": {}, "reward": {}}
+    for line in metrics_jsonl.read_text().splitlines():
+        try:
+            d = json.loads(line)
+        except ValueError:
+            continue
+        if "eval" in d or "step" not in d:
+            continue
+        if isinstance(d.get("loss"), (int, float)):
+            out["loss"][d["step"]] = d["loss"]
+        key = next((k for k in REWARD_KEYS if isinstance(d.get(k), (int, float))), None)
+        if key:
+            out["reward"][d["step"]] = d[key]
+    return out
+
+
+# --------------------------------------------------------------------------------------- plan
+
+# CPU throughput on the 2-core machines (FACTS.md; re-measure with benchmarks/): fp32, 2 threads
+GEN_TOK_S = 100.0  # greedy/sampled generation, batch 8, tokens per second in total
+TRAIN_TOK_S = 180.0  # LoRA forward + backward tokens per second
+SEQ = {1: 300, 2: 320, 3: 520}  # prompt + reference solution tokens per tier (SmolLM2 tokenizer)
+REF = {1: 175, 2: 190, 3: 330}  # tokens a model that learnt the format writes (reference length + a little)
+
+
+def estimate_seconds(cell: Cell, b: Budget) -> float:
+    """A rough CPU-time estimate of one cell from the throughputs above (--plan). Models that learnt
+    the format stop near the reference length; the base model runs to max_gen_toks."""
+    c = cell.cond
+    seq = sum(SEQ[k] for k in b.train_tiers) / len(b.train_tiers)
+    if cell.tier is None:
+        if c.kind == "sft":
+            return b.sft["epochs"] * b.n_sft * len(b.train_tiers) * seq / TRAIN_TOK_S
+        gen = min(b.gen_tokens, sum(REF[k] for k in b.train_tiers) / len(b.train_tiers)) / GEN_TOK_S
+        per = b.rl_steps * b.rl_batch
+        return per * {"sft": seq / TRAIN_TOK_S, "dpo": 4 * seq / TRAIN_TOK_S,
+                      "stepfix": 2 * gen + 4 * seq / TRAIN_TOK_S,
+                      "grpo": b.group_size * (gen + 2 * seq / TRAIN_TOK_S)}[c.trainer]
+    toks = b.eval_tokens[cell.tier] if c.kind == "base" else min(b.eval_tokens[cell.tier], REF[cell.tier])
+    calls = 1 + b.strategy_rounds if c.kind == "strategy" else 1
+    return len(doc_indices(cell, b)) * toks * calls / GEN_TOK_S
+
+
+def plan(study: Study) -> str:
+    b, total, lines = study.b, 0.0, []
+    lines.append(f"{len(study.cells)} cells in {study.out} (model {b.model or 'tiny random'}; seeds {b.seeds}; "
+                 f"n_eval {b.n_eval} per tier = n_for_difference(0.3, 0.4) {n_for_difference(0.3, 0.4)})")
+    for cell in study.cells:
+        s = estimate_seconds(cell, b)
+        st = study.status(cell.id)
+        total += 0 if st == "done" else s
+        lines.append(f"  {cell.id:34s} {st:8s} ~{s / 60:6.1f} min")
+    problems = []
+    for c in conditions(b):
+        if not c.trainer:
+            continue
+        import importlib
+
+        try:
+            names = {f.name for f in fields(importlib.import_module(f"trainers.{c.trainer}").Config)}
+        except ImportError as e:
+            problems.append(f"{c.name}: cannot import trainers.{c.trainer}: {e}")
+            continue
+        bad = sorted(set(c.overrides) - names)
+        if bad:
+            problems.append(f"{c.name}: trainers.{c.trainer}.Config has no {bad} (its cells will be recorded "
+                            "as crashed until it has)")
+    lines.append(f"estimated CPU time of the pending cells: {total / 3600:.1f} h "
+                 f"(generation {GEN_TOK_S:g} tok/s, training {TRAIN_TOK_S:g} tok/s)")
+    lines += [f"WARNING {p}" for p in problems]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog=__doc__.split("\n\n", 1)[1][:1200])
+    ap.add_argument("--out", default=None, help="study folder (default results/learning; --tiny: required)")
+    ap.add_argument("--plan", action="store_true", help="print the cells, their status and the estimated CPU time")
+    ap.add_argument("--tiny", action="store_true", help="the whole pipeline on a tiny random model, in minutes")
+    ap.add_argument("--only", default="", help="comma-separated conditions (default: all)")
+    ap.add_argument("--max_cells", type=int, default=None, help="run at most this many pending cells, then stop")
+    ap.add_argument("--summarise", action="store_true", help="only write summary.csv / .md and the plots")
+    ap.add_argument("--quiet", action="store_true", help="no progress bar")
+    a = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
+    if a.tiny and not a.out:
+        ap.error("--tiny needs --out (tiny-model results never go into results/learning)")
+    out = Path(a.out or ROOT / "results" / "learning")
+    budget = TINY if a.tiny else FULL
+    study = Study(out, budget, set(filter(None, a.only.split(","))) or None)
+    if a.plan:
+        print(plan(study))
+        return 0
+    if not a.summarise:
+        import torch
+
+        torch.set_num_threads(budget.threads)
+        res = study.run(a.max_cells, progress=not a.quiet)
+        LOG.info("cells: %s", res)
+    write_outputs(out, budget)
+    print(f"wrote {out / 'summary.csv'}, {out / 'summary.md'}, {out / 'accuracy.png'}, {out / 'learning_curves.png'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

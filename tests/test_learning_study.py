@@ -1,0 +1,180 @@
+"""benchmarks/learning_study.py: design, statistics, resumable cells, and the whole pipeline on a
+tiny random model (the slow test)."""
+import csv
+import importlib.util
+import json
+import math
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _load():
+    spec = importlib.util.spec_from_file_location("learning_study", ROOT / "benchmarks" / "learning_study.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["learning_study"] = mod  # dataclasses resolve annotations through sys.modules
+    spec.loader.exec_module(mod)
+    return mod
+
+
+ls = _load()
+
+
+def test_sample_size_for_a_ten_point_difference():
+    # Fleiss (eq. 4.14) without continuity correction: 0.3 vs 0.4 at alpha 0.05, power 0.8
+    assert ls.n_for_difference(0.3, 0.4) == 356
+    assert ls.n_for_difference(0.4, 0.3) == 356
+    assert ls.n_for_difference(0.05, 0.15) < ls.n_for_difference(0.45, 0.55)
+    assert ls.n_for_difference(0.3, 0.35) > 4 * 300  # half the difference needs ~4x the problems
+
+
+def test_bootstrap_ci_is_seeded_and_brackets_the_estimate():
+    vals = [1.0] * 30 + [0.0] * 70
+    a, b = ls.bootstrap_ci(vals, 500, seed=3), ls.bootstrap_ci(vals, 500, seed=3)
+    assert a == b and a[0] == 0.3 and a[1] < 0.3 < a[2] and 0.15 < a[2] - a[1] < 0.25
+    assert ls.bootstrap_ci([1.0] * 5, 100, 0) == (1.0, 1.0, 1.0)
+    est, lo, hi = ls.bootstrap_ci([0.0, 0.0], 50, 0, num=[0.0, 0.0])  # a share with no erroneous solution
+    assert math.isnan(est) and math.isnan(lo) and math.isnan(hi)
+    assert ls.bootstrap_ci([1.0, 0.0, 1.0, 0.0], 200, 1, num=[1.0, 1.0, 1.0, 0.0])[0] == pytest.approx(2 / 3)
+
+
+def test_design_cells_seeds_and_disjoint_eval_blocks():
+    b = ls.FULL
+    conds = {c.name: c for c in ls.conditions(b)}
+    assert set(conds) == {"base_cot", "base_seventag", "sft", "sft_cont", "dpo_ipo", "stepfix", "stepfix_baseline",
+                          "grpo_outcome", "grpo_position", "stepco", "bestofn"}
+    cells = ls.cells(b)
+    train = [c for c in cells if c.tier is None]
+    assert train[0].id == "sft__s0__train" and len(train) == 1 + 6 * 3
+    assert conds["stepfix_baseline"].overrides["baseline"] == "r1"
+    # equal budget from the start: same steps and problems per step for every trained condition
+    steps = {(c.overrides["max_steps"], c.overrides["batch_size"] // (c.overrides.get("group_size") or 1))
+             for c in conds.values() if c.kind == "trained"}
+    assert steps == {(b.rl_steps, b.rl_batch)}
+    blocks = [set(ls.doc_indices(ls.Cell(conds["stepfix"], s, 1), b)) for s in b.seeds]
+    assert all(not (x & y) for i, x in enumerate(blocks) for y in blocks[i + 1:])
+    assert len(set().union(*blocks)) >= b.n_eval == ls.n_for_difference(0.3, 0.4)
+    assert ls.doc_indices(ls.Cell(conds["sft"], 0, 1), b) == list(range(b.n_eval))
+    assert ls.depends_on(ls.Cell(conds["stepco"], 0, 1)) == "sft__s0__train"
+    assert ls.depends_on(ls.Cell(conds["dpo_ipo"], 2, 1)) == "dpo_ipo__s2__train"
+    assert ls.depends_on(ls.Cell(conds["base_cot"], 0, 1)) is None
+
+
+def test_plan_lists_every_cell_and_a_cpu_estimate(tmp_path):
+    study = ls.Study(tmp_path, ls.FULL)
+    text = ls.plan(study)
+    assert all(c.id in text for c in study.cells) and "estimated CPU time" in text
+    hours = float(text.split("pending cells: ")[1].split(" h")[0])
+    assert 3 < hours < 9  # the ~6 CPU-hour budget of docs/learning_study.md
+
+
+def test_score_sample_reward_class_and_format():
+    from r3bench import procgen
+
+    p = next(x for x in procgen.generate(n=60, seed=0, tier=1) if x.split == "test")
+    doc = {"question": p.question, "solution": p.solution, "answer": p.answer}
+    ok = ls.score_sample(doc, p.solution, 1.0, 1.0, "symbolic")
+    assert ok["step_reward"] == 1.0 and ok["error_class"] is None and ok["first_error"] == 0
+    junk = ls.score_sample(doc, "The answer is 12 N.", 0.0, 0.0, "symbolic")
+    assert junk["error_class"] == "FORMAT" and junk["step_reward"] == 0.0
+    bad, step, cls, _ = procgen.inject_problem(p, "CE", 6)
+    wrong = ls.score_sample(doc, bad, 0.0, 1.0, "symbolic")
+    assert wrong["error_class"] in ("MC", "CM", "CE") and 0 < wrong["step_reward"] < 1
+
+
+def _eval_record(d, cond, seed, vals):
+    samples = [{"acc": v, "step_reward": v, "format_compliance": 1.0, "error_class": None if v else "CE",
+                "verifier_valid": True} for v in vals]
+    sf = d / "samples" / f"{cond}__s{seed}__t1.jsonl"
+    sf.parent.mkdir(parents=True, exist_ok=True)
+    sf.write_text("".join(json.dumps(s) + "\n" for s in samples))
+    m = ls.cell_metrics(samples, 100, seed)
+    ls.write_json(d / "cells" / f"{cond}__s{seed}__t1.json",
+                  {"status": "done", "condition": cond, "seed": seed, "tier": 1, "samples_file": str(sf),
+                   "metrics": {k: list(v) for k, v in m.items()}})
+
+
+def test_summary_rows_pool_seeds_and_give_their_spread(tmp_path):
+    _eval_record(tmp_path, "stepfix", 0, [1.0] * 2 + [0.0] * 8)
+    _eval_record(tmp_path, "stepfix", 1, [1.0] * 6 + [0.0] * 4)
+    _eval_record(tmp_path, "sft", 0, [1.0] * 3 + [0.0] * 17)
+    ls.write_json(tmp_path / "cells" / "sft__s0__train.json", {"status": "done", "adapter": "x"})  # no tier: not a row
+    rows = ls.summary_rows(tmp_path, 200)
+    acc = {(r["condition"], r["seed"]): r for r in rows if r["metric"] == "acc"}
+    assert acc[("stepfix", "all")]["value"] == pytest.approx(0.4) and acc[("stepfix", "all")]["n"] == 20
+    sp = acc[("stepfix", "spread")]
+    assert (sp["ci_low"], sp["ci_high"], sp["n"]) == (0.2, 0.6, 2) and sp["value"] == pytest.approx(math.sqrt(0.08))
+    assert ("sft", "all") not in acc and acc[("sft", 0)]["n"] == 20
+    assert {r["metric"] for r in rows} == set(ls.METRICS)
+    share = next(r for r in rows if r["condition"] == "stepfix" and r["seed"] == "all" and r["metric"] == "share_CE")
+    assert share["value"] == 1.0 and share["n"] == 12
+
+
+def test_crashed_and_interrupted_cells_are_recorded_and_retried(tmp_path, monkeypatch):
+    budget = replace(ls.TINY, eval_tiers={"base": (), "sft": (1,), "trained": (), "strategy": ()})
+    study = ls.Study(tmp_path, budget, only={"sft"})
+    assert [c.id for c in study.cells] == ["sft__s0__train", "sft__s0__t1"]
+    calls = []
+
+    def train(cell):
+        calls.append(cell.id)
+        if len(calls) == 1:
+            raise RuntimeError("trainer died")
+        return {"adapter": str(tmp_path / "a")}
+
+    monkeypatch.setattr(study, "run_train", train)
+    monkeypatch.setattr(study, "run_eval", lambda cell: {"metrics": {}, "n": 0})
+    res = study.run(progress=False)
+    rec = json.loads((tmp_path / "cells" / "sft__s0__train.json").read_text())
+    assert rec["status"] == "crashed" and "trainer died" in rec["error"] and res["crashed"] == 1
+    assert study.status("sft__s0__t1") == "missing"  # its dependency failed: not run
+    # a cell left "running" (the process died inside it) is recorded as crashed, then retried
+    ls.write_json(tmp_path / "cells" / "sft__s0__train.json", {"cell": "sft__s0__train", "status": "running", "tries": 1})
+    res = study.run(progress=False)
+    assert res == {"done": 2, "crashed": 0, "ran": 2, "cells": 2}
+    assert json.loads((tmp_path / "cells" / "sft__s0__train.json").read_text())["tries"] == 2
+    assert study.run(progress=False)["ran"] == 0 and calls == ["sft__s0__train", "sft__s0__train"]
+
+
+def test_max_cells_runs_the_study_in_pieces(tmp_path, monkeypatch):
+    study = ls.Study(tmp_path, ls.TINY, only={"base_cot", "base_seventag"})
+    monkeypatch.setattr(study, "run_eval", lambda cell: {"metrics": {}, "n": 0})
+    assert study.run(max_cells=1, progress=False)["ran"] == 1
+    assert study.run(max_cells=1, progress=False)["done"] == 2
+    assert study.run(progress=False)["ran"] == len(study.cells) - 2
+
+
+def test_tiny_refuses_the_committed_results_folder():
+    with pytest.raises(SystemExit):
+        ls.main(["--tiny"])
+
+
+@pytest.mark.slow
+def test_tiny_pipeline_end_to_end(tmp_path):
+    """Every condition on a tiny random model: trainers through `python -m trainers.X --config`, lm-eval
+    greedy on the tier tasks, the summary CSV / markdown / plots; a second run skips every cell."""
+    out = tmp_path / "study"
+    assert ls.main(["--tiny", "--out", str(out), "--quiet"]) == 0
+    recs = {f.stem: json.loads(f.read_text()) for f in (out / "cells").glob("*.json")}
+    assert recs and all(r["status"] == "done" for r in recs.values()), \
+        {k: r.get("error", "")[:300] for k, r in recs.items() if r["status"] != "done"}
+    sft_adapter = recs["sft__s0__train"]["adapter"]
+    for name in ("sft_cont", "dpo_ipo", "stepfix", "stepfix_baseline", "grpo_outcome", "grpo_position"):
+        run = json.loads((out / "runs" / f"{name}-s0" / "run.json").read_text())
+        assert run["status"] == "finished" and run["config"]["init_adapter"] == sft_adapter, name
+    assert json.loads((out / "runs" / "stepfix_baseline-s0" / "run.json").read_text())["config"]["baseline"] == "r1"
+    with open(out / "summary.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    assert list(rows[0]) == ["condition", "seed", "tier", "metric", "value", "ci_low", "ci_high", "n"]
+    assert {r["condition"] for r in rows} == {c.name for c in ls.conditions(ls.TINY)}
+    assert all(0 <= float(r["value"]) <= 1 for r in rows if r["value"] != "nan")
+    assert (out / "accuracy.png").stat().st_size > 1000 and (out / "learning_curves.png").stat().st_size > 1000
+    assert "| stepfix | 1 |" in (out / "summary.md").read_text()
+    before = {k: r["finished"] for k, r in recs.items()}
+    ls.main(["--tiny", "--out", str(out), "--quiet"])
+    after = {f.stem: json.loads(f.read_text())["finished"] for f in (out / "cells").glob("*.json")}
+    assert after == before  # nothing re-run
