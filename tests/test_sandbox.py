@@ -333,3 +333,15 @@ def test_doctor_reports_the_level(capsys, monkeypatch):
     monkeypatch.setenv(ENV_VAR, "fallback")
     d = doctor.report()
     assert d["isolation_level"] == FALLBACK and "WARNING" in doctor.format_report(d)
+
+
+def test_number_value_lets_only_numbers_through():
+    from verifiers.sandbox import number_value
+
+    assert number_value("9.81") == "9.81" and number_value("-3") == "-3.0" and number_value("1e-05") == "1e-05"
+    assert number_value("np.float64(2.5)") == "2.5" and number_value("float64(7)") == "7.0"
+    for bad in ("'root:x:0:0:root:/root:/bin/bash'", "nan", "inf", "(1+2j)", "[1.0]", "1.0; 2", "", None, "1" * 100,
+                "np.float64('x')", "1e999"):
+        assert number_value(bad) is None, bad
+    r = _expect(run_python("result = 'root:x:0:0'", FAST), "ok")
+    assert number_value(r.value) is None  # text computed by the code never passes

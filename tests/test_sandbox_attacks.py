@@ -15,6 +15,7 @@ unbounded fork bomb with the hook disarmed) are written in a bounded or harmless
 import os
 import site
 import socket
+import subprocess
 import threading
 import time
 import uuid
@@ -298,20 +299,30 @@ def test_parent_proc_environ(level, monkeypatch):
     assert r.status == "refused" and "other processes" in r.reason
 
 
-def test_disarmed_parent_environ(level, monkeypatch):
+def test_disarmed_parent_environ(level):
+    """A host process with a secret in its environment (as exec'd: /proc/<pid>/environ shows that one)."""
     secret = "s3cret-" + uuid.uuid4().hex
-    monkeypatch.setenv("R3BENCH_TEST_SECRET", secret)
-    code = DISARM + (
-        "import os\nfound = []\n"
-        "for p in [str(host_pid), *os.listdir('/proc')]:\n"
-        "    try:\n"
-        "        found.append(open(f'/proc/{p}/environ', 'rb').read().decode('latin-1'))\n"
-        "    except (OSError, ValueError):\n"
-        "        pass\n"
-        "result = '|'.join(found)")
-    r = _run(code, level, inputs={"host_pid": os.getpid()})
-    assert r.status == "ok" and secret not in (r.value or ""), r
-    assert "R3BENCH" not in r.value  # what it can read (its own environ) holds the constants only
+    holder = subprocess.Popen(["sleep", "30"], env={"R3BENCH_TEST_SECRET": secret, "PATH": "/usr/bin:/bin"})
+    try:
+        deadline, env = time.monotonic() + 5, b""
+        while secret.encode() not in env and time.monotonic() < deadline:  # until its exec is visible
+            with open(f"/proc/{holder.pid}/environ", "rb") as f:
+                env = f.read()
+        assert secret.encode() in env  # the secret is there to be read by anyone who can
+        code = DISARM + (
+            "import os\nfound = []\n"
+            "for p in [str(pid), *os.listdir('/proc')]:\n"
+            "    try:\n"
+            "        found.append(open(f'/proc/{p}/environ', 'rb').read().decode('latin-1'))\n"
+            "    except (OSError, ValueError):\n"
+            "        pass\n"
+            "result = '|'.join(found)")
+        r = _run(code, level, inputs={"pid": holder.pid})
+        assert r.status == "ok" and secret not in (r.value or ""), r
+        assert "R3BENCH" not in r.value  # what it can read (its own environ) holds the constants only
+    finally:
+        holder.kill()
+        holder.wait()
 
 
 def test_import_r3bench_from_checkout(level):
@@ -373,7 +384,7 @@ for fd in os.listdir(f'/proc/{sup}/fd'):
         os.write(w, line)
     except OSError:
         pass
-os.kill(sup, signal.SIGKILL)
+_c.CDLL(None).kill(sup, signal.SIGKILL)  # libc's kill: os.kill is replaced by a refusing function
 '''
     r = _run(code, level)
     assert r.value != "'forged'", r

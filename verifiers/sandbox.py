@@ -3,6 +3,7 @@
     run_python(code, limits=SandboxLimits(), inputs=None) -> SandboxResult      # never raises
     isolation_level() -> str          # "namespaces+seccomp" | "namespaces" | "rlimits+audit-hook"
     probe() -> dict                   # what was tried and why that level (cached; `r3bench doctor`)
+    number_value(value) -> str | None # the number in a result's value, or None (for text sent to a model)
 
 The code runs with `exec` in a worker process: `inputs` are its variables, and `value` is the repr
 of a variable named `result` if the code sets one. stdout and stderr are captured and cut to
@@ -60,7 +61,9 @@ from __future__ import annotations
 import json
 import keyword
 import logging
+import math
 import os
+import re
 import resource
 import secrets
 import selectors
@@ -232,6 +235,36 @@ def _signame(sig):
         return signal.Signals(sig).name
     except ValueError:
         return f"signal {sig}"
+
+
+# -- numbers only: what may go back into a prompt -----------------------------------------------------------------
+
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+_WRAPPED = re.compile(r"(?:np\.|numpy\.)?(?:float64|float32|int64|int32|float_|int_)\((.*)\)")
+
+
+def number_value(value: str | None) -> str | None:
+    """The number in a result's `value` (the repr of an int or a finite float, also NumPy's
+    `np.float64(x)`), as a canonical float string; None for anything else.
+
+    For feedback that goes back into a model's prompt (issue 17, item 4: CE feedback returns numbers
+    only): text the code computed, e.g. the contents of a file, never passes through this.
+        number_value("9.81") -> "9.81";  number_value("np.float64(2.5)") -> "2.5"
+        number_value("'root:x:0:0'") -> None;  number_value("nan") -> None
+    """
+    if not isinstance(value, str) or len(value) > 64:
+        return None
+    v = value.strip()
+    m = _WRAPPED.fullmatch(v)
+    if m:
+        v = m.group(1).strip()
+    if not _NUMBER.fullmatch(v):
+        return None
+    try:
+        x = float(v)
+    except (ValueError, OverflowError):
+        return None
+    return repr(x) if math.isfinite(x) else None
 
 
 # -- the isolation level: mount plan, probe, cache ---------------------------------------------------------
@@ -488,15 +521,18 @@ def _supervise(proc, rfd, limits, mode, t0, level):
     setup = (msg or {}).get("setup") if isinstance((msg or {}).get("setup"), dict) else {}
     if mode == "namespaces" and msg is not None and not setup.get("seccomp"):
         level = "namespaces"
-    return _classify(msg, timed_out, proc.returncode, stdout, stderr, limits, level, t0), setup
+    n_lines = sum(1 for ln in bytes(res.data).splitlines() if ln.strip())
+    return _classify(msg, timed_out, proc.returncode, stdout, stderr, limits, level, t0, n_lines), setup
 
 
-def _classify(msg, timed_out, rc, stdout, stderr, limits, level, t0):
+def _classify(msg, timed_out, rc, stdout, stderr, limits, level, t0, msg_lines=None):
     def done(status, reason, value=None, returncode=None):
         return _result(status, reason, t0, stdout, stderr, returncode, value, level)
 
     if timed_out:
         return done("timeout", f"wall-clock limit of {limits.wall_s:g} s reached; the process tree was killed")
+    if msg is None and isinstance(msg_lines, int) and msg_lines > 1:
+        return done("error", f"the result channel was tampered with: {msg_lines} supervisor reports on it", returncode=rc)
     if msg is None:
         last = stderr.strip().splitlines()[-1][:300] if stderr.strip() else ""
         return done("error", f"sandbox failure: the supervisor exited (code {rc}) without a report"
