@@ -38,8 +38,8 @@ def get_ureg():
                 for line in _EXTRA_DEFINITIONS:
                     try:
                         reg.define(line)
-                    except Exception:  # already defined in this pint version
-                        pass
+                    except (pint.errors.RedefinitionError, pint.errors.DefinitionSyntaxError, ValueError):
+                        pass  # already defined in this pint version
                 _UREG = reg
     return _UREG
 
@@ -50,7 +50,7 @@ def to_absolute(q):
     try:
         if q.dimensionality == reg.kelvin.dimensionality:
             return q.to(reg.kelvin)
-    except Exception:
+    except (AttributeError, TypeError, ValueError, ArithmeticError):  # not a quantity / no conversion
         pass
     return q
 

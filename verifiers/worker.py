@@ -350,16 +350,23 @@ def _read_req(fd: int) -> dict | None:
     return None if body is None else json.loads(body)
 
 
+_WARM = (r"\frac{1}{2} m v^2", r"\frac{q_{1} q_2}{4 \pi \epsilon_0 r^2}", r"2\pi\sqrt{\frac{l}{g}}",
+         r"x = \frac{v_0^2 \sin 2\theta}{g}", r"\frac{\mu_0 I}{2 \pi r}", r"\sqrt{\frac{G M}{r}}",
+         r"3.0 \times 10^{8}", r"\{1, 2\}", r"1 \pm \sqrt{2}", r"x \leq 5", r"2x+4y-3=0", r"[0, 1)",
+         r"\tan^2(y)+1", r"e^{-\frac{t}{R C}}", r"\frac{1}{2} k x^{2} + m g h", r"\text{C}", r"28\%")
+
+
 def _serve(resp_fd: int):
     _limits()
     import sympy  # noqa: F401 - imported before "ready", so start-up is not counted against a check
 
     from verifiers import symbolic
 
-    try:
-        symbolic.parse(r"\frac{1}{2} x")  # warm the LaTeX parser (ANTLR tables)
-    except symbolic.ParseError:
-        pass
+    for text in _WARM:  # the ANTLR parser builds its DFA lazily: first parses take ~0.5 s each
+        try:
+            symbolic.equivalent(symbolic.parse(text), symbolic.parse("x"))
+        except symbolic.ParseError:
+            pass
     _write_msg(resp_fd, {"id": "ready"})
     while True:
         req = _read_req(0)
