@@ -25,6 +25,9 @@ KINDS = ("mcq", "mcq_multi", "integer", "numeric", "symbolic", "text")
 # generator (tasks/r3/_generate.py) lists the same metrics
 BENCH_KINDS = {"jeebench": ("mcq", "mcq_multi", "integer", "numeric"), "physicsqa": KINDS,
                "demo": ("mcq", "integer", "numeric")}
+# JEEBench scoring: the tolerance (jee_abs_tol = 0.01, compute_metrics.py) lives in CheckConfig;
+# jeebench = official scores (MCQ(multiple) 0.25 per option), jeebench_marks = exam marks (MCQ -1
+# when wrong, multi -2 with a wrong option, Integer / Numeric 0 when wrong: no negative marking)
 JEE = CheckConfig(mode="jeebench")
 JEE_MARKS = CheckConfig(mode="jeebench_marks")
 

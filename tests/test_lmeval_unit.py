@@ -29,6 +29,19 @@ def test_results_and_per_kind_metrics():
     assert lmeval.agg_kind([(False, 1.0)]) != lmeval.agg_kind([(False, 1.0)])  # nan: no doc of that kind
 
 
+def test_jeebench_modes_follow_the_official_grader():
+    """jee_score: JEEBench compute_metrics.py (|gold - pred| <= 0.01 for numbers); jee_marks: exam
+    marks, with no negative marks for a wrong Integer / Numeric answer (only MCQ loses marks)."""
+    num = dict(DOC, answer="2.5", answer_kind="numeric", unit="")
+    assert lmeval.results_jeebench(num, ["The answer is 2.51."])["jee_score"] == 1.0
+    wrong = lmeval.results_jeebench(num, ["The answer is 2.52."])
+    assert wrong["jee_score"] == 0.0 and wrong["jee_marks"] == 0.0
+    mcq = dict(MCQ, benchmark="jeebench")
+    assert lmeval.results_jeebench(mcq, ["The answer is (A)."])["jee_marks"] == -1.0
+    assert lmeval.results_jeebench(mcq, ["The answer is (C)."])["jee_marks"] == 3.0
+    assert lmeval.JEE.jee_abs_tol == 0.01 and lmeval.JEE_MARKS.jee_abs_tol == 0.01
+
+
 def test_structured_results_score_format():
     from r3bench.seventag import EXAMPLE_SOLUTION
     good = lmeval.results_structured(MCQ, [EXAMPLE_SOLUTION])

@@ -1,4 +1,4 @@
-from verifiers.answer import KINDS, CheckConfig, Verdict, canonical, check
+from verifiers.answer import KINDS, CheckConfig, Verdict, canonical, check, close
 from verifiers.extract import extract_answer, extract_letters
 
-__all__ = ["check", "canonical", "Verdict", "CheckConfig", "KINDS", "extract_answer", "extract_letters"]
+__all__ = ["check", "close", "canonical", "Verdict", "CheckConfig", "KINDS", "extract_answer", "extract_letters"]
