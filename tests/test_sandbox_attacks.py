@@ -53,6 +53,7 @@ FALLBACK_MISSES = {
     "sqlite_creates_file_outside": "sqlite3.connect raises no audit event for the file it creates",
     "fresh_posix_mknod": "a fresh posix module's mkfifo/mknod raise no audit event",
     "disarmed_write_outside": "ctypes.memset switches the audit hook off",
+    "disarmed_many_files": "the file count is kept by the audit hook only",
     "disarmed_setsid_survivor": "the process-group kill misses a process in its own session",
     "disarmed_fork_burst": "RLIMIT_NPROC does not apply to root, and the hook is off",
     "disarmed_socket_to_localhost": "the same network namespace: 127.0.0.1 is reachable",
@@ -196,6 +197,12 @@ def test_disarmed_fork_burst(level):
         "result = n")
     r = _run(code, level)
     assert r.status == "error" and "BlockingIOError" in r.reason, r  # RLIMIT_NPROC of the per-run uid: EAGAIN
+
+
+def test_disarmed_many_files(level):
+    code = DISARM + "n = 0\nfor i in range(1000):\n    open(f'f{i}', 'w').close()\n    n += 1\nresult = n"
+    r = _run(code, level)  # the limit is max_files (100): the scratch tmpfs has max_files + 16 inodes
+    assert r.status == "error" and "No space left on device" in r.reason and r.value is None, r
 
 
 # -- processes, time, memory, output -----------------------------------------------------------------------

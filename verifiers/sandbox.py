@@ -88,6 +88,7 @@ RUNNER = Path(__file__).with_name("sandbox_runner.py")
 SECCOMP = Path(__file__).with_name("seccomp.py")
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 PROJECT_PACKAGES = ("r3bench", "verifiers", "trainers", "tasks", "r3bench_lmeval_hook.py")
+SCRATCH_MAX_MB = 256  # the scratch tmpfs: file_size_mb x max_files, at most this
 _DRAIN_S = 0.5  # how long to keep reading pipes after the child (group) is gone
 
 
@@ -407,7 +408,7 @@ def _run_once(code, limits, inputs, mode, t0, level):
     uid = 0x40000000 + secrets.randbelow(1 << 24) if own_uid else None
     payload = {"code": code, "inputs": inputs or {}, "paths": _site_paths(), "mode": mode, "uid": uid,
                "rlimits": _rlimits(limits, own_uid),
-               "limits": {"output_kb": limits.output_kb, "memory_mb": limits.memory_mb,
+               "limits": {"output_kb": limits.output_kb, "memory_mb": limits.memory_mb, "wall_s": limits.wall_s,
                           "file_size_mb": limits.file_size_mb, "max_files": limits.max_files}}
     base = tempfile.mkdtemp(prefix="r3sandbox-")
     try:
@@ -418,7 +419,9 @@ def _run_once(code, limits, inputs, mode, t0, level):
             os.mkdir(os.path.join(base, "root"), 0o700)
             if uid is not None:
                 os.chown(wd, uid, uid)
-            payload.update(plan=_mount_plan(), root=os.path.join(base, "root"), wd=wd,
+            scratch = {"size_mb": min(SCRATCH_MAX_MB, max(1, limits.file_size_mb * max(1, limits.max_files))),
+                       "inodes": limits.max_files + 16, "uid": uid or 0}
+            payload.update(plan=_mount_plan(), root=os.path.join(base, "root"), wd=wd, scratch=scratch,
                            seccomp_module=str(SECCOMP) if SECCOMP.is_file() else None)
         try:
             text = json.dumps(payload, allow_nan=True)

@@ -17,7 +17,7 @@ Supervisor, before the fork (it is root in fresh mount/network/PID namespaces):
   2. builds a new root on a tmpfs: read-only bind mounts of the interpreter, the standard library
      and site-packages (NumPy, SciPy ...), /usr and the library dirs; /dev with null, zero, full,
      random, urandom only; a fresh /proc of the new PID namespace; the scratch directory, writable,
-     at the same path as on the host. The project checkout and $HOME are not mounted (where one lies
+     at the same path as on the host, as a tmpfs of its own (size and inode count are kernel limits). The project checkout and $HOME are not mounted (where one lies
      under a mounted directory, an empty tmpfs covers it), and the project's packages in
      site-packages are covered too, so `import r3bench` (its PDE reference solvers) fails;
   3. pivot_root into it and detaches the old root: nothing of the host's filesystem stays reachable;
@@ -434,7 +434,7 @@ def _bind_ro(libc, ctypes, src, dst):
     _mount(libc, ctypes, None, dst, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | keep)
 
 
-def _build_root(plan, root, wd):
+def _build_root(plan, root, wd, scratch):
     """Mount the new root at `root` (see the module docstring) and pivot into it; cwd is then `wd`."""
     import os
     ctypes, libc = _libc()
@@ -472,8 +472,11 @@ def _build_root(plan, root, wd):
     os.makedirs(root + "/proc", exist_ok=True)
     _mount(libc, ctypes, "proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     os.makedirs(root + wd, exist_ok=True)
-    _mount(libc, ctypes, wd, root + wd, None, MS_BIND)
-    _mount(libc, ctypes, None, root + wd, None, MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV)
+    # the scratch directory: a tmpfs of its own, so its size and file count are kernel limits (the
+    # audit hook's file count is not a limit once the hook is switched off), and nothing of it is on disk
+    _mount(libc, ctypes, "tmpfs", root + wd, "tmpfs", MS_NOSUID | MS_NODEV,
+           f"size={int(scratch['size_mb'])}m,nr_inodes={int(scratch['inodes'])},mode=0700,"
+           f"uid={int(scratch['uid'])},gid={int(scratch['uid'])}")
     for t in reversed(tmpfs):
         _mount(libc, ctypes, None, t, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
     nr = SYS_PIVOT_ROOT.get(os.uname().machine)
@@ -585,7 +588,7 @@ def _supervise(rfd, payload_path):
                     setup["seccomp"] = True
                 except mod.SeccompUnavailable as e:
                     setup["seccomp_error"] = str(e)[:300]
-            _build_root(payload["plan"], payload["root"], payload["wd"])
+            _build_root(payload["plan"], payload["root"], payload["wd"], payload["scratch"])
             setup["root"] = True
     except (SetupError, OSError) as e:
         os.write(rfd, _report_line(b"S", {"setup_error": f"{type(e).__name__}: {e}"[:500], "setup": setup}))
@@ -612,10 +615,23 @@ def _supervise(rfd, payload_path):
     os.close(pw)
     cap = 2 * int(payload["limits"]["output_kb"]) * 1024 + 65536
     data, eof, exited = bytearray(), False, None
+    # the host kills the whole tree at wall_s; this deadline only matters when the host itself died
+    deadline = t_start + float(payload["limits"]["wall_s"]) + 2.0
     while exited is None:
-        if eof:
+        if time.monotonic() > deadline:
+            try:
+                os.kill(pid, 9)
+            except OSError:
+                pass
             exited = os.wait4(pid, 0)
             break
+        if eof:
+            got = os.wait4(pid, os.WNOHANG)
+            if got[0]:
+                exited = got
+            else:
+                time.sleep(0.005)
+            continue
         ready, _, _ = select.select([pr], [], [], 0.05)
         if ready:
             chunk = os.read(pr, 65536)
