@@ -13,14 +13,15 @@ Measures (written to benchmarks/results/check/summary.md and printed):
    tests/test_check_external.py) on answers written in sentences, over the golds of the physics
    questions in the data directory (all 107) or, without it, the test's 15 golds;
 4. the longest single check when 8 threads check at once (waiting for a worker included), over all
-   the inputs above plus pathological ones.
+   the inputs above plus pathological ones; and whether serial, threaded and process-pool runs
+   give the same verdicts.
 """
 import json
 import os
 import pathlib
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 import pytest
 
@@ -133,6 +134,11 @@ def test_jeebench_sentences():
                                wrong=[s[:60] for (q, g, x, s), a, b in zip(rows, ours, official) if a != b])
 
 
+def _verdict(args):
+    v = check(args[0], args[1], kind=args[2])
+    return v.equivalent, v.score, v.reason
+
+
 def _timed(args):
     pred, ref, kind = args
     t0 = time.perf_counter()
@@ -156,6 +162,12 @@ def test_check_time_under_8_threads():
     worker.clear_caches()
     _parse_num.cache_clear()
     serial = [_timed(a) for a in inputs]
+    with ProcessPoolExecutor(max_workers=2) as ex:
+        pooled = list(ex.map(_verdict, inputs, chunksize=16))
+    ser = [_verdict(a) for a in inputs]
+    thr = list(ThreadPoolExecutor(max_workers=8).map(_verdict, inputs))
+    RESULTS["consistency"] = dict(n=len(inputs), threads=sum(a != b for a, b in zip(ser, thr)),
+                                  processes=sum(a != b for a, b in zip(ser, pooled)))
     ts = sorted(t for t, _ in threaded)
     slow = sorted(zip(threaded, inputs), key=lambda z: -z[0][0])[:3]
     RESULTS["slowest"] = [f"{t:.2f} s {a[0][:40]!r} vs {a[1][:20]!r}" for (t, _), a in slow]
@@ -196,6 +208,10 @@ def teardown_module(module):
                      f"{t['max8']:.2f} s, p99 {t['p99']:.3f} s, wall {t['wall']:.1f} s, timeouts {t['timeouts']} "
                      f"(goal < 2 s); serially: longest {t['serial_max']:.2f} s, total {t['serial_total']:.1f} s")
         lines.append(f"  - slowest in threads: {'; '.join(RESULTS.get('slowest', []))}")
+    if "consistency" in RESULTS:
+        c = RESULTS["consistency"]
+        lines.append(f"- same verdicts (equivalent, score, reason) for the {c['n']} inputs serially, in 8 threads "
+                     f"and in a 2-process pool: {c['threads']} differ in threads, {c['processes']} in processes")
     text = "\n".join(lines) + "\n"
     out = HERE / "results" / "check"
     out.mkdir(parents=True, exist_ok=True)

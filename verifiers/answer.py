@@ -436,18 +436,63 @@ def _last_number(a: str):
     return v, None
 
 
+_LATEX_WORDS = {"pi": "pi", "sqrt": "sqrt", "sin": "sin", "cos": "cos", "tan": "tan", "ln": "ln", "log": "log",
+                "exp": "exp", "cdot": "*", "times": "*", "left": "", "right": "", "arcsin": "asin",
+                "arccos": "acos", "arctan": "atan"}
+
+
+def _latex_plain(a: str) -> str | None:
+    """Plain-text form of simple LaTeX constants for safeexpr, or None when it is not simple.
+
+    Only \\frac{..}{..}, \\sqrt{..}, ^{..}, the words above and braces are rewritten; anything
+    else (\\sqrt[3], \\frac12, environments) returns None and goes to the LaTeX parser."""
+    s = a.strip().strip("$").strip()
+    if len(s) > 200:
+        return None
+    for _ in range(12):  # innermost groups first
+        t = re.sub(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}", r"((\1)/(\2))", s)
+        t = re.sub(r"\\sqrt\s*\{([^{}]*)\}", r"sqrt(\1)", t)
+        t = re.sub(r"\^\s*\{([^{}]*)\}", r"^(\1)", t)
+        if t == s:
+            t = re.sub(r"(?<![A-Za-z])\{([^{}]*)\}", r"(\1)", s)  # a bare group, once nothing else applies
+        if t == s:
+            break
+        s = t
+    s = re.sub(r"\\[,;:! ]", " ", s)
+
+    def word(m):
+        w = _LATEX_WORDS.get(m.group(1))
+        return None if w is None else f" {w} "
+    out = []
+    for piece in re.split(r"(\\[A-Za-z]+)", s):
+        if piece.startswith("\\"):
+            w = word(re.match(r"\\([A-Za-z]+)", piece))
+            if w is None:
+                return None
+            out.append(w)
+        else:
+            out.append(piece)
+    s = "".join(out)
+    return None if re.search(r"[\\{}\[\]]", s) else s
+
+
 def _constant_value(a, cfg):
     """float for a constant expression ("3/4", "\\frac{1}{2}", "2\\pi"), else a reason string."""
     if not re.search(r"\d|\\pi|\bpi\b", a) or len(a) > 300:
         return "no number"
-    plain = _norm(a)
-    if "\\" not in a and "{" not in a:
-        from verifiers import safeexpr
+    from verifiers import safeexpr
 
+    if "\\" not in a and "{" not in a:
         try:
-            return safeexpr.evaluate(plain.replace("**", "^"), {})
+            return safeexpr.evaluate(_norm(a), {})
         except safeexpr.ExprError as e:
             return f"unparseable: {e}"
+    plain = _latex_plain(a)
+    if plain is not None:  # simple LaTeX (\frac{1}{2}, 2\pi, \sqrt{2}): in-process, no worker round trip
+        try:
+            return safeexpr.evaluate(plain, {})
+        except safeexpr.ExprError:
+            pass  # the LaTeX parser in the worker decides
     from verifiers import worker
 
     if cfg.isolate:
