@@ -399,7 +399,7 @@ def _run_code(payload, rfd):
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 MNT_DETACH = 2
-PR_SET_NO_NEW_PRIVS, PR_CAPBSET_DROP = 38, 24
+PR_SET_NO_NEW_PRIVS, PR_CAPBSET_DROP, PR_SET_DUMPABLE = 38, 24, 4
 SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
 SYS_CAPSET = {"x86_64": 126, "aarch64": 91}
 
@@ -594,6 +594,10 @@ def _supervise(rfd, payload_path):
         os.write(rfd, _report_line(b"S", {"setup_error": f"{type(e).__name__}: {e}"[:500], "setup": setup}))
         return
     setup["setup_ms"] = round(1000 * (time.monotonic() - t_start), 2)
+    # not dumpable: its /proc entries (fds, memory) are closed to the worker also where both are uid 0
+    # of a user namespace (the worker then differs only in capabilities)
+    _, libc = _libc()
+    libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     pr, pw = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
