@@ -27,12 +27,39 @@ def test_identical_solution_is_correct_on_every_template():
         assert v.first_error == 0 and v.valid, (t.name, v)
 
 
+def test_identical_solution_is_correct_in_any_notation():
+    """Each hand-written correct solution verified against itself (LaTeX, prose, renamed symbols, units
+    in cm/kW/mA): the old verifier could not read LaTeX equations and called them wrong laws."""
+    for r in ROWS:
+        if r["first_error"] == 0:
+            v = verify(r["question"], r["solution"], r["solution"])
+            assert v.first_error == 0 and v.valid, (r["id"], v)
+
+
 def test_asked_quantity_from_the_last_equation_not_the_first_parenthesis():
     """The reference names the height (h) before the asked time (t): the old verifier took h as the target
-    and judged the reference itself wrong at step 1."""
+    and judged a solution that names only t wrong at step 1 ("does not name the asked quantity h")."""
     ref = ROWS[0]["reference"].replace("The problem asks for the fall time (t). Given: the height h",
                                        "From the height (h) the problem asks for the fall time (t). Given: h")
-    assert verify(ROWS[0]["question"], ref, ref).first_error == 0
+    sol = ROWS[0]["reference"].replace("The problem asks for the fall time (t). Given: the height h, the "
+                                       "gravitational acceleration g.", "We need the fall time t.")
+    assert verify(ROWS[0]["question"], sol, ref).first_error == 0
+
+
+def test_paraphrased_principle_is_the_same_law():
+    """'Energy is conserved: the elastic potential energy ... turns into kinetic energy' names the law of
+    'Conservation of energy: the spring's elastic energy k x^2 / 2 becomes kinetic energy' (word overlap
+    rejected it before); a contradicting qualifier is still a wrong law."""
+    from verifiers.stepparse import same_law
+
+    ref = "Conservation of energy: the spring's elastic energy k x^2 / 2 becomes kinetic energy."
+    assert same_law("Energy is conserved: the elastic potential energy stored in the spring turns into kinetic "
+                    "energy.", ref)[0]
+    assert not same_law("Work of the average spring force over the compression.", ref)[0]
+    assert not same_law("Newton's second law along a frictionless incline.",
+                        "Newton's second law along the incline, with kinetic friction mu N.")[0]
+    assert not same_law("Conservation of kinetic energy in the collision.",
+                        "Conservation of linear momentum in a perfectly inelastic collision.")[0]
 
 
 def test_errors_are_ordered_by_position_in_the_text():

@@ -130,7 +130,7 @@ def step_reward(verdict) -> RewardResult:
     """
     if verdict is None or not getattr(verdict, "valid", False):
         why = getattr(verdict, "explanation", "no verdict")
-        return RewardResult(0.0, False, f"no verdict: {why}")
+        return RewardResult(0.0, False, f"verifier gave no verdict: {why}")  # trainers.grpo counts this prefix
     cls = getattr(verdict, "error_class", None)
     e = getattr(verdict, "first_error", None)
     if cls == "FORMAT":

@@ -198,9 +198,11 @@ def _check_target(sol, ref) -> str | None:
     tgt = _ref_target(ref)
     if not tgt:
         return None
-    clause = _asked_clause(sol.get("problem_analysis").content)
+    pa = sol.get("problem_analysis").content
+    clause = _asked_clause(pa)
     names = _target_names(ref, tgt)
-    if _sym_re(tgt).search(clause):
+    unknowns = re.split(r"\b(?:given|known|data)\b", pa, maxsplit=1, flags=re.I)[0]  # the text before the givens
+    if _sym_re(tgt).search(clause) or _sym_re(tgt).search(unknowns):
         return None
     # another quantity named as the asked one: '(v_t)' in parentheses, or a symbol the reference computes
     others = {m.group(1) for m in re.finditer(r"\(\s*\$?([A-Za-z][A-Za-z_0-9]{0,8})\$?\s*\)", clause)}
