@@ -1,3 +1,6 @@
+# BASELINE, not used by the project: verifiers/sandbox.py as it was before the kernel isolation (issue 17;
+# commit fa7df94), kept unchanged so benchmarks/bench_sandbox.py can measure the new sandbox against it in
+# the same run. It is escapable (see docs/sandbox.md); never import it outside benchmarks.
 """Run model-written (untrusted) Python in a separate, limited, throwaway process.
 
     run_python(code, limits=SandboxLimits(), inputs=None) -> SandboxResult      # never raises
