@@ -3,6 +3,7 @@
 Everything here is real: real child interpreters, real rlimits, a real listening socket, real files.
 Every test checks the status and that the reason is not empty.
 """
+import ast
 import os
 import resource
 import socket
@@ -348,3 +349,36 @@ def test_number_value_lets_only_numbers_through():
         assert number_value(bad) is None, bad
     r = _expect(run_python("result = 'root:x:0:0'", FAST), "ok")
     assert number_value(r.value) is None  # text computed by the code never passes
+
+
+def test_seccomp_filter_in_a_child_process():
+    """verifiers/seccomp.py on its own (EPERM mode): denied calls fail, threads still start (clone3 gets
+    ENOSYS and glibc falls back to clone, whose flags the filter checks), ordinary calls work."""
+    import subprocess
+
+    probe_code = (
+        "import ctypes, errno, os, threading\n"
+        "from verifiers import seccomp\n"
+        "f = seccomp.build(kill=False)\nf.load()\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "out = []\n"
+        "for name, call in (('unshare', lambda: libc.unshare(0x20000)), ('clone3', lambda: libc.syscall(435, 0, 0)),\n"
+        "                   ('keyctl', lambda: libc.syscall(250, 0, -3, 0))):\n"
+        "    rc = call()\n"
+        "    out.append((name, rc, errno.errorcode.get(ctypes.get_errno())))\n"
+        "try:\n    os.mknod('/tmp/never', 0o10600)\nexcept PermissionError as e:\n    out.append(('mknod', e.errno))\n"
+        "t = threading.Thread(target=lambda: out.append(('thread', 1)))\nt.start()\nt.join()\n"
+        "print(out)\n")
+    if os.uname().machine != "x86_64":
+        pytest.skip("the syscall numbers in this test are x86_64's")
+    try:
+        from verifiers import seccomp
+        seccomp.build()
+    except seccomp.SeccompUnavailable as e:
+        pytest.skip(f"libseccomp unavailable here: {e}")
+    p = subprocess.run([sys.executable, "-c", probe_code], capture_output=True, text=True, timeout=60,
+                       cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert p.returncode == 0, p.stderr
+    assert ast.literal_eval(p.stdout) == [("unshare", -1, "EPERM"), ("clone3", -1, "ENOSYS"), ("keyctl", -1, "EPERM"),
+                              ("mknod", 1), ("thread", 1)]
+    assert not os.path.exists("/tmp/never")
