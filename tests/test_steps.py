@@ -49,7 +49,7 @@ def test_dimensionally_inconsistent_equation_is_conceptual():
 def test_never_raises_on_arbitrary_solutions(text):
     p = procgen.generate(n=10, seed=2)[1]
     v = verify(p.question, text, p.solution)
-    assert 0 <= v.first_error <= 7 and v.explanation
+    assert (0 <= v.first_error <= 7 if v.valid else v.first_error == -1) and v.explanation
 
 
 def test_verify_cli_contract(tmp_path):
@@ -62,3 +62,24 @@ def test_verify_cli_contract(tmp_path):
     assert r.returncode == 0 and len(out) == 3
     assert out[0]["first_error"] == 0 and out[0]["error_class"] is None and out[0]["n_steps"] == 7
     assert "error" in out[1] and "error" in out[2]
+
+
+def test_no_model_text_is_evaluated_as_code():
+    """Step expressions go through verifiers.safeexpr (a whitelisted syntax tree), never eval/compile."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "verifiers"
+    for name in ("steps.py", "stepparse.py", "stepref.py", "feedback.py"):
+        src = (root / name).read_text()
+        assert not re.search(r"(?<![\w.])(eval|exec|compile)\(", src), name
+    ref = procgen.generate(n=10, seed=2)[0].solution
+    evil = ref.replace("s = u*t + a*t**2/2", "s = (1).__class__.__bases__[0].__subclasses__()")
+    v = verify("", evil, ref)
+    assert v.valid and (v.first_error, v.error_class) == (3, "CM"), v
+
+
+def test_invalid_verdicts_are_never_all_correct():
+    p = procgen.generate(n=10, seed=2)[1]
+    v = verify(p.question, p.solution, "")  # no reference, no gold answer
+    assert not v.valid and v.first_error == -1

@@ -6,27 +6,23 @@ Shared by the symbolic step verifier with a reference (verifiers.steps) and the 
   expr_text(s)     LaTeX or plain notation -> one plain calculator expression (``\\frac{a}{b}`` ->
                    ``(a)/(b)``, ``\\sqrt{x}`` -> ``sqrt(x)``, ``\\cdot``/``\\times``/``×`` -> ``*``,
                    ``^{..}`` -> ``^(..)``, unicode superscripts, ``\\left(``, ``\\,``)
-  evaluate(s, env) the value of such an expression: the text is parsed with ``ast.parse`` (which runs
-                   no code) and the tree is walked over a whitelist (numbers, names in ``env``, unary
-                   +/-, + - * / ^ **, one-argument calls of the math functions); anything else raises
-                   ExprError. The same walk runs on pint quantities for the dimension check.
+  evaluate(s, env) the value of such an expression, by verifiers.safeexpr: the text is parsed with
+                   ``ast.parse`` (which runs no code) and the tree is walked over a whitelist (numbers,
+                   names in ``env``, unary +/-, + - * / **, one-argument calls of the math functions);
+                   anything else raises ExprError. The same walk runs on pint quantities for the
+                   dimension check (safeexpr.evaluate_objects).
   quantity(s)      ``value unit`` in any form the answer checker reads (``9.8 m/s^2``,
                    ``9.8\\,\\mathrm{m\\,s^{-2}}``, ``48 cm``, ``2.0 \\times 10^3 kg``) -> (SI value, SI unit)
                    via ``verifiers.answer.canonical``.
-
-TODO(safeexpr): when verifiers/safeexpr.py is committed, `evaluate` and `evaluate_objects` become
-thin calls of safeexpr.evaluate / safeexpr.evaluate_objects (same whitelist idea, one copy).
 """
 from __future__ import annotations
 
-import ast
 import math
 import re
 from typing import Any, Callable, Mapping
 
-# TODO(CheckConfig): read from verifiers.answer.CheckConfig once the checker issue moves every
-# tolerance there; this single constant is the step verifier's relative tolerance until then.
-REL_TOL = 2e-3
+from verifiers import safeexpr
+
 
 FUNCS = {"sqrt": math.sqrt, "sin": math.sin, "cos": math.cos, "tan": math.tan, "asin": math.asin,
          "acos": math.acos, "atan": math.atan, "arcsin": math.asin, "arccos": math.acos, "arctan": math.atan,
@@ -37,8 +33,7 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 NONFINITE = re.compile(r"(?<![A-Za-z_])(?:nan|inf|infinity|infty)(?![A-Za-z_])|∞|\\infty", re.I)
 
 
-class ExprError(ValueError):
-    """The text is not an expression of the whitelisted grammar, or cannot be evaluated."""
+ExprError = safeexpr.ExprError  # one error type for "not an expression of the grammar / no value"
 
 
 # --- notation -------------------------------------------------------------------------------------
@@ -46,6 +41,12 @@ class ExprError(ValueError):
 _SUP = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 _GREEK = ("alpha", "beta", "gamma", "delta", "epsilon", "varepsilon", "theta", "lambda", "mu", "nu", "rho",
           "sigma", "tau", "phi", "omega", "eta", "kappa", "Delta", "Omega", "Phi")
+
+
+_UGREEK = {ord(k): f" {v} " for k, v in {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon",
+                                          "θ": "theta", "λ": "lambda", "μ": "mu", "ν": "nu", "ρ": "rho",
+                                          "σ": "sigma", "τ": "tau", "φ": "phi", "ω": "omega", "η": "eta",
+                                          "κ": "kappa", "Δ": "Delta", "Ω": "Omega"}.items()}
 
 
 def _braced(s: str, i: int) -> tuple[str, int] | None:
@@ -86,7 +87,7 @@ def expr_text(s: str) -> str:
     s = (s or "").strip().strip("$").strip()
     if len(s) > MAX_EXPR:
         raise ExprError("expression too long")
-    s = s.replace("−", "-").replace("–", "-").replace("π", "pi").replace("√", "sqrt")
+    s = s.replace("−", "-").replace("–", "-").replace("π", "pi").replace("√", "sqrt").translate(_UGREEK)
     s = re.sub(r"\\(?:left|right|big|Big|displaystyle)\b", "", s)
     s = re.sub(r"\\[,;:!]|\\quad|\\qquad|~", " ", s)
     s = re.sub(r"\\(?:mathrm|text|textrm|rm|mathit|operatorname)\s*\{([^{}]*)\}", r"\1", s)
@@ -129,68 +130,34 @@ def _implicit(s: str) -> str:
 
 # --- evaluation -----------------------------------------------------------------------------------
 
-_BIN = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
-        ast.Div: lambda a, b: a / b, ast.Pow: lambda a, b: a ** b}
-
-
 def names(text: str) -> set[str]:
     """The free names of an expression (function names and pi left out)."""
     return {n for n in _IDENT.findall(expr_text(text)) if n not in FUNCS and n not in CONSTS}
 
 
-def evaluate_objects(text: str, env: Mapping[str, Any], funcs: Mapping[str, Callable] | None = None,
-                     plain: bool = False) -> Any:
-    """Walk the whitelisted syntax tree of `text` over the objects in `env` (floats or pint quantities)."""
-    src = text if plain else expr_text(text)
-    try:
-        tree = ast.parse(src, mode="eval")
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        raise ExprError(f"not an expression: {text[:40]!r}") from None
-    fn = FUNCS if funcs is None else funcs
-
-    def walk(node, depth=0):
-        if depth > 60:
-            raise ExprError("expression too deeply nested")
-        if isinstance(node, ast.Expression):
-            return walk(node.body, depth + 1)
-        if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-            return float(node.value)
-        if isinstance(node, ast.Name):
-            if node.id in env:
-                return env[node.id]
-            if node.id in CONSTS:
-                return CONSTS[node.id]
-            raise ExprError(f"unknown name {node.id}")
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-            v = walk(node.operand, depth + 1)
-            return -v if isinstance(node.op, ast.USub) else v
-        if isinstance(node, ast.BinOp) and type(node.op) in _BIN:
-            a, b = walk(node.left, depth + 1), walk(node.right, depth + 1)
-            if isinstance(node.op, ast.Pow):
-                bm = getattr(b, "magnitude", b)
-                if isinstance(bm, float) and abs(bm) > 1000:
-                    raise ExprError("exponent too large")
-            return _BIN[type(node.op)](a, b)
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in fn
-                and len(node.args) == 1 and not node.keywords):
-            return fn[node.func.id](walk(node.args[0], depth + 1))
-        raise ExprError(f"{type(node).__name__} is not allowed in a step expression")
-
-    return walk(tree)
+def evaluate_objects(text: str, env: Mapping[str, Any], funcs: Mapping[str, Callable] | None = None) -> Any:
+    """The expression's value over the objects in `env` (e.g. pint quantities): safeexpr.evaluate_objects on
+    the plain form of `text`. The objects' own errors (a pint DimensionalityError) propagate."""
+    return safeexpr.evaluate_objects(expr_text(text), env, funcs, max_len=4 * MAX_EXPR)
 
 
 def evaluate(text: str, env: Mapping[str, float]) -> float:
-    """The finite float value of an expression; ExprError when it cannot be had."""
-    try:
-        v = complex(evaluate_objects(text, env))
-    except (ZeroDivisionError, OverflowError, ValueError, TypeError) as e:
-        raise ExprError(f"cannot evaluate {text[:40]!r}: {type(e).__name__}") from None
-    if abs(v.imag) > 1e-12 * max(1.0, abs(v.real)) or not math.isfinite(v.real):
-        raise ExprError(f"{text[:40]!r} is not a finite real number")
-    return v.real
+    """The finite float value of an expression (safeexpr.evaluate); ExprError when it cannot be had."""
+    return safeexpr.evaluate(expr_text(text), {k: float(v) for k, v in env.items()}, max_len=4 * MAX_EXPR)
 
 
-def close(a: float, b: float, rel: float = REL_TOL) -> bool:
+def rel_tol() -> float:
+    """The step verifier's relative tolerance: the checker's (verifiers.answer.CheckConfig.rel_tol)."""
+    from verifiers.answer import CheckConfig
+
+    return CheckConfig().rel_tol
+
+
+def close(a: float, b: float, rel: float | None = None) -> bool:
+    """Relative closeness of two finite numbers at CheckConfig's rel_tol. Purely relative on purpose:
+    CheckConfig.zero_tol (an absolute 1e-12) would make every SI quantity below 1e-12 (photon energies
+    in J, charges in C) equal to every other; see the report of the step-verifier issue."""
+    rel = rel_tol() if rel is None else rel
     return math.isfinite(a) and math.isfinite(b) and abs(a - b) <= rel * max(abs(a), abs(b), 1e-300)
 
 
@@ -222,7 +189,7 @@ _LHS = re.compile(r"^\s*(?:[A-Za-z ,'()-]{0,60}?[:,]\s*)?(\\?[A-Za-z][A-Za-z_0-9
 def lhs_name(lhs: str) -> str | None:
     """The symbol on the left of `=` (prose before a colon dropped, LaTeX subscripts flattened)."""
     lhs = re.sub(r"^.*?:\s*", "", lhs.strip()) if ":" in lhs else lhs.strip()
-    lhs = lhs.strip("$ ").replace("\\", "")
+    lhs = lhs.strip("$ ").replace("\\", "").translate(_UGREEK).strip()
     lhs = re.sub(r"_\{([A-Za-z0-9]+)\}", r"_\1", lhs)
     for g in _GREEK:
         lhs = re.sub(rf"^{g}(?=_|$)", g, lhs)

@@ -51,6 +51,11 @@ def verify_reference_free(question: str, solution: str, gold: str | None = None)
     # 3. dimensional consistency of every governing equation
     if not sol_eqs:
         return invalid("no governing equation of the form `quantity = expression`: nothing to check", n)
+    for lhs, parts, _ in sol_eqs:
+        try:
+            P.names(parts[-1])
+        except P.ExprError as e:
+            return _v(3, f"the equation for {lhs} cannot be read as an expression ({e})", n)
     dims = [dimension_ok(parts[-1], lhs, units) for lhs, parts, _ in sol_eqs]
     for (lhs, _, _), d in zip(sol_eqs, dims):
         if d is False:

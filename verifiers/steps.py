@@ -66,7 +66,7 @@ class StepVerdict:
         return d
 
 
-def _close(a, b, rel=P.REL_TOL):
+def _close(a, b, rel=2e-3):
     """Kept for r3bench.procgen.oracle (its import): relative closeness of two finite floats."""
     return P.close(a, b, rel)
 
@@ -324,6 +324,10 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
     for i, (lhs, parts, _) in enumerate(sol_eqs):
         rhs = parts[-1]
         goal = known.get(lhs) or (known.get(target) if i == len(sol_eqs) - 1 and target else None)
+        try:
+            P.names(rhs)
+        except P.ExprError as e:  # not an expression of the grammar: no law can be read from it
+            return _v(3, f"the equation for {lhs} cannot be read as an expression ({e})", n)
         try:
             val = P.evaluate(rhs, true_env)
         except P.ExprError:
