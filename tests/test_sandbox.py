@@ -382,3 +382,13 @@ def test_seccomp_filter_in_a_child_process():
     assert ast.literal_eval(p.stdout) == [("unshare", -1, "EPERM"), ("clone3", -1, "ENOSYS"), ("keyctl", -1, "EPERM"),
                               ("mknod", 1), ("thread", 1)]
     assert not os.path.exists("/tmp/never")
+
+
+def test_the_supervisor_kills_the_worker_if_the_host_does_not(monkeypatch):
+    """Should the host die (here: its kill is switched off), the supervisor ends the run at wall_s + 2 s."""
+    import verifiers.sandbox as sb
+
+    monkeypatch.setattr(sb, "_killpg", lambda pgid: None)
+    t = time.monotonic()
+    r = _expect(run_python("import time\ntime.sleep(20)", SandboxLimits(wall_s=1)), "timeout")
+    assert time.monotonic() - t < 8, r  # not the 20 s of the sleep
