@@ -43,10 +43,14 @@ _GREEK = ("alpha", "beta", "gamma", "delta", "epsilon", "varepsilon", "theta", "
           "sigma", "tau", "phi", "omega", "eta", "kappa", "Delta", "Omega", "Phi")
 
 
-_UGREEK = {ord(k): f" {v} " for k, v in {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon",
+_UGREEK = {ord(k): v for k, v in {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon",
                                           "θ": "theta", "λ": "lambda", "μ": "mu", "ν": "nu", "ρ": "rho",
                                           "σ": "sigma", "τ": "tau", "φ": "phi", "ω": "omega", "η": "eta",
                                           "κ": "kappa", "Δ": "Delta", "Ω": "Omega"}.items()}
+
+
+_DELTA = re.compile(r"(?:\\Delta|Δ)\s*([A-Za-z])")  # \Delta T, ΔT -> Delta_T (one symbol)
+_DEG = re.compile(r"(\d+(?:\.\d+)?)\s*(?:°|\^\s*\{?\\circ\}?|\\circ|\\degree|\s+deg(?:rees?)?\b)")
 
 
 def _braced(s: str, i: int) -> tuple[str, int] | None:
@@ -87,7 +91,9 @@ def expr_text(s: str) -> str:
     s = (s or "").strip().strip("$").strip()
     if len(s) > MAX_EXPR:
         raise ExprError("expression too long")
-    s = s.replace("−", "-").replace("–", "-").replace("π", "pi").replace("√", "sqrt").translate(_UGREEK)
+    s = s.replace("−", "-").replace("–", "-").replace("π", " pi ").replace("√", "sqrt")
+    s = _DELTA.sub(r"Delta_\1", s).translate(_UGREEK)
+    s = _DEG.sub(r"(\1*pi/180)", s)  # 30° inside an expression: radians, as sin/cos expect
     s = re.sub(r"\\(?:left|right|big|Big|displaystyle)\b", "", s)
     s = re.sub(r"\\[,;:!]|\\quad|\\qquad|~", " ", s)
     s = re.sub(r"\\(?:mathrm|text|textrm|rm|mathit|operatorname)\s*\{([^{}]*)\}", r"\1", s)
@@ -189,7 +195,7 @@ _LHS = re.compile(r"^\s*(?:[A-Za-z ,'()-]{0,60}?[:,]\s*)?(\\?[A-Za-z][A-Za-z_0-9
 def lhs_name(lhs: str) -> str | None:
     """The symbol on the left of `=` (prose before a colon dropped, LaTeX subscripts flattened)."""
     lhs = re.sub(r"^.*?:\s*", "", lhs.strip()) if ":" in lhs else lhs.strip()
-    lhs = lhs.strip("$ ").replace("\\", "").translate(_UGREEK).strip()
+    lhs = _DELTA.sub(r"Delta_\1", lhs.strip("$ ")).replace("\\", "").translate(_UGREEK).strip()
     lhs = re.sub(r"_\{([A-Za-z0-9]+)\}", r"_\1", lhs)
     for g in _GREEK:
         lhs = re.sub(rf"^{g}(?=_|$)", g, lhs)
@@ -248,6 +254,22 @@ def numbers_in(text: str) -> list[float]:
                 out.append(q[0])
                 break
     return out
+
+
+def symbol_text(s: str) -> str:
+    """Prose with its symbols in the verifier's spelling: θ2 -> theta2, $v_{0}$ -> v_0, \\Delta T -> Delta_T."""
+    s = _DELTA.sub(r"Delta_\1", s or "").translate(_UGREEK)
+    s = re.sub(r"_\{([A-Za-z0-9]+)\}", r"_\1", s)
+    return re.sub(r"\\(?=[A-Za-z])|\$", "", s)
+
+
+def given(v: float, qnums: list[float]) -> bool:
+    """Whether a value is a number of the question, or the difference or sum of two of them (a
+    temperature change 80 - 20 = 60 K, a total mass)."""
+    if any(close(v, x) for x in qnums):
+        return True
+    q = qnums[:40]
+    return any(close(v, abs(a - b)) or close(v, a + b) for i, a in enumerate(q) for b in q[i + 1:])
 
 
 def unit_of(text: str) -> str | None:
@@ -342,10 +364,11 @@ def same_law(principle: str, reference: str) -> tuple[bool, str]:
     key may contradict one of the reference's (CONFLICTS: 'frictionless' against 'friction', series
     against parallel, ...). Without a key, word overlap (Jaccard >= 0.5) decides.
     """
-    a, b = laws(principle), laws(reference) - OPTIONAL
+    a, b = laws(principle), laws(reference)
     for x, y in CONFLICTS:
         if (x in a and y in b and x not in b) or (y in a and x in b and y not in b):
             return False, f"the principle says {x if x in a else y} where {y if x in a else x} applies"
+    b -= OPTIONAL  # an idealisation may go unsaid, but not be contradicted (checked above)
     if b:
         missing = sorted(b - a)
         return (not missing), ("names the same law" if not missing else

@@ -65,7 +65,7 @@ def verify_reference_free(question: str, solution: str, gold: str | None = None)
     # 4. identified values against the question's givens and the physical constants
     qnums = P.numbers_in(question or "")
     for s, v, u, text, _ in svals:
-        if any(P.close(v, x) for x in qnums) or any(P.close(v, c, 5e-3) for c in _CONST_VALUES):
+        if P.given(v, qnums) or any(P.close(v, c, 5e-3) for c in _CONST_VALUES):
             continue
         return _v(4, f"the value {s} = {text} is neither a number of the question nor a physical constant", n)
     checked.append("values")

@@ -176,7 +176,7 @@ def _asked_clause(pa: str) -> str:
 
 def _target_names(ref, target: str) -> set[str]:
     """Words naming the target in the reference's analysis: 'the distance travelled (s)' -> distance."""
-    pa = ref.get("problem_analysis").content if ref.get("problem_analysis") else ""
+    pa = P.symbol_text(ref.get("problem_analysis").content if ref.get("problem_analysis") else "")
     out = set()
     for m in re.finditer(rf"((?:[A-Za-z-]+\s+){{1,4}})\(\s*\$?{re.escape(target)}\$?\s*\)", pa):
         words = [w.lower() for w in m.group(1).split() if w.lower() not in ("the", "a", "an", "of", "its", "for")]
@@ -198,7 +198,7 @@ def _check_target(sol, ref) -> str | None:
     tgt = _ref_target(ref)
     if not tgt:
         return None
-    pa = sol.get("problem_analysis").content
+    pa = P.symbol_text(sol.get("problem_analysis").content)
     clause = _asked_clause(pa)
     names = _target_names(ref, tgt)
     unknowns = re.split(r"\b(?:given|known|data)\b", pa, maxsplit=1, flags=re.I)[0]  # the text before the givens
@@ -349,7 +349,7 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
             continue
         if any(ru == u and P.close(rv, v) for rv, ru in rvals.values()):
             continue
-        if qnums and not any(P.close(v, x) for x in qnums):
+        if qnums and not P.given(v, qnums):
             return _v(4, f"the value {s} = {text} appears nowhere in the problem", n)
     defined = {s for s, *_ in svals} | {lhs for lhs, _, _ in sol_eqs}
     for lhs, parts, _ in sol_eqs:
