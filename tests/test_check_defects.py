@@ -151,6 +151,10 @@ def test_one_tolerance():
     assert close(2.509, 2.5, CheckConfig(mode="jeebench")) and not close(2.52, 2.5, CheckConfig(mode="jeebench"))
     assert not close(float("nan"), float("nan")) and not close(float("inf"), float("inf"))
     assert close(0.0, 0.0) and not close(0.0, 1e-6)
+    assert not close(9.029e-19, 3.421e-19) and close(3.42e-19, 3.421e-19)  # tiny values: relative, not absolute
+    assert not check("9.029e-19 J", "3.421e-19 J").equivalent
+    assert not check(r"\boxed{9.029 \times 10^{-19}}", r"3.421 \times 10^{-19}", kind="symbolic").equivalent
+    assert check(r"\boxed{3.42 \times 10^{-19}}", r"3.421 \times 10^{-19}", kind="symbolic").equivalent
     # the checker and the helper agree, and a looser rel_tol loosens both the numeric and the
     # constant-symbolic comparison
     loose = CheckConfig(rel_tol=0.05)

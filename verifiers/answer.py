@@ -31,7 +31,7 @@ class CheckConfig:
     abs_tol:     when set, an absolute tolerance replaces rel_tol in the default mode
     jee_abs_tol: JEEBench Integer/Numeric tolerance, |gold - pred| <= 0.01 (compute_metrics.py)
     sym_rel_tol: relative tolerance of numeric sampling when expressions have free symbols
-    zero_tol:    |a - b| below which two numbers are equal whatever rel_tol says (a reference of 0)
+    zero_tol:    when one of two numbers is exactly 0, |a - b| below which they are equal
     mode:        default | jeebench (official scores) | jeebench_marks (exam marks)
     timeout_s:   the hard limit of one symbolic comparison's own work (see verifiers.worker)
     isolate:     False runs sympy in-process, without a hard limit (debugging only)
@@ -64,7 +64,8 @@ def close(a: float, b: float, cfg: CheckConfig = CheckConfig()) -> bool:
     """The checker's numeric equality, for every caller that compares numbers (step verifier, rewards).
 
     Finite numbers only. jeebench modes: |a - b| <= cfg.jee_abs_tol (JEEBench compute_metrics.py);
-    abs_tol set: |a - b| <= abs_tol; otherwise |a - b| <= rel_tol * max(|a|, |b|) or <= zero_tol.
+    abs_tol set: |a - b| <= abs_tol; otherwise |a - b| <= rel_tol * max(|a|, |b|), or, when one of
+    them is 0, |a - b| <= zero_tol (physics values of 1e-19 are compared relatively, never absolutely).
 
     >>> close(12.4, 12.5), close(13.0, 12.5)
     (True, False)
@@ -79,7 +80,9 @@ def close(a: float, b: float, cfg: CheckConfig = CheckConfig()) -> bool:
         return abs(a - b) <= cfg.jee_abs_tol  # exactly the official float comparison
     if cfg.abs_tol is not None:
         return abs(a - b) <= cfg.abs_tol
-    return math.isclose(a, b, rel_tol=cfg.rel_tol, abs_tol=cfg.zero_tol)
+    if a == 0 or b == 0:  # no scale to be relative to; only here does an absolute floor apply
+        return abs(a - b) <= cfg.zero_tol
+    return math.isclose(a, b, rel_tol=cfg.rel_tol)
 
 
 _SUP = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")

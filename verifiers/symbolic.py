@@ -230,7 +230,9 @@ def _names(expr):
 
 # ---------------------------------------------------------------- comparison
 def _close(a: complex, b: complex, rel: float) -> bool:
-    return abs(a - b) <= rel * max(abs(a), abs(b)) or abs(a - b) <= 1e-12
+    if a == 0 or b == 0:  # relative to nothing: an absolute floor, only here (1e-19 J is not 0)
+        return abs(a - b) <= 1e-12
+    return abs(a - b) <= rel * max(abs(a), abs(b))
 
 
 def _numbers(a, b, rel_tol: float):
