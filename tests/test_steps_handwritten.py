@@ -81,3 +81,26 @@ def test_without_a_reference_no_silent_all_correct():
     assert v.valid is False and v.first_error != 0  # it was r = 1 ("no error") before
     v = verify(p.question, p.solution, p.answer)  # the gold answer: the reference-free mode verifies it
     assert v.valid and v.first_error == 0
+
+
+REGRESSIONS = {  # held-out rows each of which exposed a verifier defect the first time it was run
+    "B-2": "'friction' where the reference says frictionless was not caught",
+    "H-1": "'inelastic collision' matched the elastic-collision law",
+    "F-1": "prose analysis 'Call that distance s' not read as naming the target",
+    "L-1": "θ2 and sin(30°) not read",
+    "N-1": "\\Delta T not one symbol; a temperature difference not a given",
+    "P-1": "a principle naming both uniform velocity and constant acceleration called a contradiction",
+    "Q-1": "½ not read",
+    "S-1": "P = V^2/R read as centripetal (v^2/r)",
+    "S-2": "same, on an erroneous solution",
+    "T-1": "T_{1/2} not one symbol",
+    "T-3": "numbers substituted in their written unit (grams) compared with SI values",
+}
+
+
+def test_regressions_found_by_the_heldout_batches():
+    by_id = {r["id"]: r for r in ROWS}
+    for rid, what in REGRESSIONS.items():
+        r = by_id[rid]
+        v = verify(r["question"], r["solution"], r["reference"])
+        assert (v.first_error, v.error_class) == (r["first_error"], r["error_class"]), (rid, what, v)

@@ -49,6 +49,7 @@ _UGREEK = {ord(k): v for k, v in {"α": "alpha", "β": "beta", "γ": "gamma", "�
                                           "κ": "kappa", "Δ": "Delta", "Ω": "Omega"}.items()}
 
 
+_HALF = re.compile(r"_\{\s*1\s*/\s*2\s*\}|_\(1/2\)|_½")  # T_{1/2} -> T_half
 _DELTA = re.compile(r"(?:\\Delta|Δ)\s*([A-Za-z])")  # \Delta T, ΔT -> Delta_T (one symbol)
 _DEG = re.compile(r"(\d+(?:\.\d+)?)\s*(?:°|\^\s*\{?\\circ\}?|\\circ|\\degree|\s+deg(?:rees?)?\b)")
 
@@ -91,8 +92,8 @@ def expr_text(s: str) -> str:
     s = (s or "").strip().strip("$").strip()
     if len(s) > MAX_EXPR:
         raise ExprError("expression too long")
-    s = s.replace("−", "-").replace("–", "-").replace("π", " pi ").replace("√", "sqrt")
-    s = _DELTA.sub(r"Delta_\1", s).translate(_UGREEK)
+    s = s.replace("−", "-").replace("–", "-").replace("π", " pi ").replace("√", "sqrt").replace("½", "(1/2)")
+    s = _DELTA.sub(r"Delta_\1", _HALF.sub("_half", s)).translate(_UGREEK)
     s = _DEG.sub(r"(\1*pi/180)", s)  # 30° inside an expression: radians, as sin/cos expect
     s = re.sub(r"\\(?:left|right|big|Big|displaystyle)\b", "", s)
     s = re.sub(r"\\[,;:!]|\\quad|\\qquad|~", " ", s)
@@ -195,7 +196,7 @@ _LHS = re.compile(r"^\s*(?:[A-Za-z ,'()-]{0,60}?[:,]\s*)?(\\?[A-Za-z][A-Za-z_0-9
 def lhs_name(lhs: str) -> str | None:
     """The symbol on the left of `=` (prose before a colon dropped, LaTeX subscripts flattened)."""
     lhs = re.sub(r"^.*?:\s*", "", lhs.strip()) if ":" in lhs else lhs.strip()
-    lhs = _DELTA.sub(r"Delta_\1", lhs.strip("$ ")).replace("\\", "").translate(_UGREEK).strip()
+    lhs = _DELTA.sub(r"Delta_\1", _HALF.sub("_half", lhs.strip("$ "))).replace("\\", "").translate(_UGREEK).strip()
     lhs = re.sub(r"_\{([A-Za-z0-9]+)\}", r"_\1", lhs)
     for g in _GREEK:
         lhs = re.sub(rf"^{g}(?=_|$)", g, lhs)
@@ -258,9 +259,22 @@ def numbers_in(text: str) -> list[float]:
 
 def symbol_text(s: str) -> str:
     """Prose with its symbols in the verifier's spelling: θ2 -> theta2, $v_{0}$ -> v_0, \\Delta T -> Delta_T."""
-    s = _DELTA.sub(r"Delta_\1", s or "").translate(_UGREEK)
+    s = _DELTA.sub(r"Delta_\1", _HALF.sub("_half", s or "")).translate(_UGREEK)
     s = re.sub(r"_\{([A-Za-z0-9]+)\}", r"_\1", s)
     return re.sub(r"\\(?=[A-Za-z])|\$", "", s)
+
+
+_RAW = re.compile(r"^\s*([-+−]?\s*(?:\d+\.?\d*|\.\d+)(?:[eE][-+−]?\d+)?"
+                  r"(?:\s*(?:\\times|×|\*|\\cdot|·)\s*10\s*(?:\^|\*\*)\s*\{?\s*\(?[-+−]?\d+\)?\s*\}?|\s*×\s*10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)?)")
+
+
+def raw_number(text: str) -> float | None:
+    """The number of a `value unit` text as written, in its own unit (`48 cm` -> 48, `3.9 \\times 10^{3} kg` -> 3900)."""
+    m = _RAW.match(text or "")
+    if not m:
+        return None
+    q = quantity(m.group(1))
+    return q[0] if q is not None and not q[1] else None
 
 
 def given(v: float, qnums: list[float]) -> bool:
@@ -295,7 +309,7 @@ LAWS = {
     "gravity_work": r"work (?:done )?against gravity",
     "work": r"\bwork\b",
     "spring": r"spring|hooke|elastic (?:potential )?energy",
-    "centripetal": r"centripetal|circular motion|v\s*\^?\s*2\s*/\s*r",
+    "centripetal": r"centripetal|circular motion",
     "gravitation": r"law of (?:universal )?gravitation|gravitational (?:force|field|attraction)|g\s*m\s*/\s*r",
     "kepler": r"kepler",
     "shm": r"simple harmonic|harmonic oscillat|pendulum|oscillat",
@@ -366,7 +380,7 @@ def same_law(principle: str, reference: str) -> tuple[bool, str]:
     """
     a, b = laws(principle), laws(reference)
     for x, y in CONFLICTS:
-        if (x in a and y in b and x not in b) or (y in a and x in b and y not in b):
+        if (x in a and y in b and x not in b and y not in a) or (y in a and x in b and y not in b and x not in a):
             return False, f"the principle says {x if x in a else y} where {y if x in a else x} applies"
     b -= OPTIONAL  # an idealisation may go unsaid, but not be contradicted (checked above)
     if b:

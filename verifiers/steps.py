@@ -272,9 +272,18 @@ def _eval_units(text: str, env: dict) -> float:
         return P.evaluate(text, {**env, **{f: 1.0 for f in free}})
 
 
+def _is_quantity(part: str) -> bool:
+    """`number [unit]` (3.6 N, 5.02 \\times 10^{5} J, 10 g), as opposed to an expression (80/8, 1.8/0.50)."""
+    m = P._RAW.match(part or "")
+    if not m:
+        return False
+    rest = part[m.end():].strip()
+    return not rest or bool(re.match(r"[A-Za-zµΩ°\\%]", rest))
+
+
 def _result(part: str, env: dict) -> float:
     """A calculation part's value: a quantity in SI when it reads as one, else the expression's value."""
-    q = P.quantity(part) if re.match(r"^\s*[-+]?\s*(\d|\.\d)", part) else None
+    q = P.quantity(part) if _is_quantity(part) else None
     if q is not None:
         return q[0]
     return _eval_units(part, env)
@@ -363,20 +372,34 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
     return _check_arithmetic(sol, sol_eqs, {s: v for s, v, *_ in svals}, true_env, n, known.get(target))
 
 
+def _raw(part: str, env: dict) -> float:
+    """A part's number as written (in its own unit), else the expression's value with env."""
+    x = P.raw_number(part) if _is_quantity(part) else None
+    return x if x is not None else _eval_units(part, env)
+
+
 def _check_arithmetic(sol, sol_eqs, own_vals: dict, true_env: dict, n: int, ref_answer) -> StepVerdict:
-    """Steps 5-7 from the solution's own lines (shared with the reference-free mode)."""
+    """Steps 5-7 from the solution's own lines (shared with the reference-free mode).
+
+    Numbers may be substituted in SI (the values read in SI) or as written in their own units
+    (`N0 = 80 g` substituted as 80): each substitution is matched in either system, and its
+    calculation is compared in the system its substitution used.
+    """
     subs, calcs = P.equations(sol.get("substitution")), P.equations(sol.get("calculation"))
     calc_of = {}
     for lhs, parts, i in calcs:
         calc_of.setdefault(lhs, []).append((parts, i))
     own = dict(own_vals)
+    raw = {s: x for s, _, _, text, _ in P.values(sol.get("value_identification"))
+           if (x := P.raw_number(text)) is not None}
     for lhs, parts, _ in calcs:  # the solution's own results feed later substitutions
-        try:
-            own[lhs] = _result(parts[-1], own)
-        except P.ExprError:
-            pass
+        for env, fn in ((own, _result), (raw, _raw)):
+            try:
+                env[lhs] = fn(parts[-1], env)
+            except P.ExprError:
+                pass
     # 5. substitutions, each against its equation (own values, or true ones), in the order of the text
-    errors, got_of, used = [], {}, set()
+    errors, got_of, mode_of, used = [], {}, {}, set()
     for k, (lhs, eq_parts, _) in enumerate(sol_eqs):
         j = next((j for j, (l, _, _) in enumerate(subs) if l == lhs and j not in used), None)
         if j is None and k < len(subs) and k not in used and subs[k][0] not in {e[0] for e in sol_eqs}:
@@ -387,9 +410,9 @@ def _check_arithmetic(sol, sol_eqs, own_vals: dict, true_env: dict, n: int, ref_
         used.add(j)
         _, parts, line = subs[j]
         expect = []
-        for env in (own, true_env):
+        for mode, env in (("si", own), ("si", true_env), ("raw", raw)):
             try:
-                expect.append(P.evaluate(eq_parts[-1], env))
+                expect.append((mode, P.evaluate(eq_parts[-1], env)))
             except P.ExprError:
                 pass
         try:
@@ -397,15 +420,16 @@ def _check_arithmetic(sol, sol_eqs, own_vals: dict, true_env: dict, n: int, ref_
         except P.ExprError as e:
             errors.append((line, f"the substitution for {lhs} cannot be evaluated ({e})"))
             continue
-        if expect and not any(P.close(vals[0], x) for x in expect):
+        hit = next((mode for mode, x in expect if P.close(vals[0], x)), None)
+        if expect and hit is None:
             errors.append((line, f"the substitution for {lhs} gives {vals[0]:.4g}; its equation at the identified "
-                                 f"values gives {expect[0]:.4g}"))
+                                 f"values gives {expect[0][1]:.4g}"))
             continue
         bad = next((p for p, x in zip(parts[1:], vals[1:]) if not P.close(x, vals[0])), None)
         if bad is not None:
             errors.append((line, f"the substitution for {lhs} does not simplify to {bad}"))
             continue
-        got_of[lhs] = vals[-1]
+        got_of[lhs], mode_of[lhs] = vals[-1], hit or "si"
     if errors:
         return _v(5, min(errors)[1], n)
     # 6. calculations: every part of every line for a quantity equals its substitution
@@ -418,7 +442,7 @@ def _check_arithmetic(sol, sol_eqs, own_vals: dict, true_env: dict, n: int, ref_
         for parts, line in lines_:
             for p in parts:
                 try:
-                    x = _result(p, own)
+                    x = _raw(p, raw) if mode_of[lhs] == "raw" else _result(p, own)
                 except P.ExprError as e:
                     errors.append((line, f"the calculation of {lhs} cannot be read ({e})"))
                     break
