@@ -67,6 +67,7 @@ def test_no_evaluator_sees_model_text_in_process(monkeypatch):
     ("The answer is BD", "B", None),
     ("The correct option is BD", "B", "mcq"),
     ("The answer is 1, 200 J", "200 J", None),
+    ("The work done is 1,200 J.", "200 J", None),  # the old checker read the sentence's 200 J
     ("1,200 J", "200 J", None),
     (r"\boxed{1{,}200 J}", "200 J", None),
     (r"The speed of light is 3.0 \times 10^{8} m/s in vacuum", "1e8 m/s", None),
