@@ -67,7 +67,8 @@ class _Worker:
         r, w = os.pipe()
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-s", "-P", "-c", _BOOT, _ROOT, str(w)], stdin=subprocess.PIPE,
+                [sys.executable, "-s", *(["-P"] if sys.version_info >= (3, 11) else []), "-c", _BOOT, _ROOT, str(w)],
+                stdin=subprocess.PIPE,
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={"PYTHONHASHSEED": "0"},
                 pass_fds=(w,), close_fds=True, cwd="/")
         except BaseException:
