@@ -95,6 +95,9 @@ REGRESSIONS = {  # held-out rows each of which exposed a verifier defect the fir
     "S-2": "same, on an erroneous solution",
     "T-1": "T_{1/2} not one symbol",
     "T-3": "numbers substituted in their written unit (grams) compared with SI values",
+    "U-1": "\\rho_w split into rho and _w; F_B not matched with F_b; 'upthrust' not a name of the force",
+    "V-1": "kx (k times x written together) not read",
+    "Y-1": "a signed velocity (-8 m/s, a sign convention) not a given",
 }
 
 

@@ -99,8 +99,8 @@ def expr_text(s: str) -> str:
     s = re.sub(r"\\[,;:!]|\\quad|\\qquad|~", " ", s)
     s = re.sub(r"\\(?:mathrm|text|textrm|rm|mathit|operatorname)\s*\{([^{}]*)\}", r"\1", s)
     s = re.sub(r"\\cdot|\\times|×|·|⋅", "*", s)
-    s = re.sub(r"\\(arcsin|arccos|arctan|sin|cos|tan|exp|ln|log|pi|" + "|".join(_GREEK) + r")(?![A-Za-z])",
-               r" \1 ", s)
+    s = re.sub(r"\\(arcsin|arccos|arctan|sin|cos|tan|exp|ln|log|pi|" + "|".join(_GREEK) + r")(?![A-Za-z])(_?)",
+               lambda m: f" {m.group(1)}{m.group(2) or ' '}", s)  # \rho_w stays one symbol
     s = _latex_groups(s)
     s = re.sub(r"([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)", lambda m: "^(" + m.group(1).translate(_SUP) + ")", s)
     s = re.sub(r"_\{([A-Za-z0-9]+)\}", r"_\1", s)  # v_{0} -> v_0
@@ -280,7 +280,7 @@ def raw_number(text: str) -> float | None:
 def given(v: float, qnums: list[float]) -> bool:
     """Whether a value is a number of the question, or the difference or sum of two of them (a
     temperature change 80 - 20 = 60 K, a total mass)."""
-    if any(close(v, x) for x in qnums):
+    if any(close(v, x) or close(-v, x) for x in qnums):  # a sign convention (v_i = -8 m/s toward the wall)
         return True
     q = qnums[:40]
     return any(close(v, abs(a - b)) or close(v, a + b) for i, a in enumerate(q) for b in q[i + 1:])

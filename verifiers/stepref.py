@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from r3bench import seventag
 from verifiers import stepparse as P
-from verifiers.steps import StepVerdict, _check_arithmetic, _v, dimension_ok, format_error, invalid
+from verifiers.steps import StepVerdict, _check_arithmetic, _v, dimension_ok, format_error, invalid, split_juxtaposed
 
 #: SI values of the physical constants a solution may bring in without the question stating them
 CONSTANTS = {
@@ -46,7 +46,7 @@ def verify_reference_free(question: str, solution: str, gold: str | None = None)
     units = {s: u for s, _, u, _, _ in svals}
     for s, _, u, _, _ in P.values(sol.get("calculation")):
         units.setdefault(s, u)
-    sol_eqs = P.equations(sol.get("governing_equation"))
+    sol_eqs = split_juxtaposed(P.equations(sol.get("governing_equation")), {s for s, *_ in svals})
     checked = []
     # 3. dimensional consistency of every governing equation
     if not sol_eqs:

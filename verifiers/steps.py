@@ -158,11 +158,15 @@ _ASK = re.compile(r"\b(ask|asks|asked|find|finding|determine|calculate|compute|n
                   r"|unknown|seek|sought|what|how|goal|target)\b", re.I)
 _SYN = {"distance": ("far", "displacement", "distance"), "speed": ("fast", "velocity", "speed"),
         "velocity": ("fast", "speed", "velocity"), "time": ("long", "time", "duration"),
-        "height": ("high", "height"), "length": ("long", "length")}
+        "height": ("high", "height"), "length": ("long", "length"), "buoyant": ("upthrust", "buoyant", "buoyancy"),
+        "force": ("force", "upthrust", "push", "pull", "tension"), "energy": ("energy",), "wavelength": ("wavelength",)}
 
 
 def _sym_re(sym: str):
-    return re.compile(rf"(?<![\w'’\\]){re.escape(sym)}(?![\w'’])")
+    """The symbol as a word; a subscript matches in either case (F_b, F_B)."""
+    head, sep, sub = sym.partition("_")
+    pat = re.escape(head) + (f"_(?i:{re.escape(sub)})" if sep else "")
+    return re.compile(rf"(?<![\w'’\\]){pat}(?![\w'’])")
 
 
 def _asked_clause(pa: str) -> str:
@@ -327,7 +331,7 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
     for s, (v, u) in known.items():
         units.setdefault(s, u)
     # 3. governing equations, at the true values
-    sol_eqs = P.equations(get("governing_equation"))
+    sol_eqs = split_juxtaposed(P.equations(get("governing_equation")), {s for s, *_ in svals})
     if not sol_eqs:
         return _v(3, "no governing equation of the form `quantity = expression`", n)
     for i, (lhs, parts, _) in enumerate(sol_eqs):
@@ -376,6 +380,24 @@ def _raw(part: str, env: dict) -> float:
     """A part's number as written (in its own unit), else the expression's value with env."""
     x = P.raw_number(part) if _is_quantity(part) else None
     return x if x is not None else _eval_units(part, env)
+
+
+def split_juxtaposed(eqs, symbols: set) -> list:
+    """Equations with an unknown name that is symbols written together (`kx`, `mgh`) read as their product."""
+    out = []
+    known = set(symbols) | {lhs for lhs, _, _ in eqs}
+    for lhs, parts, line in eqs:
+        rhs = parts[-1]
+        try:
+            free = P.names(rhs)
+        except P.ExprError:
+            out.append((lhs, parts, line))
+            continue
+        for name in sorted(free - known, key=len, reverse=True):
+            if len(name) > 1 and all(ch in known for ch in name):
+                rhs = re.sub(rf"(?<![\w\\]){name}(?!\w)", " ".join(name), rhs)
+        out.append((lhs, parts[:-1] + [rhs], line))
+    return out
 
 
 def _check_arithmetic(sol, sol_eqs, own_vals: dict, true_env: dict, n: int, ref_answer) -> StepVerdict:
