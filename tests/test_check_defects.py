@@ -72,6 +72,9 @@ def test_no_evaluator_sees_model_text_in_process(monkeypatch):
     (r"\boxed{1{,}200 J}", "200 J", None),
     (r"The speed of light is 3.0 \times 10^{8} m/s in vacuum", "1e8 m/s", None),
     (r"so it travels at 3.0 \times 10^{8} m/s.", "1e8 m/s", None),
+    (r"\boxed{x<3 \text{ or } x \geq 3}", "3", None),  # hedges and inequalities are not a value
+    ("The answer is 4 or 3.", "3", None),
+    ("The answer is between 2 and 3 m/s.", "3 m/s", None),
 ])
 def test_false_positives(pred, ref, kind):
     v = check(pred, ref, kind=kind)

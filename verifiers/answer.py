@@ -386,6 +386,8 @@ def _pred_number(a, cfg):
     3. a sentence: the last complete number in it (``The speed is 3.0 \\times 10^{8} m/s in vacuum``
        reads 3e8 m/s, never the 10^8 inside it; ``1,200 J`` reads 1200 J).
     """
+    if _RELATION.search(a):
+        return "an inequality is not a value"
     first_err = None
     try:
         v, u, _ = _parse_num(a)
@@ -427,8 +429,8 @@ def _last_number(a: str):
         covered = got[1]
     if not spans:
         return None
-    if len(spans) > 1 and re.fullmatch(r"\s*[,;]\s*", t[spans[-2][1]:spans[-1][2]]):
-        return None  # "1, 200 J" lists two numbers (or mangles 1,200): not 200 J
+    if len(spans) > 1 and re.fullmatch(r"\s*(?:[,;]|or|and|to|-)\s*", t[spans[-2][1]:spans[-1][2]]):
+        return None  # "1, 200 J" / "4 or 3" / "2 to 3" lists or hedges: not the last number
     v, end, _ = spans[-1]
     rest = t[end:].strip().lstrip("*").strip()
     if rest.startswith("%"):

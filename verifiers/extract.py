@@ -127,6 +127,7 @@ def extract_answer(text):
         return None
     if len(text) > MAX_INPUT:
         text = text[-MAX_INPUT:]
+    text = _CHAT_TURN.sub("\n", text)  # "... is 19. <|im_start|>user": a chat token ends the line
     m = None
     for m in _TAG_RE.finditer(text):
         pass
@@ -158,6 +159,7 @@ def extract_answer(text):
 
 
 _CHAT_TOKEN = re.compile(r"<\|[a-z_]+\|>.*", re.S)
+_CHAT_TURN = re.compile(r"<\|[a-z_]+\|>(?:user|assistant|system)?")
 
 
 def _tail_sentence(text: str) -> str | None:
