@@ -100,6 +100,9 @@ def test_false_positives(pred, ref, kind):
     (r"\boxed{\frac13}", "0.3333", None),
     (r"\boxed{\sqrt3}", "1.732", None),
     (r"\boxed{\frac13}", r"\frac{1}{3}", "symbolic"),
+    ("The answer is 2.5 m/s, not 3 m/s.", "2.5 m/s", None),  # what follows the answer is not the answer
+    ("The answer is 0.75 (i.e. 3/4).", "0.75", None),
+    ("Numerically, the answer is 9, which matches the expected order of magnitude (about 10 units).", "9", None),
 ])
 def test_false_negatives(pred, ref, kind):
     v = check(pred, ref, kind=kind)

@@ -76,10 +76,10 @@ def _answer_sentence(s: str) -> str:
         s = s[cut:].lstrip("=").strip()
         s = s[3:] if s.startswith("is ") else s
     outside = re.sub(r"\$[^$]*\$", lambda m: "#" * len(m.group()), s)
-    m = re.search(r",\s+(?:which|since|because|as|so|i\.e\.|that|where|and|but)\b", outside)
+    m = re.search(r",\s+(?:which|since|because|as|so|i\.e\.|that|where|and|but|not)\b", outside)
     if m:  # "the answer is 9, which matches ... about 10 units": the clause is not the answer
         s = s[:m.start()]
-    s = re.sub(r"\s+\((?=[^()]*[a-z]{2})[^()]*\)\s*$", "", s)  # "6.3 (rounded to two decimals)"
+    s = re.sub(r"\s+\((?=[^()]*(?:[a-z]{2}|\b[ie]\.[eg]\.))[^()]*\)\s*$", "", s)  # "6.3 (rounded)", "(i.e. 3/4)"
     spans = re.findall(r"\$([^$]+)\$", s)
     if len(spans) == 1 and not s.replace("$" + spans[0] + "$", "").strip(" .,:;"):
         return spans[0]
