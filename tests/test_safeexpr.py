@@ -189,3 +189,24 @@ def test_no_eval_in_module():
     src = inspect.getsource(se)
     for bad in ("eval(", "exec(", "sympify(", "parse_expr(", "compile("):
         assert bad not in src.replace("evaluate(", "").replace("evaluate_objects(", "").replace("ast.parse(", "").replace("re.compile(", "")
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_ALPHA = "0123456789.eE+-*/^()_, xyzpisqrtlogabc\t"
+
+
+@settings(max_examples=300, deadline=2000)
+@given(st.text(alphabet=_ALPHA, max_size=80) | st.text(max_size=80))
+def test_any_text_parses_or_raises_exprerror(text):
+    """Whatever the text, the only outcomes are a value or ExprError (never another exception)."""
+    try:
+        out = parse(text)
+        assert isinstance(out, sympy.Expr)
+    except ExprError:
+        pass
+    try:
+        v = evaluate(text, {"x": 1.5, "y": 0.5, "z": 2.0})
+        assert math.isfinite(v)
+    except ExprError:
+        pass
