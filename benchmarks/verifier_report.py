@@ -28,6 +28,7 @@ from verifiers.steps import report, verify  # noqa: E402
 def heldout():
     rows = [json.loads(x) for x in (ROOT / "benchmarks" / "verifier_heldout.jsonl").read_text().splitlines() if x]
     rep = report(rows)
+    rep["batches"] = {b: report([r for r in rows if r["batch"] == b]) for b in sorted({r["batch"] for r in rows})}
     misses = []
     for r in rows:
         v = verify(r["question"], r["solution"], r["reference"])
@@ -65,35 +66,112 @@ def hacking():
     return table, names, m.STATES_RIGHT_ANSWER
 
 
-JEE = {  # hand-made seven-tag solutions for real JEEBench problems (id -> right solution, slip solution)
-    "jeebench-JEE_Adv_2018_Paper_2-12": seventag.render({
-        "problem_analysis": "The problem asks for the decrease in internal energy (dU) in joule.",
-        "principle": "Adiabatic expansion of a monatomic ideal gas: T V^(gamma - 1) stays constant, gamma = 5/3; "
-                     "the internal energy is (3/2) n R T.",
-        "governing_equation": "T2 = T1/8^(2/3)\ndU = 1.5*n*R*(T1 - T2)",
-        "value_identification": "T1 = 100 K\nn = 1 mol\nR = 8.0 J/(mol*K)",
-        "substitution": "T2 = 100/8^(2/3)\ndU = 1.5*1*8.0*(100 - 25)",
-        "calculation": "T2 = 25 K\ndU = 900 J",
-        "final_answer": "\\boxed{900}"}),
+def _st(pa, pr, ge, vi, su, ca, fa):
+    return seventag.render({"problem_analysis": pa, "principle": pr, "governing_equation": ge, "value_identification": vi,
+                            "substitution": su, "calculation": ca, "final_answer": fa})
+
+
+#: hand-made seven-tag solutions of real JEEBench physics problems: id -> [(variant, intended verdict, text)].
+#: "no verdict" is intended where the error (a wrong law with consistent steps) cannot be shown without a
+#: reference: the mode must then say so, not guess.
+JEE = {
+    "jeebench-JEE_Adv_2018_Paper_2-12": [
+        ("right", "0", _st("The problem asks for the decrease in internal energy (dU) in joule.",
+                           "Adiabatic expansion of a monatomic ideal gas: T V^(gamma - 1) stays constant, gamma = 5/3; the "
+                           "internal energy is (3/2) n R T.", "T2 = T1/8^(2/3)\ndU = 1.5*n*R*(T1 - T2)",
+                           "T1 = 100 K\nn = 1 mol\nR = 8.0 J/(mol*K)", "T2 = 100/8^(2/3)\ndU = 1.5*1*8.0*(100 - 25)",
+                           "T2 = 25 K\ndU = 900 J", "\\boxed{900}")),
+        ("slip", "6 CE", None)],
+    "jeebench-JEE_Adv_2020_Paper_2-18": [
+        ("right", "0", _st("We need the steady difference dT between the water and surroundings temperatures, in degrees.",
+                           "Newton's law of cooling: after a long time the absorbed solar power equals the heat lost, k m c dT.",
+                           "dT = I*A/(k*m*c)", "I = 700 W/m^2\nA = 0.05 m^2\nk = 0.001 s^-1\nm = 1 kg\nc = 4200 J/(kg*K)",
+                           "dT = 700*0.05/(0.001*1*4200)", "dT = 8.33 K", "\\boxed{8.33}")),
+        ("slip", "6 CE", None),
+        ("wrong law (k left out)", "3 CM", "dT = I*A/(m*c)|dT = 700*0.05/(1*4200)|dT = 0.00833 K"),
+        ("misread area", "4 MC", "A = 0.5 m^2|dT = 700*0.5/(0.001*1*4200)|dT = 83.3 K")],
+    "jeebench-JEE_Adv_2018_Paper_1-13": [
+        ("right", "0", _st("The problem asks for the average intensity (I2) at 22 cm behind the lens, in kW/m^2.",
+                           "Geometrical optics of a thin convex lens: the light converges to the focus and spreads again; "
+                           "the power through the cone is conserved, so the intensity scales with the inverse area.",
+                           "I2 = I1*(f/(d - f))^2", "I1 = 1.3 kW/m^2\nf = 20 cm\nd = 22 cm", "I2 = 1.3*(20/(22 - 20))^2",
+                           "I2 = 130 kW/m^2", "\\boxed{130}")),
+        ("slip", "6 CE", None)],
+    "jeebench-JEE_Adv_2018_Paper_2-13": [
+        ("right", "0", _st("The problem asks for n, where F = n x 10^-4 N is the force on the anode.",
+                           "Photoelectric emission at threshold: one electron per photon of energy W0; each electron gains "
+                           "e V and its momentum is absorbed by the anode (impulse-momentum).",
+                           "N = P/W0\np = sqrt(2*m_e*e*V)\nF = N*p\nn = F/1e-4",
+                           "P = 200 W\nW0 = 6.25 eV\nm_e = 9e-31 kg\ne = 1.6e-19 C\nV = 500 V",
+                           "N = 200/(6.25*1.6e-19)\np = sqrt(2*9e-31*1.6e-19*500)\nF = 2e20*1.2e-23\nn = 2.4e-3/1e-4",
+                           "N = 2.0e20 s^-1\np = 1.2e-23 kg*m/s\nF = 2.4e-3 N\nn = 24", "\\boxed{24}")),
+        ("slip", "6 CE", None)],
+    "jeebench-JEE_Adv_2017_Paper_1-11": [
+        ("right", "0", _st("The problem asks for the beat frequency (fb) in Hz.",
+                           "Doppler effect twice: the approaching car receives a raised frequency and reflects it as a moving "
+                           "source; the beat frequency is the difference of the two frequencies.",
+                           "f2 = f0*(v + u)/(v - u)\nfb = f2 - f0", "f0 = 492 Hz\nv = 330 m/s\nu = 2 m/s",
+                           "f2 = 492*(330 + 2)/(330 - 2)\nfb = 498 - 492", "f2 = 498 Hz\nfb = 6 Hz", "\\boxed{6}")),
+        ("slip", "6 CE", None),
+        ("wrong law (one Doppler shift)", "no verdict", "f2 = f0*(v + u)/v\nfb = f2 - f0|f2 = 492*(330 + 2)/330\nfb = 494.98 - 492|"
+                                                        "f2 = 494.98 Hz\nfb = 2.98 Hz")],
+    "jeebench-JEE_Adv_2022_Paper_1-25": [
+        ("right", "0", _st("The problem asks for the maximum current (I) in mA.",
+                           "Faraday's law gives a constant induced emf; the LC circuit driven from rest by it oscillates, "
+                           "with the current amplitude emf sqrt(C/L).",
+                           "emf = beta*A\nI = emf*sqrt(C/L)", "beta = 0.04 T/s\nA = 1 m^2\nC = 1e-3 F\nL = 0.1 H",
+                           "emf = 0.04*1\nI = 0.04*sqrt(1e-3/0.1)", "emf = 0.04 V\nI = 4 mA", "\\boxed{4}")),
+        ("slip", "6 CE", None)],
 }
+
+
+def _variant(right: str, label: str, spec):
+    """The text of a variant: a slip multiplies the last calculation by 1.5 (and the answer with it); a spec
+    'equations|substitution|calculation' (or 'value line|substitution|calculation') replaces those steps."""
+    sol = seventag.parse(right)
+    parts = {st.tag: st.content for st in sol.steps}
+    if spec is None:  # slip
+        calc = parts["calculation"].splitlines()
+        lhs, rhs = calc[-1].split("=", 1)
+        num, *unit = rhs.split()
+        calc[-1] = f"{lhs}= {float(num) * 1.5:g} {' '.join(unit)}".rstrip()
+        parts["calculation"] = "\n".join(calc)
+        parts["final_answer"] = f"\\boxed{{{float(num) * 1.5:g}}}"
+        return seventag.render(parts)
+    a, b, c = spec.split("|")
+    key = "value_identification" if "=" in a and a.split("=")[0].strip() in [
+        ln.split("=")[0].strip() for ln in parts["value_identification"].splitlines()] else "governing_equation"
+    if key == "value_identification":
+        name = a.split("=")[0].strip()
+        parts[key] = "\n".join(a if ln.split("=")[0].strip() == name else ln for ln in parts[key].splitlines())
+    else:
+        parts[key] = a
+    parts["substitution"], parts["calculation"] = b, c
+    last = c.splitlines()[-1].split("=", 1)[1].split()[0]
+    parts["final_answer"] = f"\\boxed{{{last}}}"
+    return seventag.render(parts)
 
 
 def reference_free():
     from r3bench import data
 
     recs = {r.id: r for r in data.load("jeebench")}
-    counts, rows = Counter(), []
-    for rid, sol in JEE.items():
+    counts, rows, agree, total = Counter(), [], 0, 0
+    for rid, variants in JEE.items():
         r = recs[rid]
-        slip = sol.replace("dU = 900 J", "dU = 1200 J").replace("\\boxed{900}", "\\boxed{1200}")
-        for label, text in (("hand-made right", sol), ("hand-made slip", slip)):
+        right = variants[0][2]
+        for label, intended, spec in variants:
+            text = right if label == "right" else _variant(right, label, spec)
             v = verify(r.question, text, str(r.answer))
-            rows.append((rid, label, v.first_error, v.error_class, v.valid, v.explanation[:140]))
-            counts[(label, v.error_class if v.valid else "no verdict", v.first_error)] += 1
-    for r in recs.values():  # answer-only outputs and the gold answer wrapped as the last step only
+            got = "no verdict" if not v.valid else ("0" if v.first_error == 0 else f"{v.first_error} {v.error_class}")
+            agree += got == intended
+            total += 1
+            rows.append((rid, label, intended, got, v.explanation[:160]))
+            counts[("hand-made " + ("right" if label == "right" else "erroneous"), got)] += 1
+    for r in recs.values():  # answer-only outputs: the format failure is counted, never a pass
         v = verify(r.question, f"\\boxed{{{r.answer}}}", str(r.answer))
-        counts[("answer only", v.error_class if v.valid else "no verdict", v.first_error)] += 1
-    return rows, counts, len(recs)
+        counts[("answer only (gold)", "no verdict" if not v.valid else f"{v.first_error} {v.error_class}")] += 1
+    return rows, counts, len(recs), (agree, total)
 
 
 def main(argv=None):
@@ -105,18 +183,22 @@ def main(argv=None):
     ho, misses = heldout()
     inj = injected()
     hack, names, right = hacking()
-    rf_rows, rf_counts, n_jee = reference_free()
+    rf_rows, rf_counts, n_jee, (rf_agree, rf_total) = reference_free()
     fmt = lambda x: "-" if x is None else f"{x:.3f}"  # noqa: E731
     md = ["# Step verifier and rewards: measurements", "",
           "Produced by `python benchmarks/verifier_report.py` (symbolic backend, offline).", "",
           "## First-error verdicts", "",
           "| set | n | first-error acc. | class acc. | acc. erroneous | acc. correct | ProcessBench F1 | invalid |",
           "|---|---|---|---|---|---|---|---|"]
-    for name, r in (("hand-written held-out", ho), ("procgen injected (seed 2027)", inj)):
+    sets = [(f"hand-written, batch {b}", r) for b, r in ho["batches"].items()]
+    sets += [("hand-written, all", ho), ("procgen injected (seed 2027)", inj)]
+    for name, r in sets:
         md.append(f"| {name} | {r['n']} | {fmt(r['first_error_accuracy'])} | {fmt(r['class_accuracy'])} | "
                   f"{fmt(r['accuracy_erroneous'])} | {fmt(r['accuracy_correct'])} | {fmt(r['processbench_f1'])} | "
                   f"{r['invalid']} |")
-    md += ["", "Held-out misses:", ""] + ([f"- {m}" for m in misses] or ["- none"])
+    md += ["", "Each hand-written batch was written before it was first run; the fixes its misses showed came after "
+           "(so these figures are after tuning; the first-run figures, the held-out ones, are in docs/verifier.md "
+           "and the commit messages).", "", "Hand-written misses now:", ""] + ([f"- {m}" for m in misses] or ["- none"])
     md += ["", "## Reward of each hacking case beside an honest wrong answer", "",
            "Honest wrong = a complete seven-tag solution with one calculation slip (step 6). "
            "`*` = the hack states one right, finite answer: the answer rewards (outcome, rlvp) pay it as a right "
@@ -126,14 +208,17 @@ def main(argv=None):
         md.append(f"| {case}{star} | " + " | ".join(fmt(hack[r][case]) for r in ("position", "pspo_wrs", "outcome", "rlvp"))
                   + " |")
     md += ["", f"## Reference-free mode on real JEEBench physics problems ({n_jee} problems)", "",
-           "| output | verdict class | first error | count |", "|---|---|---|---|"]
-    for (label, cls, fe), c in sorted(rf_counts.items(), key=lambda kv: str(kv[0])):
-        md.append(f"| {label} | {cls} | {fe} | {c} |")
-    md += ["", "Hand-made solutions:", ""] + [f"- {r[0]} {r[1]}: first_error {r[2]}, {r[3]}, valid {r[4]}: {r[5]}"
-                                             for r in rf_rows]
+           f"Hand-made seven-tag solutions of {len(JEE)} problems (right, a calculation slip, and where written a wrong "
+           f"law or a misread value): verdict as intended for {rf_agree} of {rf_total}. Answer-only outputs for all "
+           f"{n_jee} problems.", "", "| output | verdict | count |", "|---|---|---|"]
+    for (label, got), c in sorted(rf_counts.items()):
+        md.append(f"| {label} | {got} | {c} |")
+    md += ["", "| problem | variant | intended | verdict | explanation |", "|---|---|---|---|---|"]
+    md += [f"| {r[0].removeprefix('jeebench-')} | {r[1]} | {r[2]} | {r[3]} | {r[4].replace('|', '/')} |" for r in rf_rows]
     (out / "summary.md").write_text("\n".join(md) + "\n", encoding="utf-8")
     (out / "results.json").write_text(json.dumps({"heldout": ho, "heldout_misses": misses, "injected": inj,
                                                   "hacking": hack, "reference_free": [list(r) for r in rf_rows],
+                                                  "reference_free_agree": [rf_agree, rf_total],
                                                   "reference_free_counts": {" / ".join(map(str, k)): v
                                                                             for k, v in rf_counts.items()}},
                                                  indent=1, default=str), encoding="utf-8")

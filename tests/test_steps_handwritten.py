@@ -107,3 +107,39 @@ def test_regressions_found_by_the_heldout_batches():
         r = by_id[rid]
         v = verify(r["question"], r["solution"], r["reference"])
         assert (v.first_error, v.error_class) == (r["first_error"], r["error_class"]), (rid, what, v)
+
+
+# ---------------------------------------------------------------- reference-free mode (no seven-tag reference)
+
+Q_LC = ("An LC circuit with L = 0.1 H and C = 10^{-3} F sits in a magnetic field rising at 0.04 T/s through its "
+        "area of 1 m^2. What is the maximum current in mA?")
+RIGHT_LC = seventag.render({
+    "problem_analysis": "The problem asks for the maximum current (I) in mA.",
+    "principle": "Faraday's law gives a constant emf; the LC circuit oscillates with current amplitude emf sqrt(C/L).",
+    "governing_equation": "emf = beta*A\nI = emf*sqrt(C/L)",
+    "value_identification": "beta = 0.04 T/s\nA = 1 m^2\nC = 1e-3 F\nL = 0.1 H",
+    "substitution": "emf = 0.04*1\nI = 0.04*sqrt(1e-3/0.1)", "calculation": "emf = 0.04 V\nI = 4 mA",
+    "final_answer": "\\boxed{4}"})
+
+
+def test_reference_free_right_solution_against_the_gold():
+    v = verify(Q_LC, RIGHT_LC, "4")
+    assert v.valid and v.first_error == 0, v  # 10^{-3} in the question is a given; a bare 4 read in mA
+
+
+def test_reference_free_places_what_it_can_show():
+    misread = RIGHT_LC.replace("A = 1 m^2", "A = 5 m^2").replace("0.04*1\n", "0.04*5\n")
+    assert (verify(Q_LC, misread, "4").first_error, verify(Q_LC, misread, "4").error_class) == (4, "MC")
+    dims = RIGHT_LC.replace("I = emf*sqrt(C/L)", "I = emf*C/L").replace("0.04*sqrt(1e-3/0.1)", "0.04*1e-3/0.1")
+    assert verify(Q_LC, dims, "4").error_class == "CM"
+    slip = RIGHT_LC.replace("I = 4 mA", "I = 6 mA").replace("{4}", "{6}")
+    assert (verify(Q_LC, slip, "4").first_error, verify(Q_LC, slip, "4").error_class) == (6, "CE")
+
+
+def test_reference_free_wrong_law_it_cannot_show_is_no_verdict():
+    """A wrong law with every step consistent: no reference can show it, so valid=False with a reason
+    (the trainers skip and count it) - neither 'all correct' nor a guessed step."""
+    wrong = RIGHT_LC.replace("I = emf*sqrt(C/L)", "I = emf*sqrt(C/L)/2").replace(
+        "0.04*sqrt(1e-3/0.1)", "0.04*sqrt(1e-3/0.1)/2").replace("I = 4 mA", "I = 2 mA").replace("{4}", "{2}")
+    v = verify(Q_LC, wrong, "4")
+    assert not v.valid and v.first_error == -1 and "no step shows the error" in v.explanation

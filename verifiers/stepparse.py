@@ -242,7 +242,8 @@ def numbers_in(text: str) -> list[float]:
     out = [v for w, v in _WORDS.items() if re.search(rf"\b{w}\b", text or "", re.I)]
     t = re.sub(r"\\(?:mathrm|text|rm)\s*\{\s*~?\s*([^{}]*)\}", r" \1", text or "")
     t = re.sub(r"(\d)\s*\\times\s*10\s*\^\s*\{\s*([-+]?\d+)\s*\}", r"\1e\2", t)
-    for m in re.finditer(r"(?<![\w.])[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", t):
+    t = re.sub(r"(?<![\d.])10\s*\^\s*\{?\s*([-+−]?\d+)\s*\}?", lambda m: "1e" + m.group(1).replace("−", "-"), t)
+    for m in re.finditer(r"(?<![\w.^{])[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", t):  # not the 2 of m^2
         try:
             out.append(float(m.group(0)))
         except ValueError:

@@ -45,7 +45,8 @@ def verify_reference_free(question: str, solution: str, gold: str | None = None)
     svals = P.values(sol.get("value_identification"))
     units = {s: u for s, _, u, _, _ in svals}
     for s, _, u, _, _ in P.values(sol.get("calculation")):
-        units.setdefault(s, u)
+        if u:  # a result written without a unit has an unknown unit, not a dimensionless one
+            units.setdefault(s, u)
     sol_eqs = split_juxtaposed(P.equations(sol.get("governing_equation")), {s for s, *_ in svals})
     checked = []
     # 3. dimensional consistency of every governing equation

@@ -482,10 +482,14 @@ def _check_arithmetic(sol, sol_eqs, own_vals: dict, true_env: dict, n: int, ref_
     if qa is None:
         return _v(7, f"the final answer {ans[:40]!r} is not a number with a unit", n)
     if ql is not None:
-        if not P.close(qa[0], ql[0]):
+        # a bare number (JEE style: 'in kW m^-2') is read in the unit the calculation is written in
+        bare_ok = not qa[1] and (lr := P.raw_number(last)) is not None and P.close(qa[0], lr)
+        if not P.close(qa[0], ql[0]) and not bare_ok:
             return _v(7, f"the final answer {ans[:40]} does not follow from the last calculation {last}", n)
-        if ql[1] and qa[1] and qa[1] != ql[1]:  # a bare number is read in the calculation's unit (JEE style)
+        if ql[1] and qa[1] and qa[1] != ql[1]:
             return _v(7, f"the final answer's unit ({qa[1] or 'none'}) is not the calculation's ({ql[1]})", n)
+        if bare_ok and not P.close(qa[0], ql[0]):
+            qa = ql
     if ref_answer is not None and not (P.close(qa[0], ref_answer[0]) and (not ref_answer[1] or qa[1] == ref_answer[1])):
         return invalid(f"every step checks, but the answer {ans[:40]} differs from the reference "
                        f"({ref_answer[0]:.4g} {ref_answer[1]}): the first error could not be placed", n)
