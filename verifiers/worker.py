@@ -242,14 +242,15 @@ if hasattr(os, "register_at_fork"):
 def clear_caches(timeout: float = 10.0):
     """Forget parsed expressions in every idle worker (benchmarks use it to time cold predictions)."""
     p = pool()
-    with p._cv:
-        idle = list(p._idle)
+    with p._cv:  # take the idle workers out of the pool, so that no check uses one meanwhile
+        idle, p._idle = p._idle, []
     for w in idle:
         if w.alive():
             try:
                 w.call({"op": "clear"}, timeout)
             except (WorkerError, WorkerTimeout):
                 pass
+        p._release(w)
     _cache_clear()
 
 
