@@ -83,3 +83,13 @@ def test_invalid_verdicts_are_never_all_correct():
     p = procgen.generate(n=10, seed=2)[1]
     v = verify(p.question, p.solution, "")  # no reference, no gold answer
     assert not v.valid and v.first_error == -1
+
+
+def test_report_counts_no_verdict_as_wrong(monkeypatch):
+    """steps.report counted an invalid verdict (first_error 0) as a correct 'no error' verdict."""
+    from verifiers import steps
+
+    monkeypatch.setitem(steps.BACKENDS, "down", lambda q, s, r: StepVerdict(0, None, "judge down", 7, valid=False))
+    rows = [{"question": "q", "solution": "s", "reference": "r", "first_error": 0, "error_class": None}] * 3
+    r = report(rows, backend="down")
+    assert r["accuracy_correct"] == 0.0 and r["invalid"] == 3 and r["confusion"] == {"none": {"invalid": 3}}

@@ -196,7 +196,8 @@ def ce_feedback(question, solution, verdict, reference=None) -> Feedback:
                 f"Computed exactly in Python from your equation and values, {lhs} = {shown}. "
                 f"Use this value and redo the steps from step {step}.")
     else:
-        why = res.reason if not (res.ok and res.value is not None) else "the result is not a finite number"
+        why = res.reason if not res.ok else ("no result was set" if res.value is None
+                                              else "the result is not a finite number")
         text = (f"Your step {step} has a calculation error: {verdict.explanation}. "
                 f"(The exact computation could not be run: {str(why)[:120]}.)")
     return Feedback("CE", step, text, {"code": code, "quantity": lhs, "sandbox": {
