@@ -56,7 +56,8 @@ def _verdict(args):
 def test_timeout_gives_reasoned_verdict_and_worker_recovers():
     worker.pool().warm(1)
     t0 = time.monotonic()
-    v = check(r"\boxed{\frac{1}{2} m v^2 + \sin(x)^{2}}", "m*v**2/2 + 1 - cos(x)**2", kind="symbolic",
+    n = time.time_ns() % 10_000_000  # a text no worker has cached
+    v = check(rf"\boxed{{\frac{{{n}}}{{2}} m v^2 + \sin(x)^{{2}}}}", f"{n}*m*v**2/2 + 1 - cos(x)**2", kind="symbolic",
               cfg=CheckConfig(timeout_s=0.0005))
     assert time.monotonic() - t0 < 1.0
     assert v.equivalent is False and v.reason.startswith("timeout")
@@ -106,9 +107,12 @@ def test_pool_grows_to_the_callers():
 
 def test_limit_holds_inside_threads():
     cfg = CheckConfig(timeout_s=0.0005)
+    # texts no worker has parsed before (a cached comparison can finish within the limit)
+    fresh = [(rf"\boxed{{\frac{{{i + 7}}}{{2}} m v^2 + \sin(x)^{{2}}}}", f"{i + 7}*m*v**2/2 + sin(x)**2", True)
+             for i in range(6)]
     with ThreadPoolExecutor(max_workers=4) as ex:
         t0 = time.monotonic()
-        vs = list(ex.map(lambda p: check(p[0], p[1], kind="symbolic", cfg=cfg), SYM * 2))
+        vs = list(ex.map(lambda p: check(p[0], p[1], kind="symbolic", cfg=cfg), fresh))
         assert time.monotonic() - t0 < 60.0  # includes restarting killed workers (not counted per check)
     assert all(not v.equivalent and "timeout" in v.reason for v in vs)
     with ThreadPoolExecutor(max_workers=4) as ex:
