@@ -7,7 +7,8 @@ Scores the model (default: SmolLM2-135M-Instruct, no adapter) through lm-eval on
 chat template, the first `limit` documents of the held-out test split (the held-out templates in
 turn). Accuracy gets a Wilson 95% interval (Wilson 1927; the score interval, which stays inside
 [0, 1] and is not degenerate at 0 successes). Writes OUT/summary.json and OUT/summary.md with
-per-template counts and a few responses, so a reader can see what the model does.
+per-template counts and a few responses, and OUT/samples.jsonl (every response with its gold answer
+and verdict), so a reader can see what the model does and audit every counted success.
 """
 from __future__ import annotations
 
@@ -114,6 +115,13 @@ def main(argv=None):
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    with open(out / "samples.jsonl", "w", encoding="utf-8") as fh:
+        for t in tasks:
+            for s in res["samples"][t]:
+                fh.write(json.dumps({"task": t, "doc_id": s["doc_id"], "id": s["doc"]["id"],
+                                     "question": s["doc"]["question"], "answer": s["doc"]["answer"],
+                                     "response": s["filtered_resps"][0] if s["filtered_resps"] else "",
+                                     "acc": s["acc"]}, ensure_ascii=False) + "\n")
     (out / "summary.md").write_text(markdown(summary))
     print(markdown(summary))
 

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import gc
 import json
 import logging
 import math
@@ -423,6 +424,8 @@ class Study:
         tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in samples))
         os.replace(tmp, spath)
         info = getattr(lm, "get_model_info", lambda: {})().get("r3bench_strategy", {})
+        del lm, res  # one model per cell: free it before the next cell loads its own
+        gc.collect()
         metrics = cell_metrics(samples, self.b.bootstrap, seed=hash_seed(cell.id))
         return {"task": task, "n": len(samples), "seconds": seconds, "samples_file": str(spath),
                 "metrics": {k: list(v) for k, v in metrics.items()},
