@@ -276,6 +276,9 @@ def build_parser() -> argparse.ArgumentParser:
     pg.add_argument("--n", type=int, default=2494, help="number of problems (default 2494, the paper's SFT size)")
     pg.add_argument("--seed", type=int, default=0)
     pg.add_argument("--out", required=True, help="output folder")
+    pg.add_argument("--tier", type=int, choices=(1, 2, 3), default=None,
+                    help="curriculum tier: 1 one formula, integer givens and answer; 2 decimals and unit prefixes; "
+                         "3 the full bank; template-level held-out split (default: the full bank, instance split)")
     pg.set_defaults(func=cmd_procgen)
     vf = sub.add_parser("verify", help="step verification: the first wrong step and its error class")
     vf.add_argument("--backend", default="symbolic")
@@ -357,7 +360,7 @@ def cmd_procgen(args: argparse.Namespace) -> int:
     if args.n < 10:
         print("r3bench procgen: --n must be at least 10 (three splits and a balanced verifier set)", file=sys.stderr)
         return 2
-    m = export(args.out, n=args.n, seed=args.seed, log=lambda s: print(s, file=sys.stderr))
+    m = export(args.out, n=args.n, seed=args.seed, tier=args.tier, log=lambda s: print(s, file=sys.stderr))
     print(json.dumps(m, indent=1))
     return 0
 

@@ -128,3 +128,18 @@ def test_results_subcommands_are_listed(capsys):
         assert e.value.code == 0
         assert f"usage: r3bench {cmd}" in capsys.readouterr().out
     assert {"record", "errors", "reproduce"} <= set(build_parser()._subparsers._group_actions[0].choices)
+
+
+def test_procgen_cli_tier_export(tmp_path):
+    """--tier reaches the export: tier-1 rows only, the held-out templates in the manifest (failed before:
+    the flag did not exist)."""
+    p = subprocess.run([sys.executable, "-m", "r3bench.cli", "procgen", "--n", "300", "--seed", "0", "--tier", "1",
+                        "--out", str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    m = json.loads(p.stdout)
+    assert m["tier"] == 1 and m["heldout_templates"]
+    rows = [json.loads(x) for x in (tmp_path / "procgen_test.jsonl").read_text().splitlines()]
+    assert rows and {r["tier"] for r in rows} == {1}
+    bad = subprocess.run([sys.executable, "-m", "r3bench.cli", "procgen", "--n", "300", "--tier", "4", "--out",
+                          str(tmp_path / "x")], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "--tier" in bad.stderr
