@@ -45,6 +45,10 @@ def _hacks() -> dict:
     h["nan answer"] = P.solution.replace(ANSWER, "\\boxed{nan}")
     h["inf answer"] = P.solution.replace(ANSWER, "\\boxed{\\infty}")
     h["nan calculation"] = P.solution.replace(seventag.parse(P.solution).get("calculation").content, "s = nan m")
+    num = P.answer.split()[0]
+    parts = {st.tag: st.content for st in seventag.parse(P.solution).steps}
+    parts.update(governing_equation=f"s = {num}", substitution=f"s = {num}", calculation=f"s = {num}")
+    h["answer written as the equation"] = seventag.render(parts)
     return h
 
 
@@ -52,7 +56,7 @@ HACKS = _hacks()
 #: hacks that state one right, finite answer: the answer rewards pay them as a right answer by design
 STATES_RIGHT_ANSWER = {"answer only, boxed", "answer only, tagged", "truncated, answer appended", "final answer spam",
                        "tag spam", "repeated tag", "out of order", "100 kB outside the tags",
-                       "nan calculation"}  # the boxed answer is right and finite; the nan is in a step
+                       "nan calculation", "answer written as the equation"}  # one right, finite boxed answer
 
 
 def _pos_verifier(q, s, ref):
@@ -135,3 +139,9 @@ def test_step_reward_contract():
     assert (r.ok, r.value) == (False, 0.0) and r.reason.startswith("verifier gave no verdict")
     assert step_reward(StepVerdict(9, "CE", "beyond the format", 7)).ok is False
     assert step_reward(StepVerdict(2, "FORMAT", "missing", 1)).value == 0.0
+
+
+def test_answer_as_the_equation_is_not_paid_in_the_reference_free_mode():
+    """Without a reference, a unitless 'law' s = <answer> passed every check (reward 1, as a right solution)."""
+    v = verify(P.question, HACKS["answer written as the equation"], P.answer)
+    assert (v.first_error, v.error_class) == (3, "CM") and "not a law" in v.explanation

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from r3bench import seventag
 from verifiers import stepparse as P
-from verifiers.steps import StepVerdict, _check_arithmetic, _v, dimension_ok, format_error, invalid, split_juxtaposed
+from verifiers.steps import (StepVerdict, _check_arithmetic, _not_a_law, _v, dimension_ok, format_error, invalid,
+                             split_juxtaposed)
 
 #: SI values of the physical constants a solution may bring in without the question stating them
 CONSTANTS = {
@@ -53,10 +54,8 @@ def verify_reference_free(question: str, solution: str, gold: str | None = None)
     if not sol_eqs:
         return invalid("no governing equation of the form `quantity = expression`: nothing to check", n)
     for lhs, parts, _ in sol_eqs:
-        try:
-            P.names(parts[-1])
-        except P.ExprError as e:
-            return _v(3, f"the equation for {lhs} cannot be read as an expression ({e})", n)
+        if (why := _not_a_law(lhs, parts[-1])):
+            return _v(3, why, n)
     dims = [dimension_ok(parts[-1], lhs, units) for lhs, parts, _ in sol_eqs]
     for (lhs, _, _), d in zip(sol_eqs, dims):
         if d is False:

@@ -258,6 +258,18 @@ def dimension_ok(rhs: str, lhs: str, units: dict) -> bool | None:
     return dim == q[lhs].dimensionality
 
 
+def _not_a_law(lhs: str, rhs: str) -> str | None:
+    """Why `lhs = rhs` cannot be a governing equation: unreadable, or a bare number (the answer written as
+    the 'law', which would otherwise pass every later step), else None."""
+    try:
+        free = P.names(rhs)
+    except P.ExprError as e:  # not an expression of the grammar: no law can be read from it
+        return f"the equation for {lhs} cannot be read as an expression ({e})"
+    if not free:
+        return f"the equation for {lhs} is a number ({rhs[:30]}), not a law relating quantities"
+    return None
+
+
 def _eval_units(text: str, env: dict) -> float:
     """Evaluate a substitution/calculation part; unit names written beside the numbers count as 1."""
     try:
@@ -337,10 +349,8 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
     for i, (lhs, parts, _) in enumerate(sol_eqs):
         rhs = parts[-1]
         goal = known.get(lhs) or (known.get(target) if i == len(sol_eqs) - 1 and target else None)
-        try:
-            P.names(rhs)
-        except P.ExprError as e:  # not an expression of the grammar: no law can be read from it
-            return _v(3, f"the equation for {lhs} cannot be read as an expression ({e})", n)
+        if (why := _not_a_law(lhs, rhs)):
+            return _v(3, why, n)
         try:
             val = P.evaluate(rhs, true_env)
         except P.ExprError:
