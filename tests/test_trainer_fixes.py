@@ -363,3 +363,32 @@ def test_use_vllm_without_vllm_is_a_clear_error(monkeypatch):
     assert common.make(stepfix.Config).use_vllm is False
     assert isinstance(generation.make(common.make(stepfix.Config)), generation.HFGenerator)
     assert common.make(grpo.Config, use_vllm=False).trl_vllm_kwargs() == {}
+
+
+# ------------------------------------------------------------------------- reward and run record
+
+def test_stepfix_reward_is_the_fixed_position_reward():
+    """stepfix.reward delegates to verifiers.rewards.step_reward: n is the format's seven steps
+    (not the tags present), a format failure is the minimum, an unusable verdict gives no reward."""
+    assert stepfix.reward(_verdict(2, 3))[0] == 2 / 8  # a 3-tag solution is not paid as e/(3+1)
+    assert stepfix.reward(_verdict(1, 1, "FORMAT"))[0] == 0.0
+    r, why = stepfix.reward(_verdict(9, 7))
+    assert r is None and why
+
+
+def test_stepfix_unusable_verdict_is_skipped_and_counted(tiny, data, tmp_path):
+    T = verifier_double_trainer([_verdict(9, 7)])  # a first error past the seventh step
+    cfg = common.make(stepfix.Config, **base_kw(tiny, data, tmp_path, max_steps=1), max_new_tokens=4)
+    stepfix.train(cfg, trainer_cls=T)
+    d = next(json.loads(x) for x in (tmp_path / "metrics.jsonl").read_text().splitlines() if "skip_rate" in x)
+    assert d["skip_rate"] == 1.0 and d["reward_failures"] == 2 and d["revised"] == 0
+    recs = [json.loads(x) for x in (tmp_path / "stepfix_samples.jsonl").read_text().splitlines()]
+    assert all(r["skipped"] and r["skip_reason"].startswith("no reward for y1") for r in recs)
+
+
+def test_run_json_records_the_sandbox_isolation(tiny, data, tmp_path):
+    from verifiers.sandbox import isolation_level
+
+    sft.train(common.make(sft.Config, **base_kw(tiny, data, tmp_path, max_steps=1)))
+    rec = json.loads((tmp_path / "run.json").read_text())
+    assert rec["status"] == "finished" and rec["sandbox_isolation"] == isolation_level()

@@ -170,12 +170,38 @@ def test_grpo_reward_failure_is_skipped_and_counted():
     def broken(q, text, ref):
         raise RuntimeError("judge timed out")
 
+    from r3bench import procgen
+
     counts, times = Counter(), defaultdict(float)
     fn = grpo.CountingReward(position_reward_func(broken, answer_column=None), counts, times)
-    sol = "<problem_analysis>x</problem_analysis><principle>y</principle>"
+    sol = procgen.generate(n=5, seed=3)[0].solution  # a complete seven-tag solution reaches the verifier
     out = fn(prompts=["q", "q"], completions=[sol, ""])
     assert out == [None, 0.0]  # verifier failure -> None (TRL: no advantage); empty output -> 0
     assert counts["reward_failures/position_reward"] == 1
+
+
+def test_grpo_position_reward_passes_the_verdict():
+    """grpo's position verifier hands step_reward the StepVerdict: n is the format's 7 whatever the
+    verdict's n_steps, and valid=False is skipped (None) and counted."""
+    from collections import Counter, defaultdict
+
+    from r3bench import procgen
+    from verifiers.steps import StepVerdict
+
+    verdicts = iter([StepVerdict(2, "CE", "double", 3), StepVerdict(0, None, "no verdict", 0, valid=False)])
+    cfg = common.make(grpo.Config, rewards="position")
+    counts, times = Counter(), defaultdict(float)
+    import verifiers.steps as steps_mod
+
+    real = steps_mod.verify
+    steps_mod.verify = lambda *a, **k: next(verdicts)
+    try:
+        fn = grpo.reward_funcs(cfg, counts, times)[0]
+        sol = procgen.generate(n=5, seed=3)[0].solution
+        out = fn(prompts=["q", "q"], completions=[sol, sol], question=["q", "q"], reference=[sol, sol])
+    finally:
+        steps_mod.verify = real
+    assert out == [2 / 8, None] and counts["reward_failures/position_reward"] == 1
 
 
 # ------------------------------------------------------------------------------------ stepfix
@@ -231,8 +257,9 @@ def test_skip_rule():
     assert stepfix.skip(1.0, 0.9)
     assert not stepfix.skip(position_reward(7, 7), 0.9)  # 7/8 = 0.875: the latest error is still revised
     assert stepfix.skip(0.6, 0.5) and not stepfix.skip(0.5, 0.5)
-    assert stepfix.reward(_verdict(0, 7)) == (1.0, "")
-    assert stepfix.reward(_verdict(1, 0, "MC"))[0] == 0.0  # no steps at all
+    assert stepfix.reward(_verdict(0, 7))[0] == 1.0
+    assert stepfix.reward(_verdict(7, 7))[0] == 7 / 8
+    assert stepfix.reward(_verdict(2, 3, "FORMAT"))[0] == 0.0  # a format failure: the minimum
 
 
 def test_stepfix_skips_correct_solutions_end_to_end(tiny, data, tmp_path):

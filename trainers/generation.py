@@ -149,30 +149,42 @@ class VLLMGenerator:
     def __init__(self, model_path: str, gpu_memory_utilization: float = 0.3, max_model_length: int | None = None,
                  seed: int = 0, dtype: str = "auto"):
         check_available(True)
+        import os
+
+        from trl.trainer.utils import ensure_master_addr_port
         from vllm import LLM
 
+        # vLLM's external launcher (the model in this process, so its weights can be replaced) reads
+        # the torch.distributed variables: set for one process, as TRL does for each of its ranks
+        os.environ.setdefault("RANK", os.environ.get("RANK", "0"))
+        os.environ.setdefault("LOCAL_RANK", "0")
+        os.environ.setdefault("WORLD_SIZE", "1")
+        ensure_master_addr_port()
+
+        # TRL 1.16's colocate settings (trl/generation/vllm_generation.py): one process, no extra launcher
         self.llm = LLM(model=model_path, gpu_memory_utilization=gpu_memory_utilization, max_model_len=max_model_length,
-                       seed=seed, dtype=dtype, enable_prefix_caching=True)
+                       seed=seed, dtype=dtype, enable_prefix_caching=True, max_num_batched_tokens=4096,
+                       distributed_executor_backend="external_launcher")
         self._synced_version = None
 
     def sync_weights(self, model) -> None:
-        """Load the policy's weights into vLLM (LoRA merged), as TRL's _move_model_to_vllm does."""
-        merged = hasattr(model, "merge_adapter")
-        if merged:
+        """Load the policy's weights into vLLM with the LoRA merged: TRL 1.16's colocate sync
+        (trl/generation/vllm_generation.py, VLLMGeneration._iter_named_params + sync_weights)."""
+        peft = hasattr(model, "merge_adapter")
+        if peft:
             model.merge_adapter()
         try:
-            prefix = "base_model.model."
-            items = []
-            for name, p in model.state_dict().items():
-                if "lora_" in name or "modules_to_save" in name:
-                    continue
-                name = name.removeprefix(prefix).replace(".base_layer", "")
-                items.append((name, p))
-            engine_model = self.llm.llm_engine.model_executor.driver_worker.worker.model_runner.model
-            engine_model.load_weights(items)
+            target = self.llm.llm_engine.model_executor.driver_worker.model_runner.model
+            for name, p in model.named_parameters():
+                if peft:
+                    name = name.removeprefix("base_model.model.").replace(".base_layer", "")
+                    if model.prefix in name or "original_module" in name:  # LoRA factors: merged already
+                        continue
+                    name = name.replace("modules_to_save.default.", "")
+                target.load_weights([(name.replace("_checkpoint_wrapped_module.", ""), p.data)])
             self.llm.reset_prefix_cache()
         finally:
-            if merged:
+            if peft:
                 model.unmerge_adapter()
 
     def generate(self, model, tok, chats: list[list[dict]], sp: Sampling) -> list[list[int]]:

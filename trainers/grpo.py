@@ -123,10 +123,9 @@ def _position(cfg):
     from verifiers.steps import verify
 
     def verifier(q, text, reference, _b=cfg.verifier):
-        v = verify(q, text, reference, backend=_b)
-        if not v.valid:
-            raise RuntimeError(f"verifier gave no verdict: {v.explanation}")
-        return min(v.first_error, v.n_steps), v.n_steps
+        # the StepVerdict itself: step_reward pays e/(7+1), the minimum for a FORMAT verdict, and
+        # None (skipped, counted) for valid=False
+        return verify(q, text, reference, backend=_b)
 
     return position_reward_func(verifier, answer_column="reference", question_column="question")
 

@@ -4,7 +4,8 @@ For each problem x of a batch:
 
   1. sample y1 ~ pi(. | x) (the seven-tag prompt, chat template, sampling at `temperature`)
   2. verify y1 (`verifier`: symbolic | judge | psv) -> first wrong step e1, class, explanation, n1 steps
-  3. r1 = 1.0 if e1 == 0 else e1 / (n1 + 1)          (verifiers.rewards.position_reward)
+  3. r1 = 1.0 if e1 == 0 else e1 / (7 + 1)           (verifiers.rewards.step_reward: n is the
+     format's seven steps; a format failure gets the minimum 0; no usable verdict = skipped, counted)
   4. skip the problem when r1 > tau (default 0.9: only fully right solutions are skipped)
   5. p1 = feedback for the error class (verifiers.feedback: MC re-read prompt, CM retrieved
      formulas, CE sandbox-recomputed value), plus the revision instruction
@@ -122,14 +123,15 @@ def skip(r1: float, tau: float) -> bool:
     return r1 > tau
 
 
-def reward(verdict) -> tuple[float, str]:
-    """(r, note) from a StepVerdict: position_reward(e, n); a solution without steps gets 0."""
-    from verifiers.rewards import position_reward
+def reward(verdict) -> tuple[float | None, str]:
+    """(r, reason) from a StepVerdict through verifiers.rewards.step_reward, the paper's position
+    reward with n fixed at the format's seven steps: 1.0 with no wrong step, e / 8 for a first wrong
+    step e, the minimum 0.0 for a format failure. r is None when no reward can be had (no verdict,
+    an unusable verdict): the trainer skips that problem and counts it (`reward_failures`)."""
+    from verifiers.rewards import step_reward
 
-    if verdict.n_steps < 1:
-        return 0.0, "no seven-tag steps"
-    e = min(int(verdict.first_error), int(verdict.n_steps))
-    return position_reward(e, verdict.n_steps), ""
+    res = step_reward(verdict)
+    return (res.value if res.ok else None), res.reason
 
 
 def token_kl(estimator: str, pol_logits, ref_logits, tokens):
@@ -292,12 +294,15 @@ def _make_trainer_class():
                 v = self.verify(r["question"], text, r["reference"])
                 rec = {"step": self.state.global_step + 1, "id": r["id"], "y1": text, "e1": v.first_error,
                        "n1": v.n_steps, "class1": v.error_class, "why1": v.explanation}
+                r1, note = reward(v) if v.valid else (None, "")
                 if not v.valid:
                     self._counts["verifier_failures"] += 1
                     rec.update(skipped=True, skip_reason=f"verifier gave no verdict: {v.explanation}")
+                elif r1 is None:
+                    self._counts["reward_failures"] += 1
+                    rec.update(skipped=True, reward1_reason=note, skip_reason=f"no reward for y1: {note}")
                 else:
-                    r1, note = reward(v)
-                    rec["r1"] = r1
+                    rec.update(r1=r1, reward1_reason=note)
                     self._acc["r1"].append(r1)
                     self._counts[f"y1_{v.error_class or 'correct'}"] += 1
                     if skip(r1, cfg.tau):
@@ -306,7 +311,7 @@ def _make_trainer_class():
                         tf = time.perf_counter()
                         p1, fnote = self.feedback(r["question"], text, v, r["reference"])
                         self._t["feedback"] += time.perf_counter() - tf
-                        rec.update(skipped=False, feedback=p1, feedback_note=fnote or note)
+                        rec.update(skipped=False, feedback=p1, feedback_note=fnote)
                         keep.append((chats1[len(recs)], r, ids, text, p1, rec))
                 recs.append(rec)
             t2 = t3 = t4 = time.perf_counter()
@@ -325,7 +330,12 @@ def _make_trainer_class():
                         self._counts["verifier_failures"] += 1
                         rec.update(skipped=True, skip_reason=f"verifier gave no verdict on y2: {v2.explanation}")
                         continue
-                    r2, _ = reward(v2)
+                    r2, note2 = reward(v2)
+                    rec["reward2_reason"] = note2
+                    if r2 is None:
+                        self._counts["reward_failures"] += 1
+                        rec.update(skipped=True, skip_reason=f"no reward for y2: {note2}")
+                        continue
                     rec["r2"] = r2
                     self._acc["r2"].append(r2)
                     self._acc["r2_minus_r1"].append(r2 - rec["r1"])
