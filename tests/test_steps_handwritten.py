@@ -143,3 +143,25 @@ def test_reference_free_wrong_law_it_cannot_show_is_no_verdict():
         "0.04*sqrt(1e-3/0.1)", "0.04*sqrt(1e-3/0.1)/2").replace("I = 4 mA", "I = 2 mA").replace("{4}", "{2}")
     v = verify(Q_LC, wrong, "4")
     assert not v.valid and v.first_error == -1 and "no step shows the error" in v.explanation
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_PIECES = st.sampled_from(["\\frac{", "}{", "}", "\\sqrt{", "^", "_{", "θ", "½", "×", "·", "°", "=", " ", "\n", "(", ")",
+                           "x", "v_0", "2", "3.5e-3", "kg", "m/s", "nan", "\\boxed{", "<calculation>", "</calculation>",
+                           "__import__", ".", "'", "**", "9" * 40])
+
+
+@settings(max_examples=150, deadline=5000)
+@given(st.lists(_PIECES, max_size=40).map("".join), st.integers(0, 6))
+def test_never_raises_on_notation_soup_in_any_step(junk, k):
+    """Arbitrary LaTeX/unicode/operator soup in any step, with a reference and without one: a verdict, no crash."""
+    r = ROWS[0]
+    parts = {s.tag: s.content for s in seventag.parse(r["solution"]).steps}
+    tag = seventag.TAGS[k]
+    parts[tag] = junk or "x"
+    text = seventag.render(parts)
+    for ref in (r["reference"], "2.02 s", ""):
+        v = verify(r["question"], text, ref)
+        assert v.explanation and (v.valid and 0 <= v.first_error <= 7 or not v.valid and v.first_error == -1)
+        assert "verifier error" not in v.explanation, v
