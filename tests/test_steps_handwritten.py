@@ -98,6 +98,11 @@ REGRESSIONS = {  # held-out rows each of which exposed a verifier defect the fir
     "U-1": "\\rho_w split into rho and _w; F_B not matched with F_b; 'upthrust' not a name of the force",
     "V-1": "kx (k times x written together) not read",
     "Y-1": "a signed velocity (-8 m/s, a sign convention) not a given",
+    "Z2-1": "a paraphrased principle outside the law table rejected by word overlap",
+    "Z4-1": "same (hydrostatics)",
+    "Z5-1": "same (transformer)",
+    "Z4-2": "a known law (buoyancy) named where the reference's law is outside the table: still caught",
+    "W-3": "momentum named for an energy: still caught at step 2",
 }
 
 

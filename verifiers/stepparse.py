@@ -305,6 +305,7 @@ LAWS = {
     "ke_cons": r"kinetic energy (?:is )?conserv|conserv\w* (?:of )?(?:the )?kinetic energy|(?<!in)elastic collision|equal kinetic energ",
     "inelastic": r"inelastic|stick together|move together|moving together|coalesce",
     "impulse": r"impulse",
+    "momentum": r"\bmomentum\b",
     "friction": r"(?<!no )(?<!without )\bfriction(?!less)|\bmu\s*\*?\s*n\b|coefficient of friction",
     "frictionless": r"frictionless|without friction|no friction|smooth (?:surface|incline|plane)",
     "gravity_work": r"work (?:done )?against gravity",
@@ -377,7 +378,8 @@ def same_law(principle: str, reference: str) -> tuple[bool, str]:
 
     Keys (LAWS) decide when the reference names any: every key of the reference must be named and no
     key may contradict one of the reference's (CONFLICTS: 'frictionless' against 'friction', series
-    against parallel, ...). Without a key, word overlap (Jaccard >= 0.5) decides.
+    against parallel, ...). When the reference names no key: word overlap (Jaccard >= 0.5) accepts; a
+    solution naming a known law is rejected; otherwise step 2 is not judged (step 3 checks the law).
     """
     a, b = laws(principle), laws(reference)
     for x, y in CONFLICTS:
@@ -389,5 +391,12 @@ def same_law(principle: str, reference: str) -> tuple[bool, str]:
         return (not missing), ("names the same law" if not missing else
                                f"the principle does not name {', '.join(missing)}")
     wa, wb = _words(principle), _words(reference)
-    ok = bool(wa) and len(wa & wb) / max(1, len(wa | wb)) >= 0.5
-    return ok, "word overlap with the reference principle" if ok else "the principle differs from the one that applies"
+    if not wa:
+        return False, "the principle names nothing"
+    if len(wa & wb) / max(1, len(wa | wb)) >= 0.5:
+        return True, "word overlap with the reference principle"
+    if a:  # the reference's law is outside the table, the solution names one in it: another law
+        return False, f"the principle names {', '.join(sorted(a))}, not the law of the reference"
+    # neither names a law the table knows: a paraphrase cannot be told from another law by words alone,
+    # so step 2 is not judged and the equations decide at step 3 (false alarms cost more than a step)
+    return True, "not judged (no known law named): the governing equations are checked at step 3"
