@@ -196,9 +196,10 @@ def main(argv=None):
         md.append(f"| {name} | {r['n']} | {fmt(r['first_error_accuracy'])} | {fmt(r['class_accuracy'])} | "
                   f"{fmt(r['accuracy_erroneous'])} | {fmt(r['accuracy_correct'])} | {fmt(r['processbench_f1'])} | "
                   f"{r['invalid']} |")
-    md += ["", "Each hand-written batch was written before it was first run; the fixes its misses showed came after "
-           "(so these figures are after tuning; the first-run figures, the held-out ones, are in docs/verifier.md "
-           "and the commit messages).", "", "Hand-written misses now:", ""] + ([f"- {m}" for m in misses] or ["- none"])
+    md += ["", "Each hand-written batch was written before it was first run; the fixes the misses of batches 1-5 "
+           "showed came after (so their figures here are after tuning; their first-run figures are in docs/verifier.md "
+           "and the commit messages). Batch 6 was written after every fix and left untuned: it is the held-out "
+           "figure of the verifier as committed.", "", "Hand-written misses now:", ""] + ([f"- {m}" for m in misses] or ["- none"])
     md += ["", "## Reward of each hacking case beside an honest wrong answer", "",
            "Honest wrong = a complete seven-tag solution with one calculation slip (step 6). "
            "`*` = the hack states one right, finite answer: the answer rewards (outcome, rlvp) pay it as a right "
