@@ -116,9 +116,24 @@ class SandboxResult:
     isolation: str = ""  # the level this run had: one of LEVELS ("" only for arguments refused before a run)
 
 
+def _clean(text):
+    """A str that encodes as UTF-8 and holds no NUL. `value` is the code's own repr() (a __repr__ may
+    return a lone surrogate) or its forged report: a caller that writes it out (print, a UTF-8 file,
+    a database) must not crash on it."""
+    if not isinstance(text, str):
+        return text
+    if "\x00" in text:
+        text = text.replace("\x00", "\\x00")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
 def _result(status, reason, t0, stdout="", stderr="", returncode=None, value=None, isolation=""):
-    return SandboxResult(status == "ok", status, stdout, stderr, returncode, value,
-                         round(time.monotonic() - t0, 4), reason or status, isolation)
+    return SandboxResult(status == "ok", status, stdout, stderr, returncode, _clean(value),
+                         round(time.monotonic() - t0, 4), _clean(reason) or status, isolation)
 
 
 def _site_paths():
@@ -327,7 +342,10 @@ def _unshare_argv():
     exe = shutil.which("unshare") or ("/usr/bin/unshare" if os.path.exists("/usr/bin/unshare") else None)
     if exe is None:
         return None
-    argv = [exe, "--mount", "--net", "--pid", "--fork", "--kill-child=SIGKILL"]
+    # --ipc: without it SysV shared memory, message queues and semaphores (and POSIX message queues)
+    # live in the host's IPC namespace and outlive the run (memory the host never gets back, a channel
+    # between runs); a private IPC namespace is destroyed with its last process
+    argv = [exe, "--mount", "--net", "--pid", "--ipc", "--fork", "--kill-child=SIGKILL"]
     if os.geteuid() != 0:
         argv[1:1] = ["--user", "--map-root-user"]
     return argv
@@ -475,7 +493,8 @@ def _parse_supervisor(data: bytes):
 
 def _supervise(proc, rfd, limits, mode, t0, level):
     cap = int(limits.output_kb * 1024)
-    out, err, res = _Capped(cap), _Capped(cap), _Capped(1 << 22)
+    # the supervisor's line carries the value re-encoded as ASCII JSON (up to 12 bytes a character) in hex
+    out, err, res = _Capped(cap), _Capped(cap), _Capped(max(1 << 22, 24 * max(1024, cap) + (1 << 20)))
     sel = selectors.DefaultSelector()
     for fd, sink in ((proc.stdout.fileno(), out), (proc.stderr.fileno(), err), (rfd, res)):
         sel.register(fd, selectors.EVENT_READ, sink)

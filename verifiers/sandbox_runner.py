@@ -57,7 +57,12 @@ def _install_guards(wd, rfd, max_files):
         pty = None
     write = posix.write
 
-    def note(msg):
+    noted = [0]
+
+    def note(msg):  # at most 5 (a program that retries a refused call in a loop is not tampering)
+        if noted[0] >= 5:
+            return
+        noted[0] += 1
         try:
             write(rfd, b"R " + msg.encode("utf-8", "backslashreplace").hex().encode() + b"\n")
         except OSError:
@@ -316,12 +321,12 @@ def _run_code(payload, rfd):
     sys.path[:0] = payload["paths"]
     lim = payload["limits"]
     cap = max(1024, lim["output_kb"] * 1024)
-    encoder = json.JSONEncoder()
+    encoder = json.JSONEncoder(ensure_ascii=False)  # UTF-8: a non-ASCII value is not 6 bytes a character
     marker = "is refused in the sandbox"
 
     def send(out):
         try:
-            write(rfd, b"F " + encoder.encode(out).encode().hex().encode() + b"\n")
+            write(rfd, b"F " + encoder.encode(out).encode("utf-8", "backslashreplace").hex().encode() + b"\n")
         except Exception:
             pass
 
@@ -531,7 +536,17 @@ def _report_line(tag, obj):
 
 
 def _parse_report(data, cap):
-    """The worker's lines -> (final, notes, problem). Only one final line of the fixed format counts."""
+    """The worker's lines -> (final, notes, problem). Only one final line of the fixed format counts.
+
+    The code can write anything here, so nothing in it may raise: a JSON nesting deep enough for a
+    RecursionError once took the supervisor down before it reported, which hid a SIGSYS it had seen."""
+    try:
+        return _parse_report_lines(data, cap)
+    except Exception as e:  # RecursionError, MemoryError's cousins: the report is unusable, the run is not
+        return None, [], f"a report on the program's report channel that could not be parsed ({type(e).__name__})"
+
+
+def _parse_report_lines(data, cap):
     import json
     finals, notes, problem = [], [], None
     if len(data) > cap:
@@ -546,22 +561,20 @@ def _parse_report(data, cap):
         if kind == b"R":
             if len(notes) < 5:
                 notes.append(text[:500])
-        elif kind in (b"F", b"X"):
+        elif kind == b"F":
             try:
                 msg = json.loads(text)
-            except ValueError:
+            except (ValueError, RecursionError):
                 problem = "a malformed report on the program's report channel"
                 continue
-            if kind == b"X":
-                msg = {"final": "setup", "reason": str(msg)[:500], "value": None}
             ok = (isinstance(msg, dict) and set(msg) == {"final", "reason", "value"}
-                  and msg["final"] in ("ok", "error", "memory", "refused", "setup")
+                  and msg["final"] in ("ok", "error", "memory", "refused")
                   and isinstance(msg["reason"], str) and (msg["value"] is None or isinstance(msg["value"], str)))
             if not ok:
                 problem = "a report of the wrong format on the program's report channel"
                 continue
             finals.append(msg)
-        else:
+        else:  # also "X": setup failures come on their own pipe, closed before the code runs
             problem = "an unknown line on the program's report channel"
     if len(finals) > 1:
         problem = f"{len(finals)} final reports on the program's report channel (the code wrote its own)"
@@ -599,6 +612,10 @@ def _supervise(rfd, payload_path):
     _, libc = _libc()
     libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     pr, pw = os.pipe()
+    # the setup pipe: the worker writes here only if its confinement failed, and closes it before the
+    # code runs, so a "setup failed" report cannot come from the code (it once could: an "X" line on
+    # the report pipe plus exit code 70 made any program look like a sandbox failure)
+    sr, sw = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
@@ -606,18 +623,25 @@ def _supervise(rfd, payload_path):
         try:
             os.close(rfd)
             os.close(pr)
+            os.close(sr)
             try:
                 _confine(payload, seccomp_filter)
-                os.closerange(3, pw)
-                os.closerange(pw + 1, 4096)
+                lo, hi = sorted((pw, sw))
+                os.closerange(3, lo)
+                os.closerange(lo + 1, hi)
+                os.closerange(hi + 1, 4096)
+                os.close(sw)
             except (SetupError, OSError, ValueError) as e:
-                os.write(pw, _report_line(b"X", f"{type(e).__name__}: {e}"))
+                os.write(sw, f"{type(e).__name__}: {e}"[:500].encode("utf-8", "replace"))
                 os._exit(70)
             _run_code(payload, pw)
         finally:
             os._exit(0)
     os.close(pw)
-    cap = 2 * int(payload["limits"]["output_kb"]) * 1024 + 65536
+    os.close(sw)
+    # the worker's report: its value (at most output_kb K characters) as JSON (a character at most 6 bytes,
+    # a control character a __repr__ returned) in hex (x2), plus 5 refusal notes and the reason
+    cap = 12 * max(1024, int(payload["limits"]["output_kb"]) * 1024) + 65536
     data, eof, exited = bytearray(), False, None
     # the host kills the whole tree at wall_s; this deadline only matters when the host itself died
     deadline = t_start + float(payload["limits"]["wall_s"]) + 2.0
@@ -656,12 +680,18 @@ def _supervise(rfd, payload_path):
         if len(data) <= cap:
             data += chunk
     _, status, ru = exited
+    setup_failed = b""
+    while len(setup_failed) < 4096:  # the worker has exited and closed its end: EOF comes at once
+        ready, _, _ = select.select([sr], [], [], 0)
+        chunk = os.read(sr, 4096) if ready else b""
+        if not chunk:
+            break
+        setup_failed += chunk
+    if setup_failed:  # the worker's confinement failed: the code never ran
+        os.write(rfd, _report_line(b"S", {"setup_error": setup_failed.decode("utf-8", "replace")[:500],
+                                           "setup": setup}))
+        return
     final, notes, problem = _parse_report(bytes(data), cap)
-    if final is not None and final["final"] == "setup":
-        if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 70:  # the worker's confinement failed
-            os.write(rfd, _report_line(b"S", {"setup_error": final["reason"], "setup": setup}))
-            return
-        final, problem = None, "a forged setup report on the program's report channel"
     os.write(rfd, _report_line(b"S", {
         "setup": setup, "exit": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
         "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,

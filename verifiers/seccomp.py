@@ -36,6 +36,7 @@ import errno
 SCMP_ACT_KILL_PROCESS = 0x80000000
 SCMP_ACT_KILL_THREAD = 0x00000000
 SCMP_ACT_ALLOW = 0x7FFF0000
+SCMP_CMP_GT = 6
 SCMP_CMP_MASKED_EQ = 7
 
 
@@ -56,6 +57,11 @@ DENIED = (
     "ioperm", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "sethostname", "setdomainname",
     "vhangup", "uselib", "lookup_dcookie", "fanotify_init", "nfsservctl",
 )
+# socket(2) families allowed: AF_UNIX, AF_INET, AF_INET6. Every other family gets EAFNOSUPPORT, as if the
+# kernel lacked it: some are not confined by the network namespace at all (AF_VSOCK reaches the
+# hypervisor's host on VMs, e.g. Firecracker/QEMU guests), the rest (AF_NETLINK, AF_PACKET, AF_ALG,
+# AF_BLUETOOTH, AF_XDP, AF_KCM, AF_TIPC, AF_RDS ...) are kernel attack surface a program never needs.
+SOCKET_FAMILIES_ALLOWED = (1, 2, 10)
 # CLONE_NEWTIME, CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET
 CLONE_NEW_FLAGS = (0x80, 0x20000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000)
 
@@ -123,6 +129,13 @@ def build(kill: bool = True) -> Filter:
     for flag in CLONE_NEW_FLAGS:  # clone(flags, ...): arg 0 holds the flags on x86_64 and aarch64
         add(deny, "clone", (_ArgCmp(0, SCMP_CMP_MASKED_EQ, flag, flag),))
     denied.append("clone(CLONE_NEW*)")
+    # socket(family, ...): arg 0; families 0 and 3..9 one by one, everything above 10 in one rule (a value
+    # with high bits set compares greater, so the kernel's 32-bit truncation cannot slip through)
+    nosupport = SCMP_ACT_ERRNO(errno.EAFNOSUPPORT)
+    for fam in [0, *range(3, 10)]:
+        add(nosupport, "socket", (_ArgCmp(0, SCMP_CMP_MASKED_EQ, 0xFFFFFFFF, fam),))
+    if add(nosupport, "socket", (_ArgCmp(0, SCMP_CMP_GT, 10, 0),)):
+        denied.append("socket(family not AF_UNIX/AF_INET/AF_INET6) (EAFNOSUPPORT)")
     if add(SCMP_ACT_ERRNO(errno.ENOSYS), "clone3"):
         denied.append("clone3 (ENOSYS)")
     return Filter(lib, ctx, tuple(denied))
