@@ -223,3 +223,33 @@ def test_refusals_in_a_loop_are_not_tampering(level):
            "        pass\nresult = 1\n"
     r = _run(code, level)
     assert r.status == "ok" and r.value == "1" and "os.kill" in r.reason, r
+
+
+# -- the level -------------------------------------------------------------------------------------------------
+
+def test_a_failed_probe_is_tried_again(ns, monkeypatch):
+    """One failed probe (here: a probe run that timed out, as on a loaded machine at the start of an RL
+    run) was cached for the life of the process: every later run went unconfined at the fallback
+    level. A failed probe is now tried again after PROBE_RETRY_S; a successful one is kept."""
+    real = sb._run_once
+    calls = []
+
+    def flaky(code, limits, inputs, mode, t0, level):
+        calls.append(code)
+        if len(calls) == 1:
+            return sb._result("timeout", "wall-clock limit of 15 s reached (simulated)", t0, isolation=level), {}
+        return real(code, limits, inputs, mode, t0, level)
+
+    monkeypatch.setattr(sb, "_PROBE", None)  # the real probe is restored at teardown
+    monkeypatch.setattr(sb, "_WARNED", set())
+    monkeypatch.setattr(sb, "_run_once", flaky)
+    first = run_python("result = 1", FAST)
+    assert first.isolation == FALLBACK and first.status == "ok", first  # the failed probe: loud fallback
+    assert run_python("result = 1", FAST).isolation == FALLBACK  # within PROBE_RETRY_S: not probed again
+    sb._PROBE["at"] -= sb.PROBE_RETRY_S + 1
+    later = run_python("result = 1", FAST)
+    assert later.isolation == "namespaces+seccomp" and later.status == "ok", later
+    n = len(calls)
+    sb._PROBE["at"] -= sb.PROBE_RETRY_S + 1  # a successful probe is kept
+    assert run_python("result = 1", FAST).isolation == "namespaces+seccomp"
+    assert len(calls) == n + 1  # the run itself, no probe

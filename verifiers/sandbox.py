@@ -89,6 +89,7 @@ SECCOMP = Path(__file__).with_name("seccomp.py")
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 PROJECT_PACKAGES = ("r3bench", "verifiers", "trainers", "tasks", "r3bench_lmeval_hook.py")
 SCRATCH_MAX_MB = 256  # the scratch tmpfs: file_size_mb x max_files, at most this
+PROBE_RETRY_S = 60.0  # a failed probe is tried again after this long (a successful one is kept)
 _DRAIN_S = 0.5  # how long to keep reading pipes after the child (group) is gone
 
 
@@ -352,10 +353,16 @@ def _unshare_argv():
 
 
 def probe(refresh: bool = False) -> dict:
-    """Try one namespaced run of `result = 1` and say which level holds, and why (cached)."""
+    """Try one namespaced run of `result = 1` and say which level holds, and why (cached).
+
+    A probe that found the namespaces is kept for the life of the process. A failed one is tried
+    again after PROBE_RETRY_S: one transient failure (a loaded machine at the start of an RL run, the
+    15 s probe timing out) once put every later run of the process at the fallback level."""
     global _PROBE
     with _LOCK:
-        if _PROBE is not None and not refresh:
+        if _PROBE is not None and not refresh and (
+                _PROBE["namespaces"] or _PROBE["unshare"] is None
+                or time.monotonic() - _PROBE.get("at", 0.0) < PROBE_RETRY_S):
             return dict(_PROBE)
     info = {"euid": os.geteuid(), "unshare": None, "user_namespace": os.geteuid() != 0,
             "seccomp": None, "namespaces": False, "level": FALLBACK, "why": ""}
@@ -378,6 +385,7 @@ def probe(refresh: bool = False) -> dict:
                 "" if info["seccomp"] else f" (seccomp unavailable: {setup.get('seccomp_error', '?')})")
         else:
             info["why"] = f"the namespaced probe run failed: {r.status}: {r.reason}"[:600]
+    info["at"] = time.monotonic()
     with _LOCK:
         _PROBE = info
     return dict(info)
