@@ -153,19 +153,13 @@ def evaluate(text: str, env: Mapping[str, float]) -> float:
     return safeexpr.evaluate(expr_text(text), {k: float(v) for k, v in env.items()}, max_len=4 * MAX_EXPR)
 
 
-def rel_tol() -> float:
-    """The step verifier's relative tolerance: the checker's (verifiers.answer.CheckConfig.rel_tol)."""
-    from verifiers.answer import CheckConfig
-
-    return CheckConfig().rel_tol
-
-
 def close(a: float, b: float, rel: float | None = None) -> bool:
-    """Relative closeness of two finite numbers at CheckConfig's rel_tol. Purely relative on purpose:
-    CheckConfig.zero_tol (an absolute 1e-12) would make every SI quantity below 1e-12 (photon energies
-    in J, charges in C) equal to every other; see the report of the step-verifier issue."""
-    rel = rel_tol() if rel is None else rel
-    return math.isfinite(a) and math.isfinite(b) and abs(a - b) <= rel * max(abs(a), abs(b), 1e-300)
+    """The checker's numeric equality (verifiers.answer.close with CheckConfig: rel_tol, and an absolute
+    floor only when one number is 0), so that step checks and answer checks share one tolerance; `rel`
+    overrides the relative tolerance (the physical-constant match in stepref)."""
+    from verifiers.answer import CheckConfig, close as _close
+
+    return _close(a, b, CheckConfig() if rel is None else CheckConfig(rel_tol=rel))
 
 
 # --- quantities and lines -------------------------------------------------------------------------
