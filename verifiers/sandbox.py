@@ -15,12 +15,14 @@ tree, the mounts, the order of the confinement steps and the result channel.
 Isolation levels (every SandboxResult says which one it ran under, in `isolation`)
 --------------------------------------------------------------------------------
 "namespaces+seccomp" (the default where the kernel allows it). Enforced by the kernel:
-  - util-linux `unshare --mount --net --pid --fork --kill-child=SIGKILL` (plus `--user
+  - util-linux `unshare --mount --net --pid --ipc --fork --kill-child=SIGKILL` (plus `--user
     --map-root-user` when the host is not root): a private mount namespace (a new root with the
     interpreter, the standard library and site-packages read-only, a private writable scratch
     directory, no project checkout, no $HOME, no project packages), a network namespace with no
     interface up (127.0.0.1 is unreachable), a PID namespace (the code sees only its own tree;
-    when the supervisor, PID 1, exits, the kernel kills everything left in it, setsid or not);
+    when the supervisor, PID 1, exits, the kernel kills everything left in it, setsid or not), an
+    IPC namespace (SysV shared memory, message queues, semaphores and POSIX queues the code creates
+    are destroyed with it instead of staying on the host);
   - an unprivileged uid per run (no groups; when the host is root) or, in a user namespace, no
     capabilities; no_new_privs;
   - a seccomp filter (verifiers/seccomp.py: no mknod, ptrace, mount, keyrings, namespace creation,
@@ -381,7 +383,7 @@ def probe(refresh: bool = False) -> dict:
         if r.ok and r.value == "1" and setup.get("root"):
             info["namespaces"] = True
             info["level"] = "namespaces+seccomp" if info["seccomp"] else "namespaces"
-            info["why"] = "a probe run in new mount/net/pid namespaces succeeded" + (
+            info["why"] = "a probe run in new mount/net/pid/ipc namespaces succeeded" + (
                 "" if info["seccomp"] else f" (seccomp unavailable: {setup.get('seccomp_error', '?')})")
         else:
             info["why"] = f"the namespaced probe run failed: {r.status}: {r.reason}"[:600]

@@ -1,7 +1,7 @@
 """The trusted half of the sandbox: a supervisor that confines one worker process, which runs the code.
 
 Started by verifiers/sandbox.py as `python -I -S -B sandbox_runner.py <result fd> <payload file>`,
-either under util-linux `unshare --mount --net --pid --fork --kill-child=SIGKILL` (level
+either under util-linux `unshare --mount --net --pid --ipc --fork --kill-child=SIGKILL` (level
 "namespaces+seccomp") or directly (the fallback, "rlimits+audit-hook"). -I -S: no PYTHON*
 variables, no user site, no script directory on sys.path, no .pth file of the environment runs.
 
@@ -25,14 +25,16 @@ Supervisor, before the fork (it is root in fresh mount/network/PID namespaces):
 Worker, after the fork, in this order: closes the result fd (it never has a handle to it), sets the
 rlimits (CPU, AS, FSIZE, NOFILE, NPROC, CORE), drops to an unprivileged uid chosen per run (no
 groups; in a user namespace, when the host is not root: all capabilities dropped instead), sets
-no_new_privs, loads the seccomp filter, closes every other fd, then installs the audit-hook guards
-(the second layer, unchanged from the in-process sandbox) and runs the code.
+no_new_privs, loads the seccomp filter, closes every other fd (the setup pipe last: it carries a
+confinement failure to the supervisor, and is closed before any of the code runs, so the code
+cannot claim one), then installs the audit-hook guards (the second layer, unchanged from the
+in-process sandbox) and runs the code.
 
 Results. The worker reports on its own pipe to the supervisor (lines "R <hex>" for each refusal the
 guards saw, one "F <hex json>" for the outcome). The code runs in that process and can write to that
 pipe too: its report is *the program's claim* (like its stdout). The supervisor accepts at most one
-final line of the fixed format; a second one, a malformed line or an oversized report marks the run
-as tampered with. What the code cannot forge is what the supervisor observes from outside: the
+final line of the fixed format; a second one, a malformed line, an unparsable one (never an
+exception in the supervisor) or an oversized report marks the run as tampered with. What the code cannot forge is what the supervisor observes from outside: the
 worker's exit status or killing signal (SIGSYS = the seccomp filter, SIGXCPU/SIGKILL = CPU limit),
 its CPU time, whether the confinement was set up. The supervisor writes one "S <hex json>" line with
 both on the result fd, which only it holds, and exits; as PID 1 its exit makes the kernel kill every

@@ -24,7 +24,11 @@ the code cannot catch and hide it; `kill=False` returns EPERM instead):
     bpf, perf_event_open, userfaultfd, io_uring_* (io_uring requests bypass seccomp), reboot,
     swapon/swapoff, acct, syslog, quotactl, open_by_handle_at, name_to_handle_at, iopl, ioperm,
     the clocks (settimeofday, clock_settime, clock_adjtime, adjtimex), sethostname, setdomainname,
-    vhangup, uselib, lookup_dcookie, fanotify_init.
+    vhangup, uselib, lookup_dcookie, fanotify_init;
+  - socket families other than AF_UNIX, AF_INET, AF_INET6: EAFNOSUPPORT (not a kill: a library that
+    probes for netlink gets an ordinary error). AF_VSOCK is not confined by the network namespace
+    (on a VM it reaches the hypervisor's host); netlink, packet, AF_ALG, bluetooth, XDP, ... are
+    kernel surface the code never needs.
 Syscalls from another ABI (i386 `int 0x80`, x32) fail the architecture check and kill the process
 (libseccomp's default bad-arch action).
 """
