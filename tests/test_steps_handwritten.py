@@ -173,3 +173,18 @@ def test_never_raises_on_notation_soup_in_any_step(junk, k):
         v = verify(r["question"], text, ref)
         assert v.explanation and (v.valid and 0 <= v.first_error <= 7 or not v.valid and v.first_error == -1)
         assert "verifier error" not in v.explanation, v
+
+
+def test_wrong_law_written_in_the_principle_is_placed_at_step_2():
+    """Curriculum tiers 1-2 inject a wrong law by editing the principle's formula ('distance = speed / time'):
+    the verifier placed 179 of 189 at step 3 (the equation). The first error is where the text first shows
+    the wrong law: a principle stating a formula other than the reference principle's is wrong at step 2."""
+    got = []
+    for p in procgen.generate(n=80, seed=11, tier=1):
+        try:
+            text, fe, cls, _ = procgen.inject_problem(p, "CM", 2)
+        except procgen.InjectError:
+            continue
+        v = verify(p.question, text, p.solution)
+        got.append((v.first_error, v.error_class) == (2, "CM"))
+    assert len(got) >= 40 and sum(got) / len(got) >= 0.8, (sum(got), len(got))

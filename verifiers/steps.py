@@ -270,6 +270,32 @@ def _not_a_law(lhs: str, rhs: str) -> str | None:
     return None
 
 
+_FORMULA = re.compile(r"([^:;,.]{1,40}?=[^;,]{1,60}?)(?:[.;,]\s|[.;,]?$)")
+
+
+def _formula(principle: str) -> str | None:
+    """The formula a principle states ('distance = speed x time'), normalised; None when it states none."""
+    m = _FORMULA.search((principle or "").strip())
+    if not m:
+        return None
+    f = m.group(1).lower()
+    f = re.split(r"\s(?:at|for|with|when|where|in|of|and|if|near|on|from|so|because|which)\s", f + " ")[0]
+    f = re.sub(r"\b(?:times|x)\b|×|·|\\cdot", "*", f)
+    f = re.sub(r"\b(?:over|divided by)\b", "/", f)
+    f = re.sub(r"\*\*", "^", f)
+    return re.sub(r"[\s*]+", "", f)
+
+
+def _wrong_law_stated_at_step_2(sol_principle: str, ref_principle: str) -> str | None:
+    """When an equation is wrong at step 3: the same wrong law is already written in the principle if the
+    principle states a formula other than the reference principle's (the first error is where the text
+    first shows it). None when either states no formula, or both state the same one."""
+    a, b = _formula(sol_principle), _formula(ref_principle)
+    if a and b and a != b:
+        return f"the principle states {a} where the law that applies is {b}"
+    return None
+
+
 def _eval_units(text: str, env: dict) -> float:
     """Evaluate a substitution/calculation part; unit names written beside the numbers count as 1."""
     try:
@@ -356,12 +382,16 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
         except P.ExprError:
             val = None
         if val is not None and goal is not None and not P.close(val, goal[0]):
+            if (why := _wrong_law_stated_at_step_2(get("principle").content, ref.get("principle").content)):
+                return _v(2, why, n)
             return _v(3, f"the equation for {lhs} gives {val:.4g} where the law that applies gives {goal[0]:.4g}", n)
         if val is not None:
             true_env[lhs] = goal[0] if goal is not None else val
         if goal is not None:
             units.setdefault(lhs, goal[1])
         if dimension_ok(rhs, lhs, units) is False:
+            if (why := _wrong_law_stated_at_step_2(get("principle").content, ref.get("principle").content)):
+                return _v(2, why, n)
             return _v(3, f"the equation for {lhs} is dimensionally inconsistent", n)
     # 4. values: the reference's, or numbers of the question
     qnums = P.numbers_in(question or "")
