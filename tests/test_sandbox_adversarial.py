@@ -253,3 +253,13 @@ def test_a_failed_probe_is_tried_again(ns, monkeypatch):
     sb._PROBE["at"] -= sb.PROBE_RETRY_S + 1  # a successful probe is kept
     assert run_python("result = 1", FAST).isolation == "namespaces+seccomp"
     assert len(calls) == n + 1  # the run itself, no probe
+
+
+def test_modify_ldt_is_refused(ns):
+    """modify_ldt (x86 local descriptor tables) is kernel surface with a history of exploits that no
+    Python program needs; it was allowed. Now the seccomp filter kills the worker."""
+    import platform
+    if platform.machine() != "x86_64":
+        pytest.skip("modify_ldt exists on x86 only")
+    r = _run(DISARM + "result = _c.CDLL(None).syscall(154, 0, 0, 0)\n", ns)  # read the LDT
+    assert r.status == "refused" and "seccomp" in r.reason and r.value is None, r

@@ -24,7 +24,8 @@ the code cannot catch and hide it; `kill=False` returns EPERM instead):
     bpf, perf_event_open, userfaultfd, io_uring_* (io_uring requests bypass seccomp), reboot,
     swapon/swapoff, acct, syslog, quotactl, open_by_handle_at, name_to_handle_at, iopl, ioperm,
     the clocks (settimeofday, clock_settime, clock_adjtime, adjtimex), sethostname, setdomainname,
-    vhangup, uselib, lookup_dcookie, fanotify_init;
+    vhangup, uselib, lookup_dcookie, fanotify_init, modify_ldt (x86 LDT: a classic exploit path),
+    quotactl_fd;
   - socket families other than AF_UNIX, AF_INET, AF_INET6: EAFNOSUPPORT (not a kill: a library that
     probes for netlink gets an ordinary error). AF_VSOCK is not confined by the network namespace
     (on a VM it reaches the hypervisor's host); netlink, packet, AF_ALG, bluetooth, XDP, ... are
@@ -60,6 +61,7 @@ DENIED = (
     "swapon", "swapoff", "acct", "syslog", "quotactl", "open_by_handle_at", "name_to_handle_at", "iopl",
     "ioperm", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "sethostname", "setdomainname",
     "vhangup", "uselib", "lookup_dcookie", "fanotify_init", "nfsservctl",
+    "modify_ldt", "quotactl_fd",  # kernel surface no Python program needs (Docker's default profile drops them too)
 )
 # socket(2) families allowed: AF_UNIX, AF_INET, AF_INET6. Every other family gets EAFNOSUPPORT, as if the
 # kernel lacked it: some are not confined by the network namespace at all (AF_VSOCK reaches the
