@@ -392,3 +392,21 @@ def test_run_json_records_the_sandbox_isolation(tiny, data, tmp_path):
     sft.train(common.make(sft.Config, **base_kw(tiny, data, tmp_path, max_steps=1)))
     rec = json.loads((tmp_path / "run.json").read_text())
     assert rec["status"] == "finished" and rec["sandbox_isolation"] == isolation_level()
+
+
+def test_stepfix_completion_logits_gathered_equal_the_full_forward(tiny):
+    """The LM head runs only at completion positions; the logits equal the plain forward's there."""
+    from transformers import AutoModelForCausalLM
+
+    model = AutoModelForCausalLM.from_pretrained(tiny).eval()
+    ids, att, tgt, mask, starts = stepfix.completion_batch([([5, 6, 7], [8, 9, 10, 11]), ([20, 21, 22, 23, 24], [25])],
+                                                           0, "cpu")
+    assert stepfix._backbone_and_head(model) is not None
+    with torch.no_grad():
+        got = stepfix.completion_logits(model, ids, att, starts, tgt.shape[1])
+        full = model(input_ids=ids, attention_mask=att).logits
+    assert got.shape == (2, 4, full.shape[-1])
+    assert torch.allclose(got[0], full[0, 2:6], atol=1e-5)
+    assert torch.allclose(got[1, :1], full[1, 4:5], atol=1e-5)
+    model.config.final_logit_softcapping = 30.0  # logits are more than head(hidden): the plain forward
+    assert stepfix._backbone_and_head(model) is None

@@ -196,16 +196,43 @@ def completion_batch(seqs, pad_id: int, device):
     return ids.to(device), att.to(device), tgt.to(device), mask.to(device), starts
 
 
+def _backbone_and_head(model):
+    """(decoder backbone, LM head) of a causal LM or a peft model around one, or None when the
+    model's logits are more than head(hidden) (logit soft-capping or scaling) or it has no decoder."""
+    inner = model.get_base_model() if hasattr(model, "get_base_model") else model
+    cfg = getattr(inner, "config", None)
+    text = cfg.get_text_config() if cfg is not None and hasattr(cfg, "get_text_config") else cfg
+    if text is None or any(getattr(text, k, None) not in (None, 1, 1.0) for k in
+                            ("final_logit_softcapping", "logit_scale", "logits_scaling", "output_multiplier")):
+        return None
+    get = getattr(inner, "get_decoder", None)
+    dec, head = (get() if get else None), inner.get_output_embeddings()
+    if dec is None or head is None or dec is inner:
+        return None
+    return dec, head
+
+
 def completion_logits(model, ids, att, starts, Tc):
-    """[B, Tc, V] logits at the positions predicting each row's completion tokens (zeros past its end)."""
+    """[B, Tc, V] logits at the positions predicting each row's completion tokens (positions past a
+    row's end repeat its last position; they are masked out by the caller).
+
+    The LM head runs only at those positions (hidden states gathered first): with SmolLM2's 49k
+    vocabulary the full [B, L, V] logits of the prompt + completion rows were most of the step's
+    memory (x, y1, p1 and y2 make L ~1,300 tokens for Tc ~300). Models whose logits are more than
+    head(hidden) go through the plain forward."""
     import torch
 
-    logits = model(input_ids=ids, attention_mask=att).logits
-    out = logits.new_zeros((ids.shape[0], Tc, logits.shape[-1]))
-    for i, s in enumerate(starts):
-        n = min(Tc, logits.shape[1] - s)
-        out[i, :n] = logits[i, s:s + n]
-    return out
+    B, L = ids.shape
+    pos = torch.tensor(starts, device=ids.device).unsqueeze(1) + torch.arange(Tc, device=ids.device)
+    pos = pos.clamp(max=L - 1)
+    parts = _backbone_and_head(model)
+    if parts is None:
+        logits = model(input_ids=ids, attention_mask=att).logits
+        return logits.gather(1, pos.unsqueeze(-1).expand(-1, -1, logits.shape[-1]))
+    dec, head = parts
+    hidden = dec(input_ids=ids, attention_mask=att, use_cache=False).last_hidden_state
+    hidden = hidden.gather(1, pos.unsqueeze(-1).expand(-1, -1, hidden.shape[-1]))
+    return head(hidden)
 
 
 def token_logprobs(logits, tokens):
@@ -363,7 +390,7 @@ def _make_trainer_class():
             pad = self.tok.pad_token_id
             # y1 | x with grad (policy: lp1 detached inside stepfix_loss, and the KL), ref without
             ids, att, tgt1, m1, st = completion_batch([(u[0], u[1]) for u in used], pad, dev)
-            pol1 = completion_logits(model, ids, att, st, tgt1.shape[1])
+            pol1 = completion_logits(model, ids, att, st, tgt1.shape[1])  # model: DDP-wrapped or not
             tr = time.perf_counter()
             with torch.no_grad():
                 if cfg.kl_estimator == "none" or cfg.beta == 0:
