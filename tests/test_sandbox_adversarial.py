@@ -263,3 +263,21 @@ def test_modify_ldt_is_refused(ns):
         pytest.skip("modify_ldt exists on x86 only")
     r = _run(DISARM + "result = _c.CDLL(None).syscall(154, 0, 0, 0)\n", ns)  # read the LDT
     assert r.status == "refused" and "seccomp" in r.reason and r.value is None, r
+
+
+def test_memfd_memory_outside_the_limits(ns):
+    """memfd_create'd files are memory that RLIMIT_AS does not count and the scratch tmpfs does not hold:
+    256 fds x file_size_mb (252 MB at the defaults) beyond memory_mb. Now ENOSYS (an ordinary error:
+    libffi and others fall back to a file in $TMPDIR); ctypes callbacks still work."""
+    code = DISARM + r'''
+import os, errno
+try:
+    os.memfd_create("x")
+    got = "created"
+except OSError as e:
+    got = errno.errorcode.get(e.errno)
+CB = _c.CFUNCTYPE(_c.c_double, _c.c_double)
+result = (got, CB(lambda x: x * x)(3.0))
+'''
+    r = _run(code, ns)
+    assert r.status == "ok" and r.value == "('ENOSYS', 9.0)", r

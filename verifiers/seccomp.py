@@ -26,6 +26,7 @@ the code cannot catch and hide it; `kill=False` returns EPERM instead):
     the clocks (settimeofday, clock_settime, clock_adjtime, adjtimex), sethostname, setdomainname,
     vhangup, uselib, lookup_dcookie, fanotify_init, modify_ldt (x86 LDT: a classic exploit path),
     quotactl_fd;
+  - memfd_create: ENOSYS (its memory is outside RLIMIT_AS and outside the scratch tmpfs' size);
   - socket families other than AF_UNIX, AF_INET, AF_INET6: EAFNOSUPPORT (not a kill: a library that
     probes for netlink gets an ordinary error). AF_VSOCK is not confined by the network namespace
     (on a VM it reaches the hypervisor's host); netlink, packet, AF_ALG, bluetooth, XDP, ... are
@@ -142,6 +143,11 @@ def build(kill: bool = True) -> Filter:
         add(nosupport, "socket", (_ArgCmp(0, SCMP_CMP_MASKED_EQ, 0xFFFFFFFF, fam),))
     if add(nosupport, "socket", (_ArgCmp(0, SCMP_CMP_GT, 10, 0),)):
         denied.append("socket(family not AF_UNIX/AF_INET/AF_INET6) (EAFNOSUPPORT)")
+    # memfd_create: ENOSYS, as on an old kernel (libffi and others then fall back to a file in $TMPDIR,
+    # the scratch tmpfs). Its pages are not counted by RLIMIT_AS: 256 fds x file_size_mb of memory
+    # outside memory_mb (252 MB measured at the defaults) and outside the scratch tmpfs' size.
+    if add(SCMP_ACT_ERRNO(errno.ENOSYS), "memfd_create"):
+        denied.append("memfd_create (ENOSYS)")
     if add(SCMP_ACT_ERRNO(errno.ENOSYS), "clone3"):
         denied.append("clone3 (ENOSYS)")
     return Filter(lib, ctx, tuple(denied))
