@@ -311,6 +311,9 @@ def evaluate(run: Run | None, name: str, model, tok, rows, args, device: str, sa
         if run is not None:
             run.s["eval"][name] = res
             run.write()
+    if run is not None:  # also when the guard cut the evaluation before its first batch
+        run.s["eval"][name] = res
+        run.write()
     return res, step_s_est
 
 
