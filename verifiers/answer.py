@@ -85,6 +85,10 @@ def close(a: float, b: float, cfg: CheckConfig = CheckConfig()) -> bool:
     return math.isclose(a, b, rel_tol=cfg.rel_tol)
 
 
+# minus signs and dashes that models write for "-": "–5" is -5, never 5, and "5–6 m/s" is a range
+# (refused as a hedge); a dash before a space is punctuation ("Speed — 5 m/s")
+_DASH = re.compile("[\u2212\u2010\u2011\u2012\u2013\u2014\u2015\ufe63\uff0d](?=\\.?\\d)|\u2212")
+_DASH_PUNCT = re.compile("[\u2010\u2011\u2012\u2013\u2014\u2015\ufe63\uff0d]")
 _SUP = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 _SIUNITX = {
     "kilo": "k", "mega": "M", "giga": "G", "milli": "m", "micro": "µ", "nano": "n", "pico": "p", "centi": "c",
@@ -125,7 +129,8 @@ def _thousands(s: str) -> str:
 
 
 def _norm(s: str) -> str:
-    s = s.replace("\\$", " ").replace("$", " ").replace("−", "-").strip()  # math delimiters and currency
+    s = s.replace("\\$", " ").replace("$", " ").strip()  # math delimiters and currency
+    s = _DASH_PUNCT.sub(" - ", _DASH.sub("-", s)).strip()
     s = re.sub(r",\s*\\!\s*", ",", s.replace("{,}", ",")).replace("\\!", "")
     s = re.sub(r"(?<=\d)\\[,;: ](?=\d{3}\b)", "", s)  # 12\,000
     s = re.sub(r"\\SI\{([^{}]*)\}\{([^{}]*)\}", lambda m: m.group(1) + " " + _siunitx(m.group(2)), s)
@@ -135,7 +140,7 @@ def _norm(s: str) -> str:
     for _ in range(4):
         s = re.sub(r"\\(?:mathrm|text|textrm|textnormal|textbf|rm|mathit|operatorname|si|num|mbox)\s*\{([^{}]*)\}",
                    r" \1", s)
-    s = re.sub(r"\\quad|\\qquad|~|\\displaystyle|\\left|\\right", " ", s)
+    s = re.sub(r"(?:\\quad|\\qquad|\\displaystyle|\\left|\\right)(?![a-zA-Z])|~", " ", s)  # not \\rightarrow
     s = re.sub(r"\^\s*\{?\\circ\}?|\\circ|\\degree", "°", s)
     s = s.replace("\\mu", "µ").replace("\\Omega", "Ω").replace("\\AA", "Å").replace("\\%", "%")
     s = re.sub(r"\s*\b(?:percentage|percent|pct)\b", "%", s)
@@ -184,7 +189,11 @@ def _parse_num(s: str):
         raise ValueError("input too long")
     t = _norm(s)
     if "=" in t:
-        t = t.split("=")[-1]
+        parts = t.split("=")
+        # "x = 5 + 5 + 1 = 11" is 11; "v1 = 25 m/s, v2 = 30 m/s" lists two values (read as a sentence)
+        if any(re.search(r"\d[^,;]*[,;]|\d.*\b(?:or|and)\b", p) for p in parts[1:-1]):
+            raise ValueError("several values")
+        t = parts[-1]
     if _TOWER.search(t):
         raise ValueError("exponent tower rejected")
     got = _read_number(t)
@@ -388,18 +397,29 @@ def _pred_number(a, cfg):
     """
     if _RELATION.search(a):
         return "an inequality is not a value"
+    if re.search(r"\\(?:pm|mp)(?![a-zA-Z])|[±∓]|\+/-|\+-(?=\s*\d)", a):
+        return "a value with a \u00b1 is two values (or an uncertainty), not one value"
+    neg = None
+    for neg in _NEGATED.finditer(a):
+        pass
+    if neg is not None and len(_spans(_norm(a[neg.end():]))) <= 1:
+        # "not 25", "25 is wrong", "cannot be 25": never 25 ("it's not 10 it's 1,000.99" is 1000.99)
+        return "a negated value is not an answer"
     first_err = None
     try:
         v, u, _ = _parse_num(a)
     except ValueError as e:
         first_err = str(e)
     else:
-        if u is None or _unit_ok(u) or (" " in u.strip() and _unit_ok(u.split()[0])):
+        # "9.8 m/s^2 downward" is 9.8 m/s^2; "25 m/s or 30 m/s" is not 25 m/s (read below as a hedge)
+        if u is None or _unit_ok(u) or (" " in u.strip() and _unit_ok(u.split()[0]) and not re.search(r"\d", u)):
             return v, u
     if _LATEXISH.search(a) or first_err is None:
         c = _constant_value(a, cfg)
         if not isinstance(c, str):
             return c, None
+        if _NOT_REAL.search(c):  # "\\sqrt{-25}", "\\infty - 25": an expression whose value is no real
+            return f"as an expression: {c}"  # number; never the last number written in it (25)
         expr_err = c
     else:
         expr_err = None
@@ -410,11 +430,17 @@ def _pred_number(a, cfg):
     return f"{why}; as an expression: {expr_err}" if expr_err else why
 
 
-def _last_number(a: str):
-    """(value, unit|None) of the last number written in a sentence, or None."""
-    t = _norm(a)
-    if _TOWER.search(t):
-        return None
+_NEGATED = re.compile(r"\b(?:not|cannot|can't|isn't|is\s+no|wrong|incorrect|never)\b", re.I)
+_NOT_REAL = re.compile(r"complex|not finite|infinite|\bnan\b")
+# between the last two numbers of a sentence (after the first number's unit): a list or a hedge
+_HEDGE = re.compile(r"^\s*$|[,;|~…&\[]|\.\.\.|(?:^|\s)-(?:\s|$)|\\(?:quad|qquad|vee|lor|to|[rR]ightarrow|text)(?![a-zA-Z])"
+                    r"|\b(?:or|and|to|vs|versus|nor|else|otherwise|alternatively|maybe|perhaps|possibly|either|und|oder)\b",
+                    re.I)
+
+
+def _spans(t: str) -> list:
+    """[(value, end, start)] of the complete numbers in normalised text t (never an exponent's digits);
+    [] when a number cannot be read (exponent too large)."""
     spans, covered = [], 0
     for m in re.finditer(r"(?<![\w.])(?<!\*\*\()(?<!\*\*)[-+]?\.?\d", t):  # not an exponent's digits
         if m.start() < covered:
@@ -422,15 +448,31 @@ def _last_number(a: str):
         try:
             got = _read_number(t, m.start())
         except ValueError:
-            return None
+            return []
         if got is None:
             continue
         spans.append((got[0], got[1], m.start()))
         covered = got[1]
+    return spans
+
+
+def _last_number(a: str):
+    """(value, unit|None) of the last number written in a sentence, or None."""
+    t = _norm(a)
+    if _TOWER.search(t):
+        return None
+    spans = _spans(t)
     if not spans:
         return None
-    if len(spans) > 1 and re.fullmatch(r"\s*(?:[,;]|or|and|to|-)\s*", t[spans[-2][1]:spans[-1][2]]):
-        return None  # "1, 200 J" / "4 or 3" / "2 to 3" lists or hedges: not the last number
+    if len(spans) > 1:
+        between = t[spans[-2][1]:spans[-1][2]]
+        first, _, after = between.strip().partition(" ")
+        if first and _unit_ok(first.rstrip(",;")):
+            between = between.strip()[len(first.rstrip(",;")):]
+        if _HEDGE.search(between):
+            # "1, 200 J" / "4 or 3" / "2 to 3" / "25 m/s or 30 m/s" / "v1 = 25 m/s, v2 = 30 m/s" / "5 6":
+            # lists or hedges, not the last number
+            return None
     v, end, _ = spans[-1]
     rest = t[end:].strip().lstrip("*").strip()
     if rest.startswith("%"):

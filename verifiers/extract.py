@@ -5,28 +5,46 @@ import re
 
 MAX_INPUT = 20000
 
-_TAG_RE = re.compile(r"<final_answer>(.*?)</final_answer>", re.S | re.I)
+# A span never contains its own opener: scanning from every opener to the end of the text is
+# quadratic (9,000 unclosed "\\(" took 3.5 s); stopping at the next opener keeps each regex linear.
+_TAG_RE = re.compile(r"<final_answer>((?:(?!<final_answer>).)*?)</final_answer>", re.S | re.I)
 _ANSWER_IS_RE = re.compile(
     r"(?:final\s+answer|the\s+answer|answer)\s*(?:is|=|:)\s*:?\s*(.+)", re.I)
 _ANSWER_COLON_RE = re.compile(r"\**\s*(?:final\s+)?answer\s*:?\s*\**\s*:?\s*(.+)", re.I)
 _BOLD_RE = re.compile(r"\*\*([^*\n]{1,200})\*\*")
-_DISPLAY_RE = re.compile(r"\\\[(.*?)\\\]", re.S)
-_PAREN_RE = re.compile(r"\\\(([^\n]*?)\\\)")  # inline math stays on one line (as math-verify)
+_DISPLAY_RE = re.compile(r"\\\[((?:[^\\]|\\(?![\[\]]))*?)\\\]", re.S)
+_PAREN_RE = re.compile(r"\\\(((?:[^\n\\]|\\(?![()]))*?)\\\)")  # inline math stays on one line (as math-verify)
 _DOLLAR_RE = re.compile(r"(?<!\\)\$\$(.*?)(?<!\\)\$\$|(?<!\\)\$((?:[^$\n]|(?<=\\)\$)+)(?<!\\)\$", re.S)
 
 
 def _find_braced(text: str, start: int):
     """Given index of '{', return (content, end) with nested braces, or None."""
-    depth = 0
-    for i in range(start, len(text)):
-        c = text[i]
+    close = _brace_matches(text).get(start)
+    return None if close is None else (text[start + 1:close], close + 1)
+
+
+_MATCH_CACHE: dict = {}
+
+
+def _brace_matches(text: str) -> dict:
+    """{index of '{': index of its matching '}'} for the whole text, in one pass (linear time).
+
+    Scanning forward from every opening brace is quadratic: 2,800 unclosed ``\\boxed{`` in a 20,000
+    character answer took 8-12 s per check (25 s under threads)."""
+    key = id(text), len(text)
+    got = _MATCH_CACHE.get(key)
+    if got is not None and got[0] is text:
+        return got[1]
+    stack, out = [], {}
+    for i, c in enumerate(text):
         if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return text[start + 1:i], i + 1
-    return None
+            stack.append(i)
+        elif c == "}" and stack:
+            out[stack.pop()] = i
+    if len(_MATCH_CACHE) > 64:
+        _MATCH_CACHE.clear()
+    _MATCH_CACHE[key] = (text, out)
+    return out
 
 
 def extract_boxed(text: str):
@@ -72,6 +90,10 @@ def _answer_sentence(s: str) -> str:
             break
     outside = re.sub(r"\$[^$]*\$", lambda m: "#" * len(m.group()), s)
     cut = max(outside.rfind(" is "), outside.rfind("="))
+    prev = max(outside.rfind(" is ", 0, max(cut, 0)), outside.rfind("=", 0, max(cut, 0)))
+    if cut > 0 and prev >= 0 and outside[cut] == "=" and re.search(
+            r"\d[^,;=]{0,30}(?:[,;]\s*(?:or\s+|and\s+)?|\s(?:or|and)\s+)[A-Za-z\\][\w{}\\']{0,20}\s*$", outside[prev:cut]):
+        cut = -1  # "v1 = 25 m/s, v2 = 30 m/s": two values, kept whole (and refused), not the last one
     if cut >= 0 and s[cut:].strip(" =is"):
         s = s[cut:].lstrip("=").strip()
         s = s[3:] if s.startswith("is ") else s
@@ -79,7 +101,9 @@ def _answer_sentence(s: str) -> str:
     m = re.search(r",\s+(?:which|since|because|as|so|i\.e\.|that|where|and|but|not)\b", outside)
     if m:  # "the answer is 9, which matches ... about 10 units": the clause is not the answer
         s = s[:m.start()]
-    s = re.sub(r"\s+\((?=[^()]*(?:[a-z]{2}|\b[ie]\.[eg]\.))[^()]*\)\s*$", "", s)  # "6.3 (rounded)", "(i.e. 3/4)"
+    # "6.3 (rounded)", "(i.e. 3/4)" are remarks; "5 m/s (or 50 m/s)" is a hedge and stays (refused later)
+    s = re.sub(r"\s+\((?![^()]*\b(?:or|either|alternatively|maybe|perhaps|possibly|otherwise)\b[^()]*\d)"
+               r"(?=[^()]*(?:[a-z]{2}|\b[ie]\.[eg]\.))[^()]*\)\s*$", "", s)
     spans = re.findall(r"\$([^$]+)\$", s)
     if len(spans) == 1 and not s.replace("$" + spans[0] + "$", "").strip(" .,:;"):
         return spans[0]
@@ -98,7 +122,7 @@ def _last_boxed(text: str):
     return last.strip(), end
 
 
-_ANSWER_IS = re.compile(r"(?:final\s+answer|the\s+answer|answer)\s*(?:is\s*:?|=|:)\s*\**\s*:?\s*", re.I)
+_ANSWER_IS = re.compile(r"(?:final\s+answer|the\s+answer|answer)\s*(?:is(?![\w'’])\s*:?|=|:)\s*\**\s*:?\s*", re.I)
 
 
 def _answer_is(text: str):
@@ -176,9 +200,20 @@ def _tail_sentence(text: str) -> str | None:
     return None
 
 
+_SEP = r"(?:\s*(?:,|&|\band\b|\bor\b)\s*|\s+)"  # one reading of each separator: no backtracking blow-up
+_LETTERS = r"\(?([A-Z]\)?(?:" + _SEP + r"\(?[A-Z]\)?)*)\)?(?![A-Za-z])"
+_LETTERS_TIGHT = r"\(?([A-Z]\)?(?:\s*(?:,|&|\band\b|\bor\b)\s*\(?[A-Z]\)?)*)\)?(?![A-Za-z])"
+# "or" is read as part of the list ("The answer is (A) or (B)" is two letters, refused for a
+# single-answer question, never A). A bare "option A" / "choice A" is not an answer statement
+# ("Consider option A. So we get C." is not A); "option A is correct", "answer: option A", "I choose
+# option D" and a closing "... so option D." are.
 _LETTER_PATTERNS = [
-    r"correct\s+(?:option|answer|choice)s?\s*(?:is|are|:)?\s*:?\s*\(?([A-Z]\)?(?:\s*(?:,|and|&|\s)\s*\(?[A-Z]\)?)*)\)?(?![A-Za-z])",
-    r"(?:answer|option|choice)s?\s*(?:is|are|:)?\s*:?\s*\(?([A-Z]\)?(?:\s*(?:,|and|&)\s*\(?[A-Z]\)?)*)\)?(?![A-Za-z])",
+    r"correct\s+(?:option|answer|choice)s?\s*(?:is|are|:)?\s*:?\s*" + _LETTERS,
+    r"answers?\s*(?:is|are|:)?\s*:?\s*(?:(?:therefore|thus|clearly|hence)\s+)?(?:(?:option|choice)s?\s*)?"
+    + _LETTERS_TIGHT,
+    r"(?:option|choice)s?\s*" + _LETTERS_TIGHT + r"(?=\s+(?:is|are)\s+(?:the\s+)?(?:correct|right|true|answer))",
+    r"\b(?:choose|chose|select|pick|mark)\s+(?:(?:option|choice)s?\s*)?" + _LETTERS_TIGHT,
+    r"(?:option|choice)s?\s*" + _LETTERS_TIGHT + r"(?=\s*[.!]?\s*$)",  # "... so option D." ends the text
 ]
 
 
@@ -213,7 +248,8 @@ def extract_letters(text, multi: bool = False, valid: str = "ABCD"):
     for pat in _LETTER_PATTERNS:
         found = list(re.finditer(pat, text, re.I if False else 0))
         if not found:
-            found = list(re.finditer(pat.replace("correct", "[Cc]orrect").replace("(?:answer|option|choice)", "(?:[Aa]nswer|[Oo]ption|[Cc]hoice)"), text))
+            found = list(re.finditer(pat.replace("correct\\s", "[Cc]orrect\\s").replace("answers?", "[Aa]nswers?").replace(
+                "(?:option|choice)s?", "(?:[Oo]ption|[Cc]hoice)s?"), text))
         if found:
             cands.append(found[-1].group(1))
     a = extract_answer(text)
