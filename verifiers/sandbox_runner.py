@@ -585,7 +585,7 @@ def _parse_report_lines(data, cap):
 
 
 def _supervise(rfd, payload_path):
-    import json, os, select, time
+    import json, os, select, signal, time
     t_start = time.monotonic()
     with open(payload_path, "rb") as f:
         payload = json.loads(f.read())
@@ -618,11 +618,17 @@ def _supervise(rfd, payload_path):
     # code runs, so a "setup failed" report cannot come from the code (it once could: an "X" line on
     # the report pipe plus exit code 70 made any program look like a sandbox failure)
     sr, sw = os.pipe()
+    # SIGINT is the one signal Python handles (KeyboardInterrupt); as PID 1 the supervisor gets from inside
+    # its namespace only signals it handles, so ignoring it leaves the worker none that would end the
+    # supervisor before it reports. That matters where the worker has the supervisor's uid (a user
+    # namespace, when the host is not root): kill(1, SIGINT) turned any outcome into "sandbox failure".
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
     if pid == 0:  # the worker
         try:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
             os.close(rfd)
             os.close(pr)
             os.close(sr)
