@@ -119,6 +119,33 @@ def test_non_real_expressions_do_not_fall_back_to_a_number(pred, ref):
     assert not v.equivalent and v.reason
 
 
+# --- symbolic sampling: a term that vanishes on the narrow sampling range is not the reference -----
+
+PENDULUM = r"2\pi\sqrt{l/g}"
+
+
+@pytest.mark.parametrize("pred,ref", [
+    (r"\boxed{2\pi\sqrt{l/g} + \lfloor l/10 \rfloor}", PENDULUM),  # floor(l/10) = 0 on [0.5, 2.5]
+    (r"\boxed{2\pi\sqrt{l/g} + \lfloor 0.3 l \rfloor}", PENDULUM),
+    (r"\boxed{2\pi\sqrt{l/g} + (l-1)^{20} 0.000001}", PENDULUM),  # < 1e-6 relative on [0.5, 2.5]
+    (r"\boxed{2\pi\sqrt{l/g} + e^{-100 l}}", PENDULUM),
+    (r"\boxed{x + 10^{-7} y}", "x"),
+])
+def test_sampling_covers_more_than_the_narrow_range(pred, ref):
+    assert not check(pred, ref, kind="symbolic").equivalent
+
+
+@pytest.mark.parametrize("pred,ref", [
+    (r"\frac{1-\cos x}{x^2}", r"\frac{2\sin^2(x/2)}{x^2}"),
+    (r"\frac{m c^2}{\sqrt{1-v^2/c^2}}", r"m c^2 (1-v^2/c^2)^{-1/2}"),
+    (r"\frac{e^{50x}}{e^{49x}}", "e^{x}"),
+    (r"\ln(x^{100})", r"100\ln x"),
+    (r"\sqrt{\frac{2 g h}{1 + I/(m r^2)}}", r"\sqrt{\frac{2 g h m r^2}{m r^2 + I}}"),
+])
+def test_equal_expressions_still_match_over_the_wide_range(pred, ref):
+    assert check(pred, ref, kind="symbolic").equivalent
+
+
 # --- dashes written for a minus sign --------------------------------------------------------------
 
 @pytest.mark.parametrize("dash", ["\u2012", "\u2013", "\u2014", "\u2010", "\ufe63", "\uff0d"])

@@ -246,6 +246,9 @@ def _numbers(a, b, rel_tol: float):
     return ok, "numeric match" if ok else "numeric mismatch"
 
 
+_WIDE_SAMPLES = 3
+
+
 def _expr_equal(a, b, rel_tol: float, sym_tol: float, samples: int = 6) -> tuple[bool, str]:
     import sympy
 
@@ -269,6 +272,18 @@ def _expr_equal(a, b, rel_tol: float, sym_tol: float, samples: int = 6) -> tuple
         if not _close(va, vb, sym_tol):
             return False, "symbolic mismatch (numeric sampling)"
     else:
+        # points spread over four decades as well: a term that vanishes on [0.5, 2.5] only
+        # (floor(l/10), exp(-1000 l), 1e-6 (l-1)^20, 1e-7 y) is not the reference
+        for _ in range(_WIDE_SAMPLES):
+            point = {syms[n]: sympy.Float(10 ** rng.uniform(-2, 2)) for n in names}
+            try:
+                va, vb = complex(a.evalf(20, subs=point)), complex(b.evalf(20, subs=point))
+            except (TypeError, ValueError, ArithmeticError):
+                continue
+            if not all(math.isfinite(z.real) and math.isfinite(z.imag) for z in (va, vb)):
+                continue
+            if not _close(va, vb, sym_tol):
+                return False, "symbolic mismatch (numeric sampling, wide range)"
         return True, "symbolic match (numeric sampling)"
     try:
         ok = sympy.simplify(a - b) == 0
