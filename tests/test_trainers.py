@@ -41,7 +41,7 @@ def data(tmp_path_factory):
 
 
 def base_kw(tiny, data, out, **kw):
-    d = dict(model=tiny, data=data, output_dir=str(out), max_steps=3, batch_size=2, save_steps=2,
+    d = dict(model=tiny, data=data, output_dir=str(out), max_steps=3, batch_size=2, grad_accum=1, save_steps=2,
              eval_tasks="", report_to="none", max_length=4096, seed=0)
     d.update(kw)
     return d

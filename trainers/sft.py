@@ -17,6 +17,9 @@ from trainers.common import BaseConfig, _f
 class Config(BaseConfig):
     output_dir: str = _f("runs/sft", "where checkpoints, logs, the final adapter and run.json go")
     learning_rate: float = _f(2e-4, "peak learning rate")
+    batch_size: int = _f(1, "sequences per micro-batch (peak memory grows ~2 GB per ~650-token SmolLM2 sequence: "
+                         "~2.5 GB at 1, 4.6 GB at 2, 8.1 GB at 4; docs/training.md)")
+    grad_accum: int = _f(4, "gradient accumulation steps (1 x 4 = 4 sequences per optimizer step)")
 
 
 def dataset(cfg, log=print):
