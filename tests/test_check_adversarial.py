@@ -55,6 +55,25 @@ def test_hedges_are_refused(pred, refs):
     assert _accepted(pred, refs) == []
 
 
+@pytest.mark.parametrize("pred,refs", [
+    (r"\boxed{T = 2\pi\sqrt{l/g}, T = \pi\sqrt{l/g}}", (r"2\pi\sqrt{l/g}", r"\pi\sqrt{l/g}")),  # was the last
+    (r"\boxed{T = 2\pi\sqrt{l/g} \text{ or } T = \pi\sqrt{l/g}}", (r"2\pi\sqrt{l/g}", r"\pi\sqrt{l/g}")),
+    (r"\boxed{v = \sqrt{2gh}; v = \sqrt{gh}}", (r"\sqrt{2gh}", r"\sqrt{gh}")),
+])
+def test_symbolic_assignment_lists_are_refused(pred, refs):
+    assert _accepted(pred, refs, kind="symbolic") == []
+
+
+@pytest.mark.parametrize("pred,ref", [
+    (r"\boxed{T = 2\pi\sqrt{l/g}}", r"2\pi\sqrt{l/g}"),
+    (r"\boxed{x = 5+5+1 = 11}", "11"),
+    (r"\boxed{E = mc^2 = m c^{2}}", "m c^2"),
+    (r"\boxed{\{1, 2\}}", r"\{1, 2\}"),
+])
+def test_symbolic_single_answers_still_read(pred, ref):
+    assert check(pred, ref, kind="symbolic").equivalent
+
+
 @pytest.mark.parametrize("pred,ref", [
     ("The answer is (A) or (B)", "A"),  # was A: "or" ended the letter list
     ("The answer is A or B", "A"),

@@ -94,6 +94,7 @@ def _split_top(s: str, sep_re: re.Pattern) -> list[tuple[str, str | None]]:
 
 
 _EQ_RE = re.compile(r"(?<![<>!=])=(?!=)")
+_LIST_SEP = re.compile(r",|;|\\text\s*\{\s*(?:or|and)\s*\}|\\(?:vee|lor|quad|qquad)(?![a-zA-Z])|\bor\b|\band\b")
 _TEXT_TAIL = re.compile(r"(?:\s*\\(?:text|textbf|textnormal|textrm|mbox|mathrm)\s*\{[^{}\\\d]*\})+\s*$")
 
 
@@ -119,6 +120,9 @@ def parse(text: str, equation: str = "auto"):
     if not s:
         raise ParseError("empty expression")
     parts = _split_top(s, _EQ_RE)
+    if equation != "auto" and any(len(_split_top(p, _LIST_SEP)) > 1 for p, _ in parts[1:-1]):
+        # "T = 2\pi\sqrt{l/g}, T = \pi\sqrt{l/g}" / "... \text{ or } T = ...": two answers, not the last
+        raise ParseError("several assignments (a list or a hedge), not one answer")
     if len(parts) >= 3 and equation != "keep":
         s = parts[-1][0]
     elif len(parts) >= 2:
