@@ -132,6 +132,10 @@ def test_a_correction_after_a_negation_is_read(pred, ref):
     (r"\boxed{25 \cdot \infty}", "25"),
     (r"\boxed{\infty - 25}", "25"),
     (r"\boxed{\frac{1}{0} 25}", "25"),
+    ("log(0)+25", "25"),  # plain text (safeexpr): a math domain error, then the last number
+    ("asin(2)+25", "25"),
+    ("exp(1000)*25", "25"),
+    ("The answer is sqrt(-1) + 25 m", "25 m"),
 ])
 def test_non_real_expressions_do_not_fall_back_to_a_number(pred, ref):
     v = check(pred, ref)

@@ -431,7 +431,8 @@ def _pred_number(a, cfg):
 
 
 _NEGATED = re.compile(r"\b(?:not|cannot|can't|isn't|is\s+no|wrong|incorrect|never)\b", re.I)
-_NOT_REAL = re.compile(r"complex|not finite|infinite|\bnan\b")
+# reasons (worker and safeexpr) that say the text is an expression whose value is no real number
+_NOT_REAL = re.compile(r"complex|not finite|infinite|\bnan\b|math (?:domain )?error|overflow|division by zero")
 # between the last two numbers of a sentence (after the first number's unit): a list or a hedge
 _HEDGE = re.compile(r"^\s*$|[,;|~…&\[]|\.\.\.|(?:^|\s)-(?:\s|$)|\\(?:quad|qquad|vee|lor|to|[rR]ightarrow|text)(?![a-zA-Z])"
                     r"|\b(?:or|and|to|vs|versus|nor|else|otherwise|alternatively|maybe|perhaps|possibly|either|und|oder)\b",
