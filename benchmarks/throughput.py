@@ -241,6 +241,16 @@ def _shown(argv: str) -> str:
     return " ".join(out)
 
 
+def _short_error(err: str) -> str:
+    """An error for the summary: a killed measurement says so; otherwise the last line, without paths."""
+    import re
+
+    if err.startswith(("exit -15", "exit -9")):
+        return "stopped before it finished (killed)"
+    last = err.strip().splitlines()[-1] if err.strip() else err
+    return re.sub(r"(/[^\s/:]+)+/", "", last)[:200]
+
+
 def _f(x, nd=1):
     return "-" if x is None else (f"{x:.{nd}f}" if isinstance(x, float) else str(x))
 
@@ -338,6 +348,8 @@ def main(argv=None) -> int:
             notes.append(f"- {label}: `python benchmarks/throughput.py {_shown(d['meta']['argv'])}` at "
                          f"{d['meta']['git_commit'][:10]}, {d['meta']['when']}")
             for k, v in d["results"].items():
+                if "error" in v:
+                    v = {**v, "error": _short_error(v["error"])}
                 res[f"{k} ({label})"] = v
         meta = {"merged": True, "git_commits": sorted(commits), "cpus": os.cpu_count(), "model": a.model,
                 "notes": ["Runs merged:", *notes, *([a.note] if a.note else [])]}

@@ -93,8 +93,8 @@ class Config(BaseConfig, VllmFields):
     log_samples: bool = _f(True, "write every problem's record to OUTPUT_DIR/stepfix_samples.jsonl")
     baseline: str = _f("none", "b in (r2 - b): none (the paper's exact loss) | r1 | mean (running mean of r2)")
     baseline_momentum: float = _f(0.9, "momentum of the running-mean baseline (baseline: mean)")
-    merge_lora_for_generation: bool = _f(True, "merge the LoRA into fp32 weights while sampling (faster; "
-                                         "unmerged after)")
+    merge_lora_for_generation: bool = _f(False, "merge the LoRA into fp32 weights while sampling (unmerged "
+                                         "after); off: no speed-up measured on CPU (docs/training.md)")
 
     def validate(self):
         if self.kl_estimator not in KL_ESTIMATORS:
