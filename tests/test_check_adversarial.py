@@ -169,6 +169,23 @@ def test_equal_expressions_still_match_over_the_wide_range(pred, ref):
     assert check(pred, ref, kind="symbolic").equivalent
 
 
+# --- units written as a LaTeX fraction are units, not dropped ---------------------------------------
+
+@pytest.mark.parametrize("pred,ref,ok", [
+    (r"\boxed{5 \frac{\text{km}}{\text{s}}}", "5 m/s", False),  # was a bare 5, read in m/s: 1000x off
+    (r"\boxed{5 \dfrac{\mathrm{km}}{\mathrm{h}}}", "5 m/s", False),
+    (r"\boxed{5 \frac{\text{km}}{\text{s}}}", "5000 m/s", True),
+    (r"\boxed{5\,\frac{\text{g}}{\text{cm}^3}}", "5000 kg/m^3", True),
+    (r"\boxed{5 \frac{m}{s^2}}", "5 m/s^2", True),
+    (r"\boxed{5 \dfrac{\mu C}{m^2}}", "5e-6 C/m^2", True),
+    (r"\boxed{\frac{3}{4}}", "0.75", True),
+    (r"\boxed{2\frac{\pi}{3}}", "2.094", True),
+    ("The speed is 5 km s^{-1} upward", "5 km/s", True),  # the longest unit prefix, not "km"
+])
+def test_fraction_units(pred, ref, ok):
+    assert check(pred, ref).equivalent is ok
+
+
 # --- dashes written for a minus sign --------------------------------------------------------------
 
 @pytest.mark.parametrize("dash", ["\u2012", "\u2013", "\u2014", "\u2010", "\ufe63", "\uff0d"])

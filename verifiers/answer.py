@@ -140,6 +140,9 @@ def _norm(s: str) -> str:
     for _ in range(4):
         s = re.sub(r"\\(?:mathrm|text|textrm|textnormal|textbf|rm|mathit|operatorname|si|num|mbox)\s*\{([^{}]*)\}",
                    r" \1", s)
+    # a unit written as a fraction: 5 \frac{\text{km}}{\text{s}} is 5 km/s, never a bare 5 read in the
+    # reference's unit (\frac{3}{4}, with no letter, is left to the expression reader)
+    s = re.sub(r"\\[dt]?frac\s*\{([^{}]*[A-Za-zµΩ][^{}]*|\s*1\s*)\}\s*\{([^{}]*[A-Za-zµΩ][^{}]*)\}", r" (\1)/(\2)", s)
     s = re.sub(r"(?:\\quad|\\qquad|\\displaystyle|\\left|\\right)(?![a-zA-Z])|~", " ", s)  # not \\rightarrow
     s = re.sub(r"\^\s*\{?\\circ\}?|\\circ|\\degree", "°", s)
     s = s.replace("\\mu", "µ").replace("\\Omega", "Ω").replace("\\AA", "Å").replace("\\%", "%")
@@ -412,8 +415,17 @@ def _pred_number(a, cfg):
         first_err = str(e)
     else:
         # "9.8 m/s^2 downward" is 9.8 m/s^2; "25 m/s or 30 m/s" is not 25 m/s (read below as a hedge)
-        if u is None or _unit_ok(u) or (" " in u.strip() and _unit_ok(u.split()[0]) and not re.search(r"\d", u)):
+        if u is None or _unit_ok(u):
             return v, u
+        words = u.split()
+        if len(words) > 1 and not _spans(u):
+            k = 1  # "5 m s**(-1) upward": the longest unit prefix; "m/s in vacuum" is m/s (not m/s * inch)
+            while k < min(len(words) - 1, 4) and not _PROSE.fullmatch(words[k]) and \
+                    (not words[k].isalpha() or len(words[k]) <= 2):
+                k += 1
+            for k in range(k, 0, -1):
+                if _unit_ok(" ".join(words[:k])):
+                    return v, " ".join(words[:k])
     if _LATEXISH.search(a) or first_err is None:
         c = _constant_value(a, cfg)
         if not isinstance(c, str):
@@ -439,11 +451,14 @@ _HEDGE = re.compile(r"^\s*$|[,;|~…&\[]|\.\.\.|(?:^|\s)-(?:\s|$)|\\(?:quad|qqua
                     re.I)
 
 
+_PROSE = re.compile(r"in|at|on|of|for|to|the|a|an|and|or|is|as|by|per|from|with|it|its|if|so|up|we", re.I)
+
+
 def _spans(t: str) -> list:
     """[(value, end, start)] of the complete numbers in normalised text t (never an exponent's digits);
     [] when a number cannot be read (exponent too large)."""
     spans, covered = [], 0
-    for m in re.finditer(r"(?<![\w.])(?<!\*\*\()(?<!\*\*)[-+]?\.?\d", t):  # not an exponent's digits
+    for m in re.finditer(r"(?<![\w.])(?<!\*\*\()(?<!\*\*)(?<!\*\*\([-+])[-+]?\.?\d", t):  # not an exponent's digits
         if m.start() < covered:
             continue
         try:
