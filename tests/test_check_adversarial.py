@@ -181,6 +181,21 @@ def test_equal_expressions_still_match_over_the_wide_range(pred, ref):
     (r"\boxed{\frac{3}{4}}", "0.75", True),
     (r"\boxed{2\frac{\pi}{3}}", "2.094", True),
     ("The speed is 5 km s^{-1} upward", "5 km/s", True),  # the longest unit prefix, not "km"
+    # a unit after the box, in parentheses, or with \rm was dropped: the bare 5 was read in m/s
+    (r"\boxed{5}\text{ km/s}", "5 m/s", False),
+    (r"\boxed{5} km/s", "5 m/s", False),
+    (r"\boxed{5}~\mathrm{km\,s^{-1}}", "5 m/s", False),
+    (r"\boxed{5}\text{ km/s}", "5000 m/s", True),
+    (r"\boxed{5\ {\rm km/s}}", "5 m/s", False),
+    ("5 (km/s)", "5 m/s", False),
+    ("5 (km/s)", "5000 m/s", True),
+    ("5 thousand m/s", "5 m/s", False),
+    ("5 kilo m/s", "5 m/s", False),
+    (r"The answer is \boxed{5} m/s.", "5 m/s", True),
+    (r"\boxed{5} and so on", "5 m/s", True),
+    (r"\boxed{5}$ in 3 s", "5 m/s", True),
+    ("The answer is 6.3 (rounded)", "6.3", True),
+    ("The answer is 6.3 (to 2 s.f.)", "6.3", True),
 ])
 def test_fraction_units(pred, ref, ok):
     assert check(pred, ref).equivalent is ok

@@ -18,7 +18,7 @@ import re
 import tokenize
 from dataclasses import dataclass
 
-from verifiers.extract import _letters_in, extract_answer, extract_boxed, extract_letters
+from verifiers.extract import _last_boxed, _letters_in, extract_answer, extract_boxed, extract_letters
 
 MAX_LEN = 2000
 
@@ -143,6 +143,7 @@ def _norm(s: str) -> str:
     # a unit written as a fraction: 5 \frac{\text{km}}{\text{s}} is 5 km/s, never a bare 5 read in the
     # reference's unit (\frac{3}{4}, with no letter, is left to the expression reader)
     s = re.sub(r"\\[dt]?frac\s*\{([^{}]*[A-Za-zµΩ][^{}]*|\s*1\s*)\}\s*\{([^{}]*[A-Za-zµΩ][^{}]*)\}", r" (\1)/(\2)", s)
+    s = re.sub(r"\{\s*\\(?:rm|mathrm|text)\s+([^{}]*)\}", r" \1", s)  # {\rm km/s}
     s = re.sub(r"(?:\\quad|\\qquad|\\displaystyle|\\left|\\right)(?![a-zA-Z])|~", " ", s)  # not \\rightarrow
     s = re.sub(r"\^\s*\{?\\circ\}?|\\circ|\\degree", "°", s)
     s = s.replace("\\mu", "µ").replace("\\Omega", "Ω").replace("\\AA", "Å").replace("\\%", "%")
@@ -454,6 +455,32 @@ _HEDGE = re.compile(r"^\s*$|[,;|~…&\[]|\.\.\.|(?:^|\s)-(?:\s|$)|\\(?:quad|qqua
 _PROSE = re.compile(r"in|at|on|of|for|to|the|a|an|and|or|is|as|by|per|from|with|it|its|if|so|up|we", re.I)
 
 
+def _unit_after_box(pred: str, a: str):
+    """The unit written right after the last \\boxed{} when the box holds the (unit-less) answer, or None."""
+    if "\\boxed" not in pred and "\\fbox" not in pred:
+        return None
+    content, end = _last_boxed(pred)
+    if content is None or content.strip() != a.strip() or end < 0:
+        return None
+    tail = re.split(r"\n|\$(?!\s*\\)|(?<=[^\d\s])\.(?:\s|$)|,\s", pred[end:end + 80])[0]
+    tail = re.sub(r"^\s*(?:\\[,;:! ]|~|\\quad|\$)*\s*", "", tail)
+    if not tail or not re.match(r"[\\A-Za-zµΩ°(\[{]", tail):
+        return None
+    got = _parse_num("1 " + tail) if not re.match(r"\s*[-+]?\d", tail) else None
+    if not got or got[1] is None:
+        return None
+    u = got[1]
+    if _unit_ok(u):
+        return u
+    words = u.split()
+    for k in range(min(len(words), 4), 0, -1):
+        if _PROSE.fullmatch(words[k - 1]):
+            continue
+        if _unit_ok(" ".join(words[:k])) and not any(_PROSE.fullmatch(w) for w in words[:k]):
+            return " ".join(words[:k])
+    return None
+
+
 def _spans(t: str) -> list:
     """[(value, end, start)] of the complete numbers in normalised text t (never an exponent's digits);
     [] when a number cannot be read (exponent too large)."""
@@ -496,6 +523,8 @@ def _last_number(a: str):
     word = rest.split(" ")[0].rstrip(".,;:)") if rest else ""
     if word and (_unit_ok(word) or rest.rstrip(".,;:") == word):
         return v, word  # "5 blorgs" ends the answer: its unit, checked (and refused) by the caller
+    if re.fullmatch(r"(?i)thousand|million|billion|trillion|hundred|lakh|crore|dozen|kilo|mega|giga|milli|micro|nano", word):
+        return v, word  # "5 thousand m/s" is not a bare 5 read in the reference's unit: refused by the caller
     return v, None
 
 
@@ -616,6 +645,8 @@ def _check(pred, ref, kind, cfg):
     if isinstance(got, str):
         return _v(False, kind, cfg, f"pred unparseable: {got}", a, ref)
     pv, pu = got
+    if pu is None and isinstance(pred, str):
+        pu = _unit_after_box(pred, a)  # "\\boxed{5}\\text{ km/s}" is 5 km/s, never a bare 5 read in m/s
     if kind == "integer":
         ok = close(pv, rv, cfg) if cfg.mode != "default" else abs(pv - rv) < 1e-9
         return _v(ok, kind, cfg, "integer match" if ok else "integer mismatch", repr(pv), repr(rv))

@@ -80,6 +80,15 @@ def _clean(ans: str) -> str:
 _SENTENCE_END = re.compile(r"\.(?=\s+[A-Z(\[]|\s*$)|\s+I hope it is correct")
 
 
+def _unit_like(s: str) -> bool:
+    """"km/s", "m s^-1", "kg m^{-3}", "N/C": short letter runs, digits only in exponents, no words."""
+    s = s.strip()
+    return bool(s) and len(s) <= 20 and re.fullmatch(r"[A-Za-zµΩ°/^*·.\s\-{}\d]+", s) is not None and \
+        all(len(w) <= 3 for w in re.findall(r"[A-Za-z]+", s)) and \
+        not re.search(r"(?<![\^\-{*])\b\d", s) and \
+        not re.search(r"\b(?:in|at|on|of|for|to|the|an|and|or|is|as|by|per|so|it|ie|eg|not|est|ca)\b", s, re.I)
+
+
 def _answer_sentence(s: str) -> str:
     """The answer part of "... answer is <X>. I hope it is correct." (Minerva's format) or of
     "The volume of $V$ is 120." : cut at the end of the sentence (outside $...$), then keep what
@@ -102,8 +111,9 @@ def _answer_sentence(s: str) -> str:
     if m:  # "the answer is 9, which matches ... about 10 units": the clause is not the answer
         s = s[:m.start()]
     # "6.3 (rounded)", "(i.e. 3/4)" are remarks; "5 m/s (or 50 m/s)" is a hedge and stays (refused later)
+    # "5 (km/s)" is a unit and stays too
     s = re.sub(r"\s+\((?![^()]*\b(?:or|either|alternatively|maybe|perhaps|possibly|otherwise)\b[^()]*\d)"
-               r"(?=[^()]*(?:[a-z]{2}|\b[ie]\.[eg]\.))[^()]*\)\s*$", "", s)
+               r"(?=[^()]*(?:[a-z]{2}|\b[ie]\.[eg]\.))([^()]*)\)\s*$", lambda m: m.group() if _unit_like(m.group(1)) else "", s)
     spans = re.findall(r"\$([^$]+)\$", s)
     if len(spans) == 1 and not s.replace("$" + spans[0] + "$", "").strip(" .,:;"):
         return spans[0]
