@@ -95,6 +95,10 @@ def test_flag_abbreviations_are_refused(capsys):
         common.parse(sft.Config, ["--max_step", "3"])
     assert "--max_step" in capsys.readouterr().err
     assert common.parse(sft.Config, ["--max_steps", "3"]).max_steps == 3
+    from trainers import rag
+
+    with pytest.raises(SystemExit):
+        rag.main(["--procgen", "5"])  # not --procgen_n
 
 
 def test_percent_in_a_help_text_is_escaped():
