@@ -222,22 +222,16 @@ def bootstrap_ci(values: list, iters: int, seed: int, num: list | None = None) -
 
 def score_sample(doc: dict, response: str, acc: float, fc: float | None, backend: str) -> dict:
     """Per-problem metrics of one response: the task's accuracy and format score, and the step
-    verifier's first error, class and position reward (verifiers.rewards.position_reward)."""
+    verifier's first error, class and position reward (verifiers.rewards.step_reward)."""
     from r3bench import seventag
-    from verifiers.rewards import position_reward
+    from verifiers.rewards import step_reward
     from verifiers.steps import verify
 
-    n_tags = seventag.parse(response or "").n
     v = verify(doc["question"], response or "", doc.get("solution") or "", backend)
-    valid = getattr(v, "valid", True)
-    if not valid:
-        cls, reward = None, None
-    elif v.n_steps < 1 or n_tags < 7:
-        cls, reward = ("FORMAT" if (v.first_error or n_tags < 7) else None), \
-            (position_reward(min(int(v.first_error), v.n_steps), v.n_steps) if v.n_steps >= 1 else 0.0)
-    else:
-        cls = v.error_class if v.first_error else None
-        reward = position_reward(min(int(v.first_error), v.n_steps), v.n_steps)
+    valid = bool(getattr(v, "valid", True))
+    r = step_reward(v)  # the trainers' reward: n = the format's seven steps, FORMAT = 0, no verdict = not ok
+    reward = r.value if r.ok else None
+    cls = (v.error_class if v.first_error else None) if valid else None
     return {"acc": float(acc), "format_compliance": fc if fc is not None else seventag.format_compliance(response or ""),
             "first_error": int(v.first_error), "n_steps": int(v.n_steps), "error_class": cls, "step_reward": reward,
             "verifier_valid": bool(valid), "explanation": v.explanation[:200]}

@@ -103,7 +103,7 @@ def main(argv=None):
     if "stepfix" in only:
         run("stepfix", stepfix, max_steps=a.stepfix_steps, batch_size=4, learning_rate=5e-5,
             init_adapter=sft_adapter, max_new_tokens=a.gen_tokens or a.eval_max_gen_toks, temperature=0.7)
-        summary["throughput_stepfix"] = throughput(out / "stepfix", ("generate", "verify", "forward", "backward"))
+        summary["throughput_stepfix"] = throughput(out / "stepfix", ("generate", "verify", "feedback", "forward", "ref_forward", "backward"))
         save()
     if "grpo" in only:
         cfg = common.make(grpo.Config, output_dir=str(out / "grpo"), **{**shared, "eval_tasks": ""},

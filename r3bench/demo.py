@@ -186,7 +186,7 @@ def train_stage(out: Path, model: str = "r3bench/smollm2-135m-instruct", sft_ste
     logs = [d for d in steps if "skip_rate" in d]
     ev = next((d["eval"] for d in reversed(steps) if "eval" in d), {})
     lines = ["| stage | steps | loss | notes |", "|---|---|---|---|",
-             f"| SFT (LoRA r=8) | {r1['global_step']} | {r1['train_loss']:.3f} | {c1.batch_size} problems per step |"]
+             f"| SFT (LoRA r=8) | {r1['global_step']} | {r1['train_loss']:.3f} | {c1.batch_size * c1.grad_accum} problems per step |"]
     for d in logs:
         lines.append(f"| stepfix step {d['step']} | 1 | {float(d['loss']):.3f} | skip rate {d['skip_rate']:.2f}, "
                      f"r1 mean {float(d.get('r1_mean', float('nan'))):.3f}, r2 mean {float(d.get('r2_mean', float('nan'))):.3f}, "

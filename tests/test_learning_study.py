@@ -84,6 +84,12 @@ def test_score_sample_reward_class_and_format():
     bad, step, cls, _ = procgen.inject_problem(p, "CE", 6)
     wrong = ls.score_sample(doc, bad, 0.0, 1.0, "symbolic")
     assert wrong["error_class"] in ("MC", "CM", "CE") and 0 < wrong["step_reward"] < 1
+    # the trainers' reward (verifiers.rewards.step_reward): n is the format's seven steps, so an error at
+    # step e earns e/8, and a solution cut after three correct tags earns the minimum (it earned 0.75)
+    assert wrong["step_reward"] == wrong["first_error"] / 8
+    cut = p.solution[:p.solution.index("</governing_equation>") + len("</governing_equation>")]
+    short = ls.score_sample(doc, cut, 0.0, 0.0, "symbolic")
+    assert short["error_class"] == "FORMAT" and short["step_reward"] == 0.0
 
 
 def _eval_record(d, cond, seed, vals):
