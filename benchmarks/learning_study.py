@@ -342,7 +342,36 @@ class Study:
         r = read_json(self.record_path(train_cell_id)) or {}
         if r.get("status") != "done":
             raise RuntimeError(f"{train_cell_id} is not done")
-        return r["adapter"]
+        a = Path(r["adapter"])
+        return str(a if a.is_absolute() else self.out / a)
+
+    def rel(self, path) -> str:
+        """A path inside the study folder as relative to it (records stay portable when committed)."""
+        p = Path(path).resolve()
+        try:
+            return p.relative_to(self.out.resolve()).as_posix()
+        except ValueError:
+            return str(path)
+
+    def use_sft_start(self, src: Path) -> str:
+        """Take a committed SFT start (benchmarks/gpu_sft.py output: adapter parts + adapter_config.json)
+        as the done `sft__s0__train` cell, so every RL condition starts from it; returns the cell's status."""
+        cid = "sft__s0__train"
+        if self.status(cid) == "done":
+            return "done"
+        sys.path.insert(0, str(ROOT / "benchmarks"))
+        from gpu_sft import reassemble
+
+        dst = self.out / "sft_start_adapter"
+        if not (dst / "adapter_config.json").is_file():
+            reassemble(Path(src), dst)
+        summary = read_json(Path(src) / "summary.json") or {}
+        write_json(self.record_path(cid), {"cell": cid, "status": "done", "tries": 0, "condition": "sft", "seed": 0,
+                                           "tier": None, "adapter": self.rel(dst), "source": "committed SFT start "
+                                           f"({Path(src).name}: {summary.get('device', '?')}, "
+                                           f"{summary.get('phases', {}).get('train', {}).get('steps', '?')} steps)",
+                                           "finished": time.time()})
+        return "taken"
 
     def run_train(self, cell: Cell) -> dict:
         import yaml
@@ -368,8 +397,9 @@ class Study:
             tail = log_file.read_text(errors="replace")[-1500:]
             raise RuntimeError(f"trainers.{cell.cond.trainer} exited {rc} (run.json status "
                                f"{run.get('status')!r}); log {log_file}:\n{tail}")
-        return {"adapter": run["adapter"], "train_loss": run.get("train_loss"), "global_step": run.get("global_step"),
-                "seconds": round(time.time() - t0, 1), "config_file": str(cfg_file), "output_dir": str(outd)}
+        return {"adapter": self.rel(run["adapter"]), "train_loss": run.get("train_loss"),
+                "global_step": run.get("global_step"), "seconds": round(time.time() - t0, 1),
+                "config_file": self.rel(cfg_file), "output_dir": self.rel(outd)}
 
     # ---- evaluation --------------------------------------------------------------------------
     def lm(self, cell: Cell):
@@ -687,6 +717,9 @@ def main(argv=None) -> int:
     ap.add_argument("--max_cells", type=int, default=None, help="run at most this many pending cells, then stop")
     ap.add_argument("--summarise", action="store_true", help="only write summary.csv / .md and the plots")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
+    ap.add_argument("--sft_start", default=None,
+                    help="a committed SFT start (gpu_sft.py output) taken as the SFT cell (default: "
+                         "results/learning/sft_start when it exists, not with --tiny; 'none' trains the SFT cell)")
     a = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
     if a.tiny and not a.out:
@@ -694,6 +727,9 @@ def main(argv=None) -> int:
     out = Path(a.out or ROOT / "results" / "learning")
     budget = TINY if a.tiny else FULL
     study = Study(out, budget, set(filter(None, a.only.split(","))) or None)
+    start = a.sft_start or ("none" if a.tiny else str(ROOT / "results" / "learning" / "sft_start"))
+    if start != "none" and not a.plan and (Path(start) / "adapter_config.json").is_file():
+        LOG.info("SFT start %s: %s", start, study.use_sft_start(Path(start)))
     if a.plan:
         print(plan(study))
         return 0

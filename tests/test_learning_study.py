@@ -184,3 +184,35 @@ def test_tiny_pipeline_end_to_end(tmp_path):
     ls.main(["--tiny", "--out", str(out), "--quiet"])
     after = {f.stem: json.loads(f.read_text())["finished"] for f in (out / "cells").glob("*.json")}
     assert after == before  # nothing re-run
+
+
+def test_committed_sft_start_becomes_the_sft_cell(tmp_path):
+    """A gpu_sft.py output folder (bf16 adapter parts) is taken as the done SFT cell: the adapter is
+    reassembled inside the study folder, the record holds a path relative to it (portable when
+    committed), every RL condition's init_adapter resolves to it, and taking it twice is a no-op."""
+    import torch
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoModelForCausalLM
+
+    from r3bench import models
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import gpu_sft
+
+    base = models.build_tiny(tmp_path / "tiny")
+    torch.manual_seed(0)
+    peft_model = get_peft_model(AutoModelForCausalLM.from_pretrained(base),
+                                LoraConfig(r=4, target_modules="all-linear", task_type="CAUSAL_LM"))
+    peft_model.save_pretrained(tmp_path / "adapter")
+    start = tmp_path / "sft_start"
+    start.mkdir()
+    assert gpu_sft.pack_adapter(tmp_path / "adapter", start)
+    study = ls.Study(tmp_path / "study", ls.TINY, None)
+    assert study.use_sft_start(start) == "taken"
+    rec = json.loads((tmp_path / "study" / "cells" / "sft__s0__train.json").read_text())
+    assert rec["status"] == "done" and not Path(rec["adapter"]).is_absolute()
+    a = Path(study.adapter("sft__s0__train"))
+    assert (a / "adapter_config.json").is_file() and (a / "adapter_model.safetensors").is_file()
+    assert study.use_sft_start(start) == "done"
+    rl = next(c for c in study.cells if c.tier is None and c.cond.kind == "trained")
+    assert study.train_config(rl)["init_adapter"] == str(a)
