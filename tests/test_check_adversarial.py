@@ -1,8 +1,9 @@
 """An adversarial pass over the answer checker, as an RL policy searching for reward would make it:
 answers that hedge between candidates, negate a value, hide a non-real value behind a number,
-write a minus with a dash, or stall the extractor. Each test failed on the checker before its fix
-(the checker at the commit before this file); the verdicts that must not change are kept next to
-them."""
+write a minus with a dash, drop a unit, or stall the extractor. The defect tests failed on the
+checker before their fix (the checker at the commit before this file: 83 of the 122 cases fail there); the guards
+next to them (``..._still_read``, ``..._is_read``, the equal-expression and the real-reference tests)
+hold verdicts that must not change and passed before too."""
 import concurrent.futures as cf
 import os
 import re
