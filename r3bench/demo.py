@@ -171,7 +171,8 @@ def train_stage(out: Path, model: str = "r3bench/smollm2-135m-instruct", sft_ste
     shared = dict(model=model, procgen_n=200, report_to="none", max_length=768, batch_size=2, save_steps=50)
     t0 = time.perf_counter()
     try:
-        c1 = common.make(sft.Config, output_dir=str(runs / "sft"), max_steps=sft_steps, eval_tasks="", **shared)
+        c1 = common.make(sft.Config, output_dir=str(runs / "sft"), max_steps=sft_steps, eval_tasks="", grad_accum=1,
+                         **shared)  # 2 problems per step, as before SFT defaulted to accumulating 4 micro-batches
         r1 = sft.train(c1)
         common.write_run(c1, status="finished", **r1)
         c2 = common.make(stepfix.Config, output_dir=str(runs / "stepfix"), max_steps=stepfix_steps,
