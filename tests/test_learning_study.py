@@ -168,7 +168,8 @@ def test_tiny_pipeline_end_to_end(tmp_path):
     recs = {f.stem: json.loads(f.read_text()) for f in (out / "cells").glob("*.json")}
     assert recs and all(r["status"] == "done" for r in recs.values()), \
         {k: r.get("error", "")[:300] for k, r in recs.items() if r["status"] != "done"}
-    sft_adapter = recs["sft__s0__train"]["adapter"]
+    assert not Path(recs["sft__s0__train"]["adapter"]).is_absolute()  # records stay portable
+    sft_adapter = str(out / recs["sft__s0__train"]["adapter"])
     for name in ("sft_cont", "dpo_ipo", "stepfix", "stepfix_baseline", "grpo_outcome", "grpo_position"):
         run = json.loads((out / "runs" / f"{name}-s0" / "run.json").read_text())
         assert run["status"] == "finished" and run["config"]["init_adapter"] == sft_adapter, name
