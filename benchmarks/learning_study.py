@@ -451,7 +451,7 @@ class Study:
         del lm, res  # one model per cell: free it before the next cell loads its own
         gc.collect()
         metrics = cell_metrics(samples, self.b.bootstrap, seed=hash_seed(cell.id))
-        return {"task": task, "n": len(samples), "seconds": seconds, "samples_file": str(spath),
+        return {"task": task, "n": len(samples), "seconds": seconds, "samples_file": self.rel(spath),
                 "metrics": {k: list(v) for k, v in metrics.items()},
                 "gen_tokens_per_problem": info.get("gen_tokens_per_problem"),
                 "verifier_failures": sum(not s["verifier_valid"] for s in samples)}
@@ -531,7 +531,7 @@ def summary_rows(out: Path, iters: int = 2000) -> list[dict]:
     for (c, t), recs in sorted(by.items()):
         if len(recs) < 2:
             continue
-        pool = [json.loads(x) for r in recs for x in Path(r["samples_file"]).read_text().splitlines()]
+        pool = [json.loads(x) for r in recs for x in (out / r["samples_file"] if not Path(r["samples_file"]).is_absolute() else Path(r["samples_file"])).read_text().splitlines()]
         for m, (v, lo, hi, n) in cell_metrics(pool, iters, hash_seed(f"{c}-t{t}")).items():
             rows.append({"condition": c, "seed": "all", "tier": t, "metric": m, "value": v, "ci_low": lo,
                          "ci_high": hi, "n": n})
