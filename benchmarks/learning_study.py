@@ -253,6 +253,12 @@ def cell_metrics(samples: list[dict], iters: int, seed: int) -> dict:
 
 # ------------------------------------------------------------------------------------ records
 
+def in_study(out: Path, p) -> Path:
+    """A path from a cell record: relative ones are inside the study folder (records stay portable)."""
+    p = Path(p)
+    return p if p.is_absolute() else out / p
+
+
 def write_json(path: Path, obj) -> None:
     """Atomic: a reader sees the old file or the new one, never half of one."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -342,8 +348,7 @@ class Study:
         r = read_json(self.record_path(train_cell_id)) or {}
         if r.get("status") != "done":
             raise RuntimeError(f"{train_cell_id} is not done")
-        a = Path(r["adapter"])
-        return str(a if a.is_absolute() else self.out / a)
+        return str(in_study(self.out, r["adapter"]))
 
     def rel(self, path) -> str:
         """A path inside the study folder as relative to it (records stay portable when committed)."""
@@ -531,7 +536,7 @@ def summary_rows(out: Path, iters: int = 2000) -> list[dict]:
     for (c, t), recs in sorted(by.items()):
         if len(recs) < 2:
             continue
-        pool = [json.loads(x) for r in recs for x in (out / r["samples_file"] if not Path(r["samples_file"]).is_absolute() else Path(r["samples_file"])).read_text().splitlines()]
+        pool = [json.loads(x) for r in recs for x in in_study(out, r["samples_file"]).read_text().splitlines()]
         for m, (v, lo, hi, n) in cell_metrics(pool, iters, hash_seed(f"{c}-t{t}")).items():
             rows.append({"condition": c, "seed": "all", "tier": t, "metric": m, "value": v, "ci_low": lo,
                          "ci_high": hi, "n": n})

@@ -30,3 +30,22 @@ def injected_case():
         assert (v.first_error, v.error_class) == (step, cls)
         return p, text, v
     return make
+
+
+@pytest.fixture(scope="session")
+def tiny(tmp_path_factory):
+    """A tiny random chat model (r3bench.models.build_tiny), built once per session; test modules that
+    need their own define a fixture of the same name."""
+    from r3bench import models
+
+    return str(models.build_tiny(tmp_path_factory.mktemp("tiny") / "m"))
+
+
+@pytest.fixture(scope="session")
+def data(tmp_path_factory):
+    """A small procedural-bank export (n 60, seed 1), read-only for the tests that use it."""
+    from r3bench.procgen.export import export
+
+    d = tmp_path_factory.mktemp("data")
+    export(d, n=60, seed=1, log=lambda *a: None)
+    return str(d)

@@ -19,23 +19,8 @@ from verifiers.sandbox import FALLBACK, SandboxLimits, SandboxResult, probe, run
 
 FAST = SandboxLimits(wall_s=5, cpu_s=3, memory_mb=256)
 
-# the audit hook's watch set zeroed (as in tests/test_sandbox_attacks.py): only the kernel stops what follows
-DISARM = r'''
-import ctypes as _c, struct as _st
-try:
-    open('/r3-disarm-probe', 'w')
-except PermissionError as _e:
-    _tb = _e.__traceback__
-    while _tb.tb_next is not None:
-        _tb = _tb.tb_next
-    _w = _tb.tb_frame.f_locals['_watch']
-    _b = _c.create_string_buffer(16)
-    _c.memmove(_b, id(_w) + 32, 16)
-    _mask, _table = _st.unpack('qQ', _b.raw)
-    _c.memset(_table, 0, (_mask + 1) * 16)
-except OSError:
-    pass
-'''
+# the audit hook's watch set zeroed: only the kernel stops what follows
+from _sandbox_programs import DISARM  # noqa: E402
 
 # the program's own report pipe (the only pipe among its fds above 2)
 REPORT_FD = r'''

@@ -24,22 +24,6 @@ from transformers import TrainerCallback  # noqa: E402
 REPO = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    from r3bench import models
-
-    return str(models.build_tiny(tmp_path_factory.mktemp("tiny") / "m"))
-
-
-@pytest.fixture(scope="module")
-def data(tmp_path_factory):
-    from r3bench.procgen.export import export
-
-    d = tmp_path_factory.mktemp("data")
-    export(d, n=60, seed=1, log=lambda *a: None)
-    return str(d)
-
-
 def base_kw(tiny, data, out, **kw):
     d = dict(model=tiny, data=data, output_dir=str(out), max_steps=3, batch_size=2, grad_accum=1, save_steps=2,
              eval_tasks="", report_to="none", max_length=4096, seed=0)
