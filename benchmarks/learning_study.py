@@ -362,14 +362,14 @@ class Study:
         """Take a committed SFT start (benchmarks/gpu_sft.py output: adapter parts + adapter_config.json)
         as the done `sft__s0__train` cell, so every RL condition starts from it; returns the cell's status."""
         cid = "sft__s0__train"
-        if self.status(cid) == "done":
-            return "done"
         sys.path.insert(0, str(ROOT / "benchmarks"))
         from gpu_sft import reassemble
 
         dst = self.out / "sft_start_adapter"
-        if not (dst / "adapter_config.json").is_file():
+        if not (dst / "adapter_config.json").is_file():  # git-ignored: absent in a fresh clone
             reassemble(Path(src), dst)
+        if self.status(cid) == "done":
+            return "done"
         summary = read_json(Path(src) / "summary.json") or {}
         write_json(self.record_path(cid), {"cell": cid, "status": "done", "tries": 0, "condition": "sft", "seed": 0,
                                            "tier": None, "adapter": self.rel(dst), "source": "committed SFT start "
