@@ -84,6 +84,8 @@ class Config(BaseConfig, VllmFields):
     tau: float = _f(0.9, "skip a problem when r1 > tau")
     beta: float = _f(0.1, "KL coefficient")
     kl_estimator: str = _f("full", "KL(pi(.|x) || pi_ref(.|x)) on y1: full | k1 | k3 | none")
+    kl_chunk: int = _f(32, "positions per chunk of the LM head / log-softmax / KL under activation checkpointing "
+                           "(0: the whole [B, T, V] at once, the older path: same values, ~10x the memory)")
     logprob: str = _f("sum", "sequence log-probabilities: sum (the equation) | mean (token-averaged)")
     verifier: str = _f("symbolic", "step verifier backend: symbolic | judge | psv")
     temperature: float = _f(0.7, "sampling temperature of y1 and y2")
@@ -233,6 +235,55 @@ def completion_logits(model, ids, att, starts, Tc):
     hidden = dec(input_ids=ids, attention_mask=att, use_cache=False).last_hidden_state
     hidden = hidden.gather(1, pos.unsqueeze(-1).expand(-1, -1, hidden.shape[-1]))
     return head(hidden)
+
+
+def completion_hidden(model, ids, att, starts, Tc):
+    """(hidden [B, Tc, H] at the positions predicting each row's completion tokens, LM head), or
+    None when the model has no separable backbone and head (see _backbone_and_head) or its head
+    carries an adapter of its own (then the reference head would differ from the policy's)."""
+    import torch
+
+    parts = _backbone_and_head(model)
+    if parts is None or hasattr(parts[1], "lora_A"):
+        return None
+    dec, head = parts
+    B, L = ids.shape
+    pos = (torch.tensor(starts, device=ids.device).unsqueeze(1) + torch.arange(Tc, device=ids.device)).clamp(max=L - 1)
+    hidden = dec(input_ids=ids, attention_mask=att, use_cache=False).last_hidden_state
+    return hidden.gather(1, pos.unsqueeze(-1).expand(-1, -1, hidden.shape[-1])), head
+
+
+def chunked_token_stats(head, h_pol, tokens, estimator: str = "none", ref_head=None, h_ref=None, chunk: int = 32):
+    """Per-token log pi(token) [B, T] and KL estimates [B, T] (token_kl's formulas) from hidden states,
+    `chunk` positions at a time under activation checkpointing: the [B, chunk, V] logits and
+    log-softmaxes exist for one chunk at a time and are recomputed in the backward pass, instead of
+    several [B, T, V] fp32 tensors (with SmolLM2's 49k vocabulary, B = 8 and T = 300 each is 0.47 GB)
+    held for the backward. Same values and gradients as the unchunked path (tests/test_trainer_fixes.py)."""
+    import torch
+    from torch.utils.checkpoint import checkpoint
+
+    def one(hp, hr, tk):
+        lp = torch.log_softmax(head(hp).float(), -1)
+        a = lp.gather(-1, tk.unsqueeze(-1)).squeeze(-1)
+        if hr is None or estimator == "none":
+            return a, torch.zeros_like(a)
+        with torch.no_grad():
+            lq = torch.log_softmax(ref_head(hr).float(), -1)
+        if estimator == "full":
+            return a, (lp.exp() * (lp - lq)).sum(-1)
+        b = lq.gather(-1, tk.unsqueeze(-1)).squeeze(-1)
+        if estimator == "k1":
+            return a, a - b
+        d = b - a
+        return a, torch.exp(d) - d - 1
+
+    lps, kls = [], []
+    for i in range(0, tokens.shape[1], chunk):
+        hr = None if h_ref is None else h_ref[:, i:i + chunk]
+        a, k = checkpoint(one, h_pol[:, i:i + chunk], hr, tokens[:, i:i + chunk], use_reentrant=False)
+        lps.append(a)
+        kls.append(k)
+    return torch.cat(lps, 1), torch.cat(kls, 1)
 
 
 def token_logprobs(logits, tokens):
@@ -390,6 +441,10 @@ def _make_trainer_class():
             pad = self.tok.pad_token_id
             # y1 | x with grad (policy: lp1 detached inside stepfix_loss, and the KL), ref without
             ids, att, tgt1, m1, st = completion_batch([(u[0], u[1]) for u in used], pad, dev)
+            if cfg.kl_chunk > 0:
+                out = self._loss_chunked(model, unwrapped, used, ids, att, tgt1, m1, st)
+                if out is not None:
+                    return out
             pol1 = completion_logits(model, ids, att, st, tgt1.shape[1])  # model: DDP-wrapped or not
             tr = time.perf_counter()
             with torch.no_grad():
@@ -407,6 +462,39 @@ def _make_trainer_class():
             del pol1, ref1
             ids2, att2, tgt2, m2, st2 = completion_batch([(u[2], u[3]) for u in used], pad, dev)
             lp2_tok = token_logprobs(completion_logits(model, ids2, att2, st2, tgt2.shape[1]), tgt2)
+            r2 = torch.tensor([u[4] for u in used], device=dev, dtype=lp2_tok.dtype)
+            loss, parts = stepfix_loss(lp2_tok, m2, lp1_tok, m1, r2, kl_tok, cfg.beta, cfg.logprob,
+                                       baseline=self._baseline(used, r2))
+            return loss, {k: v.detach().float().cpu() for k, v in parts.items()}
+
+        def _loss_chunked(self, model, unwrapped, used, ids, att, tgt1, m1, st):
+            """_loss through hidden states and chunked_token_stats (`kl_chunk` > 0, the default); None
+            when the model has no separable backbone and head (then _loss takes the logits path)."""
+            cfg, dev, pad = self.cfg, unwrapped.device, self.tok.pad_token_id
+            pol = completion_hidden(model, ids, att, st, tgt1.shape[1])
+            if pol is None:
+                return None
+            h1, head = pol
+            tr = time.perf_counter()
+            h_ref = ref_head = None
+            if not (cfg.kl_estimator == "none" or cfg.beta == 0):
+                with torch.no_grad():
+                    if self.ref_model is not None:
+                        self.ref_model.to(dev)
+                        ref = completion_hidden(self.ref_model, ids, att, st, tgt1.shape[1])
+                    else:
+                        with unwrapped.disable_adapter():
+                            ref = completion_hidden(unwrapped, ids, att, st, tgt1.shape[1])
+                if ref is None:
+                    return None
+                h_ref, ref_head = ref[0].detach(), ref[1]
+            self._t["ref_forward"] += time.perf_counter() - tr
+            est = cfg.kl_estimator if h_ref is not None else "none"
+            lp1_tok, kl_tok = chunked_token_stats(head, h1, tgt1, est, ref_head, h_ref, cfg.kl_chunk)
+            del h1, h_ref
+            ids2, att2, tgt2, m2, st2 = completion_batch([(u[2], u[3]) for u in used], pad, dev)
+            h2, head2 = completion_hidden(model, ids2, att2, st2, tgt2.shape[1])
+            lp2_tok, _ = chunked_token_stats(head2, h2, tgt2, "none", chunk=cfg.kl_chunk)
             r2 = torch.tensor([u[4] for u in used], device=dev, dtype=lp2_tok.dtype)
             loss, parts = stepfix_loss(lp2_tok, m2, lp1_tok, m1, r2, kl_tok, cfg.beta, cfg.logprob,
                                        baseline=self._baseline(used, r2))
