@@ -117,9 +117,11 @@ TINY = Budget(model="", seeds=(0,), n_export=120, n_sft=24, sft=dict(batch_size=
 
 
 def conditions(b: Budget) -> list[Condition]:
-    rl = dict(max_steps=b.rl_steps, learning_rate=b.rl_lr)
+    # grad_accum 1 everywhere: trainers.sft defaults to 4 micro-batches per step, which would give the
+    # SFT-continued control 4x the problems per step of the RL conditions
+    rl = dict(max_steps=b.rl_steps, learning_rate=b.rl_lr, grad_accum=1)
     gen = dict(max_new_tokens=b.gen_tokens, temperature=0.7)
-    grpo = dict(max_steps=b.rl_steps, learning_rate=1e-5, batch_size=b.rl_batch * b.group_size,
+    grpo = dict(max_steps=b.rl_steps, learning_rate=1e-5, grad_accum=1, batch_size=b.rl_batch * b.group_size,
                 group_size=b.group_size, max_completion_length=b.gen_tokens, temperature=0.9)
     return [
         Condition("base_cot", "base", prompt="cot"),

@@ -52,7 +52,9 @@ def test_design_cells_seeds_and_disjoint_eval_blocks():
     assert train[0].id == "sft__s0__train" and len(train) == 1 + 6 * 3
     assert conds["stepfix_baseline"].overrides["baseline"] == "r1"
     # equal budget from the start: same steps and problems per step for every trained condition
-    steps = {(c.overrides["max_steps"], c.overrides["batch_size"] // (c.overrides.get("group_size") or 1))
+    # (grad_accum is set explicitly: trainers.sft's default of 4 would give the SFT control 4x the problems)
+    steps = {(c.overrides["max_steps"],
+              c.overrides["batch_size"] * c.overrides["grad_accum"] // (c.overrides.get("group_size") or 1))
              for c in conds.values() if c.kind == "trained"}
     assert steps == {(b.rl_steps, b.rl_batch)}
     blocks = [set(ls.doc_indices(ls.Cell(conds["stepfix"], s, 1), b)) for s in b.seeds]
