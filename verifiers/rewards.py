@@ -33,7 +33,7 @@ a step verifier that raises): that completion gets 0.0 and the reason is recorde
 ``last_reasons`` list (one string per completion of the last call).  Every adapter gives 0.0 to an
 output over ``MAX_COMPLETION_CHARS`` and to one with several different boxed answers; the step-level
 adapters give 0.0, by default, to a completion whose seven-tag format is broken (a missing, broken or
-out-of-order tag: ``verifiers.steps.format_error``).  A step verifier that gives no verdict
+out-of-order tag: ``verifiers.stepformat.format_error``).  A step verifier that gives no verdict
 (``valid=False``) gets None, which TRL reads as "no reward from this function" (it is counted in
 ``invalid_count`` and its reason kept); it is never paid as a correct or a wrong solution.  They do raise ``ValueError``
 on a configuration error that no completion can fix: a dataset column they need is missing, or a
@@ -47,8 +47,13 @@ import operator
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence
 
-from verifiers.answer import CheckConfig, canonical, check
+from r3bench.seventag import parse
+from r3bench.units import get_ureg
+from verifiers.answer import canonical, check
+from verifiers.config import CheckConfig
 from verifiers.extract import extract_answer
+from verifiers.stepformat import boxed_all, format_error, same_answer
+from verifiers.verdict import ERROR_CLASSES, FORMAT, MAX_SOLUTION_CHARS, N_STEPS
 
 __all__ = [
     "position_reward", "weibull_shaping", "piecewise_shaping", "pspo_wrs_reward", "rlvp_reward",
@@ -59,12 +64,10 @@ __all__ = [
     "N_STEPS", "RewardResult", "step_reward", "MAX_COMPLETION_CHARS",
 ]
 
-from r3bench.seventag import TAGS as _TAGS
-
-#: the format's step count: the n of r = e/(n+1), whatever the number of tags a solution has
-N_STEPS = len(_TAGS)
-#: outputs longer than this earn 0 from every adapter (the step verifier calls them a format failure)
-MAX_COMPLETION_CHARS = 20000
+#: N_STEPS (verifiers.verdict), the format's step count: the n of r = e/(n+1), whatever the number of
+#: tags a solution has. Outputs longer than MAX_COMPLETION_CHARS earn 0 from every adapter (the step
+#: verifier calls them a format failure: the same number, verifiers.verdict.MAX_SOLUTION_CHARS)
+MAX_COMPLETION_CHARS = MAX_SOLUTION_CHARS
 
 # --------------------------------------------------------------------------------------------------
 # Scalar rewards
@@ -116,7 +119,7 @@ class RewardResult:
 
 
 def step_reward(verdict) -> RewardResult:
-    """The paper's position reward from a step verifier's verdict (``verifiers.steps.StepVerdict``).
+    """The paper's position reward from a step verifier's verdict (``verifiers.verdict.StepVerdict``).
 
     * ``valid`` False (judge unreachable, verifier error, no reference and no placeable error):
       ``ok=False`` and value 0.0 - the trainer skips the sample and counts it; it is not a reward.
@@ -133,13 +136,13 @@ def step_reward(verdict) -> RewardResult:
         return RewardResult(0.0, False, f"verifier gave no verdict: {why}")  # trainers.grpo counts this prefix
     cls = getattr(verdict, "error_class", None)
     e = getattr(verdict, "first_error", None)
-    if cls == "FORMAT":
+    if cls == FORMAT:
         return RewardResult(0.0, True, f"format failure at step {e}: {verdict.explanation}")
     try:
         r = position_reward(e, N_STEPS)
     except ValueError as err:
         return RewardResult(0.0, False, f"verdict unusable: {err}")
-    if int(e) != 0 and cls not in ("MC", "CM", "CE"):
+    if int(e) != 0 and cls not in ERROR_CLASSES:
         return RewardResult(0.0, False, f"verdict unusable: first_error {e} with error class {cls!r}")
     head = "no wrong step" if int(e) == 0 else f"first wrong step {int(e)} of {N_STEPS} ({cls})"
     return RewardResult(r, True, head)
@@ -467,7 +470,6 @@ def _same_unit(u1: str, u2: str) -> bool:
     if u1 == u2:
         return True
     try:
-        from r3bench.units import get_ureg
         reg = get_ureg()
         return reg.parse_units(u1 or "dimensionless") == reg.parse_units(u2 or "dimensionless")
     except Exception:  # noqa: BLE001 - unparseable unit strings: only string equality counts
@@ -518,18 +520,14 @@ def rlvp_reward_func(answer_column: str = "answer", T: float = 0.05, V: float = 
 
 def _contradictory_boxes(text: str) -> Optional[str]:
     """A reason when the text holds several boxed answers that are not one value, else None."""
-    from verifiers.steps import _boxed_all, _same_answer
-
-    boxes = _boxed_all(text)
-    if len(boxes) > 1 and any(not _same_answer(boxes[0], b) for b in boxes[1:]):
+    boxes = boxed_all(text)
+    if len(boxes) > 1 and any(not same_answer(boxes[0], b) for b in boxes[1:]):
         return f"{len(boxes)} different boxed answers"
     return None
 
 
 def _no_final_answer(text: str) -> Optional[str]:
     """A seven-tag output cut before its <final_answer>: its answer is not read from the other steps."""
-    from r3bench.seventag import parse
-
     p = parse(text)
     if p.n and p.get("final_answer") is None:
         return "seven-tag output without <final_answer> (truncated): no answer read from the other steps"
@@ -537,8 +535,6 @@ def _no_final_answer(text: str) -> Optional[str]:
 
 
 def _format_failure(text: str) -> Optional[str]:
-    from verifiers.steps import format_error
-
     v = format_error(text)
     return None if v is None else f"format failure at step {v.first_error}: {v.explanation}"
 
@@ -553,8 +549,6 @@ class _Position(RewardFunc):
         self.columns = tuple(c for c in (answer_column, question_column) if c)
 
     def _score(self, text, question, row):
-        from r3bench.seventag import parse
-
         parsed = parse(text)
         if parsed.n == 0:
             return 0.0, "no seven-tag step found"
