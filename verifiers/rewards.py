@@ -30,7 +30,10 @@ for plain-text datasets and, for conversational ones, lists of message dicts
 
 The adapters never raise on a malformed completion (None, empty, broken tags, unparseable answer,
 a step verifier that raises): that completion gets 0.0 and the reason is recorded in the adapter's
-``last_reasons`` list (one string per completion of the last call).  Every adapter gives 0.0 to an
+``last_reasons`` list (one string per completion of the last call), with ``last_results`` (one
+:class:`RewardResult` per completion: ``ok`` False marks a failure that is not the completion's - a
+verifier or scorer that raised, no verdict - which a trainer skips and counts by that flag, never by
+the wording of the reason).  Every adapter gives 0.0 to an
 output over ``MAX_COMPLETION_CHARS`` and to one with several different boxed answers; the step-level
 adapters give 0.0, by default, to a completion whose seven-tag format is broken (a missing, broken or
 out-of-order tag: ``verifiers.stepformat.format_error``).  A step verifier that gives no verdict
@@ -111,9 +114,14 @@ def position_reward(first_error: int, n_steps: int = N_STEPS) -> float:
 
 @dataclass(frozen=True)
 class RewardResult:
-    """A reward with its standing: ``ok`` False means no reward could be had (skip it and count it)."""
+    """A reward with its standing: ``ok`` False means no reward could be had (skip it and count it).
 
-    value: float
+    Failure is this flag, never a reason's wording: a trainer reads ``ok``, not the reason's prefix.
+    ``value`` is the reward paid; in an adapter's ``last_results`` it is what the adapter returned for
+    the completion (None where it gave TRL no reward).
+    """
+
+    value: float | None
     ok: bool
     reason: str
 
@@ -133,7 +141,7 @@ def step_reward(verdict) -> RewardResult:
     """
     if verdict is None or not getattr(verdict, "valid", False):
         why = getattr(verdict, "explanation", "no verdict")
-        return RewardResult(0.0, False, f"verifier gave no verdict: {why}")  # trainers.grpo counts this prefix
+        return RewardResult(0.0, False, f"verifier gave no verdict: {why}")
     cls = getattr(verdict, "error_class", None)
     e = getattr(verdict, "first_error", None)
     if cls == FORMAT:
@@ -369,7 +377,11 @@ class RewardFunc(abc.ABC):
 
     Subclasses implement ``_score(text, question, row) -> (reward, reason)`` for one completion
     whose text is a non-empty string; ``row`` maps the needed column names to this completion's
-    values.  Any exception there, and any non-finite reward, becomes 0.0 with a reason.
+    values.  Any exception there, and any non-finite reward, becomes 0.0 with a reason.  A failure
+    that is not the completion's (a verifier or scorer that raised, no verdict) is returned as a
+    :class:`RewardResult` with ``ok=False`` (its value: what the adapter pays, None for nothing).
+    After each call ``last_results`` holds one RewardResult per completion (``ok`` False: skip it
+    and count it) and ``last_reasons`` their reasons.
     Module-level classes (not closures) keep the adapters picklable when their callables are.
     """
 
@@ -378,6 +390,7 @@ class RewardFunc(abc.ABC):
     def __init__(self, name: str):
         self.__name__ = name
         self.last_reasons: list[str] = []
+        self.last_results: list[RewardResult] = []
         self.invalid_count = 0  # completions that got None (no verdict), over the adapter's life
 
     def __repr__(self):
@@ -408,10 +421,10 @@ class RewardFunc(abc.ABC):
         prompts = list(prompts) if prompts is not None else [None] * n
         if len(prompts) != n:
             prompts = (prompts * n)[:n] if len(prompts) == 1 else [None] * n
-        rewards: list[float] = []
-        reasons: list[str] = []
+        results: list[RewardResult] = []
         for comp, prompt, row in zip(completions, prompts, rows):
             text = completion_text(comp)
+            ok = True  # the completion earned what it got (a failure of the scoring says ok=False)
             if text is None:
                 r, why = 0.0, f"no completion text ({type(comp).__name__})"
             elif not text.strip():
@@ -422,7 +435,11 @@ class RewardFunc(abc.ABC):
                 r, why = 0.0, many
             else:
                 try:
-                    r, why = self._score(text, prompt_text(prompt), row)
+                    got = self._score(text, prompt_text(prompt), row)
+                    if isinstance(got, RewardResult):
+                        r, ok, why = got.value, got.ok, got.reason
+                    else:
+                        r, why = got
                     if r is None:  # no verdict: not a reward (TRL skips None)
                         self.invalid_count += 1
                     else:
@@ -430,15 +447,16 @@ class RewardFunc(abc.ABC):
                         if not math.isfinite(r):
                             r, why = 0.0, f"non-finite reward ({why})"
                 except Exception as e:  # noqa: BLE001 - see class docstring
-                    r, why = 0.0, f"error: {type(e).__name__}: {str(e)[:120]}"
-            rewards.append(r)
-            reasons.append(why)
-        self.last_reasons = reasons
-        return rewards
+                    r, ok, why = 0.0, False, f"error: {type(e).__name__}: {str(e)[:120]}"
+            results.append(RewardResult(r, ok, why))
+        self.last_results = results
+        self.last_reasons = [res.reason for res in results]
+        return [res.value for res in results]
 
     @abc.abstractmethod
-    def _score(self, text: str, question: str, row: dict) -> tuple[float, str]:
-        """(reward, reason) for one completion; each reward function defines it."""
+    def _score(self, text: str, question: str, row: dict) -> tuple[float, str] | RewardResult:
+        """(reward, reason) for one completion, or a RewardResult with ok=False for a failure that is
+        not the completion's; each reward function defines it."""
 
 
 class _Outcome(RewardFunc):
@@ -560,16 +578,17 @@ class _Position(RewardFunc):
             got = self.verifier(q, text, a)
             if hasattr(got, "first_error"):
                 res = step_reward(got)
-                return (res.value if res.ok else None), res.reason
+                return res if res.ok else RewardResult(None, False, res.reason)
             e, n = got
         except Exception as err:  # noqa: BLE001
-            return 0.0, f"verifier error: {type(err).__name__}: {str(err)[:120]}"
+            return RewardResult(0.0, False, f"verifier error: {type(err).__name__}: {str(err)[:120]}")
         try:  # an (e, n) pair: n must be the format's seven steps (the n of tags present paid truncation)
             if _as_int(n, "n_steps") != N_STEPS:
                 raise ValueError(f"n_steps must be the format's {N_STEPS} steps, got {n!r}")
             r = position_reward(e, N_STEPS)
         except ValueError as err:
-            return 0.0, f"verifier returned invalid (first_error, n_steps) = ({e!r}, {n!r}): {err}"
+            return RewardResult(0.0, False,
+                                f"verifier returned invalid (first_error, n_steps) = ({e!r}, {n!r}): {err}")
         head = f"no wrong step in {N_STEPS}" if int(e) == 0 else f"first wrong step {int(e)} of {N_STEPS}"
         return r, f"{head} ({parsed.n} tags parsed)"
 
@@ -610,7 +629,7 @@ class _PSPO(RewardFunc):
         try:
             scores = list(self.step_scorer(q, text) or [])
         except Exception as err:  # noqa: BLE001
-            return 0.0, f"step scorer error: {type(err).__name__}: {str(err)[:120]}"
+            return RewardResult(0.0, False, f"step scorer error: {type(err).__name__}: {str(err)[:120]}")
         if not scores:
             return 0.0, "no steps scored"
         try:

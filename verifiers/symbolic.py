@@ -361,7 +361,7 @@ def _relation_equal(a, b, rel_tol, sym_tol) -> tuple[bool, str]:
         r = complex(ratio.evalf(15))
     except (TypeError, ValueError, ArithmeticError):
         return False, "relation comparison failed"
-    if abs(r.imag) > 1e-12 or r.real == 0:
+    if abs(r.imag) > _DEFAULT.zero_tol or r.real == 0:
         return False, "relation mismatch"
     ok = r.real > 0 or ka in ("=", "!=")
     return ok, "relation match" if ok else "relation mismatch (direction)"
@@ -430,7 +430,7 @@ def constant_value(e) -> float:
         v = complex(e.evalf(30))
     except (TypeError, ValueError, ArithmeticError):
         raise ParseError("expression does not evaluate to a number") from None
-    if abs(v.imag) > 1e-12 * max(1.0, abs(v.real)):
+    if abs(v.imag) > _DEFAULT.zero_tol * max(1.0, abs(v.real)):  # a rounding residue, not a complex value
         raise ParseError("expression is complex")
     if not math.isfinite(v.real):
         raise ParseError("expression is not finite")
