@@ -18,33 +18,12 @@ import re
 import tokenize
 from dataclasses import dataclass
 
-from verifiers.extract import _last_boxed, _letters_in, extract_answer, extract_boxed, extract_letters
+from r3bench.units import get_ureg, to_absolute
+from verifiers import safeexpr, worker
+from verifiers.config import CheckConfig
+from verifiers.extract import extract_answer, extract_boxed, extract_letters, last_boxed, letters_in
 
 MAX_LEN = 2000
-
-
-@dataclass(frozen=True)
-class CheckConfig:
-    """Every tolerance of the checker; the step verifier, rewards, tasks and JEEBench modes read it.
-
-    rel_tol:     relative tolerance of a numeric answer (and of a constant symbolic one: 0.3333 vs 1/3)
-    abs_tol:     when set, an absolute tolerance replaces rel_tol in the default mode
-    jee_abs_tol: JEEBench Integer/Numeric tolerance, |gold - pred| <= 0.01 (compute_metrics.py)
-    sym_rel_tol: relative tolerance of numeric sampling when expressions have free symbols
-    zero_tol:    when one of two numbers is exactly 0, |a - b| below which they are equal
-    mode:        default | jeebench (official scores) | jeebench_marks (exam marks)
-    timeout_s:   the hard limit of one symbolic comparison's own work (see verifiers.worker)
-    isolate:     False runs sympy in-process, without a hard limit (debugging only)
-    """
-
-    rel_tol: float = 1e-2
-    abs_tol: float | None = None
-    jee_abs_tol: float = 0.01
-    sym_rel_tol: float = 1e-6
-    zero_tol: float = 1e-12
-    mode: str = "default"  # default | jeebench | jeebench_marks
-    timeout_s: float = 5.0
-    isolate: bool = True
 
 
 @dataclass(frozen=True)
@@ -214,8 +193,6 @@ _UNIT_CHARS = re.compile(r"[\w °*/()\-+.]+")
 
 
 def _quantity(val, unit):
-    from r3bench.units import get_ureg, to_absolute
-
     u = get_ureg()
     unit = unit.strip()
     if len(unit) > 100 or re.search(r"\d{3,}", unit) or not _UNIT_CHARS.fullmatch(unit) or \
@@ -249,7 +226,7 @@ def infer_kind(ref: str) -> str:
     r = (ref or "").strip()
     if re.fullmatch(r"\(?[A-Z]\)?", r):
         return "mcq"
-    if _letters_in(r, "ABCDEFGH") and len(set(_letters_in(r, "ABCDEFGH"))) > 1:
+    if letters_in(r, "ABCDEFGH") and len(set(letters_in(r, "ABCDEFGH"))) > 1:
         return "mcq_multi"
     if re.fullmatch(r"[-+]?\d+", r):
         return "integer"
@@ -288,7 +265,7 @@ def _v(ok, kind, cfg, reason, pc=None, rc=None, answered=True):
 def _check_mcq(pred, ref, kind, cfg):
     multi = kind == "mcq_multi"
     valid = "ABCDEFGH"
-    g = frozenset(_letters_in(ref, valid) or [])
+    g = frozenset(letters_in(ref, valid) or [])
     rc = "".join(sorted(g))
     got = extract_letters(pred, multi=True, valid=valid)
     if not multi:
@@ -459,7 +436,7 @@ def _unit_after_box(pred: str, a: str):
     """The unit written right after the last \\boxed{} when the box holds the (unit-less) answer, or None."""
     if "\\boxed" not in pred and "\\fbox" not in pred:
         return None
-    content, end = _last_boxed(pred)
+    content, end = last_boxed(pred)
     if content is None or content.strip() != a.strip() or end < 0:
         return None
     tail = re.split(r"\n|\$(?!\s*\\)|(?<=[^\d\s])\.(?:\s|$)|,\s", pred[end:end + 80])[0]
@@ -572,8 +549,6 @@ def _constant_value(a, cfg):
     """float for a constant expression ("3/4", "\\frac{1}{2}", "2\\pi"), else a reason string."""
     if not re.search(r"\d|\\pi|\bpi\b", a) or len(a) > 300:
         return "no number"
-    from verifiers import safeexpr
-
     if "\\" not in a and "{" not in a:
         try:
             return safeexpr.evaluate(_norm(a), {})
@@ -585,8 +560,6 @@ def _constant_value(a, cfg):
             return safeexpr.evaluate(plain, {})
         except safeexpr.ExprError:
             pass  # the LaTeX parser in the worker decides
-    from verifiers import worker
-
     if cfg.isolate:
         try:
             r = worker.numeric_value(a, cfg.timeout_s)
@@ -600,8 +573,6 @@ def _constant_value(a, cfg):
 
 
 def _check_symbolic(a, ref, kind, cfg):
-    from verifiers import worker
-
     req = {"op": "compare", "pred": a, "ref": ref, "rel_tol": cfg.rel_tol, "sym_tol": cfg.sym_rel_tol}
     if not cfg.isolate:
         r = worker.handle(req)
@@ -648,7 +619,7 @@ def _check(pred, ref, kind, cfg):
     if pu is None and isinstance(pred, str):
         pu = _unit_after_box(pred, a)  # "\\boxed{5}\\text{ km/s}" is 5 km/s, never a bare 5 read in m/s
     if kind == "integer":
-        ok = close(pv, rv, cfg) if cfg.mode != "default" else abs(pv - rv) < 1e-9
+        ok = close(pv, rv, cfg) if cfg.mode != "default" else abs(pv - rv) < cfg.int_tol
         return _v(ok, kind, cfg, "integer match" if ok else "integer mismatch", repr(pv), repr(rv))
     if ru is None:
         # a percent reference accepts 28 and 0.28 for 28% (math-verify test_percent_notation)

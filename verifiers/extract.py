@@ -17,7 +17,7 @@ _PAREN_RE = re.compile(r"\\\(((?:[^\n\\]|\\(?![()]))*?)\\\)")  # inline math sta
 _DOLLAR_RE = re.compile(r"(?<!\\)\$\$(.*?)(?<!\\)\$\$|(?<!\\)\$((?:[^$\n]|(?<=\\)\$)+)(?<!\\)\$", re.S)
 
 
-def _find_braced(text: str, start: int):
+def find_braced(text: str, start: int):
     """Given index of '{', return (content, end) with nested braces, or None."""
     close = _brace_matches(text).get(start)
     return None if close is None else (text[start + 1:close], close + 1)
@@ -53,7 +53,7 @@ def extract_boxed(text: str):
         return None
     last = None
     for m in re.finditer(r"\\(?:boxed|fbox)\s*\{", text):
-        got = _find_braced(text, m.end() - 1)
+        got = find_braced(text, m.end() - 1)
         if got is not None:
             last = got[0]
     if last is None:
@@ -120,11 +120,11 @@ def _answer_sentence(s: str) -> str:
     return s
 
 
-def _last_boxed(text: str):
+def last_boxed(text: str):
     """(content, end) of the last \\boxed{...}; (None, -1) when there is none."""
     last, end = None, -1
     for m in re.finditer(r"\\(?:boxed|fbox)\s*\{", text):
-        got = _find_braced(text, m.end() - 1)
+        got = find_braced(text, m.end() - 1)
         if got is not None:
             last, end = got
     if last is None:
@@ -169,7 +169,7 @@ def extract_answer(text):
         inner = m.group(1)
         b = extract_boxed(inner)
         return _clean(b if b is not None else inner) or None
-    b, b_end = _last_boxed(text)
+    b, b_end = last_boxed(text)
     lines = [ln for ln in text.strip().splitlines() if ln.strip()]
     said = _answer_is(text)
     if said is not None and (b is None or said[0] > b_end):
@@ -227,7 +227,8 @@ _LETTER_PATTERNS = [
 ]
 
 
-def _letters_in(s: str, valid: str):
+def letters_in(s: str, valid: str):
+    """The letters (of `valid`) that a short answer names: "ACD", "(A) and (C)", "options B, D"; else None."""
     s = s.strip().strip("*$ .")
     s = re.sub(r"\\(?:text|mathrm|textbf)\{([^}]*)\}", r"\1", s)
     # plain run of letters "ACD"
@@ -274,7 +275,7 @@ def extract_letters(text, multi: bool = False, valid: str = "ABCD"):
     for c in cands:
         if not c:
             continue
-        got = _letters_in(c, valid)
+        got = letters_in(c, valid)
         if got:
             if multi:
                 return frozenset(got)

@@ -22,9 +22,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from r3bench import formulas
 from r3bench import seventag
+from verifiers import sandbox
 from verifiers import stepparse as P
-from verifiers.steps import TAG_OF_STEP, StepVerdict
+from verifiers.verdict import TAG_OF_STEP, StepVerdict
 
 
 @dataclass(frozen=True)
@@ -73,8 +75,6 @@ class FormulaStore:
 
     def __init__(self, path: str | os.PathLike | None = None):
         import chromadb
-
-        from r3bench import formulas
 
         self.path = Path(path) if path else _cache_dir()
         self.path.mkdir(parents=True, exist_ok=True)
@@ -172,8 +172,6 @@ def _unit_of(sol, lhs) -> str:
 
 
 def ce_feedback(question, solution, verdict, reference=None) -> Feedback:
-    from verifiers import sandbox
-
     made = ce_code(solution, verdict)
     step = verdict.first_error
     if made is None:

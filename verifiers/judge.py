@@ -11,7 +11,7 @@ The judge must answer with one JSON object {"first_error": int, "error_class": "
 "explanation": str}, first_error at most the number of steps. A reply that is not such an object is
 retried (`json_retries`); if it stays bad, the result is an invalid verdict (valid=False,
 first_error -1, never 0 = "all correct") whose explanation says so - never a crash, never a silent 0.
-A broken seven-tag format is a FORMAT verdict without asking the judge (verifiers.steps.format_error).
+A broken seven-tag format is a FORMAT verdict without asking the judge (verifiers.stepformat.format_error).
 Connection errors, timeouts, 429 and 5xx are retried with exponential backoff (`retries`), honouring
 a Retry-After header up to `max_retry_after_s`; 401/403 (bad key, no access) and other 4xx are not
 retried - another try cannot succeed - and are recorded at once. Answers are cached on disk by
@@ -30,7 +30,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from r3bench import seventag
-from verifiers.steps import StepVerdict, format_error, invalid
+from verifiers.stepformat import format_error
+from verifiers.verdict import ERROR_CLASSES, N_STEPS, StepVerdict, invalid
 
 PROMPT = """You are a strict physics teacher verifying a student's step-by-step solution.
 The solution has up to seven tagged steps, numbered in this order:
@@ -73,13 +74,13 @@ def parse_reply(text: str, n_steps: int) -> StepVerdict:
     if not isinstance(obj, dict):
         raise JudgeError("JSON is not an object")
     fe, cls, why = obj.get("first_error"), obj.get("error_class"), obj.get("explanation", "")
-    if isinstance(fe, bool) or not isinstance(fe, int) or not 0 <= fe <= 7:
-        raise JudgeError(f"first_error {fe!r} is not an integer in 0..7")
+    if isinstance(fe, bool) or not isinstance(fe, int) or not 0 <= fe <= N_STEPS:
+        raise JudgeError(f"first_error {fe!r} is not an integer in 0..{N_STEPS}")
     if fe > n_steps:
         raise JudgeError(f"first_error {fe} is beyond the solution's {n_steps} steps")
     if fe == 0:
         cls = None
-    elif cls not in ("MC", "CM", "CE"):
+    elif cls not in ERROR_CLASSES:
         raise JudgeError(f"error_class {cls!r} is not MC, CM or CE")
     return StepVerdict(fe, cls, str(why)[:500] or "(no explanation)", n_steps)
 

@@ -5,7 +5,7 @@ The PSV is a causal LM fine-tuned (trainers issue) to answer, after each step pr
 P(good) / (P(good) + P(bad)) at the position after steps 1..k. The first step scoring under the
 threshold is the first error. A PSV does not classify errors: the class reported is the one the
 seven-tag format assigns to that step (1, 4 -> MC; 2, 3 -> CM; 5-7 -> CE), and the explanation says
-so. Step index and class come from the same tag (verifiers.steps.STEP_OF_TAG), and a broken format is
+so. Step index and class come from the same tag (verifiers.verdict.STEP_OF_TAG), and a broken format is
 a FORMAT verdict before any scoring, so the index is the step's position in the seven-step format. Loads any HF causal-LM directory (a short name of r3bench.models works too).
 
     psv = PSV("path/to/psv", threshold=0.5)
@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import os
 
+from r3bench import models
 from r3bench import seventag
-from verifiers.steps import STEP_CLASS, STEP_OF_TAG, StepVerdict, format_error
+from verifiers.stepformat import format_error
+from verifiers.verdict import STEP_CLASS, STEP_OF_TAG, StepVerdict
 
 PROMPT = "Problem: {question}\nSolution so far:\n{steps}\nIs the last step correct? Answer + or -:"
 
@@ -26,8 +28,6 @@ class PSV:
     def __init__(self, model: str, threshold: float = 0.5, good: str = "+", bad: str = "-", device: str = "cpu"):
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
-
-        from r3bench import models
 
         path = str(models.resolve(model)) if models.is_short_name(model) else model
         self.tok = AutoTokenizer.from_pretrained(path)

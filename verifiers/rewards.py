@@ -30,10 +30,13 @@ for plain-text datasets and, for conversational ones, lists of message dicts
 
 The adapters never raise on a malformed completion (None, empty, broken tags, unparseable answer,
 a step verifier that raises): that completion gets 0.0 and the reason is recorded in the adapter's
-``last_reasons`` list (one string per completion of the last call).  Every adapter gives 0.0 to an
+``last_reasons`` list (one string per completion of the last call), with ``last_results`` (one
+:class:`RewardResult` per completion: ``ok`` False marks a failure that is not the completion's - a
+verifier or scorer that raised, no verdict - which a trainer skips and counts by that flag, never by
+the wording of the reason).  Every adapter gives 0.0 to an
 output over ``MAX_COMPLETION_CHARS`` and to one with several different boxed answers; the step-level
 adapters give 0.0, by default, to a completion whose seven-tag format is broken (a missing, broken or
-out-of-order tag: ``verifiers.steps.format_error``).  A step verifier that gives no verdict
+out-of-order tag: ``verifiers.stepformat.format_error``).  A step verifier that gives no verdict
 (``valid=False``) gets None, which TRL reads as "no reward from this function" (it is counted in
 ``invalid_count`` and its reason kept); it is never paid as a correct or a wrong solution.  They do raise ``ValueError``
 on a configuration error that no completion can fix: a dataset column they need is missing, or a
@@ -47,8 +50,13 @@ import operator
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence
 
-from verifiers.answer import CheckConfig, canonical, check
+from r3bench.seventag import parse
+from r3bench.units import get_ureg
+from verifiers.answer import canonical, check
+from verifiers.config import CheckConfig
 from verifiers.extract import extract_answer
+from verifiers.stepformat import boxed_all, format_error, same_answer
+from verifiers.verdict import ERROR_CLASSES, FORMAT, MAX_SOLUTION_CHARS, N_STEPS
 
 __all__ = [
     "position_reward", "weibull_shaping", "piecewise_shaping", "pspo_wrs_reward", "rlvp_reward",
@@ -59,12 +67,10 @@ __all__ = [
     "N_STEPS", "RewardResult", "step_reward", "MAX_COMPLETION_CHARS",
 ]
 
-from r3bench.seventag import TAGS as _TAGS
-
-#: the format's step count: the n of r = e/(n+1), whatever the number of tags a solution has
-N_STEPS = len(_TAGS)
-#: outputs longer than this earn 0 from every adapter (the step verifier calls them a format failure)
-MAX_COMPLETION_CHARS = 20000
+#: N_STEPS (verifiers.verdict), the format's step count: the n of r = e/(n+1), whatever the number of
+#: tags a solution has. Outputs longer than MAX_COMPLETION_CHARS earn 0 from every adapter (the step
+#: verifier calls them a format failure: the same number, verifiers.verdict.MAX_SOLUTION_CHARS)
+MAX_COMPLETION_CHARS = MAX_SOLUTION_CHARS
 
 # --------------------------------------------------------------------------------------------------
 # Scalar rewards
@@ -108,15 +114,20 @@ def position_reward(first_error: int, n_steps: int = N_STEPS) -> float:
 
 @dataclass(frozen=True)
 class RewardResult:
-    """A reward with its standing: ``ok`` False means no reward could be had (skip it and count it)."""
+    """A reward with its standing: ``ok`` False means no reward could be had (skip it and count it).
 
-    value: float
+    Failure is this flag, never a reason's wording: a trainer reads ``ok``, not the reason's prefix.
+    ``value`` is the reward paid; in an adapter's ``last_results`` it is what the adapter returned for
+    the completion (None where it gave TRL no reward).
+    """
+
+    value: float | None
     ok: bool
     reason: str
 
 
 def step_reward(verdict) -> RewardResult:
-    """The paper's position reward from a step verifier's verdict (``verifiers.steps.StepVerdict``).
+    """The paper's position reward from a step verifier's verdict (``verifiers.verdict.StepVerdict``).
 
     * ``valid`` False (judge unreachable, verifier error, no reference and no placeable error):
       ``ok=False`` and value 0.0 - the trainer skips the sample and counts it; it is not a reward.
@@ -130,16 +141,16 @@ def step_reward(verdict) -> RewardResult:
     """
     if verdict is None or not getattr(verdict, "valid", False):
         why = getattr(verdict, "explanation", "no verdict")
-        return RewardResult(0.0, False, f"verifier gave no verdict: {why}")  # trainers.grpo counts this prefix
+        return RewardResult(0.0, False, f"verifier gave no verdict: {why}")
     cls = getattr(verdict, "error_class", None)
     e = getattr(verdict, "first_error", None)
-    if cls == "FORMAT":
+    if cls == FORMAT:
         return RewardResult(0.0, True, f"format failure at step {e}: {verdict.explanation}")
     try:
         r = position_reward(e, N_STEPS)
     except ValueError as err:
         return RewardResult(0.0, False, f"verdict unusable: {err}")
-    if int(e) != 0 and cls not in ("MC", "CM", "CE"):
+    if int(e) != 0 and cls not in ERROR_CLASSES:
         return RewardResult(0.0, False, f"verdict unusable: first_error {e} with error class {cls!r}")
     head = "no wrong step" if int(e) == 0 else f"first wrong step {int(e)} of {N_STEPS} ({cls})"
     return RewardResult(r, True, head)
@@ -366,7 +377,11 @@ class RewardFunc(abc.ABC):
 
     Subclasses implement ``_score(text, question, row) -> (reward, reason)`` for one completion
     whose text is a non-empty string; ``row`` maps the needed column names to this completion's
-    values.  Any exception there, and any non-finite reward, becomes 0.0 with a reason.
+    values.  Any exception there, and any non-finite reward, becomes 0.0 with a reason.  A failure
+    that is not the completion's (a verifier or scorer that raised, no verdict) is returned as a
+    :class:`RewardResult` with ``ok=False`` (its value: what the adapter pays, None for nothing).
+    After each call ``last_results`` holds one RewardResult per completion (``ok`` False: skip it
+    and count it) and ``last_reasons`` their reasons.
     Module-level classes (not closures) keep the adapters picklable when their callables are.
     """
 
@@ -375,6 +390,7 @@ class RewardFunc(abc.ABC):
     def __init__(self, name: str):
         self.__name__ = name
         self.last_reasons: list[str] = []
+        self.last_results: list[RewardResult] = []
         self.invalid_count = 0  # completions that got None (no verdict), over the adapter's life
 
     def __repr__(self):
@@ -405,10 +421,10 @@ class RewardFunc(abc.ABC):
         prompts = list(prompts) if prompts is not None else [None] * n
         if len(prompts) != n:
             prompts = (prompts * n)[:n] if len(prompts) == 1 else [None] * n
-        rewards: list[float] = []
-        reasons: list[str] = []
+        results: list[RewardResult] = []
         for comp, prompt, row in zip(completions, prompts, rows):
             text = completion_text(comp)
+            ok = True  # the completion earned what it got (a failure of the scoring says ok=False)
             if text is None:
                 r, why = 0.0, f"no completion text ({type(comp).__name__})"
             elif not text.strip():
@@ -419,7 +435,11 @@ class RewardFunc(abc.ABC):
                 r, why = 0.0, many
             else:
                 try:
-                    r, why = self._score(text, prompt_text(prompt), row)
+                    got = self._score(text, prompt_text(prompt), row)
+                    if isinstance(got, RewardResult):
+                        r, ok, why = got.value, got.ok, got.reason
+                    else:
+                        r, why = got
                     if r is None:  # no verdict: not a reward (TRL skips None)
                         self.invalid_count += 1
                     else:
@@ -427,15 +447,16 @@ class RewardFunc(abc.ABC):
                         if not math.isfinite(r):
                             r, why = 0.0, f"non-finite reward ({why})"
                 except Exception as e:  # noqa: BLE001 - see class docstring
-                    r, why = 0.0, f"error: {type(e).__name__}: {str(e)[:120]}"
-            rewards.append(r)
-            reasons.append(why)
-        self.last_reasons = reasons
-        return rewards
+                    r, ok, why = 0.0, False, f"error: {type(e).__name__}: {str(e)[:120]}"
+            results.append(RewardResult(r, ok, why))
+        self.last_results = results
+        self.last_reasons = [res.reason for res in results]
+        return [res.value for res in results]
 
     @abc.abstractmethod
-    def _score(self, text: str, question: str, row: dict) -> tuple[float, str]:
-        """(reward, reason) for one completion; each reward function defines it."""
+    def _score(self, text: str, question: str, row: dict) -> tuple[float, str] | RewardResult:
+        """(reward, reason) for one completion, or a RewardResult with ok=False for a failure that is
+        not the completion's; each reward function defines it."""
 
 
 class _Outcome(RewardFunc):
@@ -467,7 +488,6 @@ def _same_unit(u1: str, u2: str) -> bool:
     if u1 == u2:
         return True
     try:
-        from r3bench.units import get_ureg
         reg = get_ureg()
         return reg.parse_units(u1 or "dimensionless") == reg.parse_units(u2 or "dimensionless")
     except Exception:  # noqa: BLE001 - unparseable unit strings: only string equality counts
@@ -518,18 +538,14 @@ def rlvp_reward_func(answer_column: str = "answer", T: float = 0.05, V: float = 
 
 def _contradictory_boxes(text: str) -> Optional[str]:
     """A reason when the text holds several boxed answers that are not one value, else None."""
-    from verifiers.steps import _boxed_all, _same_answer
-
-    boxes = _boxed_all(text)
-    if len(boxes) > 1 and any(not _same_answer(boxes[0], b) for b in boxes[1:]):
+    boxes = boxed_all(text)
+    if len(boxes) > 1 and any(not same_answer(boxes[0], b) for b in boxes[1:]):
         return f"{len(boxes)} different boxed answers"
     return None
 
 
 def _no_final_answer(text: str) -> Optional[str]:
     """A seven-tag output cut before its <final_answer>: its answer is not read from the other steps."""
-    from r3bench.seventag import parse
-
     p = parse(text)
     if p.n and p.get("final_answer") is None:
         return "seven-tag output without <final_answer> (truncated): no answer read from the other steps"
@@ -537,8 +553,6 @@ def _no_final_answer(text: str) -> Optional[str]:
 
 
 def _format_failure(text: str) -> Optional[str]:
-    from verifiers.steps import format_error
-
     v = format_error(text)
     return None if v is None else f"format failure at step {v.first_error}: {v.explanation}"
 
@@ -553,8 +567,6 @@ class _Position(RewardFunc):
         self.columns = tuple(c for c in (answer_column, question_column) if c)
 
     def _score(self, text, question, row):
-        from r3bench.seventag import parse
-
         parsed = parse(text)
         if parsed.n == 0:
             return 0.0, "no seven-tag step found"
@@ -566,16 +578,17 @@ class _Position(RewardFunc):
             got = self.verifier(q, text, a)
             if hasattr(got, "first_error"):
                 res = step_reward(got)
-                return (res.value if res.ok else None), res.reason
+                return res if res.ok else RewardResult(None, False, res.reason)
             e, n = got
         except Exception as err:  # noqa: BLE001
-            return 0.0, f"verifier error: {type(err).__name__}: {str(err)[:120]}"
+            return RewardResult(0.0, False, f"verifier error: {type(err).__name__}: {str(err)[:120]}")
         try:  # an (e, n) pair: n must be the format's seven steps (the n of tags present paid truncation)
             if _as_int(n, "n_steps") != N_STEPS:
                 raise ValueError(f"n_steps must be the format's {N_STEPS} steps, got {n!r}")
             r = position_reward(e, N_STEPS)
         except ValueError as err:
-            return 0.0, f"verifier returned invalid (first_error, n_steps) = ({e!r}, {n!r}): {err}"
+            return RewardResult(0.0, False,
+                                f"verifier returned invalid (first_error, n_steps) = ({e!r}, {n!r}): {err}")
         head = f"no wrong step in {N_STEPS}" if int(e) == 0 else f"first wrong step {int(e)} of {N_STEPS}"
         return r, f"{head} ({parsed.n} tags parsed)"
 
@@ -616,7 +629,7 @@ class _PSPO(RewardFunc):
         try:
             scores = list(self.step_scorer(q, text) or [])
         except Exception as err:  # noqa: BLE001
-            return 0.0, f"step scorer error: {type(err).__name__}: {str(err)[:120]}"
+            return RewardResult(0.0, False, f"step scorer error: {type(err).__name__}: {str(err)[:120]}")
         if not scores:
             return 0.0, "no steps scored"
         try:

@@ -22,6 +22,9 @@ import re
 from typing import Any, Callable, Mapping
 
 from verifiers import safeexpr
+from verifiers.answer import canonical
+from verifiers.answer import close as _checker_close
+from verifiers.config import CheckConfig
 
 
 FUNCS = {"sqrt": math.sqrt, "sin": math.sin, "cos": math.cos, "tan": math.tan, "asin": math.asin,
@@ -34,6 +37,7 @@ NONFINITE = re.compile(r"(?<![A-Za-z_])(?:nan|inf|infinity|infty)(?![A-Za-z_])|�
 
 
 ExprError = safeexpr.ExprError  # one error type for "not an expression of the grammar / no value"
+_DEFAULT = CheckConfig()
 
 
 # --- notation -------------------------------------------------------------------------------------
@@ -156,18 +160,14 @@ def evaluate(text: str, env: Mapping[str, float]) -> float:
 def close(a: float, b: float, rel: float | None = None) -> bool:
     """The checker's numeric equality (verifiers.answer.close with CheckConfig: rel_tol, and an absolute
     floor only when one number is 0), so that step checks and answer checks share one tolerance; `rel`
-    overrides the relative tolerance (the physical-constant match in stepref)."""
-    from verifiers.answer import CheckConfig, close as _close
-
-    return _close(a, b, CheckConfig() if rel is None else CheckConfig(rel_tol=rel))
+    overrides the relative tolerance (the physical-constant match in stepref: CheckConfig.const_rel_tol)."""
+    return _checker_close(a, b, _DEFAULT if rel is None else CheckConfig(rel_tol=rel))
 
 
 # --- quantities and lines -------------------------------------------------------------------------
 
 def quantity(text: str) -> tuple[float, str] | None:
     """(SI value, SI unit) of `value unit` text, via the answer checker's reader; None when unreadable."""
-    from verifiers.answer import canonical
-
     t = (text or "").strip().rstrip(".,;")
     if not t or len(t) > 200 or NONFINITE.search(t):
         return None
@@ -270,6 +270,15 @@ def raw_number(text: str) -> float | None:
         return None
     q = quantity(m.group(1))
     return q[0] if q is not None and not q[1] else None
+
+
+def is_quantity(part: str) -> bool:
+    """`number [unit]` (3.6 N, 5.02 \\times 10^{5} J, 10 g), as opposed to an expression (80/8, 1.8/0.50)."""
+    m = _RAW.match(part or "")
+    if not m:
+        return False
+    rest = part[m.end():].strip()
+    return not rest or bool(re.match(r"[A-Za-zµΩ°\\%]", rest))
 
 
 def given(v: float, qnums: list[float]) -> bool:

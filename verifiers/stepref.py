@@ -4,11 +4,11 @@ Real benchmark problems (JEEBench, PhysicsQA, MMLU, SciEval) come with a gold an
 seven-tag solution. `verify_reference_free(question, solution, gold)` checks, in the order of the
 text, only what it can show:
 
-  format       as verifiers.steps.format_error (FORMAT at the first broken position)
+  format       as verifiers.stepformat.format_error (FORMAT at the first broken position)
   step 3 (CM)  each governing equation is dimensionally consistent (pint, with the units of the
                solution's own value_identification and calculation lines)
   step 4 (MC)  each identified value is a number of the question (raw or converted to SI) or a
-               physical constant (CONSTANTS, by SI value)
+               physical constant (CONSTANTS, by SI value, within CheckConfig.const_rel_tol)
   step 5 (CE)  each substitution equals its equation at the identified values
   step 6 (CE)  each calculation result equals its substitution
   step 7 (CE)  the boxed answer equals the last calculation; then the answer is checked against the
@@ -23,8 +23,11 @@ from __future__ import annotations
 
 from r3bench import seventag
 from verifiers import stepparse as P
-from verifiers.steps import (StepVerdict, _check_arithmetic, _not_a_law, _v, dimension_ok, format_error, invalid,
-                             split_juxtaposed)
+from verifiers.answer import check
+from verifiers.config import CheckConfig
+from verifiers.stepcheck import check_arithmetic, dimension_ok, not_a_law, split_juxtaposed
+from verifiers.stepformat import format_error
+from verifiers.verdict import StepVerdict, at_step, invalid
 
 #: SI values of the physical constants a solution may bring in without the question stating them
 CONSTANTS = {
@@ -34,6 +37,7 @@ CONSTANTS = {
     "R": (8.314, 8.31), "N_A": (6.022e23,), "sigma": (5.67e-8,),
 }
 _CONST_VALUES = [v for vs in CONSTANTS.values() for v in vs]
+_CONST_REL_TOL = CheckConfig().const_rel_tol
 
 
 def verify_reference_free(question: str, solution: str, gold: str | None = None) -> StepVerdict:
@@ -54,32 +58,30 @@ def verify_reference_free(question: str, solution: str, gold: str | None = None)
     if not sol_eqs:
         return invalid("no governing equation of the form `quantity = expression`: nothing to check", n)
     for lhs, parts, _ in sol_eqs:
-        if (why := _not_a_law(lhs, parts[-1])):
-            return _v(3, why, n)
+        if (why := not_a_law(lhs, parts[-1])):
+            return at_step(3, why, n)
     dims = [dimension_ok(parts[-1], lhs, units) for lhs, parts, _ in sol_eqs]
     for (lhs, _, _), d in zip(sol_eqs, dims):
         if d is False:
-            return _v(3, f"the equation for {lhs} is dimensionally inconsistent", n)
+            return at_step(3, f"the equation for {lhs} is dimensionally inconsistent", n)
     if any(d is True for d in dims):
         checked.append("dimensions")
     # 4. identified values against the question's givens and the physical constants
     qnums = P.numbers_in(question or "")
     for s, v, u, text, _ in svals:
-        if P.given(v, qnums) or any(P.close(v, c, 5e-3) for c in _CONST_VALUES):
+        if P.given(v, qnums) or any(P.close(v, c, _CONST_REL_TOL) for c in _CONST_VALUES):
             continue
-        return _v(4, f"the value {s} = {text} is neither a number of the question nor a physical constant", n)
+        return at_step(4, f"the value {s} = {text} is neither a number of the question nor a physical constant", n)
     checked.append("values")
     # 5.-7. substitution, calculation, final answer, from the solution's own lines
     own = {s: v for s, v, *_ in svals}
-    v = _check_arithmetic(sol, sol_eqs, own, own, n, None)
+    v = check_arithmetic(sol, sol_eqs, own, own, n, None)
     if v.first_error or not v.valid:
         return v
     checked.append("arithmetic")
     if not gold:
         return invalid(f"no reference and no gold answer: checked {', '.join(checked)}; steps 1-3 cannot be "
                        "judged without a reference", n)
-    from verifiers import check
-
     verdict = check(sol.get("final_answer").content, str(gold))
     if verdict.equivalent:
         return StepVerdict(0, None, f"answer matches the gold ({verdict.reason}); checked {', '.join(checked)} "

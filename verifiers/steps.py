@@ -31,125 +31,28 @@ gives an exact one) it checks, in the order of the text (step by step, line by l
 LaTeX and plain notation, units in any form the answer checker reads, prose inside tags and
 renamed symbols are read by verifiers.stepparse. Without a seven-tag reference the reference-free
 mode (verifiers.stepref) runs; where it cannot place an error it returns valid=False with a reason.
-Other backends (an LLM judge, a process-supervised verifier) plug in through BACKENDS.
+Other backends (an LLM judge, verifiers.judge; a process-supervised verifier, verifiers.psv) plug in
+through BACKENDS, name -> function(question, solution, reference) -> StepVerdict.
+
+Where things live: the verdict type and the step numbering in verifiers.verdict, the format check in
+verifiers.stepformat, the checks both symbolic modes share (dimensions, laws, steps 5-7) in
+verifiers.stepcheck; the backends import those, never this module.
 """
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
 
 from r3bench import seventag
 from verifiers import stepparse as P
+from verifiers.judge import judge_backend
+from verifiers.psv import psv_backend
+from verifiers.stepcheck import check_arithmetic, dimension_ok, not_a_law, split_juxtaposed
+from verifiers.stepformat import format_error
+from verifiers.stepref import verify_reference_free
+from verifiers.verdict import StepVerdict, at_step, invalid
 
-FORMAT = "FORMAT"
-CLASSES = ("MC", "CM", "CE", FORMAT)
-N_STEPS = len(seventag.TAGS)
-STEP_CLASS = {1: "MC", 2: "CM", 3: "CM", 4: "MC", 5: "CE", 6: "CE", 7: "CE"}
-_STEP_CLASS = STEP_CLASS  # old name, kept for importers
-TAG_OF_STEP = dict(enumerate(seventag.TAGS, start=1))
-STEP_OF_TAG = {t: k for k, t in TAG_OF_STEP.items()}
-MAX_SOLUTION_CHARS = 20000  # longer outputs are a format failure (the extractor reads 20,000 at most)
-
-
-@dataclass(frozen=True)
-class StepVerdict:
-    first_error: int  # 0 = no error; else 1..7, the position in the seven-tag format
-    error_class: str | None  # "MC" | "CM" | "CE" | "FORMAT" | None
-    explanation: str
-    n_steps: int  # seven-tag steps present in the solution (information; rewards use the format's 7)
-    step_scores: tuple = field(default=())  # optional per-step scores (psv backend)
-    valid: bool = True  # False: no verdict could be had (judge unreachable, junk replies); see explanation
-
-    def to_dict(self):
-        d = asdict(self)
-        d["step_scores"] = list(self.step_scores)
-        return d
-
-
-def _close(a, b, rel=2e-3):
-    """Kept for r3bench.procgen.oracle (its import): relative closeness of two finite floats."""
-    return P.close(a, b, rel)
-
-
-def _pairs(step):
-    """Kept for r3bench.procgen.oracle (its import): the `lhs = rhs` lines of a step, split once."""
-    out = []
-    for ln in (step.content if step else "").splitlines():
-        if "=" in ln:
-            lhs, rhs = ln.split("=", 1)
-            out.append((lhs.strip(), rhs.strip()))
-    return out
-
-
-def _v(step: int, why: str, n: int, cls: str | None = None) -> StepVerdict:
-    return StepVerdict(step, cls or STEP_CLASS[step], why, n)
-
-
-def invalid(why: str, n: int = 0) -> StepVerdict:
-    """No verdict: first_error is -1 so that nothing downstream can read it as 'all correct'."""
-    return StepVerdict(-1, None, why, n, valid=False)
-
-
-# --- format ---------------------------------------------------------------------------------------
-
-def _boxed_all(text: str) -> list[str]:
-    from verifiers.extract import _find_braced
-
-    out = []
-    for m in re.finditer(r"\\(?:boxed|fbox)\s*\{", text):
-        got = _find_braced(text, m.end() - 1)
-        if got is not None:
-            out.append(got[0].strip())
-    return out
-
-
-def _same_answer(a: str, b: str) -> bool:
-    qa, qb = P.quantity(a), P.quantity(b)
-    if qa and qb:
-        return P.close(qa[0], qb[0]) and (qa[1] == qb[1] or not qa[1] or not qb[1])
-    return re.sub(r"\s+", "", a) == re.sub(r"\s+", "", b)
-
-
-def _outside(text: str) -> str:
-    """The text outside the seven tags (tag names as seventag.parse reads them)."""
-    t = re.sub(r"<\s*(" + "|".join(seventag.TAGS) + r")\s*>.*?<\s*/\s*\1\s*>", " ", text, flags=re.S | re.I)
-    return t
-
-
-def format_error(solution) -> StepVerdict | None:
-    """The FORMAT verdict of a solution whose seven-tag format is broken, else None.
-
-    The first error is the first of the seven positions whose tag is missing, broken (unclosed,
-    nested, duplicated, empty) or out of order; an over-long output or no tag at all is at step 1;
-    a non-finite number (nan, inf) at the step that holds it; several different boxed answers, or a
-    boxed answer outside <final_answer>, at step 7.
-    """
-    text = solution if isinstance(solution, str) else ("" if solution is None else str(solution))
-    if len(text) > MAX_SOLUTION_CHARS:
-        return _v(1, f"the output is {len(text)} characters, over the {MAX_SOLUTION_CHARS} allowed", 0, FORMAT)
-    sol = seventag.parse(text)
-    n = sol.n
-    if n == 0:
-        return _v(1, "no seven-tag steps found in the solution", 0, FORMAT)
-    for k, tag in TAG_OF_STEP.items():
-        st = sol.get(tag)
-        if st is None:
-            return _v(k, f"step {k} <{tag}> is missing", n, FORMAT)
-        if tag in sol.flawed:
-            why = next((p for p in sol.problems if tag in p), "broken")
-            return _v(k, f"step {k} <{tag}> is broken ({why})", n, FORMAT)
-        if st.index != k:
-            return _v(k, f"step {k} <{tag}> is out of order (position {st.index})", n, FORMAT)
-    for k in (4, 5, 6, 7):
-        if P.NONFINITE.search(sol.get(TAG_OF_STEP[k]).content):
-            return _v(k, f"step {k} <{TAG_OF_STEP[k]}> holds a non-finite number (nan/inf)", n, FORMAT)
-    fa = sol.get("final_answer").content
-    boxes = _boxed_all(fa)
-    if len(boxes) > 1 and any(not _same_answer(boxes[0], b) for b in boxes[1:]):
-        return _v(7, f"the final answer holds {len(boxes)} different boxed answers", n, FORMAT)
-    if _boxed_all(_outside(text)):
-        return _v(7, "a boxed answer outside <final_answer>", n, FORMAT)
-    return None
+# StepVerdict is re-exported: `from verifiers.steps import StepVerdict, verify` is the front door's spelling
+__all__ = ["verify", "report", "verify_symbolic", "BACKENDS", "StepVerdict"]
 
 
 # --- the symbolic backend with a reference ----------------------------------------------------------
@@ -219,57 +122,6 @@ def _check_target(sol, ref) -> str | None:
     return f"problem_analysis does not say that {tgt} ({', '.join(sorted(names)) or 'the asked quantity'}) is asked"
 
 
-def _dims(units: dict) -> dict:
-    from r3bench.units import get_ureg
-    u = get_ureg()
-    out = {}
-    for i, (k, unit) in enumerate(sorted(units.items())):
-        try:
-            out[k] = u.Quantity(1.3 + 0.17 * i, unit or "dimensionless")  # distinct magnitudes: no x - x = 0
-        except Exception:  # noqa: BLE001 - pint raises many types on odd unit strings: unit unknown
-            continue
-    return out
-
-
-def dimension_ok(rhs: str, lhs: str, units: dict) -> bool | None:
-    """pint check that `lhs = rhs` is dimensionally consistent; None when a unit is unknown."""
-    import numpy as np
-    import pint
-
-    q = _dims(units)
-    try:
-        free = P.names(rhs)
-    except P.ExprError:
-        return None
-    if lhs not in q or any(n not in q for n in free):
-        return None
-    fn = {k: getattr(np, {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "ln": "log"}.get(k, k))
-          for k in P.FUNCS if k != "abs"}
-    try:
-        with np.errstate(all="ignore"):
-            val = P.evaluate_objects(rhs, q, fn)
-    except (pint.DimensionalityError, pint.errors.OffsetUnitCalculusError):
-        return False  # adding metres to seconds, sin of a length
-    except (P.ExprError, ZeroDivisionError, OverflowError, ValueError, TypeError):
-        return None
-    dim = getattr(val, "dimensionality", None)
-    if dim is None:
-        return q[lhs].dimensionless
-    return dim == q[lhs].dimensionality
-
-
-def _not_a_law(lhs: str, rhs: str) -> str | None:
-    """Why `lhs = rhs` cannot be a governing equation: unreadable, or a bare number (the answer written as
-    the 'law', which would otherwise pass every later step), else None."""
-    try:
-        free = P.names(rhs)
-    except P.ExprError as e:  # not an expression of the grammar: no law can be read from it
-        return f"the equation for {lhs} cannot be read as an expression ({e})"
-    if not free:
-        return f"the equation for {lhs} is a number ({rhs[:30]}), not a law relating quantities"
-    return None
-
-
 _FORMULA = re.compile(r"([^:;,.]{1,40}?=[^;,]{1,60}?)(?:[.;,]\s|[.;,]?$)")
 
 
@@ -296,48 +148,12 @@ def _wrong_law_stated_at_step_2(sol_principle: str, ref_principle: str) -> str |
     return None
 
 
-def _eval_units(text: str, env: dict) -> float:
-    """Evaluate a substitution/calculation part; unit names written beside the numbers count as 1."""
-    try:
-        return P.evaluate(text, env)
-    except P.ExprError:
-        free = P.names(text) - set(env)
-        if not free or len(free) > 4:
-            raise
-        from r3bench.units import get_ureg
-        u = get_ureg()
-        for f in free:
-            try:
-                u.parse_units(f)
-            except Exception:  # noqa: BLE001 - not a unit: the name is unknown
-                raise P.ExprError(f"unknown name {f}") from None
-        return P.evaluate(text, {**env, **{f: 1.0 for f in free}})
-
-
-def _is_quantity(part: str) -> bool:
-    """`number [unit]` (3.6 N, 5.02 \\times 10^{5} J, 10 g), as opposed to an expression (80/8, 1.8/0.50)."""
-    m = P._RAW.match(part or "")
-    if not m:
-        return False
-    rest = part[m.end():].strip()
-    return not rest or bool(re.match(r"[A-Za-zµΩ°\\%]", rest))
-
-
-def _result(part: str, env: dict) -> float:
-    """A calculation part's value: a quantity in SI when it reads as one, else the expression's value."""
-    q = P.quantity(part) if _is_quantity(part) else None
-    if q is not None:
-        return q[0]
-    return _eval_units(part, env)
-
-
 def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict:
     bad = format_error(solution)
     if bad is not None:
         return bad
     ref = seventag.parse(reference or "")
     if ref.n == 0 or format_error(reference) is not None:
-        from verifiers.stepref import verify_reference_free
         return verify_reference_free(question, solution, reference or None)
     sol = seventag.parse(solution)
     n = sol.n
@@ -345,11 +161,11 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
     # 1. the asked quantity
     why = _check_target(sol, ref)
     if why:
-        return _v(1, why, n)
+        return at_step(1, why, n)
     # 2. the principle
     ok, why = P.same_law(get("principle").content, ref.get("principle").content)
     if not ok:
-        return _v(2, why, n)
+        return at_step(2, why, n)
     # reference data: true values (SI) of the givens and of every computed quantity
     rvals = {s: (v, u) for s, v, u, _, _ in P.values(ref.get("value_identification"))}
     known = dict(rvals)
@@ -371,39 +187,41 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
     # 3. governing equations, at the true values
     sol_eqs = split_juxtaposed(P.equations(get("governing_equation")), {s for s, *_ in svals})
     if not sol_eqs:
-        return _v(3, "no governing equation of the form `quantity = expression`", n)
+        return at_step(3, "no governing equation of the form `quantity = expression`", n)
     for i, (lhs, parts, _) in enumerate(sol_eqs):
         rhs = parts[-1]
         goal = known.get(lhs) or (known.get(target) if i == len(sol_eqs) - 1 and target else None)
-        if (why := _not_a_law(lhs, rhs)):
-            return _v(3, why, n)
+        if (why := not_a_law(lhs, rhs)):
+            return at_step(3, why, n)
         try:
             val = P.evaluate(rhs, true_env)
         except P.ExprError:
             val = None
         if val is not None and goal is not None and not P.close(val, goal[0]):
             if (why := _wrong_law_stated_at_step_2(get("principle").content, ref.get("principle").content)):
-                return _v(2, why, n)
-            return _v(3, f"the equation for {lhs} gives {val:.4g} where the law that applies gives {goal[0]:.4g}", n)
+                return at_step(2, why, n)
+            return at_step(3, f"the equation for {lhs} gives {val:.4g} where the law that applies gives "
+                              f"{goal[0]:.4g}", n)
         if val is not None:
             true_env[lhs] = goal[0] if goal is not None else val
         if goal is not None:
             units.setdefault(lhs, goal[1])
         if dimension_ok(rhs, lhs, units) is False:
             if (why := _wrong_law_stated_at_step_2(get("principle").content, ref.get("principle").content)):
-                return _v(2, why, n)
-            return _v(3, f"the equation for {lhs} is dimensionally inconsistent", n)
+                return at_step(2, why, n)
+            return at_step(3, f"the equation for {lhs} is dimensionally inconsistent", n)
     # 4. values: the reference's, or numbers of the question
     qnums = P.numbers_in(question or "")
     for s, v, u, text, _ in svals:
         if s in rvals and (rvals[s][1] == u or not u):
             if not P.close(v, rvals[s][0]):
-                return _v(4, f"the value of {s} contradicts the problem ({text} vs {rvals[s][0]:.4g} {rvals[s][1]})", n)
+                return at_step(4, f"the value of {s} contradicts the problem ({text} vs {rvals[s][0]:.4g} "
+                                  f"{rvals[s][1]})", n)
             continue
         if any(ru == u and P.close(rv, v) for rv, ru in rvals.values()):
             continue
         if qnums and not P.given(v, qnums):
-            return _v(4, f"the value {s} = {text} appears nowhere in the problem", n)
+            return at_step(4, f"the value {s} = {text} appears nowhere in the problem", n)
     defined = {s for s, *_ in svals} | {lhs for lhs, _, _ in sol_eqs}
     for lhs, parts, _ in sol_eqs:
         try:
@@ -412,141 +230,11 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
             continue
         missing = sorted(free - defined)
         if missing:
-            return _v(4, f"{missing[0]} is used in the equation for {lhs} but its value is never identified", n)
-    return _check_arithmetic(sol, sol_eqs, {s: v for s, v, *_ in svals}, true_env, n, known.get(target))
+            return at_step(4, f"{missing[0]} is used in the equation for {lhs} but its value is never identified", n)
+    return check_arithmetic(sol, sol_eqs, {s: v for s, v, *_ in svals}, true_env, n, known.get(target))
 
 
-def _raw(part: str, env: dict) -> float:
-    """A part's number as written (in its own unit), else the expression's value with env."""
-    x = P.raw_number(part) if _is_quantity(part) else None
-    return x if x is not None else _eval_units(part, env)
-
-
-def split_juxtaposed(eqs, symbols: set) -> list:
-    """Equations with an unknown name that is symbols written together (`kx`, `mgh`) read as their product."""
-    out = []
-    known = set(symbols) | {lhs for lhs, _, _ in eqs}
-    for lhs, parts, line in eqs:
-        rhs = parts[-1]
-        try:
-            free = P.names(rhs)
-        except P.ExprError:
-            out.append((lhs, parts, line))
-            continue
-        for name in sorted(free - known, key=len, reverse=True):
-            if len(name) > 1 and all(ch in known for ch in name):
-                rhs = re.sub(rf"(?<![\w\\]){name}(?!\w)", " ".join(name), rhs)
-        out.append((lhs, parts[:-1] + [rhs], line))
-    return out
-
-
-def _check_arithmetic(sol, sol_eqs, own_vals: dict, true_env: dict, n: int, ref_answer) -> StepVerdict:
-    """Steps 5-7 from the solution's own lines (shared with the reference-free mode).
-
-    Numbers may be substituted in SI (the values read in SI) or as written in their own units
-    (`N0 = 80 g` substituted as 80): each substitution is matched in either system, and its
-    calculation is compared in the system its substitution used.
-    """
-    subs, calcs = P.equations(sol.get("substitution")), P.equations(sol.get("calculation"))
-    calc_of = {}
-    for lhs, parts, i in calcs:
-        calc_of.setdefault(lhs, []).append((parts, i))
-    own = dict(own_vals)
-    raw = {s: x for s, _, _, text, _ in P.values(sol.get("value_identification"))
-           if (x := P.raw_number(text)) is not None}
-    for lhs, parts, _ in calcs:  # the solution's own results feed later substitutions
-        for env, fn in ((own, _result), (raw, _raw)):
-            try:
-                env[lhs] = fn(parts[-1], env)
-            except P.ExprError:
-                pass
-    # 5. substitutions, each against its equation (own values, or true ones), in the order of the text
-    errors, got_of, mode_of, used = [], {}, {}, set()
-    for k, (lhs, eq_parts, _) in enumerate(sol_eqs):
-        j = next((j for j, (l, _, _) in enumerate(subs) if l == lhs and j not in used), None)
-        if j is None and k < len(subs) and k not in used and subs[k][0] not in {e[0] for e in sol_eqs}:
-            j = k
-        if j is None:
-            errors.append((len(subs) + k, f"no substitution for {lhs}"))
-            continue
-        used.add(j)
-        _, parts, line = subs[j]
-        expect = []
-        for mode, env in (("si", own), ("si", true_env), ("raw", raw)):
-            try:
-                expect.append((mode, P.evaluate(eq_parts[-1], env)))
-            except P.ExprError:
-                pass
-        try:
-            vals = [_eval_units(p, own) for p in parts]
-        except P.ExprError as e:
-            errors.append((line, f"the substitution for {lhs} cannot be evaluated ({e})"))
-            continue
-        hit = next((mode for mode, x in expect if P.close(vals[0], x)), None)
-        if expect and hit is None:
-            errors.append((line, f"the substitution for {lhs} gives {vals[0]:.4g}; its equation at the identified "
-                                 f"values gives {expect[0][1]:.4g}"))
-            continue
-        bad = next((p for p, x in zip(parts[1:], vals[1:]) if not P.close(x, vals[0])), None)
-        if bad is not None:
-            errors.append((line, f"the substitution for {lhs} does not simplify to {bad}"))
-            continue
-        got_of[lhs], mode_of[lhs] = vals[-1], hit or "si"
-    if errors:
-        return _v(5, min(errors)[1], n)
-    # 6. calculations: every part of every line for a quantity equals its substitution
-    last = None
-    for lhs, _, _ in sol_eqs:
-        lines_ = calc_of.get(lhs)
-        if not lines_:
-            errors.append((10 ** 6, f"no calculation result for {lhs}"))
-            continue
-        for parts, line in lines_:
-            for p in parts:
-                try:
-                    x = _raw(p, raw) if mode_of[lhs] == "raw" else _result(p, own)
-                except P.ExprError as e:
-                    errors.append((line, f"the calculation of {lhs} cannot be read ({e})"))
-                    break
-                if not P.close(x, got_of[lhs]):
-                    errors.append((line, f"arithmetic error: {lhs} = {p} but the substitution gives {got_of[lhs]:.4g}"))
-                    break
-        last = lines_[-1][0][-1]
-    if errors:
-        return _v(6, min(errors)[1], n)
-    # 7. the final answer follows from the last calculation
-    fa = sol.get("final_answer").content
-    boxes = _boxed_all(fa)
-    ans = boxes[-1] if boxes else fa.strip()
-    qa, ql = P.quantity(ans), P.quantity(last) if last else None
-    if qa is None:
-        return _v(7, f"the final answer {ans[:40]!r} is not a number with a unit", n)
-    if ql is not None:
-        # a bare number (JEE style: 'in kW m^-2') is read in the unit the calculation is written in
-        bare_ok = not qa[1] and (lr := P.raw_number(last)) is not None and P.close(qa[0], lr)
-        if not P.close(qa[0], ql[0]) and not bare_ok:
-            return _v(7, f"the final answer {ans[:40]} does not follow from the last calculation {last}", n)
-        if ql[1] and qa[1] and qa[1] != ql[1]:
-            return _v(7, f"the final answer's unit ({qa[1] or 'none'}) is not the calculation's ({ql[1]})", n)
-        if bare_ok and not P.close(qa[0], ql[0]):
-            qa = ql
-    if ref_answer is not None and not (P.close(qa[0], ref_answer[0]) and (not ref_answer[1] or qa[1] == ref_answer[1])):
-        return invalid(f"every step checks, but the answer {ans[:40]} differs from the reference "
-                       f"({ref_answer[0]:.4g} {ref_answer[1]}): the first error could not be placed", n)
-    return StepVerdict(0, None, "all steps correct", n)
-
-
-def _judge(question, solution, reference):
-    from verifiers.judge import judge_backend
-    return judge_backend(question, solution, reference)
-
-
-def _psv(question, solution, reference):
-    from verifiers.psv import psv_backend
-    return psv_backend(question, solution, reference)
-
-
-BACKENDS = {"symbolic": verify_symbolic, "judge": _judge, "psv": _psv}
+BACKENDS = {"symbolic": verify_symbolic, "judge": judge_backend, "psv": psv_backend}
 
 
 def verify(question: str, solution: str, reference: str, backend: str = "symbolic") -> StepVerdict:

@@ -26,6 +26,9 @@ import math
 import random
 import re
 
+from verifiers import safeexpr
+from verifiers.config import CheckConfig
+
 MAX_LEN = 500
 MAX_DIGITS = 5000  # decimal digits a numeric power may reach (10^{10^{10}} is refused)
 
@@ -146,6 +149,40 @@ def parse(text: str, equation: str = "auto"):
     return _parse_side(s)
 
 
+def _unbalanced_braces(s: str) -> str | None:
+    """Where the braces of LaTeX do not pair up (escaped ``\\{``/``\\}`` are literal), else None."""
+    opened, i = [], 0
+    while i < len(s):
+        c = s[i]
+        if c == "\\":
+            i += 2  # \{, \} and \\ are characters, not groups
+            continue
+        if c == "{":
+            opened.append(i)
+        elif c == "}":
+            if not opened:
+                return f"unbalanced braces in LaTeX: the '}}' at character {i + 1} closes no '{{'"
+            opened.pop()
+        i += 1
+    if opened:
+        return f"unbalanced braces in LaTeX: the '{{' at character {opened[-1] + 1} is never closed"
+    return None
+
+
+def _latex_error(s: str, e: Exception) -> str:
+    """Why the LaTeX parser refused a text, in words: braces that do not pair up, else the
+    parser's own message with the place it points at (its message is the text, then a caret line)."""
+    why = _unbalanced_braces(s)
+    if why:
+        return why
+    lines = str(e).strip("\n").split("\n")
+    msg = lines[0].strip().rstrip(".")[:100] or type(e).__name__
+    if len(lines) >= 3 and re.fullmatch(r"~*\^", lines[2]):
+        echo, pos = lines[1], len(lines[2]) - 1
+        msg += " at the end" if pos >= len(echo.rstrip()) else f" at {echo[pos:pos + 20]!r}"
+    return f"latex parse failed: {msg}"
+
+
 def _parse_side(s: str):
     import sympy
 
@@ -165,12 +202,10 @@ def _parse_side(s: str):
         except RecursionError:
             raise ParseError("latex parse failed: too deeply nested") from None
         except Exception as e:  # noqa: BLE001 - the ANTLR parser raises bare Exception; reported as a reason
-            raise ParseError(f"latex parse failed: {type(e).__name__}") from None
+            raise ParseError(_latex_error(s, e)) from None
         if isinstance(expr, sympy.Basic) and re.search(r"(?<![\\A-Za-z])I(?![A-Za-z])", s):
             expr = expr.xreplace({sympy.I: sympy.Symbol("I")})  # physics: I is a current, not sqrt(-1)
     else:
-        from verifiers import safeexpr
-
         try:
             expr = safeexpr.parse(s, max_len=MAX_LEN)
         except safeexpr.ExprError as e:
@@ -233,9 +268,12 @@ def _names(expr):
 
 
 # ---------------------------------------------------------------- comparison
+_DEFAULT = CheckConfig()  # the checker's default tolerances (a request's own come through equivalent's arguments)
+
+
 def _close(a: complex, b: complex, rel: float) -> bool:
     if a == 0 or b == 0:  # relative to nothing: an absolute floor, only here (1e-19 J is not 0)
-        return abs(a - b) <= 1e-12
+        return abs(a - b) <= _DEFAULT.zero_tol
     return abs(a - b) <= rel * max(abs(a), abs(b))
 
 
@@ -323,7 +361,7 @@ def _relation_equal(a, b, rel_tol, sym_tol) -> tuple[bool, str]:
         r = complex(ratio.evalf(15))
     except (TypeError, ValueError, ArithmeticError):
         return False, "relation comparison failed"
-    if abs(r.imag) > 1e-12 or r.real == 0:
+    if abs(r.imag) > _DEFAULT.zero_tol or r.real == 0:
         return False, "relation mismatch"
     ok = r.real > 0 or ka in ("=", "!=")
     return ok, "relation match" if ok else "relation mismatch (direction)"
@@ -339,7 +377,7 @@ def _collection(x):
     return None, None
 
 
-def equivalent(a, b, rel_tol: float = 1e-2, sym_tol: float = 1e-6) -> tuple[bool, str]:
+def equivalent(a, b, rel_tol: float = _DEFAULT.rel_tol, sym_tol: float = _DEFAULT.sym_rel_tol) -> tuple[bool, str]:
     """(equal, reason) for two parsed answers (pred first, reference second)."""
     import sympy
 
@@ -392,7 +430,7 @@ def constant_value(e) -> float:
         v = complex(e.evalf(30))
     except (TypeError, ValueError, ArithmeticError):
         raise ParseError("expression does not evaluate to a number") from None
-    if abs(v.imag) > 1e-12 * max(1.0, abs(v.real)):
+    if abs(v.imag) > _DEFAULT.zero_tol * max(1.0, abs(v.real)):  # a rounding residue, not a complex value
         raise ParseError("expression is complex")
     if not math.isfinite(v.real):
         raise ParseError("expression is not finite")

@@ -34,6 +34,9 @@ import threading
 import time
 from pathlib import Path
 
+from verifiers import symbolic
+from verifiers.config import CheckConfig
+
 MEMORY_LIMIT_BYTES = 4 * 1024 ** 3
 START_TIMEOUT_S = 120.0  # importing sympy + the LaTeX parser on a loaded machine; not the check's time
 MAX_MESSAGE = 1 << 20
@@ -268,6 +271,7 @@ def numeric_value(expr: str, timeout: float) -> dict:
 # --- the work itself (run in the worker, or in-process when CheckConfig.isolate is False) --------
 
 _CACHE: dict = {}
+_DEFAULT = CheckConfig()  # the tolerances of a request that names none
 
 
 def _cache_clear():
@@ -276,8 +280,6 @@ def _cache_clear():
 
 def _parsed(text: str, equation: str = "auto"):
     """Parsed answer, cached per worker (a reference meets many predictions): object or ParseError."""
-    from verifiers import symbolic
-
     key = (text, equation)
     if key not in _CACHE:
         if len(_CACHE) > 4096:
@@ -292,8 +294,6 @@ def _parsed(text: str, equation: str = "auto"):
 def handle(req: dict) -> dict:
     """Answer one request; never raises for bad answer text."""
     import sympy
-
-    from verifiers import symbolic
 
     op = req.get("op")
     if op == "clear":
@@ -316,7 +316,8 @@ def handle(req: dict) -> dict:
     p = _parsed(symbolic.strip_unit_text(pred), equation="keep" if isinstance(r, sympy.Eq) else "value")
     if isinstance(p, Exception):
         return {"ok": False, "why": f"unparseable: {p}", "pc": pred[:200], "rc": str(r)[:500]}
-    ok, why = symbolic.equivalent(p, r, req.get("rel_tol", 1e-2), req.get("sym_tol", 1e-6))
+    ok, why = symbolic.equivalent(p, r, req.get("rel_tol", _DEFAULT.rel_tol),
+                                  req.get("sym_tol", _DEFAULT.sym_rel_tol))
     return {"ok": bool(ok), "why": why, "pc": str(p)[:500], "rc": str(r)[:500]}
 
 
@@ -361,8 +362,6 @@ _WARM = (r"\frac{1}{2} m v^2", r"\frac{q_{1} q_2}{4 \pi \epsilon_0 r^2}", r"2\pi
 def _serve(resp_fd: int):
     _limits()
     import sympy  # noqa: F401 - imported before "ready", so start-up is not counted against a check
-
-    from verifiers import symbolic
 
     for text in _WARM:  # the ANTLR parser builds its DFA lazily: first parses take ~0.5 s each
         try:

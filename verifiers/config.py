@@ -1,0 +1,38 @@
+"""CheckConfig: every tolerance of the answer checker and the step verifier, in one place.
+
+The checker (verifiers.answer), the symbolic comparison (verifiers.symbolic, verifiers.worker), the
+step verifier's line checks (verifiers.stepparse.close, verifiers.stepref) and the rewards read their
+numbers from here; no module keeps a tolerance of its own.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class CheckConfig:
+    """Every tolerance of the checker; the step verifier, rewards, tasks and JEEBench modes read it.
+
+    rel_tol:     relative tolerance of a numeric answer (and of a constant symbolic one: 0.3333 vs 1/3)
+    abs_tol:     when set, an absolute tolerance replaces rel_tol in the default mode
+    jee_abs_tol: JEEBench Integer/Numeric tolerance, |gold - pred| <= 0.01 (compute_metrics.py)
+    sym_rel_tol: relative tolerance of numeric sampling when expressions have free symbols
+    zero_tol:    when one of two numbers is exactly 0, |a - b| below which they are equal
+    mode:        default | jeebench (official scores) | jeebench_marks (exam marks)
+    timeout_s:   the hard limit of one symbolic comparison's own work (see verifiers.worker)
+    isolate:     False runs sympy in-process, without a hard limit (debugging only)
+    int_tol:     |a - b| below which two integers are equal in the default mode (float rounding only)
+    const_rel_tol: relative tolerance of a value matched to a physical constant by the reference-free
+                 step check (verifiers.stepref: 9.81 is g, 6.67e-11 is G)
+    """
+
+    rel_tol: float = 1e-2
+    abs_tol: float | None = None
+    jee_abs_tol: float = 0.01
+    sym_rel_tol: float = 1e-6
+    zero_tol: float = 1e-12
+    mode: str = "default"  # default | jeebench | jeebench_marks
+    timeout_s: float = 5.0
+    isolate: bool = True
+    int_tol: float = 1e-9
+    const_rel_tol: float = 5e-3
