@@ -37,7 +37,8 @@ def _check_top_level_names() -> None:
         try:
             same = where.resolve() == ours.resolve()
             if name == "tasks" and not same:  # harmful only when installed: a project's own tasks/ is not
-                sites = [*site.getsitepackages(), site.getusersitepackages()] if hasattr(site, "getsitepackages") else []
+                sites = [*site.getsitepackages(), site.getusersitepackages()] \
+                    if hasattr(site, "getsitepackages") else []  # (virtualenv's old site.py lacks it)
                 same = where.resolve().parent not in {Path(x).resolve() for x in sites}
         except OSError:
             same = False

@@ -370,11 +370,12 @@ def tables(cells, reference: dict | None = None, problems=()) -> tuple[str, str]
         grid[key] = c
     # columns: methods, the base model on seven-tag tasks apart from CoT (column_of)
     methods = sorted({column_of(k[0], k[2]) for k in grid}, key=_column_sort)
-    jee_methods = [m for m in methods if any(_is_jee(k[0]) and column_of(k[0], k[2]) == m and grid[k].jee_score is not None
-                                             for k in grid)]
+    jee_methods = [m for m in methods if any(_is_jee(k[0]) and column_of(k[0], k[2]) == m
+                                             and grid[k].jee_score is not None for k in grid)]
     rows = sorted({(k[0], k[1]) for k in grid})
     used_refs = set()
-    head = ["task", "model"] + [column_label(m) for m in methods] + [f"{column_label(m)} JEE score" for m in jee_methods]
+    head = (["task", "model"] + [column_label(m) for m in methods]
+            + [f"{column_label(m)} JEE score" for m in jee_methods])
     md = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
@@ -415,7 +416,8 @@ def tables(cells, reference: dict | None = None, problems=()) -> tuple[str, str]
                             _f6(c.jee_marks), _f6(ref.get("acc")), ref.get("source", ""), c.source, c.record])
     if SEVENTAG_BASE in methods:
         md += ["", "base (seven-tag) = the base model (no training, no strategy) prompted with the seven-tag format "
-               "of the *_structured and procgen tasks; CoT = the base model with the chain-of-thought prompt."]
+               "of the *_structured and procgen tasks" + ("; CoT = the same model with the chain-of-thought prompt."
+                                                           if "cot" in methods else ".")]
     if used_refs:
         md += ["", "`paper x` = the paper's accuracy for the same task, model and method; sources: "
                + "; ".join(sorted(used_refs))]

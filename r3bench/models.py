@@ -157,7 +157,8 @@ def resolve(name: str = "r3bench/smollm2-135m-instruct", verify: bool = False) -
               f"-> {d}", file=sys.stderr, flush=True)
         t0 = time.monotonic()
         out = convert_smollm2(d)
-        print(f"r3bench: converted in {time.monotonic() - t0:.0f} s; later runs reuse {out}", file=sys.stderr, flush=True)
+        print(f"r3bench: converted in {time.monotonic() - t0:.0f} s; later runs reuse {out}",
+              file=sys.stderr, flush=True)
         return out
 
 
