@@ -57,13 +57,13 @@ def accuracy_bars(cells, out) -> Path | None:
                 missing.append(x)
         bars = ax.bar(xs, ys, width, yerr=es, label=column_label(m), capsize=2)
         # the value and n above every bar: a measured 0 shows "0.00", never an empty slot
-        for b, y, n in zip(bars, ys, ns):
-            ax.text(b.get_x() + b.get_width() / 2, y + 0.01, f"{y:.2f}\nn={n if n is not None else '?'}",
+        for b, y, e, n in zip(bars, ys, es, ns):  # above the error bar
+            ax.text(b.get_x() + b.get_width() / 2, min(y + e, 1.0) + 0.01, f"{y:.2f}\nn={n if n is not None else '?'}",
                     ha="center", va="bottom", fontsize=5)
-        # a cell not run: a hatched outline and "n/a", so it cannot be read as an accuracy of 0
+        # a cell not run: a light hatched slot labelled "n/a (not run)", never an empty slot read as 0
         for x in missing:
-            ax.bar(x, 1.0, width, color="none", hatch="///", edgecolor="0.75", linewidth=0.5)
-            ax.text(x, 0.02, "n/a", ha="center", va="bottom", fontsize=5, rotation=90, color="0.4")
+            ax.bar(x, 1.0, width, color="none", hatch="///", edgecolor="0.85", linewidth=0, zorder=0)
+            ax.text(x, 0.5, "n/a (not run)", ha="center", va="center", fontsize=7, rotation=90, color="0.35")
     ax.set_xticks(range(len(groups)), [f"{t}\n{mo}" for t, mo in groups], fontsize=7)
     ax.set_ylabel("accuracy")
     ax.set_ylim(0, 1.12)

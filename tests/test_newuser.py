@@ -147,7 +147,7 @@ def test_accuracy_bars_title_n_and_missing_bars(figures, tmp_path):
     (ax,) = figures[0].axes
     assert "accuracy" in ax.get_title() and "n=4" in ax.get_title()
     texts = [t.get_text() for t in ax.texts]
-    assert "n/a" in texts and "0.00\nn=4" in texts  # missing: labelled; zero: a value, not an empty slot
+    assert "n/a (not run)" in texts and "0.00\nn=4" in texts  # missing: labelled; zero: a value, not an empty slot
     assert any(p.get_hatch() for p in ax.patches)
 
 
