@@ -96,7 +96,7 @@ def column_label(col: str) -> str:
     return "base (seven-tag)" if col == SEVENTAG_BASE else method_label(col)
 
 
-def _column_sort(col: str):
+def column_sort(col: str):
     return _method_sort("cot") + (1,) if col == SEVENTAG_BASE else _method_sort(col) + (0,)
 
 
@@ -369,7 +369,7 @@ def tables(cells, reference: dict | None = None, problems=()) -> tuple[str, str]
                              f"{grid[key].source} replaced by {c.source}")
         grid[key] = c
     # columns: methods, the base model on seven-tag tasks apart from CoT (column_of)
-    methods = sorted({column_of(k[0], k[2]) for k in grid}, key=_column_sort)
+    methods = sorted({column_of(k[0], k[2]) for k in grid}, key=column_sort)
     jee_methods = [m for m in methods if any(_is_jee(k[0]) and column_of(k[0], k[2]) == m
                                              and grid[k].jee_score is not None for k in grid)]
     rows = sorted({(k[0], k[1]) for k in grid})

@@ -34,12 +34,12 @@ def accuracy_bars(cells, out) -> Path | None:
     cells = [c for c in cells if c.acc is not None]
     if not cells:
         return None
-    from r3bench.leaderboard import _column_sort, column_label, column_of
+    from r3bench.leaderboard import column_sort, column_label, column_of
 
     plt = _plt()
     groups = sorted({(c.task, c.model) for c in cells})
     # one bar colour per column of the leaderboard (the base model on seven-tag tasks apart from CoT)
-    methods = sorted({column_of(c.task, c.method) for c in cells}, key=_column_sort)
+    methods = sorted({column_of(c.task, c.method) for c in cells}, key=column_sort)
     val = {(c.task, c.model, column_of(c.task, c.method)): c for c in cells}
     width = 0.8 / len(methods)
     fig, ax = plt.subplots(figsize=(max(5, 1.6 * len(groups) * max(1, len(methods)) / 2), 3.8))
