@@ -91,8 +91,11 @@ def patch_hflm(mod):
         p = kwargs.get("pretrained")
         if isinstance(p, str):
             from r3bench import models
-            if models.is_short_name(p):
-                kwargs["pretrained"] = str(models.resolve(p))
+            if models.claims(p):  # an unknown r3bench/... name: ModelError naming the short names
+                try:
+                    kwargs["pretrained"] = str(models.resolve(p))
+                except models.ModelError as e:
+                    raise models.ModelError(f"r3bench: {e}") from None
                 kwargs.setdefault("tokenizer", kwargs["pretrained"])
         orig(self, *args, **kwargs)
 

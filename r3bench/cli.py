@@ -82,16 +82,43 @@ def _open(path: str) -> TextIO:
     return sys.stdin if path == "-" else open(path, encoding="utf-8")
 
 
+class _NotUtf8(ValueError):
+    def __init__(self, line: int, err: UnicodeDecodeError):
+        super().__init__(f"line {line} is not UTF-8 text (byte 0x{err.object[err.start]:02x} at column "
+                         f"{err.start + 1}): save the file as UTF-8")
+
+
+def _utf8_lines(fh) -> Iterator[str]:
+    """Lines of a binary stream decoded one by one, so a bad byte is reported with its line number."""
+    for i, raw in enumerate(fh, start=1):
+        try:
+            yield raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise _NotUtf8(i, e) from None
+
+
 def _jsonl_command(name: str, path: str, results) -> int:
-    """Open a JSONL input ("-" = stdin) and write one JSON object per result, in input order."""
+    """Open a JSONL input ("-" = stdin) and write one JSON object per result, in input order.
+
+    Input that is not UTF-8 stops the run with one line naming the file and line (exit code 2)."""
     try:
-        fh = _open(path)
+        if path == "-":
+            stdin = getattr(sys.stdin, "buffer", None)  # a text stream without a buffer (tests): as is
+            fh = stdin if stdin is not None else sys.stdin
+        else:
+            fh = open(path, "rb")
     except OSError as e:
         print(f"r3bench {name}: cannot read {path}: {e.strerror}", file=sys.stderr)
         return 2
-    with fh:
-        for res in results(fh):
-            sys.stdout.write(json.dumps(res, ensure_ascii=False) + "\n")
+    lines = _utf8_lines(fh) if fh is not sys.stdin else fh
+    try:
+        with fh:
+            for res in results(lines):
+                sys.stdout.write(json.dumps(res, ensure_ascii=False) + "\n")
+    except _NotUtf8 as e:
+        sys.stdout.flush()
+        print(f"r3bench {name}: {'stdin' if path == '-' else path}: {e}", file=sys.stderr)
+        return 2
     return 0
 
 
@@ -120,7 +147,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
     problems = []
     ref = None if args.reference == "none" else args.reference
-    md, csv_path, n = leaderboard.write(args.paths, args.out, reference=ref, problems=problems)
+    # nothing found: nothing written (an existing leaderboard.md is not replaced by an empty table)
+    md, csv_path, n = leaderboard.write(args.paths, args.out, reference=ref, problems=problems, write_empty=False)
     for x in problems:
         print(f"r3bench leaderboard: {x}", file=sys.stderr)
     if n == 0:
@@ -294,6 +322,8 @@ def build_parser() -> argparse.ArgumentParser:
     dr.add_argument("--json", action="store_true", help="the full report as JSON")
     dr.set_defaults(func=cmd_doctor)
     sub.add_parser("eval", help="lm_eval with r3bench's tasks (all lm_eval flags pass through)", add_help=False)
+    for q in (p, *sub.choices.values()):  # no abbreviations: `--data-d` or `--max_step` is an error, not a guess
+        q.allow_abbrev = False
     return p
 
 
@@ -423,7 +453,7 @@ def _resolve_model_args(s: str) -> str:
     parts = []
     for kv in s.split(","):
         k, _, v = kv.partition("=")
-        if k.strip() in ("pretrained", "tokenizer") and models.is_short_name(v):
+        if k.strip() in ("pretrained", "tokenizer") and models.claims(v):
             v = str(models.resolve(v))
         parts.append(f"{k}={v}" if _ else kv)
     return ",".join(parts)
@@ -453,7 +483,7 @@ def cmd_eval(argv: list[str]) -> int:
     except ImportError:
         print("r3bench eval: lm-eval is not installed: pip install 'r3bench[eval]'", file=sys.stderr)
         return 1
-    sys.argv = ["lm_eval"] + args
+    sys.argv = ["r3bench eval"] + args  # argv[0] tells r3bench's messages where the user is (--data-dir works)
     rc = cli_evaluate()
     return rc if isinstance(rc, int) else 0
 

@@ -13,6 +13,7 @@ import csv
 import json
 import os
 import re
+import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -51,11 +52,24 @@ def data_dir(path: str | os.PathLike | None = None) -> Path:
     """Resolve the data directory: the argument, else $R3BENCH_DATA_DIR; it must exist."""
     p = path if path is not None else os.environ.get(ENV_VAR)
     if not p:
-        raise DataError(f"no data directory: pass --data-dir or set {ENV_VAR}")
+        raise DataError(f"no data directory: {_data_dir_hint()}")
     p = Path(p).expanduser()
     if not p.is_dir():
         raise DataError(f"data directory {p} does not exist")
     return p
+
+
+def _data_dir_hint() -> str:
+    """How to give the data directory where the user is: the program they ran decides (lm_eval takes
+    no --data-dir; r3bench's commands do; anything else reads the environment variable)."""
+    argv0 = Path(sys.argv[0]).as_posix() if sys.argv and sys.argv[0] else ""
+    prog = Path(argv0).name
+    if prog in ("lm_eval", "lm-eval") or argv0.endswith("lm_eval/__main__.py"):
+        return (f"set {ENV_VAR}=/path/to/data before running lm_eval "
+                "(or pass --metadata '{\"data_dir\": \"/path/to/data\"}')")
+    if prog.startswith("r3bench") or argv0.endswith("r3bench/cli.py"):
+        return f"pass --data-dir /path/to/data (or set {ENV_VAR}=/path/to/data)"
+    return f"set {ENV_VAR}=/path/to/data (or pass the directory: load(name, path), r3bench --data-dir)"
 
 
 def _read_json(root: Path, rel: str) -> list:
@@ -67,6 +81,8 @@ def _read_json(root: Path, rel: str) -> list:
         raise DataError(f"missing benchmark file: {f}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise DataError(f"corrupt benchmark file {f}: {e}") from None
+    except OSError as e:  # a directory where the file belongs, no permission, ...
+        raise DataError(f"cannot read benchmark file {f}: {e.strerror or e}") from None
     if not isinstance(obj, list) or not all(isinstance(x, dict) for x in obj):
         raise DataError(f"corrupt benchmark file {f}: expected a JSON list of objects")
     return obj
@@ -78,6 +94,19 @@ def _need(row: dict, keys: tuple[str, ...], f: str, i: int) -> None:
         raise DataError(f"corrupt benchmark file {f}: record {i} lacks {', '.join(missing)}")
 
 
+def _text(row: dict, key: str, f, i: int, empty_ok: bool = False) -> str:
+    """row[key] as text; a null, a list, an object (or an empty text unless `empty_ok`) is a DataError
+    naming the file and the record. Numbers are read as their text (a JSON answer 4 is "4")."""
+    v = row.get(key)
+    if isinstance(v, bool) or not isinstance(v, (str, int, float)):
+        what = "null" if v is None else f"a {type(v).__name__}"
+        raise DataError(f"corrupt benchmark file {f}: record {i} field {key!r} is {what}, expected text")
+    v = str(v)
+    if not empty_ok and not v.strip():
+        raise DataError(f"corrupt benchmark file {f}: record {i} field {key!r} is empty")
+    return v
+
+
 # ---- SciEval (static, physics, valid split) -------------------------------------------------
 _OPT_LINE = re.compile(r"^\s*([A-D])[.)]\s*(.+)$", re.M)
 
@@ -87,10 +116,15 @@ def load_scieval(root: Path, file: str = "scieval/scieval-valid_physics.json") -
     out = []
     for i, r in enumerate(rows):
         _need(r, ("question", "answer"), file, i)
-        q = r["question"]
+        q = _text(r, "question", root / file, i)
         opts = tuple(m.group(2).strip() for m in _OPT_LINE.finditer(q))
         stem = q.split("\n\nA.")[0].strip() if opts else q
-        ans = r["answer"][0] if isinstance(r["answer"], list) else str(r["answer"])
+        a = r["answer"]
+        if isinstance(a, list) and not a:
+            raise DataError(f"corrupt benchmark file {root / file}: record {i} has an empty answer list")
+        ans = _text({"answer": a[0]} if isinstance(a, list) else r, "answer", root / file, i)
+        if ans.strip().upper()[:1] not in LETTERS:
+            raise DataError(f"corrupt benchmark file {root / file}: record {i} answer {ans!r} is not one of A-D")
         out.append(Record(id=f"scieval-{i}", benchmark="scieval", question=stem, options=opts,
                           answer=ans.strip().upper()[:1], answer_kind="mcq", topic=r.get("topic"),
                           source=f"{file}#{i}", meta={"ability": r.get("ability"), "task_name": r.get("task_name")}))
@@ -119,6 +153,8 @@ def _load_mmlu(root: Path, bench: str, file: str) -> list[Record]:
             raise DataError(f"missing benchmark file: {f}") from None
         except (csv.Error, UnicodeDecodeError) as e:
             raise DataError(f"corrupt benchmark file {f}: {e}") from None
+        except OSError as e:  # a directory where the file belongs, no permission, ...
+            raise DataError(f"cannot read benchmark file {f}: {e.strerror or e}") from None
         for i, r in enumerate(rows):
             if len(r) != 6 or r[5].strip() not in LETTERS:
                 raise DataError(f"corrupt benchmark file {f}: row {i + 1} is not question,A,B,C,D,answer")
@@ -128,11 +164,15 @@ def _load_mmlu(root: Path, bench: str, file: str) -> list[Record]:
         return out
     for i, r in enumerate(_read_json(root, file)):
         _need(r, ("question", "input", "answer"), file, i)
-        opts = _split_inline_options(r["input"])
+        question = _text(r, "question", root / file, i)
+        opts = _split_inline_options(_text(r, "input", root / file, i))
         if len(opts) != 4:
             raise DataError(f"corrupt benchmark file {root / file}: record {i} options do not parse")
-        out.append(Record(id=f"{bench}-{i}", benchmark=bench, question=r["question"], options=opts,
-                          answer=str(r["answer"]).strip(), answer_kind="mcq", topic=r.get("topic"),
+        answer = _text(r, "answer", root / file, i).strip()
+        if len(answer) != 1 or answer not in LETTERS:
+            raise DataError(f"corrupt benchmark file {root / file}: record {i} answer {answer!r} is not one of A-D")
+        out.append(Record(id=f"{bench}-{i}", benchmark=bench, question=question, options=opts,
+                          answer=answer, answer_kind="mcq", topic=r.get("topic"),
                           source=f"{file}#{i}"))
     return out
 
@@ -162,12 +202,16 @@ def load_jeebench(root: Path, file: str = "jeebench/dataset_phy.json") -> list[R
     out = []
     for i, r in enumerate(_read_json(root, file)):
         _need(r, ("question", "type", "gold"), file, i)
-        kind = _JEE_KINDS.get(r["type"])
+        rid = f"jeebench-{r.get('description', '')}-{r.get('index', i)}".replace(" ", "_")
+        where = f"{i} ({rid})"
+        kind = _JEE_KINDS.get(_text(r, "type", root / file, where))
         if kind is None:
-            raise DataError(f"corrupt benchmark file {root / file}: record {i} has unknown type {r['type']!r}")
-        opts = _jee_options(r["question"]) if kind.startswith("mcq") else ()
-        out.append(Record(id=f"jeebench-{r.get('description', '')}-{r.get('index', i)}".replace(" ", "_"),
-                          benchmark="jeebench", question=r["question"], options=opts, answer=str(r["gold"]).strip(),
+            raise DataError(f"corrupt benchmark file {root / file}: record {where} has unknown type {r['type']!r}")
+        question = _text(r, "question", root / file, where)
+        gold = _text(r, "gold", root / file, where).strip()
+        opts = _jee_options(question) if kind.startswith("mcq") else ()
+        out.append(Record(id=rid,
+                          benchmark="jeebench", question=question, options=opts, answer=gold,
                           answer_kind=kind, source=f"{file}#{i}",
                           meta={"type": r["type"], "description": r.get("description")}))
     return out
@@ -249,6 +293,9 @@ def load_physicsqa(root: Path, file: str = "physicsqa/PhysicsQA.json") -> list[R
         _need(r, ("question", "answer"), file, i)
         fields, repaired = {}, 0
         for k in ("question", "input", "answer", "solution"):
+            required = k in ("question", "answer")
+            if required or r.get(k) is not None:  # input and solution may be absent or null, never a list
+                _text(r, k, root / file, i, empty_ok=not required)
             fields[k], n = repair_escapes(str(r.get(k) or ""))
             repaired += n
         q = re.sub(r"^Q\d+:\s*", "", fields["question"].strip())
@@ -318,8 +365,9 @@ def summary_table(path: str | os.PathLike | None = None) -> tuple[str | None, li
     for name in tqdm(LOADERS, desc="loading benchmarks", unit="benchmark"):
         try:
             recs = load(name, root)
-        except DataError as e:
+        except DataError as e:  # listed and marked; the other benchmarks are still counted
             errors.append(str(e))
+            lines.append(f"| {name} | error | {PAPER_COUNTS[name]} | - |")
             continue
         kinds = ", ".join(f"{k} {v}" for k, v in Counter(r.answer_kind for r in recs).most_common())
         lines.append(f"| {name} | {len(recs)} | {PAPER_COUNTS[name]} | {kinds} |")

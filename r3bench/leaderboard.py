@@ -14,7 +14,8 @@ Reads, under each path (a file or a folder, searched recursively):
   r3bench/records.py): each cell links to its record; a record whose result is not beside it
   (committed records alone) gives its cells itself, so the table can be rebuilt from records.
 
-Writes OUT/leaderboard.md and OUT/leaderboard.csv: a row per (task, model), a column per method,
+Writes OUT/leaderboard.md and OUT/leaderboard.csv: a row per (task, model), a column per method (the
+base model on a seven-tag task in its own column, "base (seven-tag)", not under CoT),
 cells `acc ± stderr (n)` linked to their record (relative to OUT when OUT holds the PATH, else to
 the PATH; sources are relative to the PATH they were found under), the JEEBench official score
 (`jee_score`) as its own columns, and the paper's number for the same task, model and method beside
@@ -74,6 +75,29 @@ def method_label(m: str) -> str:
 def _method_sort(m: str):
     first = m.split("+")[0]
     return (METHOD_ORDER.index(first) if first in METHOD_ORDER else 99, m.count("+"), m)
+
+
+def is_seventag_task(task: str) -> bool:
+    """Tasks whose prompt is the seven-tag format (tasks/r3: *_structured, r3_procgen and its tiers)."""
+    return task.endswith("_structured") or task == "r3_procgen" or (
+        task.startswith("r3_procgen_t") and task[len("r3_procgen_t"):].isdigit())
+
+
+# the base model (method cot) on a seven-tag task is not chain of thought: its own column, by its prompt
+SEVENTAG_BASE = "cot_seventag"
+
+
+def column_of(task: str, method: str) -> str:
+    """The table column of a cell: its method, except the base model on a seven-tag task."""
+    return SEVENTAG_BASE if method == "cot" and is_seventag_task(task) else method
+
+
+def column_label(col: str) -> str:
+    return "base (seven-tag)" if col == SEVENTAG_BASE else method_label(col)
+
+
+def column_sort(col: str):
+    return _method_sort("cot") + (1,) if col == SEVENTAG_BASE else _method_sort(col) + (0,)
 
 
 def _num(v):
@@ -341,25 +365,35 @@ def tables(cells, reference: dict | None = None, problems=()) -> tuple[str, str]
     for c in cells:
         key = (c.task, c.model, c.method)
         if key in grid and grid[key] != c:
-            conflicts.append(f"{c.task} / {c.model} / {method_label(c.method)}: {grid[key].source} replaced by {c.source}")
+            conflicts.append(f"{c.task} / {c.model} / {column_label(column_of(c.task, c.method))}: "
+                             f"{grid[key].source} replaced by {c.source}")
         grid[key] = c
-    methods = sorted({k[2] for k in grid}, key=_method_sort)
-    jee_methods = [m for m in methods if any(_is_jee(k[0]) and k[2] == m and grid[k].jee_score is not None for k in grid)]
+    # columns: methods, the base model on seven-tag tasks apart from CoT (column_of)
+    methods = sorted({column_of(k[0], k[2]) for k in grid}, key=column_sort)
+    jee_methods = [m for m in methods if any(_is_jee(k[0]) and column_of(k[0], k[2]) == m
+                                             and grid[k].jee_score is not None for k in grid)]
     rows = sorted({(k[0], k[1]) for k in grid})
     used_refs = set()
-    head = ["task", "model"] + [method_label(m) for m in methods] + [f"{method_label(m)} JEE score" for m in jee_methods]
+    head = (["task", "model"] + [column_label(m) for m in methods]
+            + [f"{column_label(m)} JEE score" for m in jee_methods])
     md = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["task", "model", "method", "acc", "acc_stderr", "n", "jee_score", "jee_marks", "paper_acc",
                 "paper_source", "source", "record"])
+
+    def cell(task, model, col):
+        m = "cot" if col == SEVENTAG_BASE else col
+        return grid.get((task, model, m)) if column_of(task, m) == col else None
+
     for task, model in rows:
         line = [task, model]
-        for m in methods:
-            c = grid.get((task, model, m))
+        for col in methods:
+            c = cell(task, model, col)
             if c is None:
                 line.append("")
                 continue
+            m = c.method
             txt = _fmt(c)
             if c.record:
                 txt = f"[{txt}]({c.record})"
@@ -368,17 +402,22 @@ def tables(cells, reference: dict | None = None, problems=()) -> tuple[str, str]
                 used_refs.add(ref["source"])
                 txt += f" · paper {ref['acc']:.3f}"
             line.append(txt)
-        for m in jee_methods:
-            c = grid.get((task, model, m))
+        for col in jee_methods:
+            c = cell(task, model, col)
             line.append("" if c is None or c.jee_score is None else
                         f"{c.jee_score:.3f}" + (f" (marks {c.jee_marks:g})" if c.jee_marks is not None else ""))
         md.append("| " + " | ".join(line) + " |")
-        for m in methods:
-            c = grid.get((task, model, m))
+        for col in methods:
+            c = cell(task, model, col)
             if c:
+                m = c.method
                 ref = reference.get((task, model, m)) or {}
                 w.writerow([task, model, m, _f6(c.acc), _f6(c.stderr), "" if c.n is None else c.n, _f6(c.jee_score),
                             _f6(c.jee_marks), _f6(ref.get("acc")), ref.get("source", ""), c.source, c.record])
+    if SEVENTAG_BASE in methods:
+        md += ["", "base (seven-tag) = the base model (no training, no strategy) prompted with the seven-tag format "
+               "of the *_structured and procgen tasks" + ("; CoT = the same model with the chain-of-thought prompt."
+                                                           if "cot" in methods else ".")]
     if used_refs:
         md += ["", "`paper x` = the paper's accuracy for the same task, model and method; sources: "
                + "; ".join(sorted(used_refs))]
@@ -391,10 +430,12 @@ def tables(cells, reference: dict | None = None, problems=()) -> tuple[str, str]
 
 
 def write(paths, out: str | Path = "results", reference: str | Path | None = REFERENCE,
-          problems: list | None = None) -> tuple[Path, Path, int]:
-    """Collect, tabulate and write OUT/leaderboard.md + .csv; returns (md, csv, number of cells).
+          problems: list | None = None, write_empty: bool = True) -> tuple[Path, Path, int]:
+    """Collect, tabulate and write OUT/leaderboard.md + .csv; returns (md, csv, number of cells in the
+    table: one per task, model and method, however many sources gave it).
 
-    Unreadable inputs are listed in the table and appended to `problems`."""
+    Unreadable inputs are listed in the table and appended to `problems`. With `write_empty=False`
+    nothing is written when no cell was found (an existing table is left as it is)."""
     problems = [] if problems is None else problems
     out = Path(out)
     cells = []
@@ -405,9 +446,12 @@ def write(paths, out: str | Path = "results", reference: str | Path | None = REF
             pre = root.relative_to(out.resolve())
             got = [replace(c, record=(pre / c.record).as_posix()) if c.record else c for c in got]
         cells += got
+    n = len({(c.task, c.model, c.method) for c in cells})
+    if n == 0 and not write_empty:
+        return out / "leaderboard.md", out / "leaderboard.csv", 0
     ref = load_reference(reference, problems)
     md, csv_text = tables(cells, ref, problems)
     out.mkdir(parents=True, exist_ok=True)
     (out / "leaderboard.md").write_text("# r3bench leaderboard\n\n" + md, encoding="utf-8")
     (out / "leaderboard.csv").write_text(csv_text, encoding="utf-8")
-    return out / "leaderboard.md", out / "leaderboard.csv", len(cells)
+    return out / "leaderboard.md", out / "leaderboard.csv", n

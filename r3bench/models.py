@@ -17,6 +17,7 @@ import importlib.util
 import json
 import os
 import shutil
+import sys
 import time
 from pathlib import Path
 
@@ -36,6 +37,14 @@ class ModelError(RuntimeError):
 
 def is_short_name(name: str) -> bool:
     return name.strip().lower() in SHORT_NAMES
+
+
+def claims(name: str) -> bool:
+    """True for the names r3bench answers for: its short names, and any other `r3bench/...` name that
+    is not a local path (so that `pretrained=r3bench/nope` fails here, naming the short names, instead
+    of deep inside the hub client)."""
+    key = name.strip().lower()
+    return key in SHORT_NAMES or (key.startswith("r3bench/") and not Path(name).expanduser().exists())
 
 
 def cache_root() -> Path:
@@ -100,7 +109,7 @@ def check_cache(d: Path, verify: bool = False) -> str | None:
 
 
 def convert_smollm2(out: Path) -> Path:
-    """GGUF -> plain HF directory (dequantised fp32). ~15 s and ~1.3 GB RAM on 2 CPU cores."""
+    """GGUF -> plain HF directory (dequantised fp32). ~70 s and ~1.3 GB RAM on 2 CPU cores."""
     import torch
     from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 
@@ -142,7 +151,15 @@ def resolve(name: str = "r3bench/smollm2-135m-instruct", verify: bool = False) -
         why = check_cache(d, verify)
         if why is None:
             return d
-        return convert_smollm2(d)
+        # the first run converts (~70 s on 2 CPU cores): say so on stderr, stdout stays the caller's
+        print(f"r3bench: converting the SmolLM2 GGUF to a HF folder once "
+              f"({'first use' if not d.exists() else f'the cache is incomplete: {why}'}), ~70 s on a 2-core CPU "
+              f"-> {d}", file=sys.stderr, flush=True)
+        t0 = time.monotonic()
+        out = convert_smollm2(d)
+        print(f"r3bench: converted in {time.monotonic() - t0:.0f} s; later runs reuse {out}",
+              file=sys.stderr, flush=True)
+        return out
 
 
 def build_tiny(out: str | os.PathLike, seed: int = 0, vocab_size: int = 512) -> Path:

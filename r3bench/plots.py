@@ -34,26 +34,44 @@ def accuracy_bars(cells, out) -> Path | None:
     cells = [c for c in cells if c.acc is not None]
     if not cells:
         return None
-    from r3bench.leaderboard import _method_sort, method_label
+    from r3bench.leaderboard import column_sort, column_label, column_of
 
     plt = _plt()
     groups = sorted({(c.task, c.model) for c in cells})
-    methods = sorted({c.method for c in cells}, key=_method_sort)
-    val = {(c.task, c.model, c.method): c for c in cells}
+    # one bar colour per column of the leaderboard (the base model on seven-tag tasks apart from CoT)
+    methods = sorted({column_of(c.task, c.method) for c in cells}, key=column_sort)
+    val = {(c.task, c.model, column_of(c.task, c.method)): c for c in cells}
     width = 0.8 / len(methods)
-    fig, ax = plt.subplots(figsize=(max(5, 1.6 * len(groups) * max(1, len(methods)) / 2), 3.6))
+    fig, ax = plt.subplots(figsize=(max(5, 1.6 * len(groups) * max(1, len(methods)) / 2), 3.8))
     for j, m in enumerate(methods):
-        xs, ys, es = [], [], []
+        xs, ys, es, ns, missing = [], [], [], [], []
         for i, (t, mo) in enumerate(groups):
+            x = i + (j - (len(methods) - 1) / 2) * width
             c = val.get((t, mo, m))
             if c:
-                xs.append(i + (j - (len(methods) - 1) / 2) * width)
+                xs.append(x)
                 ys.append(c.acc)
                 es.append(c.stderr or 0.0)
-        ax.bar(xs, ys, width, yerr=es, label=method_label(m), capsize=2)
+                ns.append(c.n)
+            else:
+                missing.append(x)
+        bars = ax.bar(xs, ys, width, yerr=es, label=column_label(m), capsize=2)
+        # the value and n above every bar: a measured 0 shows "0.00", never an empty slot
+        for b, y, e, n in zip(bars, ys, es, ns):  # above the error bar
+            ax.text(b.get_x() + b.get_width() / 2, min(y + e, 1.0) + 0.01, f"{y:.2f}\nn={n if n is not None else '?'}",
+                    ha="center", va="bottom", fontsize=5)
+        # a cell not run: a light hatched slot labelled "n/a (not run)", never an empty slot read as 0
+        for x in missing:
+            ax.bar(x, 1.0, width, color="none", hatch="///", edgecolor="0.85", linewidth=0, zorder=0)
+            ax.text(x, 0.5, "n/a (not run)", ha="center", va="center", fontsize=7, rotation=90, color="0.35")
     ax.set_xticks(range(len(groups)), [f"{t}\n{mo}" for t, mo in groups], fontsize=7)
     ax.set_ylabel("accuracy")
-    ax.set_ylim(0, 1)
+    ax.set_ylim(0, 1.12)
+    ns = sorted({c.n for c in cells if c.n is not None})
+    nt = "n=?" if not ns else f"n={ns[0]}" if len(ns) == 1 else f"n={ns[0]}-{ns[-1]}"
+    any_missing = len(val) < len(groups) * len(methods)
+    ax.set_title(f"accuracy by task and method ({nt} problems per bar"
+                 + ("; hatched n/a: not run)" if any_missing else ")"), fontsize=8)
     ax.legend(fontsize=7)
     return _save(plt, fig, out)
 
@@ -77,10 +95,14 @@ def training_curves(run_dirs, out) -> Path | None:
     if not series:
         return None
     plt = _plt()
-    fig, axes = plt.subplots(1, len(series), figsize=(3.2 * len(series), 2.8), squeeze=False)
+    from matplotlib.ticker import MaxNLocator
+
+    fig, axes = plt.subplots(1, len(series), figsize=(3.2 * len(series), 3.0), squeeze=False)
     for ax, (name, pts) in zip(axes[0], sorted(series.items())):
         ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3)
-        ax.set_title(name, fontsize=9)
+        ax.set_title(f"{name} (n={len(pts)} logged steps)", fontsize=9)
         ax.set_xlabel("step")
         ax.set_ylabel("loss")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # steps are whole numbers
+    fig.suptitle("training loss per optimizer step", fontsize=10)
     return _save(plt, fig, out)

@@ -64,7 +64,8 @@ def test_leaderboard_tables_and_cli(runs, tmp_path, capsys):
     assert jee.method == "cot" and jee.n == 3 and jee.jee_score is not None and jee.jee_marks is not None
     assert main(["leaderboard", str(runs), "--out", str(tmp_path / "a")]) == 0
     md = (tmp_path / "a" / "leaderboard.md").read_text()
-    assert "| task | model | CoT | SFT | CoT JEE score |" in md and "| r3_procgen | tiny-model |" in md
+    # the base model on r3_procgen (seven-tag prompt) has its own column, not CoT (issue 18)
+    assert "| task | model | CoT | base (seven-tag) | SFT | CoT JEE score |" in md and "| r3_procgen | tiny-model |" in md
     assert f"| {jee.jee_score:.3f} (marks {jee.jee_marks:g}) |" in md
     assert "more than one source" in md  # the two sft cells are reported, not silently merged
     rows = (tmp_path / "a" / "leaderboard.csv").read_text().splitlines()
