@@ -18,6 +18,7 @@ import importlib.util
 import json
 import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -113,6 +114,58 @@ def test_resolved_task_configs_match_the_snapshot(configs):
     for kind in ("tasks", "groups"):
         for name, cfg in want[kind].items():
             assert configs[kind][name] == cfg, name
+
+
+def _run_generator(out: Path) -> dict[str, bytes]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    subprocess.run([sys.executable, str(TASKS / "_generate.py"), str(out)], env=env, check=True,
+                   capture_output=True, text=True)
+    return {p.name: p.read_bytes() for p in sorted(out.iterdir())}
+
+
+def test_generator_is_deterministic_and_the_committed_files_are_its_output(tmp_path):
+    first, second = _run_generator(tmp_path / "a"), _run_generator(tmp_path / "b")
+    assert first == second
+    gen = _generator()
+    committed = {p.name: p.read_bytes() for p in gen.generated(TASKS)}
+    assert sorted(committed) == sorted(first), "rerun python tasks/r3/_generate.py"
+    for name, text in first.items():
+        assert committed[name] == text, f"{name}: rerun python tasks/r3/_generate.py"
+
+
+def test_generator_rewrites_only_its_own_files(tmp_path):
+    (tmp_path / "mine.yaml").write_text("task: mine\n")
+    (tmp_path / "r3_gone.yaml").write_text(_generator().HEADER + "\ntask: r3_gone\n")
+    names = set(_run_generator(tmp_path))
+    assert "mine.yaml" in names and "r3_gone.yaml" not in names and "r3_scieval.yaml" in names
+
+
+def _raw(path: Path) -> dict:
+    import yaml
+
+    return yaml.load(path.read_text().replace("!function", "!!str"), Loader=yaml.SafeLoader)
+
+
+def test_every_task_file_includes_a_versioned_template():
+    task_files = [p for p in TASKS.glob("*.yaml") if "task" in _raw(p) and "group" not in _raw(p)]
+    templates = sorted(TASKS.glob("_*_yaml"))
+    assert len(task_files) >= 30 and len(templates) >= 5
+    for p in task_files:
+        inc = _raw(p).get("include")
+        assert inc and (TASKS / inc).is_file() and inc.startswith("_") and not inc.endswith(".yaml"), p.name
+    for t in templates:
+        raw = _raw(t)
+        assert "task" not in raw and "group" not in raw, t.name  # lm-eval never indexes a template
+        assert raw["metadata"]["version"] == 1.0, t.name
+    for p in TASKS.glob("*.yaml"):
+        if "group" in _raw(p):
+            assert _raw(p)["metadata"]["version"] == 1.0, p.name
+
+
+def test_every_task_is_versioned(configs):
+    for kind in ("tasks", "groups"):
+        for name, cfg in configs[kind].items():
+            assert isinstance(cfg["metadata"].get("version"), float), name
 
 
 def _write_snapshot():
