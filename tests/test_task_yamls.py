@@ -168,6 +168,12 @@ def test_every_task_is_versioned(configs):
             assert isinstance(cfg["metadata"].get("version"), float), name
 
 
+def test_readme_names_every_task_group_and_template(configs):
+    readme = (TASKS / "README.md").read_text()
+    for name in [*configs["tasks"], *configs["groups"], *(t.name for t in TASKS.glob("_*_yaml"))]:
+        assert f"`{name}`" in readme, name
+
+
 def _write_snapshot():
     out = {"about": "the resolved lm-eval configs of tasks/r3 (tests/test_task_yamls.py --write-snapshot)",
            "prefixes": {k: getattr(_generator(), k, v) for k, v in DEFAULT_PREFIXES.items()},

@@ -114,7 +114,8 @@ def pde_config(name, dataset, sc=False):
     """The resolved config of a PDE task (dataset: dataset_seen, dataset_heldout or dataset_all)."""
     c = {"task": name, "custom_dataset": Fn(f"{PDE_GLUE}.{dataset}"),
          "output_type": "generate_until", "test_split": "test", "doc_to_target": "family",
-         "doc_to_text": Fn(f"{PDE_GLUE}.prompt"), "process_results": Fn(f"{PDE_GLUE}.{'results_sc' if sc else 'results'}")}
+         "doc_to_text": Fn(f"{PDE_GLUE}.prompt"),
+         "process_results": Fn(f"{PDE_GLUE}.{'results_sc' if sc else 'results'}")}
     sampling = {"do_sample": True, "temperature": 0.7} if sc else {"do_sample": False}
     c["generation_kwargs"] = {"until": ["<|im_end|>"], **sampling, "max_gen_toks": 1024}
     metrics = [metric("validity"), metric("pass_at_1")]
