@@ -119,6 +119,7 @@ def test_limit_holds_inside_threads():
         assert list(ex.map(_sym, SYM * 2)) == [ok for _, _, ok in SYM * 2]
 
 
+@pytest.mark.slow
 def test_same_verdicts_serially_in_threads_and_in_a_process_pool():
     serial = [_verdict(c) for c in MIXED]
     with ThreadPoolExecutor(max_workers=8) as ex:
