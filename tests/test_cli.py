@@ -87,6 +87,7 @@ def test_data_fetch_failure_is_clear(tmp_path):
     assert p.returncode == 1 and "could not be fetched" in p.stderr and "FAILED scieval" in p.stderr
 
 
+@pytest.mark.slow
 def test_demo_eval_stage_on_smollm2(tmp_path, shared_data, capsys):
     rc = main(["demo", "--out", str(tmp_path), "--data-dir", str(shared_data), "--limit", "1", "--max-gen-toks", "8",
                "--no-train"])
@@ -96,10 +97,10 @@ def test_demo_eval_stage_on_smollm2(tmp_path, shared_data, capsys):
     assert rc == 0
 
 
-def test_demo_train_stage_on_a_tiny_model(tmp_path):
-    from r3bench import demo, models
+@pytest.mark.slow
+def test_demo_train_stage_on_a_tiny_model(tmp_path, tiny):
+    from r3bench import demo
 
-    tiny = str(models.build_tiny(tmp_path / "tiny"))
     md, ok = demo.train_stage(tmp_path / "out", model=tiny, max_new_tokens=8, eval_max_gen_toks=8)
     assert ok, md
     assert "| SFT (LoRA r=8) | 2 |" in md and "| stepfix step 1 | 1 |" in md and "skip rate" in md
@@ -109,6 +110,7 @@ def test_demo_train_stage_on_a_tiny_model(tmp_path):
         assert rec["status"] == "finished" and (tmp_path / "out" / "runs" / run / "final" / "adapter_config.json").is_file()
 
 
+@pytest.mark.slow
 def test_procgen_cli_writes_the_four_exports(tmp_path):
     p = subprocess.run([sys.executable, "-m", "r3bench.cli", "procgen", "--n", "2494", "--seed", "0", "--out",
                         str(tmp_path)], capture_output=True, text=True, timeout=300)

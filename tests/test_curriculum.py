@@ -94,6 +94,7 @@ def test_the_same_family_is_held_out_in_tiers_1_and_2():
     assert fam(1) == fam(2)
 
 
+@pytest.mark.slow
 def test_task_datasets_have_300_test_problems_per_tier():
     for k in (1, 2, 3):
         recs = lmeval_data.records(k)

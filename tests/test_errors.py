@@ -30,6 +30,7 @@ def tiny_samples(tmp_path_factory):
     return root
 
 
+@pytest.mark.slow
 def test_real_lmeval_samples(tiny_samples, tmp_path, capsys):
     from r3bench import errors
     from r3bench.cli import main

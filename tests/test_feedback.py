@@ -20,6 +20,7 @@ def formula_store(tmp_path_factory):
     fb._STORE = None
 
 
+@pytest.mark.slow
 def test_cm_feedback_retrieves_the_formula_that_applies(formula_store, injected_case):
     p, text, v = injected_case("thermo_diatomic_heating", "CM", 3)  # monatomic C_v used for a diatomic gas
     f = fb.feedback(p.question, text, v, p.solution)

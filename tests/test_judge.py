@@ -2,6 +2,7 @@
 import json
 import threading
 import time
+import types
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -107,10 +108,9 @@ def test_server_errors_back_off_and_recover(serve, tmp_path):
 
 
 def test_timeout_is_a_recorded_verdict(serve, tmp_path):
-    s = serve([("sleep", 3)])
-    t0 = time.monotonic()
+    s = serve([("sleep", 3)])  # the reply comes after 3 s: a judge that waited for it would get a valid verdict
     v = _judge(s.url, tmp_path, timeout_s=0.5, retries=1).verify(P.question, P.solution)
-    assert v.valid is False and "unreachable" in v.explanation and time.monotonic() - t0 < 5
+    assert v.valid is False and "unreachable" in v.explanation
 
 
 def test_no_server_at_all(tmp_path):
@@ -148,15 +148,16 @@ def test_auth_and_client_errors_are_not_retried(serve, tmp_path, code):
     assert v.valid is False and f"HTTP {code}" in v.explanation and len(s.requests) == 1
 
 
-def test_rate_limit_retried_honouring_retry_after_with_a_cap(serve, tmp_path):
+def test_rate_limit_retried_honouring_retry_after_with_a_cap(serve, tmp_path, monkeypatch):
     s = serve([("status", 429, 1), GOOD])
     t0 = time.monotonic()
     v = _judge(s.url, tmp_path, retries=2).verify(P.question, P.solution)
     assert v.first_error == 4 and len(s.requests) == 2 and time.monotonic() - t0 >= 0.9
     s = serve([("status", 429, 3600), GOOD])
-    t0 = time.monotonic()
+    waits = []  # the judge's waits, recorded instead of slept (a wall-clock bound was flaky on a loaded machine)
+    monkeypatch.setattr("verifiers.judge.time", types.SimpleNamespace(sleep=waits.append))
     v = _judge(s.url, tmp_path / "b", retries=2, max_retry_after_s=0.2).verify(P.question, P.solution)
-    assert v.first_error == 4 and time.monotonic() - t0 < 5
+    assert v.first_error == 4 and waits and max(waits) <= 0.2  # Retry-After 3600 capped
 
 
 def test_cache_key_includes_the_endpoint(serve, tmp_path):

@@ -50,6 +50,7 @@ def runs(tmp_path_factory, shared_data):
     return root
 
 
+@pytest.mark.slow
 def test_leaderboard_tables_and_cli(runs, tmp_path, capsys):
     from r3bench import leaderboard
     from r3bench.cli import main
@@ -88,6 +89,7 @@ def test_leaderboard_without_inputs_is_an_error(tmp_path, capsys):
     assert "results_bad.json: JSONDecodeError" in err and "results_list.json" in err
 
 
+@pytest.mark.slow
 def test_plots_are_written(runs, tmp_path):
     from r3bench import leaderboard, plots
 
@@ -99,6 +101,7 @@ def test_plots_are_written(runs, tmp_path):
     assert plots.training_curves([tmp_path], tmp_path / "none2.png") is None
 
 
+@pytest.mark.slow
 def test_demo_results_stage(runs, tmp_path):
     import shutil
 
@@ -132,6 +135,7 @@ def _tree_bytes(d):
     return {p.relative_to(d).as_posix(): p.read_bytes() for p in sorted(d.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.slow
 def test_run_records_and_byte_identical_regeneration(runs, tmp_path, shared_data):
     """A record per cell source; the leaderboard links each cell to it and rebuilds, byte for byte,
     twice, from a copied folder, and from the records alone (as committed to results/)."""
@@ -196,6 +200,7 @@ def test_run_records_and_byte_identical_regeneration(runs, tmp_path, shared_data
     assert "](lm_eval/0/" in (tmp_path / "r0" / "leaderboard.md").read_text()  # links to the record files
 
 
+@pytest.mark.slow
 def test_paper_reference_beside_cells(runs, tmp_path):
     from r3bench import leaderboard
 

@@ -189,7 +189,7 @@ def test_tiny_pipeline_end_to_end(tmp_path):
     assert after == before  # nothing re-run
 
 
-def test_committed_sft_start_becomes_the_sft_cell(tmp_path):
+def test_committed_sft_start_becomes_the_sft_cell(tmp_path, tiny):
     """A gpu_sft.py output folder (bf16 adapter parts) is taken as the done SFT cell: the adapter is
     reassembled inside the study folder, the record holds a path relative to it (portable when
     committed), every RL condition's init_adapter resolves to it, and taking it twice is a no-op."""
@@ -197,12 +197,10 @@ def test_committed_sft_start_becomes_the_sft_cell(tmp_path):
     from peft import LoraConfig, get_peft_model
     from transformers import AutoModelForCausalLM
 
-    from r3bench import models
-
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import gpu_sft
 
-    base = models.build_tiny(tmp_path / "tiny")
+    base = tiny
     torch.manual_seed(0)
     peft_model = get_peft_model(AutoModelForCausalLM.from_pretrained(base),
                                 LoraConfig(r=4, target_modules="all-linear", task_type="CAUSAL_LM"))

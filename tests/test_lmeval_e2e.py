@@ -19,12 +19,6 @@ ALL_TASKS = [f"r3_{b}{v}" for b in PAPER_COUNTS for v in ("", "_structured", "_s
 
 
 @pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    from r3bench.models import build_tiny
-    return build_tiny(tmp_path_factory.mktemp("tiny"))
-
-
-@pytest.fixture(scope="module")
 def lm(tiny):
     from lm_eval.models.huggingface import HFLM
     return HFLM(pretrained=str(tiny), device="cpu", batch_size=16)
@@ -42,6 +36,7 @@ def _evaluate(lm, tasks, **kw):
                            gen_kwargs={"max_gen_toks": kw.pop("max_gen_toks", 4)}, bootstrap_iters=0, **kw)
 
 
+@pytest.mark.slow
 def test_every_task_runs_with_limit(lm):
     res = _evaluate(lm, ALL_TASKS, limit=2)
     for t in ALL_TASKS:
@@ -53,6 +48,7 @@ def test_every_task_runs_with_limit(lm):
     assert "acc_numeric,none" in res["results"]["r3_physicsqa"]
 
 
+@pytest.mark.slow
 def test_full_run_has_the_paper_counts(lm):
     res = _evaluate(lm, ["r3_physics"], max_gen_toks=1)
     got = {t[3:]: res["n-samples"][t]["effective"] for t in res["n-samples"]}
@@ -60,6 +56,7 @@ def test_full_run_has_the_paper_counts(lm):
     assert res["results"]["r3_physics"]["acc,none"] >= 0.0
 
 
+@pytest.mark.slow
 def test_structured_prompt_renders_through_chat_template(lm):
     res = _evaluate(lm, ["r3_scieval_structured"], limit=1, apply_chat_template=True, log_samples=True)
     prompt = res["samples"]["r3_scieval_structured"][0]["arguments"][0][0]
@@ -79,6 +76,7 @@ def _lm_eval_cli(args, out, env_extra=None):
     return json.loads(open(results[0]).read()), samples
 
 
+@pytest.mark.slow
 def test_plain_lm_eval_command_without_include_path(tiny, tmp_path):
     res, samples = _lm_eval_cli(["--tasks", "r3_jeebench,r3_procgen", "--model", "hf", "--model_args",
                                  f"pretrained={tiny}", "--device", "cpu", "--limit", "3", "--gen_kwargs",
@@ -90,6 +88,7 @@ def test_plain_lm_eval_command_without_include_path(tiny, tmp_path):
     assert len(rows) == 3 and all("acc" in r and "jee_score" in r for r in rows)
 
 
+@pytest.mark.slow
 def test_smollm2_by_short_name_through_plain_lm_eval(tmp_path):
     """The real default model: packaged GGUF, converted once to a cached HF directory."""
     res, samples = _lm_eval_cli(["--tasks", "r3_mmlu_high", "--model", "hf", "--model_args",
@@ -100,6 +99,7 @@ def test_smollm2_by_short_name_through_plain_lm_eval(tmp_path):
     assert len(rows) == 2 and all(r["resps"][0][0].strip() for r in rows)  # SmolLM2 wrote something
 
 
+@pytest.mark.slow
 def test_r3bench_eval_wrapper(tiny, tmp_path, shared_data):
     exe = os.path.join(os.path.dirname(sys.executable), "r3bench")
     env = {**os.environ, "R3BENCH_LM_EVAL_HOOK": "0"}  # the wrapper needs no hook

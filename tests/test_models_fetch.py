@@ -47,6 +47,7 @@ def test_missing_gguf_package_is_a_clear_error(monkeypatch):
         models.gguf_path()
 
 
+@pytest.mark.slow
 def test_smollm2_cache_is_complete():
     d = models.resolve("r3bench/smollm2-135m-instruct")
     assert models.check_cache(d) is None and (d / "config.json").is_file()

@@ -14,13 +14,7 @@ pytest.importorskip("lm_eval")
 from r3bench.pde import bank, families as F  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    from r3bench.models import build_tiny
-
-    return build_tiny(tmp_path_factory.mktemp("tiny"))
-
-
+@pytest.mark.slow
 def test_lm_eval_cli_on_a_tiny_model(tiny, tmp_path):
     exe = os.path.join(os.path.dirname(sys.executable), "lm_eval")
     p = subprocess.run([exe, "--model", "hf", "--model_args", f"pretrained={tiny}", "--device", "cpu",
@@ -62,6 +56,7 @@ def _bank_lm():
     return BankLM()
 
 
+@pytest.mark.slow
 def test_bank_scores_pass_at_1_through_lm_eval():
     from lm_eval import simple_evaluate
     from lm_eval.tasks import TaskManager

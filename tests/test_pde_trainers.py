@@ -14,13 +14,6 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    from r3bench import models
-
-    return str(models.build_tiny(tmp_path_factory.mktemp("tiny") / "m"))
-
-
-@pytest.fixture(scope="module")
 def export_dir(tmp_path_factory):
     from r3bench.pde.tasks import export
 
@@ -36,6 +29,7 @@ def _kw(tiny, out, **kw):
     return d
 
 
+@pytest.mark.slow
 def test_grpo_step_with_the_pde_reward(tiny, tmp_path):
     cfg = common.make(grpo.Config, **_kw(tiny, tmp_path, pde_prompts=1))
     res = grpo.train(cfg)
@@ -55,6 +49,7 @@ def test_grpo_pde_dataset_from_the_export_keeps_one_row_per_prompt(export_dir, t
         grpo.dataset(common.make(grpo.Config, data=str(bad), rewards="pde", output_dir=str(tmp_path)))
 
 
+@pytest.mark.slow
 def test_sft_on_the_bank_export(tiny, export_dir, tmp_path):
     cfg = common.make(sft.Config, model=tiny, data=str(export_dir), output_dir=str(tmp_path), max_steps=1,
                       batch_size=2, save_steps=1, eval_tasks="", report_to="none", max_length=2048, seed=0)

@@ -2,14 +2,8 @@
 import pytest
 
 from r3bench import procgen
-from r3bench.models import build_tiny
 from verifiers import steps
 from verifiers.psv import PSV
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    return str(build_tiny(tmp_path_factory.mktemp("psv")))
 
 
 P = procgen.generate(n=5, seed=0)[0]

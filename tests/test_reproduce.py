@@ -21,6 +21,7 @@ def _plan(tmp_path, tiny, sft_steps):
     return f
 
 
+@pytest.mark.slow
 def test_reproduce_dry_run_failure_and_resume(tmp_path, capsys):
     from r3bench import models, reproduce
     from r3bench.cli import main
@@ -67,6 +68,7 @@ def test_reproduce_dry_run_failure_and_resume(tmp_path, capsys):
     assert capsys.readouterr().out.count("(finished: skipped)") == 1
 
 
+@pytest.mark.slow
 def test_a_trained_cell_end_to_end(tmp_path):
     """python -m trainers.sft in a subprocess, lm_eval on its adapter, the record names the method."""
     from r3bench import models, reproduce

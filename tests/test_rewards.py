@@ -376,13 +376,11 @@ def test_text_helpers():
 
 # ------------------------------------------------------------------ one real GRPO step
 
+@pytest.mark.slow
 @pytest.mark.parametrize("conversational", [True, False], ids=["conversational", "plain"])
-def test_grpo_trainer_one_step(tmp_path, conversational):
+def test_grpo_trainer_one_step(tmp_path, conversational, tiny):
     datasets = pytest.importorskip("datasets")
     trl = pytest.importorskip("trl")
-    from r3bench.models import build_tiny
-
-    model_dir = build_tiny(tmp_path / "tiny")
     questions = ["A car goes 100 m in 10 s. Speed?", "Convert 36 km/h to m/s."]
     if conversational:
         prompts = [[{"role": "user", "content": q}] for q in questions]
@@ -393,7 +391,7 @@ def test_grpo_trainer_one_step(tmp_path, conversational):
                           num_generations=2, max_completion_length=8, report_to=[], use_cpu=True, bf16=False,
                           logging_steps=1, save_strategy="no", seed=0)
     funcs = [outcome_reward_func(), rlvp_reward_func()]
-    trainer = trl.GRPOTrainer(model=str(model_dir), reward_funcs=funcs, args=args, train_dataset=ds)
+    trainer = trl.GRPOTrainer(model=tiny, reward_funcs=funcs, args=args, train_dataset=ds)
     trainer.train()
     assert trainer.state.global_step == 1
     logged = {k for entry in trainer.state.log_history for k in entry}

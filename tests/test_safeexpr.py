@@ -1,7 +1,6 @@
 """verifiers.safeexpr: plain-text math parsed from a whitelisted syntax tree, never executed."""
 import math
 import os
-import time
 
 import pytest
 import sympy
@@ -103,12 +102,10 @@ ATTACKS = [
 @pytest.mark.parametrize("text", ATTACKS)
 def test_attacks_refused(text, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    t0 = time.perf_counter()
-    with pytest.raises(ExprError):
+    with pytest.raises(ExprError):  # refused quickly, not after building a huge number: benchmarks/test_bench_deadlines.py
         parse(text)
     with pytest.raises(ExprError):
         evaluate(text, {"x": 1.0, "y": 2.0, "z": 3.0})
-    assert time.perf_counter() - t0 < 5  # refused quickly, not after building a huge number
     assert os.listdir(tmp_path) == []  # nothing was run
 
 
@@ -196,7 +193,7 @@ from hypothesis import given, settings, strategies as st  # noqa: E402
 _ALPHA = "0123456789.eE+-*/^()_, xyzpisqrtlogabc\t"
 
 
-@settings(max_examples=300, deadline=2000)
+@settings(max_examples=300, deadline=None)  # per-example deadline: benchmarks/test_bench_deadlines.py
 @given(st.text(alphabet=_ALPHA, max_size=80) | st.text(max_size=80))
 def test_any_text_parses_or_raises_exprerror(text):
     """Whatever the text, the only outcomes are a value or ExprError (never another exception)."""

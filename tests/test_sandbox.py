@@ -126,17 +126,14 @@ def test_bad_arguments_are_results_not_exceptions():
 # -- time, memory, output ----------------------------------------------------------------------------------
 
 def test_infinite_loop_is_stopped_quickly():
-    t = time.monotonic()
-    r = _expect(run_python("while True: pass", FAST), "timeout")
-    assert time.monotonic() - t < 4
+    r = _expect(run_python("while True: pass", FAST), "timeout")  # how fast: benchmarks/test_bench_deadlines.py
     assert "cpu time limit" in r.reason or "wall-clock" in r.reason
 
 
 def test_sleeping_hits_the_wall_clock_and_the_process_group_is_killed():
-    t = time.monotonic()
     r = _expect(run_python("import os, time\nprint(os.getpid(), os.getpgid(0), os.getuid(), flush=True)\n"
                            "time.sleep(60)", SandboxLimits(wall_s=1)), "timeout")
-    assert time.monotonic() - t < 3 and "wall-clock" in r.reason
+    assert "wall-clock" in r.reason
     _nothing_left(r, r.stdout)
 
 
@@ -149,9 +146,8 @@ def test_memory_bombs():
 def test_output_flood_is_truncated():
     r = _expect(run_python("print('x' * 10**6)\nresult = 1", SandboxLimits(output_kb=4)), "ok")
     assert len(r.stdout) < 4096 + 200 and "cut" in r.stdout and r.value == "1"
-    t = time.monotonic()
     r = _expect(run_python("while True: print('y' * 1000)", SandboxLimits(wall_s=1, output_kb=8)), "timeout")
-    assert time.monotonic() - t < 3 and len(r.stdout) < 8192 + 200
+    assert len(r.stdout) < 8192 + 200
 
 
 def test_a_fatal_signal_is_killed():
@@ -390,5 +386,7 @@ def test_the_supervisor_kills_the_worker_if_the_host_does_not(monkeypatch):
 
     monkeypatch.setattr(sb, "_killpg", lambda pgid: None)
     t = time.monotonic()
-    r = _expect(run_python("import time\ntime.sleep(20)", SandboxLimits(wall_s=1)), "timeout")
-    assert time.monotonic() - t < 8, r  # not the 20 s of the sleep
+    r = _expect(run_python("import time\ntime.sleep(120)", SandboxLimits(wall_s=1)), "timeout")
+    # killed, not left to sleep its 120 s (a wide margin, not a speed bound: benchmarks/test_bench_deadlines.py
+    # holds the run to wall_s + 2 s and a few seconds' start)
+    assert time.monotonic() - t < 60, r

@@ -204,24 +204,20 @@ def test_memory_bomb(level):
 
 
 def test_cpu_loop_ignoring_sigterm(level):
-    t = time.monotonic()
     r = _run("import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nwhile True: pass", level)
-    assert r.status == "timeout" and time.monotonic() - t < 5
+    assert r.status == "timeout"  # how fast: benchmarks/test_bench_deadlines.py
     assert "cpu time limit" in r.reason or "wall-clock" in r.reason
 
 
 def test_sleep_ignoring_sigterm(level):
-    t = time.monotonic()
     r = _run("import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\ntime.sleep(60)", level,
              SandboxLimits(wall_s=1))
-    assert r.status == "timeout" and "wall-clock" in r.reason and time.monotonic() - t < 3
+    assert r.status == "timeout" and "wall-clock" in r.reason
 
 
 def test_huge_output(level):
-    t = time.monotonic()
     r = _run("import sys\nwhile True: sys.stdout.write('y' * 65536)", level, SandboxLimits(wall_s=1, output_kb=8))
     assert r.status == "timeout" and len(r.stdout) < 8192 + 200 and "cut" in r.stdout
-    assert time.monotonic() - t < 3
 
 
 def test_huge_result_value(level):

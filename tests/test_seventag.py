@@ -1,5 +1,4 @@
 """Tests for r3bench.seventag: parser table, round trips, fuzzing, speed."""
-import time
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -256,9 +255,6 @@ def test_non_string_input_does_not_raise():
     "< final answer " * 7_000,
 ], ids=lambda t: repr(t[:12]))
 def test_large_input_is_fast(text):
-    start = time.perf_counter()
-    parsed = parse(text)
-    elapsed = time.perf_counter() - start
+    parsed = parse(text)  # how fast (no quadratic blow-up): benchmarks/test_bench_deadlines.py
     check_invariants(parsed)
     assert len(parsed.problems) <= 64
-    assert elapsed < 5.0  # generous: catches quadratic blow-up, not jitter

@@ -160,7 +160,7 @@ _PIECES = st.sampled_from(["\\frac{", "}{", "}", "\\sqrt{", "^", "_{", "θ", "½
                            "__import__", ".", "'", "**", "9" * 40])
 
 
-@settings(max_examples=150, deadline=5000)
+@settings(max_examples=150, deadline=None)  # per-example deadline: benchmarks/test_bench_deadlines.py
 @given(st.lists(_PIECES, max_size=40).map("".join), st.integers(0, 6))
 def test_never_raises_on_notation_soup_in_any_step(junk, k):
     """Arbitrary LaTeX/unicode/operator soup in any step, with a reference and without one: a verdict, no crash."""

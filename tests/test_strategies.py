@@ -227,6 +227,7 @@ def index(tmp_path_factory, probs):
     return path
 
 
+@pytest.mark.slow
 def test_rag_puts_retrieved_formulas_before_the_prompt(probs, index, tmp_path):
     p = probs[0]
     inner = ScriptedLM(lambda ctx, gk, n: "\\boxed{1 m}")
@@ -240,6 +241,7 @@ def test_rag_puts_retrieved_formulas_before_the_prompt(probs, index, tmp_path):
     assert any(h["topic"] == p.topic for h in t["retrieved"])  # a formula of the problem's own topic
 
 
+@pytest.mark.slow
 def test_rag_never_retrieves_the_problems_own_solution(probs, index, tmp_path):
     from r3bench.retrieval import Index
     p = probs[0]
@@ -254,6 +256,7 @@ def test_rag_never_retrieves_the_problems_own_solution(probs, index, tmp_path):
     assert p.solution not in msgs[0]["content"]
 
 
+@pytest.mark.slow
 def test_trainers_rag_cli_builds_the_index(tmp_path):
     out = tmp_path / "idx"
     r = subprocess.run([sys.executable, "-m", "trainers.rag", "--out", str(out), "--procgen_n", "40"],
@@ -273,12 +276,6 @@ def test_trainers_rag_cli_builds_the_index(tmp_path):
 
 # --- real lm_eval, tiny model ----------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    from r3bench.models import build_tiny
-    return build_tiny(tmp_path_factory.mktemp("tiny"))
-
-
 def _lm_eval(args, out, shared_data):
     env = {**os.environ, "R3BENCH_DATA_DIR": str(shared_data)}
     exe = os.path.join(os.path.dirname(sys.executable), "lm_eval")
@@ -291,6 +288,7 @@ def _lm_eval(args, out, shared_data):
     return json.loads(open(res).read()), traces(tr)
 
 
+@pytest.mark.slow
 def test_lm_eval_stepco_on_jeebench_with_psv(tiny, tmp_path, shared_data):
     res, ts = _lm_eval(["--model", "r3-stepco", "--model_args",
                         f"inner=hf,pretrained={tiny},verifier=psv,psv_model={tiny},rounds=2",
@@ -305,6 +303,7 @@ def test_lm_eval_stepco_on_jeebench_with_psv(tiny, tmp_path, shared_data):
     assert info["gen_tokens"] == sum(t["gen_tokens"] for t in ts)
 
 
+@pytest.mark.slow
 def test_lm_eval_bestofn_and_rag_on_procgen(tiny, tmp_path, shared_data, index):
     res, ts = _lm_eval(["--model", "r3-bestofn", "--model_args", f"inner=hf,pretrained={tiny},n=3,scorer=symbolic",
                         "--tasks", "r3_procgen", "--limit", "2", "--gen_kwargs", "max_gen_toks=6"],
@@ -318,6 +317,7 @@ def test_lm_eval_bestofn_and_rag_on_procgen(tiny, tmp_path, shared_data, index):
     assert len(ts) == 2 and all(len(t["retrieved"]) == 2 for t in ts)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model,args", [
     ("r3-stepco", "verifier=psv,psv_model=r3bench/smollm2-135m-instruct,rounds=1"),  # an untrained PSV: a run test
     ("r3-bestofn", "n=2,scorer=vote"),
@@ -335,6 +335,7 @@ def test_lm_eval_strategies_on_smollm2_jeebench(model, args, tmp_path, shared_da
     assert res["config"]["r3bench_strategy"]["gen_tokens"] == t["gen_tokens"]
 
 
+@pytest.mark.slow
 def test_rag_loglikelihood_requests_get_the_context_too(probs, index):
     p = probs[0]
     inner = ScriptedLM(lambda ctx, gk, n: "")
@@ -398,6 +399,7 @@ def test_stepco_over_local_chat_completions(probs, tmp_path):
     assert t1["errors"] and t1["stop"] == "inner model failed"
 
 
+@pytest.mark.slow
 def test_the_hook_registers_the_three_names_and_keeps_hf():
     code = ("from lm_eval.api.registry import get_model;"
             "print(*(get_model(n).__name__ for n in ('hf', 'r3-rag', 'r3-stepco', 'r3-bestofn')))")

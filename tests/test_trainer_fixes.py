@@ -96,6 +96,7 @@ def test_percent_in_a_help_text_is_escaped():
 
 # --------------------------------------------------------------------------------- GRPO reference
 
+@pytest.mark.slow
 def test_grpo_kl_reference_is_the_sft_adapter(tiny, data, tmp_path, sft_adapter):
     from trl.trainer.utils import use_adapter
 
@@ -153,6 +154,7 @@ def verifier_double_trainer(verdicts):
     return T
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("baseline,want", [("none", [0.625, 0.625]), ("r1", [0.375, 0.375]),
                                            ("mean", [0.0, 0.0])])
 def test_stepfix_baseline_option(tiny, data, tmp_path, sft_adapter, baseline, want):
@@ -172,6 +174,7 @@ def test_stepfix_baseline_option(tiny, data, tmp_path, sft_adapter, baseline, wa
 
 # ------------------------------------------------------------------------------------ resume
 
+@pytest.mark.slow
 def test_checkpoint_problems_finds_truncated_files(tiny, data, tmp_path):
     sft.train(common.make(sft.Config, **base_kw(tiny, data, tmp_path, max_steps=2)))
     ck = tmp_path / "checkpoint-2"
@@ -189,6 +192,7 @@ def test_checkpoint_problems_finds_truncated_files(tiny, data, tmp_path):
     assert "scheduler.pt missing" in common.checkpoint_problems(gone)
 
 
+@pytest.mark.slow
 def test_resume_skips_a_half_written_checkpoint(tiny, data, tmp_path, caplog):
     def cfg(out, **k):
         return common.make(sft.Config, **{**base_kw(tiny, data, out, max_steps=4, learning_rate=1e-3), **k})
@@ -212,6 +216,7 @@ def test_resume_skips_a_half_written_checkpoint(tiny, data, tmp_path, caplog):
         assert torch.allclose(a[k], b[k], atol=1e-6), k
 
 
+@pytest.mark.slow
 def test_resume_with_no_intact_checkpoint_is_an_error(tiny, data, tmp_path):
     sft.train(common.make(sft.Config, **base_kw(tiny, data, tmp_path, max_steps=2)))
     (tmp_path / "checkpoint-2" / "trainer_state.json").write_text("{")
@@ -219,6 +224,7 @@ def test_resume_with_no_intact_checkpoint_is_an_error(tiny, data, tmp_path):
         common.resume_checkpoint(common.make(sft.Config, **base_kw(tiny, data, tmp_path, max_steps=2), resume=True))
 
 
+@pytest.mark.slow
 def test_train_loss_after_resume_covers_the_whole_run(tiny, data, tmp_path):
     def cfg(out, **k):
         return common.make(sft.Config, **{**base_kw(tiny, data, out, max_steps=4, learning_rate=1e-3), **k})
@@ -237,6 +243,7 @@ def test_train_loss_after_resume_covers_the_whole_run(tiny, data, tmp_path):
 
 # ------------------------------------------------------------------------------------ run.json
 
+@pytest.mark.slow
 def test_run_json_says_interrupted_when_a_run_dies(tiny, data, tmp_path):
     out = tmp_path / "direct"
     with pytest.raises(RuntimeError):
@@ -364,6 +371,7 @@ def test_stepfix_reward_is_the_fixed_position_reward():
     assert r is None and why
 
 
+@pytest.mark.slow
 def test_stepfix_unusable_verdict_is_skipped_and_counted(tiny, data, tmp_path):
     T = verifier_double_trainer([_verdict(9, 7)])  # a first error past the seventh step
     cfg = common.make(stepfix.Config, **base_kw(tiny, data, tmp_path, max_steps=1), max_new_tokens=4)
@@ -374,6 +382,7 @@ def test_stepfix_unusable_verdict_is_skipped_and_counted(tiny, data, tmp_path):
     assert all(r["skipped"] and r["skip_reason"].startswith("no reward for y1") for r in recs)
 
 
+@pytest.mark.slow
 def test_run_json_records_the_sandbox_isolation(tiny, data, tmp_path):
     from verifiers.sandbox import isolation_level
 

@@ -100,6 +100,7 @@ def test_corrupt_data_is_a_clear_error(tmp_path, tiny):
 
 # ----------------------------------------------------------------------------------- trainers
 
+@pytest.mark.slow
 def test_sft_trains(tiny, data, tmp_path):
     snap = Snapshot()
     res = sft.train(common.make(sft.Config, **base_kw(tiny, data, tmp_path)), extra_callbacks=[snap])
@@ -107,6 +108,7 @@ def test_sft_trains(tiny, data, tmp_path):
     assert res["lm_eval_model_args"] == f"pretrained={tiny},peft={tmp_path / 'final'}"
 
 
+@pytest.mark.slow
 def test_dpo_ipo_trains_from_sft(tiny, data, tmp_path, sft_adapter):
     snap = Snapshot()
     cfg = common.make(dpo.Config, **base_kw(tiny, data, tmp_path), init_adapter=sft_adapter, tau=0.1)
@@ -133,6 +135,7 @@ class LengthReward:
         return out
 
 
+@pytest.mark.slow
 def test_grpo_trains_with_r3bench_rewards(tiny, data, tmp_path, monkeypatch):
     monkeypatch.setitem(grpo.REWARD_FACTORIES, "length", lambda cfg: LengthReward())
     snap = Snapshot()
@@ -210,6 +213,7 @@ def verifier_double_trainer(verdicts):
     return T
 
 
+@pytest.mark.slow
 def test_stepfix_runs_with_the_real_verifier(tiny, data, tmp_path, sft_adapter):
     snap = Snapshot()
     cfg = common.make(stepfix.Config, **base_kw(tiny, data, tmp_path, max_steps=2), init_adapter=sft_adapter,
@@ -222,6 +226,7 @@ def test_stepfix_runs_with_the_real_verifier(tiny, data, tmp_path, sft_adapter):
     assert (tmp_path / "final" / "adapter_model.safetensors").is_file()
 
 
+@pytest.mark.slow
 def test_stepfix_params_change(tiny, data, tmp_path, sft_adapter):
     snap = Snapshot()
     # verifier double: y1 wrong at step 2 of 7 (r1 = 0.25), y2 wrong at step 5 of 7 (r2 = 0.625)
@@ -246,6 +251,7 @@ def test_skip_rule():
     assert stepfix.reward(_verdict(2, 3, "FORMAT"))[0] == 0.0  # a format failure: the minimum
 
 
+@pytest.mark.slow
 def test_stepfix_skips_correct_solutions_end_to_end(tiny, data, tmp_path):
     """Generation double: y1 is the reference solution itself, so the real verifier finds no error,
     r1 = 1 > tau and every problem is skipped: no y2, a zero loss, parameters unchanged."""
@@ -267,6 +273,7 @@ def test_stepfix_skips_correct_solutions_end_to_end(tiny, data, tmp_path):
     assert all(r["skipped"] and "> tau" in r["skip_reason"] and "y2" not in r for r in recs)
 
 
+@pytest.mark.slow
 def test_stepfix_verifier_failure_skips_and_counts(tiny, data, tmp_path):
     T = verifier_double_trainer([_verdict(0, 0, valid=False)])
     snap = Snapshot()
@@ -276,6 +283,7 @@ def test_stepfix_verifier_failure_skips_and_counts(tiny, data, tmp_path):
     assert d["skip_rate"] == 1.0 and d["verifier_failures"] == 2
 
 
+@pytest.mark.slow
 def test_stepfix_no_verdict_on_y2_counts_as_skipped(tiny, data, tmp_path):
     T = verifier_double_trainer([_verdict(2, 7), _verdict(0, 0, valid=False)])
     snap = Snapshot()
@@ -296,6 +304,7 @@ def _hand_logprobs(model, prompt, completion):
     return out, dists
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kl,how", [("full", "sum"), ("k1", "sum"), ("k3", "mean")])
 def test_stepfix_loss_matches_hand_computation(tiny, data, tmp_path, kl, how):
     cfg = common.make(stepfix.Config, **base_kw(tiny, data, tmp_path, max_steps=1), kl_estimator=kl, logprob=how,
@@ -367,6 +376,7 @@ def _adapter(path: Path) -> dict:
     return load_file(str(path / "adapter_model.safetensors"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("which", ["sft", "stepfix"])
 def test_resume_equals_uninterrupted(tiny, data, tmp_path, which, sft_adapter):
     mod = {"sft": sft, "stepfix": stepfix}[which]
@@ -396,6 +406,7 @@ def test_resume_without_checkpoint_is_an_error(tiny, data, tmp_path):
         sft.train(common.make(sft.Config, **base_kw(tiny, data, tmp_path), resume=True))
 
 
+@pytest.mark.slow
 def test_nan_loss_stops_with_checkpoint_intact(tiny, data, tmp_path, sft_adapter):
     base = verifier_double_trainer([_verdict(2, 7), _verdict(5, 7)])
 
@@ -427,6 +438,7 @@ def test_psv_exact_labels_and_loss():
     assert abs(float(loss) - ((p0 - 1) ** 2 + 0.5 ** 2) / 2) < 1e-6
 
 
+@pytest.mark.slow
 def test_psv_trains_and_loads_in_the_backend(tiny, tmp_path):
     from r3bench import procgen
     from verifiers.psv import PSV
@@ -441,6 +453,7 @@ def test_psv_trains_and_loads_in_the_backend(tiny, tmp_path):
     assert len(scores) == 7 and all(0 < s < 1 for s in scores)
 
 
+@pytest.mark.slow
 def test_psv_mc_labels_are_cached(tiny, tmp_path):
     cfg = common.make(psv.Config, model=tiny, procgen_n=30, output_dir=str(tmp_path), labels="mc", mc_rollouts=2,
                       mc_max_new_tokens=4, max_train_samples=2, report_to="none")
@@ -454,6 +467,7 @@ def test_psv_mc_labels_are_cached(tiny, tmp_path):
 
 # ----------------------------------------------------------------------------------------- CLI
 
+@pytest.mark.slow
 def test_cli_writes_an_adapter_that_lm_eval_scores(tiny, data, tmp_path):
     y = tmp_path / "sft.yaml"
     y.write_text(f"model: {tiny}\ndata: {data}\noutput_dir: {tmp_path / 'run'}\nmax_steps: 2\nbatch_size: 2\n"
