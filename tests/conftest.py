@@ -34,9 +34,9 @@ def injected_case():
 
 @pytest.fixture(scope="session")
 def tiny(tmp_path_factory):
-    """A tiny random chat model (r3bench.models.build_tiny), built once per session; test modules that
+    """A tiny random chat model (r3bench.core.models.build_tiny), built once per session; test modules that
     need their own define a fixture of the same name."""
-    from r3bench import models
+    from r3bench.core import models
 
     return str(models.build_tiny(tmp_path_factory.mktemp("tiny") / "m"))
 

@@ -195,7 +195,7 @@ def test_committed_sft_start_becomes_the_sft_cell(tmp_path):
     from peft import LoraConfig, get_peft_model
     from transformers import AutoModelForCausalLM
 
-    from r3bench import models
+    from r3bench.core import models
 
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import gpu_sft

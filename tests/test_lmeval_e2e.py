@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from r3bench.data import PAPER_COUNTS
+from r3bench.core.data import PAPER_COUNTS
 
 ALL_TASKS = [f"r3_{b}{v}" for b in PAPER_COUNTS for v in ("", "_structured", "_sc")] + \
     ["r3_mmlu_high_test", "r3_mmlu_college_test", "r3_procgen", "r3_procgen_cot", "r3_demo", "r3_demo_structured"]
@@ -20,7 +20,7 @@ ALL_TASKS = [f"r3_{b}{v}" for b in PAPER_COUNTS for v in ("", "_structured", "_s
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
-    from r3bench.models import build_tiny
+    from r3bench.core.models import build_tiny
     return build_tiny(tmp_path_factory.mktemp("tiny"))
 
 

@@ -16,7 +16,7 @@ from r3bench.pde import bank, families as F  # noqa: E402
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
-    from r3bench.models import build_tiny
+    from r3bench.core.models import build_tiny
 
     return build_tiny(tmp_path_factory.mktemp("tiny"))
 

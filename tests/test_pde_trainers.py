@@ -15,7 +15,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
-    from r3bench import models
+    from r3bench.core import models
 
     return str(models.build_tiny(tmp_path_factory.mktemp("tiny") / "m"))
 

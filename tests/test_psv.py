@@ -2,7 +2,7 @@
 import pytest
 
 from r3bench import procgen
-from r3bench.models import build_tiny
+from r3bench.core.models import build_tiny
 from verifiers import steps
 from verifiers.psv import PSV
 

@@ -5,7 +5,7 @@ import pickle
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from r3bench.seventag import EXAMPLE_SOLUTION, parse
+from r3bench.core.seventag import EXAMPLE_SOLUTION, parse
 from verifiers.rewards import (
     REWARDS, WEIBULL_C, WEIBULL_K, WEIBULL_LAMBDA, completion_text, outcome_reward, outcome_reward_func,
     piecewise_shaping, position_reward, position_reward_func, prompt_text, pspo_piecewise_reward_func,
@@ -380,7 +380,7 @@ def test_text_helpers():
 def test_grpo_trainer_one_step(tmp_path, conversational):
     datasets = pytest.importorskip("datasets")
     trl = pytest.importorskip("trl")
-    from r3bench.models import build_tiny
+    from r3bench.core.models import build_tiny
 
     model_dir = build_tiny(tmp_path / "tiny")
     questions = ["A car goes 100 m in 10 s. Speed?", "Convert 36 km/h to m/s."]

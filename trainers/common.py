@@ -10,7 +10,7 @@ A trainer module defines a Config dataclass (a subclass of BaseConfig) and `trai
 * Data: `data` is a procedural-bank export folder (`r3bench procgen --out DIR`) or one JSONL file;
   empty means "export the bank (procgen_n, procgen_seed) into OUTPUT_DIR/data". Corrupt lines stop
   the run with file and line number.
-* Model: `model` is a short name of r3bench.models (default SmolLM2-135M-Instruct), a local HF
+* Model: `model` is a short name of r3bench.core.models (default SmolLM2-135M-Instruct), a local HF
   folder, or a hub id (users with a hub). LoRA (peft) on all linear layers by default;
   `init_adapter` continues training an existing adapter (the SFT one for DPO/stepfix/GRPO).
 * Logs: OUTPUT_DIR/metrics.jsonl (every logged dict, appended across resumes: steps run after the
@@ -285,7 +285,7 @@ def wait_for_everyone():
 
 
 def model_path(name: str) -> str:
-    from r3bench import models
+    from r3bench.core import models
 
     if models.is_short_name(name):
         return str(models.resolve(name))
@@ -458,7 +458,7 @@ def evaluate_model(model, tokenizer, cfg, tag: str = "final") -> dict:
         from lm_eval.models.huggingface import HFLM
         from lm_eval.tasks import TaskManager
 
-        from r3bench._lmeval_hook import tasks_dir
+        from r3bench.eval.hook import tasks_dir
 
         lm = HFLM(pretrained=model, tokenizer=tokenizer, batch_size=cfg.eval_batch_size)
         tm = TaskManager(include_path=str(tasks_dir()), include_defaults=False)

@@ -214,7 +214,7 @@ _UNIT_CHARS = re.compile(r"[\w °*/()\-+.]+")
 
 
 def _quantity(val, unit):
-    from r3bench.units import get_ureg, to_absolute
+    from r3bench.core.units import get_ureg, to_absolute
 
     u = get_ureg()
     unit = unit.strip()

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from r3bench import seventag
+from r3bench.core import seventag
 from verifiers import stepparse as P
 from verifiers.steps import TAG_OF_STEP, StepVerdict
 
@@ -74,7 +74,7 @@ class FormulaStore:
     def __init__(self, path: str | os.PathLike | None = None):
         import chromadb
 
-        from r3bench import formulas
+        from r3bench.core import formulas
 
         self.path = Path(path) if path else _cache_dir()
         self.path.mkdir(parents=True, exist_ok=True)

@@ -29,7 +29,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from r3bench import seventag
+from r3bench.core import seventag
 from verifiers.steps import StepVerdict, format_error, invalid
 
 PROMPT = """You are a strict physics teacher verifying a student's step-by-step solution.

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 
-from r3bench import seventag
+from r3bench.core import seventag
 from verifiers.steps import STEP_CLASS, STEP_OF_TAG, StepVerdict, format_error
 
 PROMPT = "Problem: {question}\nSolution so far:\n{steps}\nIs the last step correct? Answer + or -:"
@@ -27,7 +27,7 @@ class PSV:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        from r3bench import models
+        from r3bench.core import models
 
         path = str(models.resolve(model)) if models.is_short_name(model) else model
         self.tok = AutoTokenizer.from_pretrained(path)

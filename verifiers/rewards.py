@@ -59,7 +59,7 @@ __all__ = [
     "N_STEPS", "RewardResult", "step_reward", "MAX_COMPLETION_CHARS",
 ]
 
-from r3bench.seventag import TAGS as _TAGS
+from r3bench.core.seventag import TAGS as _TAGS
 
 #: the format's step count: the n of r = e/(n+1), whatever the number of tags a solution has
 N_STEPS = len(_TAGS)
@@ -467,7 +467,7 @@ def _same_unit(u1: str, u2: str) -> bool:
     if u1 == u2:
         return True
     try:
-        from r3bench.units import get_ureg
+        from r3bench.core.units import get_ureg
         reg = get_ureg()
         return reg.parse_units(u1 or "dimensionless") == reg.parse_units(u2 or "dimensionless")
     except Exception:  # noqa: BLE001 - unparseable unit strings: only string equality counts
@@ -528,7 +528,7 @@ def _contradictory_boxes(text: str) -> Optional[str]:
 
 def _no_final_answer(text: str) -> Optional[str]:
     """A seven-tag output cut before its <final_answer>: its answer is not read from the other steps."""
-    from r3bench.seventag import parse
+    from r3bench.core.seventag import parse
 
     p = parse(text)
     if p.n and p.get("final_answer") is None:
@@ -553,7 +553,7 @@ class _Position(RewardFunc):
         self.columns = tuple(c for c in (answer_column, question_column) if c)
 
     def _score(self, text, question, row):
-        from r3bench.seventag import parse
+        from r3bench.core.seventag import parse
 
         parsed = parse(text)
         if parsed.n == 0:

@@ -38,7 +38,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
-from r3bench import seventag
+from r3bench.core import seventag
 from verifiers import stepparse as P
 
 FORMAT = "FORMAT"
@@ -220,7 +220,7 @@ def _check_target(sol, ref) -> str | None:
 
 
 def _dims(units: dict) -> dict:
-    from r3bench.units import get_ureg
+    from r3bench.core.units import get_ureg
     u = get_ureg()
     out = {}
     for i, (k, unit) in enumerate(sorted(units.items())):
@@ -304,7 +304,7 @@ def _eval_units(text: str, env: dict) -> float:
         free = P.names(text) - set(env)
         if not free or len(free) > 4:
             raise
-        from r3bench.units import get_ureg
+        from r3bench.core.units import get_ureg
         u = get_ureg()
         for f in free:
             try:

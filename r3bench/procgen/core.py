@@ -198,7 +198,7 @@ def _sample(g: Given, rng: random.Random) -> float:
 
 
 def _to_si(value: float, unit: str) -> tuple[float, str]:
-    from r3bench.units import get_ureg, to_absolute
+    from r3bench.core.units import get_ureg, to_absolute
     u = get_ureg()
     q = to_absolute(u.Quantity(value, unit)).to_base_units()
     return float(q.magnitude), _unit_str(q.units)
@@ -211,7 +211,7 @@ def _unit_str(units) -> str:
 
 
 def display_q(value: float, unit: str) -> str:
-    from r3bench.units import get_ureg
+    from r3bench.core.units import get_ureg
     u = get_ureg()
     sym = f"{u.Unit(unit):~}".replace(" ", "").replace("**", "^") if unit not in ("", "dimensionless") else ""
     v = f"{int(value)}" if float(value).is_integer() and abs(value) < 1e6 else fmt(value)

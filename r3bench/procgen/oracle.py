@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 
-from r3bench import seventag
+from r3bench.core import seventag
 from r3bench.procgen.core import Template, _fn, _symbols, reference
 
 _NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?"

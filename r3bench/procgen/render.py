@@ -1,7 +1,7 @@
-"""Derivation -> seven-tag text, following the conventions of r3bench.seventag.CONVENTIONS."""
+"""Derivation -> seven-tag text, following the conventions of r3bench.core.seventag.CONVENTIONS."""
 from __future__ import annotations
 
-from r3bench import seventag
+from r3bench.core import seventag
 from r3bench.procgen.core import Derivation, Template, fmt, substitute
 
 

@@ -13,7 +13,7 @@ It runs what the project has so far, end to end, on data embedded in the package
    the stepfix adapter scored through lm-eval (`r3_demo_structured`) -> `<out>/train.md`, run
    folders under `<out>/runs/`. A smoke run of the pipeline: a few steps change nothing measurable.
 
-4. a run record for every cell (r3bench/records.py: data checksums, task versions, model and adapter
+4. a run record for every cell (r3bench/results/records.py: data checksums, task versions, model and adapter
    hashes, seeds, generation settings, packages, git commit, hardware), then the leaderboard of these
    cells (`r3bench leaderboard` over `<out>/lm_eval` and `<out>/runs`, each cell linked to its record,
    the paper's number beside it where results/paper_reference.csv has one) -> `<out>/leaderboard.md`,
@@ -31,7 +31,7 @@ from tqdm import tqdm
 
 def load_pairs() -> list[dict]:
     """The embedded labelled answer pairs (package data)."""
-    text = resources.files("r3bench").joinpath("demo_pairs.jsonl").read_text(encoding="utf-8")
+    text = resources.files("r3bench.apps").joinpath("demo_pairs.jsonl").read_text(encoding="utf-8")
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
@@ -62,7 +62,7 @@ def _md_table(rows: list[dict]) -> str:
 def seventag_check() -> dict | None:
     """Parse the embedded seven-tag example solution and check its boxed final answer."""
     try:
-        from r3bench import seventag
+        from r3bench.core import seventag
     except ImportError:
         return None
     from verifiers import check
@@ -106,8 +106,8 @@ def eval_stage(out: Path, data_dir: str | None, limit: int, max_gen_toks: int) -
         from lm_eval.models.huggingface import HFLM
         from lm_eval.tasks import TaskManager
 
-        from r3bench import models
-        from r3bench._lmeval_hook import tasks_dir
+        from r3bench.core import models
+        from r3bench.eval.hook import tasks_dir
     except ImportError as e:
         return f"eval stage skipped: {e} (pip install 'r3bench[eval]')", False
     try:
@@ -115,7 +115,7 @@ def eval_stage(out: Path, data_dir: str | None, limit: int, max_gen_toks: int) -
     except models.ModelError as e:
         return f"eval stage failed: {e}", False
     tasks = list(EVAL_TASKS)
-    from r3bench.data import DataError, data_dir as _dd
+    from r3bench.core.data import DataError, data_dir as _dd
     try:
         os.environ["R3BENCH_DATA_DIR"] = str(_dd(data_dir))
         tasks += BENCH_TASKS
@@ -208,7 +208,7 @@ def train_stage(out: Path, model: str = "r3bench/smollm2-135m-instruct", sft_ste
 def results_stage(out: Path, data_dir: str | None = None) -> str:
     """Run records, leaderboard (md + csv, the paper's numbers beside the cells when
     results/paper_reference.csv has them) and plots of what the demo ran; returns the printed text."""
-    from r3bench import leaderboard, plots, records
+    from r3bench.results import leaderboard, plots, records
 
     inputs = [p for p in (out / "lm_eval", out / "runs") if p.exists()]
     written, problems = records.write_all(inputs, data_dir=data_dir, force=True)
@@ -249,7 +249,7 @@ def run(out_dir: str = "results/demo", data_dir: str | None = None, eval_limit: 
     if st is not None:
         print(f"seven-tag example: n={st['n_steps']} steps, compliance={st['format_compliance']:.2f}, "
               f"final answer {st['final_answer']!r}")
-    from r3bench.data import summary_table
+    from r3bench.core.data import summary_table
 
     dt, errors = summary_table(data_dir)
     if dt is not None:

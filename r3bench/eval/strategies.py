@@ -10,7 +10,7 @@ only the final answer reaches lm-eval, so any r3bench task scores it exactly lik
 
 Our own arguments are taken out of `--model_args`; everything else (pretrained, dtype, base_url,
 peft, ...) and lm-eval's batch_size / device go to the inner model. The names (NAMES) are registered
-with lm-eval's model registry by r3bench's import hook (r3bench/_lmeval_hook.py), lazily, so plain
+with lm-eval's model registry by r3bench's import hook (r3bench/eval/hook.py), lazily, so plain
 `lm_eval --model r3-stepco` finds them.
 
 Strategies (all open choices are arguments; the defaults follow the papers where they say):
@@ -74,7 +74,7 @@ from pathlib import Path
 from lm_eval.api.instance import Instance
 from lm_eval.api.model import LM
 
-from r3bench import seventag
+from r3bench.core import seventag
 
 NAMES = {"r3-rag": "RagLM", "r3-stepco": "StepCoLM", "r3-bestofn": "BestOfNLM"}
 VERIFIERS = ("psv", "symbolic", "judge")
@@ -529,7 +529,7 @@ class RagLM(StrategyLM):
 
     def __init__(self, k=3, index=None, source="formulas", **kw):
         super().__init__(**kw)
-        from r3bench.retrieval import SOURCES, Index
+        from r3bench.eval.retrieval import SOURCES, Index
         if source not in SOURCES:
             raise ValueError(f"source must be one of {SOURCES}, got {source!r}")
         self.k, self.source = int(k), source
@@ -541,7 +541,7 @@ class RagLM(StrategyLM):
 
     def _augment(self, question: str, prompt: Prompt, doc_id: str | None = None) -> tuple[Prompt, list]:
         hits = self.index.query(question, k=self.k, source=self.source, exclude_question=question, exclude_id=doc_id)
-        from r3bench.retrieval import Index
+        from r3bench.eval.retrieval import Index
         return prompt.prepend(Index.render(hits)), hits
 
     def solve(self, problems):

@@ -11,7 +11,7 @@ Reads, under each path (a file or a folder, searched recursively):
   the evaluation at the run's last step, method = the trainer; `eval/base.json` (a base model
   scored by `trainers.common.evaluate_model(..., tag="base")`) is CoT;
 * run records (`record_*.json` beside a results file, `record.json` in a run folder; see
-  r3bench/records.py): each cell links to its record; a record whose result is not beside it
+  r3bench/results/records.py): each cell links to its record; a record whose result is not beside it
   (committed records alone) gives its cells itself, so the table can be rebuilt from records.
 
 Writes OUT/leaderboard.md and OUT/leaderboard.csv: a row per (task, model), a column per method,
@@ -43,7 +43,7 @@ METHOD_ORDER = list(METHODS)
 METHOD_ALIASES = {**{v.lower(): k for k, v in METHODS.items()}, "ours": "stepfix", "base": "cot",
                   "best-of-n": "bestofn", "best_of_n": "bestofn"}
 # the repository's copy (the package's parent folder), whatever the working directory
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 REFERENCE = REPO / "results" / "paper_reference.csv"
 _DEFAULT_REFERENCES = (REFERENCE, Path("results") / "paper_reference.csv")
 REFERENCE_FIELDS = ("task", "model", "method", "acc", "n", "source")
@@ -81,7 +81,7 @@ def _num(v):
 
 
 def model_name(path: str) -> str:
-    from r3bench.models import SHORT_NAMES
+    from r3bench.core.models import SHORT_NAMES
 
     s = str(path).rstrip("/")
     return SHORT_NAMES.get(s.lower()) or Path(s).name or s
@@ -136,7 +136,7 @@ def method_of(cfg: dict, strategy: dict | None = None) -> str:
     """The method of an lm-eval run: the adapter's trainer and/or the strategy wrapper; a StepCo or
     Best-of-N run whose verifier read the reference (`r3bench_strategy.oracle_verifier`, in the results
     file or its config) is `stepco_oracle` / `bestofn_oracle`."""
-    from r3bench.records import WRAPPERS
+    from r3bench.results.records import WRAPPERS
 
     ma = model_args(cfg)
     parts = [adapter_method(ma["peft"])] if ma.get("peft") else []
@@ -204,7 +204,7 @@ def from_base_eval(path: Path, root: Path) -> list[Cell]:
 
 
 def from_record(path: Path, root: Path) -> list[Cell]:
-    from r3bench.records import read
+    from r3bench.results.records import read
 
     rec = read(path)
     src = _rel(path, root)
@@ -223,7 +223,7 @@ def _shown_path(p: Path) -> str:
 
 def collect(paths, problems: list | None = None) -> list[Cell]:
     """Cells from every result, run and record under `paths`; unreadable inputs go to `problems`."""
-    from r3bench.records import record_path
+    from r3bench.results.records import record_path
 
     problems = [] if problems is None else problems
     cells = []

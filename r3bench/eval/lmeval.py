@@ -3,10 +3,10 @@
 The YAML files stay thin; everything they call lives here, so it is importable, testable and shared
 with the trainers (which score through the same `process_results`).
 
-    custom_dataset: !function r3bench.lmeval.dataset_<benchmark>   -> DatasetDict {"test": ...}
-    doc_to_text:    !function r3bench.lmeval.prompt_cot | prompt_structured
-    process_results: !function r3bench.lmeval.results_<variant>
-    metric aggregation: !function r3bench.lmeval.agg_*
+    custom_dataset: !function r3bench.eval.lmeval.dataset_<benchmark>   -> DatasetDict {"test": ...}
+    doc_to_text:    !function r3bench.eval.lmeval.prompt_cot | prompt_structured
+    process_results: !function r3bench.eval.lmeval.results_<variant>
+    metric aggregation: !function r3bench.eval.lmeval.agg_*
 
 The data directory comes from `--metadata '{"data_dir": "..."}'` or R3BENCH_DATA_DIR.
 """
@@ -16,8 +16,8 @@ import functools
 import json
 from collections import Counter
 
-from r3bench import data as _data
-from r3bench import seventag
+from r3bench.core import data as _data
+from r3bench.core import seventag
 from verifiers import CheckConfig, canonical, check
 
 KINDS = ("mcq", "mcq_multi", "integer", "numeric", "symbolic", "text")
@@ -113,14 +113,14 @@ def demo_records() -> list:
     """Six short physics problems written for r3bench (package data): the demo runs without a data dir."""
     from importlib import resources
 
-    text = resources.files("r3bench").joinpath("demo_problems.jsonl").read_text(encoding="utf-8")
+    text = resources.files("r3bench.core").joinpath("demo_problems.jsonl").read_text(encoding="utf-8")
     out = []
     for line in text.splitlines():
         if line.strip():
             d = json.loads(line)
             out.append(_data.Record(id=d["id"], benchmark="demo", question=d["question"], options=tuple(d["options"]),
                                     answer=d["answer"], answer_kind=d["answer_kind"], topic=d.get("topic"),
-                                    source="r3bench/demo_problems.jsonl"))
+                                    source="r3bench/core/demo_problems.jsonl"))
     return out
 
 
@@ -130,7 +130,7 @@ def dataset_demo(**_metadata):
     return datasets.DatasetDict({"test": records_to_dataset(demo_records())})
 
 
-from r3bench.prompts import ANSWER_FORM, prompt_cot, prompt_structured  # noqa: E402,F401 - used by the YAMLs
+from r3bench.core.prompts import ANSWER_FORM, prompt_cot, prompt_structured  # noqa: E402,F401 - used by the YAMLs
 
 
 # --- metrics -------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """PNG plots of what people look at: accuracy per task and method, and training curves.
 
-    accuracy_bars(cells, "results/accuracy.png")          cells from r3bench.leaderboard.collect
+    accuracy_bars(cells, "results/accuracy.png")          cells from r3bench.results.leaderboard.collect
     training_curves(["runs/sft", ...], "results/curves.png")   each run's metrics.jsonl
 
 matplotlib with the Agg backend (no display needed). Each function returns the path written, or
@@ -34,7 +34,7 @@ def accuracy_bars(cells, out) -> Path | None:
     cells = [c for c in cells if c.acc is not None]
     if not cells:
         return None
-    from r3bench.leaderboard import _method_sort, method_label
+    from r3bench.results.leaderboard import _method_sort, method_label
 
     plt = _plt()
     groups = sorted({(c.task, c.model) for c in cells})
