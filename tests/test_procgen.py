@@ -38,7 +38,7 @@ def test_template_equations_are_dimensionally_consistent():
         raw, d = core.instance(t, random.Random(0))
         q = {}
         for g in t.givens:
-            si, unit = core._to_si(raw[g.sym], g.unit)
+            si, unit = core.to_si(raw[g.sym], g.unit)
             q[g.sym] = u.Quantity(si, unit.replace("^", "**") or "dimensionless")
         for c in t.consts:
             q[c.sym] = u.Quantity(c.value, c.unit)
