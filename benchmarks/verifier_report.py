@@ -154,7 +154,7 @@ def _variant(right: str, label: str, spec):
 
 
 def reference_free():
-    from r3bench.core import data
+    from r3bench.eval import data
 
     recs = {r.id: r for r in data.load("jeebench")}
     counts, rows, agree, total = Counter(), [], 0, 0

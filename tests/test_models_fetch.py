@@ -74,7 +74,7 @@ def test_fetch_from_a_mirror_verifies_checksums(mirror, tmp_path):
     out = tmp_path / "data"
     rep = fetch.fetch(out, mirror=url, log=lambda m: None)
     assert [r["status"] for r in rep] == ["fetched"] * len(fetch.SOURCES)
-    from r3bench.core.data import PAPER_COUNTS, load
+    from r3bench.eval.data import PAPER_COUNTS, load
     assert {b: len(load(b, out)) for b in PAPER_COUNTS} == PAPER_COUNTS
     assert {r["status"] for r in fetch.fetch(out, mirror=url, log=lambda m: None)} == {"present"}
 

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 from r3bench.results import leaderboard, paper
-from r3bench.core.data import DataError
+from r3bench.eval.data import DataError
 
 REPO = Path(__file__).resolve().parents[1]
 

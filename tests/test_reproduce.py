@@ -138,11 +138,12 @@ def _write_plan(tmp_path, **kw):
 
 
 def test_psv_strategy_cells_need_a_psv_model(tmp_path, monkeypatch):
-    """stepco / bestofn default to the psv verifier, which no stage builds: refused at load time."""
+    """stepco defaults to the psv verifier, which no stage builds: refused at load time, as is bestofn with
+    scorer=psv; bestofn without a scorer and without a PSV model votes."""
     from r3bench.apps import reproduce
 
     monkeypatch.delenv("R3BENCH_PSV_MODEL", raising=False)
-    for methods, ok in (({"stepco": {}}, False), ({"bestofn": {}}, False),
+    for methods, ok in (({"stepco": {}}, False), ({"bestofn": {}}, True),
                         ({"stepco": {"model_args": "verifier=psv,rounds=2"}}, False),
                         ({"bestofn": {"model_args": "n=4,scorer=psv"}}, False),
                         ({"stepco": {"model_args": "psv_model=/x/psv/psv_model"}}, True),

@@ -217,6 +217,20 @@ def test_bestofn_votes_are_unit_aware(probs, tmp_path):
     assert out == outs[0]
 
 
+
+def test_bestofn_without_a_scorer_votes_unless_a_psv_model_is_given(probs, tmp_path, monkeypatch):
+    """`--model r3-bestofn` with no scorer and no PSV model used to fail ("verifier=psv needs psv_model")."""
+    monkeypatch.delenv("R3BENCH_PSV_MODEL", raising=False)
+    outs = ["\\boxed{12 m}", "\\boxed{85.73 m}", "\\boxed{8573 cm}"]
+    lm = BestOfNLM(inner=ScriptedLM(lambda ctx, gk, n: outs[n]), n=3, trace=str(tmp_path / "t.jsonl"))
+    assert lm.settings()["scorer"] == "vote" and lm.settings()["oracle_verifier"] is False
+    assert lm.generate_until([req(probs[0])]) == [outs[1]]  # 85.73 m and 8573 cm agree
+    from r3bench.eval.strategies.bestofn import default_scorer
+    assert default_scorer("DIR") == "psv"
+    monkeypatch.setenv("R3BENCH_PSV_MODEL", "DIR")
+    assert default_scorer() == "psv"
+
+
 # --- RAG ------------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ When `lm_eval.tasks.manager` is executed, `TaskManager.__init__` is wrapped to a
 folder to `include_path`; when `lm_eval.models.huggingface` is executed, `HFLM.__init__` is
 wrapped to resolve r3bench's short model names (`pretrained=r3bench/smollm2-135m-instruct`); when
 `lm_eval.models` is executed (it registers lm-eval's own models), r3bench's strategy wrappers
-(`--model r3-rag | r3-stepco | r3-bestofn`, r3bench/eval/strategies.py) are registered lazily beside them.
+(`--model r3-rag | r3-stepco | r3-bestofn`, r3bench/eval/strategies/) are registered lazily beside them.
 
 It fails soft: any mismatch with lm-eval's internals leaves lm-eval untouched (with one warning),
 and `R3BENCH_LM_EVAL_HOOK=0` switches it off. The fallback that needs no hook is
@@ -22,6 +22,9 @@ import os
 import sys
 import warnings
 from pathlib import Path
+
+from r3bench.core import models
+from r3bench.eval.strategies import REGISTRY
 
 ENV = "R3BENCH_LM_EVAL_HOOK"
 _TARGETS = ("lm_eval.tasks.manager", "lm_eval.models.huggingface", "lm_eval.models")
@@ -90,7 +93,6 @@ def patch_hflm(mod):
     def __init__(self, *args, **kwargs):
         p = kwargs.get("pretrained")
         if isinstance(p, str):
-            from r3bench.core import models
             if models.is_short_name(p):
                 kwargs["pretrained"] = str(models.resolve(p))
                 kwargs.setdefault("tokenizer", kwargs["pretrained"])
@@ -105,9 +107,9 @@ def register_strategies(mod):
     registering before lm_eval.models ran would break `--model hf` (FACTS: lm-eval 0.4.13)."""
     from lm_eval.api.registry import model_registry
 
-    for name, cls in (("r3-rag", "RagLM"), ("r3-stepco", "StepCoLM"), ("r3-bestofn", "BestOfNLM")):
+    for name, target in REGISTRY.items():
         if name not in model_registry:
-            model_registry.register(name, target=f"r3bench.eval.strategies:{cls}")
+            model_registry.register(name, target=target)
 
 
 _PATCHES = {"lm_eval.tasks.manager": patch_task_manager, "lm_eval.models.huggingface": patch_hflm,

@@ -21,7 +21,7 @@ import csv
 import io
 from pathlib import Path
 
-from r3bench.core.data import DataError
+from r3bench.eval.data import DataError
 
 ACC_FILE = "paper/r3_accuracy.csv"
 ERR_FILE = "paper/r3_error_distribution.csv"

@@ -11,8 +11,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from r3bench.core.methods import label as method_label, sort_key as method_sort
 
-def _plt():
+
+def pyplot():
+    """matplotlib.pyplot on the Agg backend (no display needed)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -21,7 +24,8 @@ def _plt():
     return plt
 
 
-def _save(plt, fig, out) -> Path:
+def save(plt, fig, out) -> Path:
+    """Lay out, write and close a figure; returns the path written."""
     fig.tight_layout()
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -34,11 +38,9 @@ def accuracy_bars(cells, out) -> Path | None:
     cells = [c for c in cells if c.acc is not None]
     if not cells:
         return None
-    from r3bench.results.leaderboard import _method_sort, method_label
-
-    plt = _plt()
+    plt = pyplot()
     groups = sorted({(c.task, c.model) for c in cells})
-    methods = sorted({c.method for c in cells}, key=_method_sort)
+    methods = sorted({c.method for c in cells}, key=method_sort)
     val = {(c.task, c.model, c.method): c for c in cells}
     width = 0.8 / len(methods)
     fig, ax = plt.subplots(figsize=(max(5, 1.6 * len(groups) * max(1, len(methods)) / 2), 3.6))
@@ -55,7 +57,7 @@ def accuracy_bars(cells, out) -> Path | None:
     ax.set_ylabel("accuracy")
     ax.set_ylim(0, 1)
     ax.legend(fontsize=7)
-    return _save(plt, fig, out)
+    return save(plt, fig, out)
 
 
 def training_curves(run_dirs, out) -> Path | None:
@@ -76,11 +78,11 @@ def training_curves(run_dirs, out) -> Path | None:
             series[d.name] = sorted(pts.items())
     if not series:
         return None
-    plt = _plt()
+    plt = pyplot()
     fig, axes = plt.subplots(1, len(series), figsize=(3.2 * len(series), 2.8), squeeze=False)
     for ax, (name, pts) in zip(axes[0], sorted(series.items())):
         ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3)
         ax.set_title(name, fontsize=9)
         ax.set_xlabel("step")
         ax.set_ylabel("loss")
-    return _save(plt, fig, out)
+    return save(plt, fig, out)
