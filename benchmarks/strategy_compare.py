@@ -4,7 +4,7 @@
         --tasks r3_procgen,r3_mmlu_high_structured --bon_n 10 --rounds 5 --psv_steps 30
 
 One SmolLM2 (`--model`) is loaded once as an lm-eval HFLM and wrapped by each strategy
-(r3bench/eval/strategies.py), so every cell sees the same weights, chat template, prompts, `--limit`
+(r3bench/eval/strategies/), so every cell sees the same weights, chat template, prompts, `--limit`
 problems and checker. The verifier of StepCo and of Best-of-N's score is a PSV trained first by
 `python -m trainers.psv` for `--psv_steps` steps (exact labels from the procedural bank's train
 split; the method as published: it sees no reference). Best-of-N's majority-vote pick is scored from

@@ -1,4 +1,4 @@
-"""The strategy wrappers (r3bench/eval/strategies.py): RAG, StepCo verify-then-revise, Best-of-N.
+"""The strategy wrappers (r3bench/eval/strategies/): RAG, StepCo verify-then-revise, Best-of-N.
 
 Loop logic is tested against `ScriptedLM`, a TEST DOUBLE of an lm-eval model whose answers are
 scripted per call (so that a test can know which round must happen); the same wrappers then run

@@ -95,7 +95,7 @@ def method_of(cfg: dict, strategy: dict | None = None) -> str:
 
 
 def strategy_of(d: dict) -> dict | None:
-    """A strategy wrapper's settings in an lm-eval results file (strategies.py get_model_info)."""
+    """A strategy wrapper's settings in an lm-eval results file (strategies/base.py get_model_info)."""
     cfg = d.get("config") if isinstance(d.get("config"), dict) else {}
     info = cfg.get("r3bench_strategy") or d.get("r3bench_strategy")
     return info if isinstance(info, dict) else None

@@ -232,7 +232,7 @@ def for_results(results_file: str | os.PathLike, data_dir: str | None = None, **
         "adapter": adapter_info(ma["peft"]) if ma.get("peft") else None,
         "seeds": {k: cfg.get(k) for k in ("random_seed", "numpy_seed", "torch_seed", "fewshot_seed")},
         "gen_kwargs": cfg.get("gen_kwargs"), "limit": cfg.get("limit"),
-        # a strategy wrapper's own settings and token means (r3bench/eval/strategies.py get_model_info)
+        # a strategy wrapper's own settings and token means (r3bench/eval/strategies/base.py get_model_info)
         "strategy": cfg.get("r3bench_strategy") or d.get("r3bench_strategy"),
         "apply_chat_template": d.get("chat_template_sha") is not None, "chat_template_sha": d.get("chat_template_sha"),
         **environment(), "problems": problems, **extra,
