@@ -37,8 +37,8 @@ def score(model: str, tasks: list[str], limit: int, batch_size: int, max_gen_tok
     from lm_eval.models.huggingface import HFLM
     from lm_eval.tasks import TaskManager
 
-    from r3bench import models
-    from r3bench._lmeval_hook import tasks_dir
+    from r3bench.core import models
+    from r3bench.eval.hook import tasks_dir
 
     path = str(models.resolve(model)) if models.is_short_name(model) else model
     lm = HFLM(pretrained=path, device="cpu", batch_size=batch_size, dtype="float32")

@@ -26,7 +26,7 @@ rmdir "$tmp"
 (cd "$GGUF_DIR" && sha256sum SmolLM2-135M-Instruct.Q4_1.gguf) > .gpu2/gguf.sha256
 
 # Missing from the device image (KINDS.md, nvidia-h200), needed by trainers.sft (trl -> datasets),
-# r3bench.models' GGUF load (gguf) and r3bench/verifiers (pint). Versions: those of the project .venv.
+# r3bench.core.models' GGUF load (gguf) and r3bench/verifiers (pint). Versions: those of the project .venv.
 # All are pure Python; multiprocess is per-Python-version pure Python (py312 tag), none is compiled.
 WHEELS="trl==1.16.0 datasets==5.2.0 dill==0.4.1 multiprocess==0.70.19 gguf==0.19.0
 pint==0.25.3 flexcache==0.3 flexparser==0.4 platformdirs==4.14.9"

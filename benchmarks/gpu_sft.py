@@ -6,10 +6,10 @@ procgen curriculum (tiers 1-3), greedy evaluation of format compliance and accur
     python benchmarks/gpu_sft.py --reassemble DIR [--adapter-out DIR/adapter]    # here, after the run
     python benchmarks/gpu_sft.py --eval-adapter DIR/adapter --n 20 --out DIR/cpu_check   # CPU cross-check
 
-The same code paths as on the CPU machine: r3bench.models.convert_smollm2 (GGUF -> plain HF folder;
+The same code paths as on the CPU machine: r3bench.core.models.convert_smollm2 (GGUF -> plain HF folder;
 its gguf_path() only knows the packaged file, so it is pointed at --gguf here, nothing in models.py
 changes), r3bench.procgen.export(tier=k), trainers.sft.train(Config(...)) (TRL SFTTrainer,
-completion-only loss, LoRA), r3bench.seventag.format_compliance and verifiers.check (as the r3_procgen
+completion-only loss, LoRA), r3bench.core.seventag.format_compliance and verifiers.check (as the r3_procgen
 lm-eval task scores: the whole response goes in, the checker takes the last \\boxed{...}).
 
 Numbers (defaults; each a flag):
@@ -184,8 +184,8 @@ def round_robin(per_tier: dict[int, list[dict]], n: int) -> list[dict]:
 # ---------------------------------------------------------------------------------------- model
 
 def convert(gguf: Path, cache: Path) -> Path:
-    """r3bench.models' conversion, pointed at this GGUF file (its gguf_path() knows only the packaged one)."""
-    from r3bench import models
+    """r3bench.core.models' conversion, pointed at this GGUF file (its gguf_path() knows only the packaged one)."""
+    from r3bench.core import models
 
     os.environ["R3BENCH_CACHE"] = str(cache)
     models.gguf_path = lambda: gguf  # noqa: E731 - convert_smollm2 calls the module global
@@ -247,7 +247,7 @@ def generate_batch(model, tok, rows, max_new_tokens: int, device: str):
 
 
 def score(text: str, answer: str) -> tuple[float, bool]:
-    from r3bench import seventag
+    from r3bench.core import seventag
     from verifiers import check
 
     return float(seventag.format_compliance(text)), bool(check(text, answer, kind="numeric").equivalent)
@@ -420,7 +420,7 @@ def main(argv=None) -> int:
 
 def cpu_check(args) -> int:
     """The SFT adapter (reassembled) on tier 1's test split, first --n problems, on this machine (fp32)."""
-    from r3bench import models
+    from r3bench.core import models
     from r3bench.procgen.export import export
 
     out = Path(args.out)
@@ -467,13 +467,13 @@ def study(args) -> int:
         run.s["versions"] = _versions()
         tc = time.monotonic()
         if args.tiny:
-            from r3bench.models import build_tiny
+            from r3bench.core.models import build_tiny
 
             base = str(build_tiny(work / "tiny_model"))
         else:
             gguf = Path(args.gguf) if args.gguf else None
             if gguf is None:
-                from r3bench import models
+                from r3bench.core import models
 
                 gguf = models.gguf_path()
             base = str(convert(gguf, work / "cache"))

@@ -15,7 +15,7 @@ Conditions, all from one SFT start (docs/learning_study.md gives the budget and 
   stepfix                   the paper's loss (trainers.stepfix)
   stepfix_baseline          stepfix with a baseline in the advantage (STEPFIX_BASELINE, issue 21 item 7)
   grpo_outcome, grpo_position   GRPO (trainers.grpo) with the outcome / the position reward
-  stepco, bestofn           StepCo and Best-of-N (r3bench.strategies) on the SFT model, symbolic
+  stepco, bestofn           StepCo and Best-of-N (r3bench.eval.strategies) on the SFT model, symbolic
                             verifier, at equal generated tokens (Best-of-N n = 1 + StepCo rounds)
 Trained conditions run with 3 seeds (budget.seeds).
 
@@ -225,7 +225,7 @@ def bootstrap_ci(values: list, iters: int, seed: int, num: list | None = None) -
 def score_sample(doc: dict, response: str, acc: float, fc: float | None, backend: str) -> dict:
     """Per-problem metrics of one response: the task's accuracy and format score, and the step
     verifier's first error, class and position reward (verifiers.rewards.step_reward)."""
-    from r3bench import seventag
+    from r3bench.core import seventag
     from verifiers.rewards import step_reward
     from verifiers.steps import verify
 
@@ -319,7 +319,7 @@ class Study:
 
     def model_path(self) -> str:
         if self.base_path is None:
-            from r3bench import models
+            from r3bench.core import models
 
             if not self.b.model:  # the tiny random model of --tiny
                 p = self.out / "tiny_model"
@@ -417,7 +417,7 @@ class Study:
         if c.kind in ("sft", "trained"):
             kw["peft"] = self.adapter(Cell(c, cell.seed).id)
         if c.kind == "strategy":
-            from r3bench import strategies
+            from r3bench.eval import strategies
 
             kw["peft"] = self.adapter("sft__s0__train")
             if c.strategy == "stepco":
@@ -429,9 +429,9 @@ class Study:
         from lm_eval import simple_evaluate
         from lm_eval.tasks import TaskManager
 
-        from r3bench._lmeval_hook import tasks_dir
+        from r3bench.eval.hook import tasks_dir
 
-        from r3bench.procgen import lmeval_data
+        from r3bench.eval import procgen_data as lmeval_data
 
         task = f"r3_procgen_t{cell.tier}" + ("_cot" if cell.cond.prompt == "cot" else "")
         n_docs = len(lmeval_data.problems(cell.tier))

@@ -123,7 +123,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     out_dir = Path(args.out)
 
-    from r3bench import models
+    from r3bench.core import models
     from r3bench.pde.tasks import export
     from trainers import common, sft
 

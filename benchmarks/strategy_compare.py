@@ -4,7 +4,7 @@
         --tasks r3_procgen,r3_mmlu_high_structured --bon_n 10 --rounds 5 --psv_steps 30
 
 One SmolLM2 (`--model`) is loaded once as an lm-eval HFLM and wrapped by each strategy
-(r3bench/strategies.py), so every cell sees the same weights, chat template, prompts, `--limit`
+(r3bench/eval/strategies/), so every cell sees the same weights, chat template, prompts, `--limit`
 problems and checker. The verifier of StepCo and of Best-of-N's score is a PSV trained first by
 `python -m trainers.psv` for `--psv_steps` steps (exact labels from the procedural bank's train
 split; the method as published: it sees no reference). Best-of-N's majority-vote pick is scored from
@@ -75,8 +75,9 @@ def main(argv=None):
     from lm_eval.models.huggingface import HFLM
     from lm_eval.tasks import TaskManager
 
-    from r3bench import models, retrieval
-    from r3bench.strategies import BestOfNLM, RagLM, StepCoLM
+    from r3bench.core import models
+    from r3bench.eval import retrieval
+    from r3bench.eval.strategies import BestOfNLM, RagLM, StepCoLM
 
     path = str(models.resolve(a.model)) if models.is_short_name(a.model) else a.model
     inner = HFLM(pretrained=path, tokenizer=path, device="cpu", batch_size=a.batch_size)

@@ -28,7 +28,7 @@ def _run_eval():
     from lm_eval.models.huggingface import HFLM
     from lm_eval.tasks import TaskManager
 
-    from r3bench import models
+    from r3bench.core import models
     lm = HFLM(pretrained=str(models.resolve("r3bench/smollm2-135m-instruct")), device="cpu", batch_size=8)
     tm = TaskManager(include_defaults=False)
     res = simple_evaluate(model=lm, tasks=TASKS, task_manager=tm, limit=LIMIT, apply_chat_template=True,

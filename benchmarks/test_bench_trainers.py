@@ -21,7 +21,7 @@ pytest.importorskip("trl")
 
 @pytest.fixture(scope="module")
 def setup_dirs(tmp_path_factory):
-    from r3bench import models
+    from r3bench.core import models
     from r3bench.procgen.export import export
 
     root = tmp_path_factory.mktemp("bench")

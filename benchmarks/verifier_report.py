@@ -21,7 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from r3bench import procgen, seventag  # noqa: E402
+from r3bench import procgen  # noqa: E402
+from r3bench.core import seventag
 from verifiers.steps import report, verify  # noqa: E402
 
 
@@ -153,7 +154,7 @@ def _variant(right: str, label: str, spec):
 
 
 def reference_free():
-    from r3bench import data
+    from r3bench.eval import data
 
     recs = {r.id: r for r in data.load("jeebench")}
     counts, rows, agree, total = Counter(), [], 0, 0

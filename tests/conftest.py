@@ -34,9 +34,9 @@ def injected_case():
 
 @pytest.fixture(scope="session")
 def tiny(tmp_path_factory):
-    """A tiny random chat model (r3bench.models.build_tiny), built once per session and shared read-only
+    """A tiny random chat model (r3bench.core.models.build_tiny), built once per session and shared read-only
     by every test that needs one (tests that need the folder under a particular name build their own)."""
-    from r3bench import models
+    from r3bench.core import models
 
     return str(models.build_tiny(tmp_path_factory.mktemp("tiny") / "m"))
 

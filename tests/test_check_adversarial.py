@@ -265,7 +265,7 @@ def _perturbed(ans: str, f: float):
 
 @pytest.mark.skipif(not os.environ.get("R3BENCH_DATA_DIR"), reason="R3BENCH_DATA_DIR not set")
 def test_real_references_against_themselves_and_perturbed():
-    from r3bench import data
+    from r3bench.eval import data
 
     recs = [r for b in ("jeebench", "physicsqa") for r in data.load(b)
             if r.answer_kind in ("numeric", "integer")]

@@ -5,12 +5,12 @@ import sys
 
 import pytest
 
-from r3bench.cli import check_lines, main
+from r3bench.apps.cli import check_lines, main
 from verifiers import CheckConfig
 
 
 def run_cli(*args, stdin=None):
-    return subprocess.run([sys.executable, "-m", "r3bench.cli", *args], input=stdin,
+    return subprocess.run([sys.executable, "-m", "r3bench.apps.cli", *args], input=stdin,
                           capture_output=True, text=True, timeout=300)
 
 
@@ -81,7 +81,7 @@ def test_data_fetch_failure_is_clear(tmp_path):
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
     s.close()
-    p = subprocess.run([sys.executable, "-m", "r3bench.cli", "data", "fetch", "--data-dir", str(tmp_path),
+    p = subprocess.run([sys.executable, "-m", "r3bench.apps.cli", "data", "fetch", "--data-dir", str(tmp_path),
                         "--mirror", f"http://127.0.0.1:{port}", "--timeout", "2"], capture_output=True, text=True,
                        timeout=120)
     assert p.returncode == 1 and "could not be fetched" in p.stderr and "FAILED scieval" in p.stderr
@@ -99,7 +99,7 @@ def test_demo_eval_stage_on_smollm2(tmp_path, shared_data, capsys):
 
 @pytest.mark.slow
 def test_demo_train_stage_on_a_tiny_model(tmp_path, tiny):
-    from r3bench import demo
+    from r3bench.apps import demo
 
     md, ok = demo.train_stage(tmp_path / "out", model=tiny, max_new_tokens=8, eval_max_gen_toks=8)
     assert ok, md
@@ -112,7 +112,7 @@ def test_demo_train_stage_on_a_tiny_model(tmp_path, tiny):
 
 @pytest.mark.slow
 def test_procgen_cli_writes_the_four_exports(tmp_path):
-    p = subprocess.run([sys.executable, "-m", "r3bench.cli", "procgen", "--n", "2494", "--seed", "0", "--out",
+    p = subprocess.run([sys.executable, "-m", "r3bench.apps.cli", "procgen", "--n", "2494", "--seed", "0", "--out",
                         str(tmp_path)], capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     m = json.loads(p.stdout)
@@ -122,7 +122,7 @@ def test_procgen_cli_writes_the_four_exports(tmp_path):
 
 
 def test_results_subcommands_are_listed(capsys):
-    from r3bench.cli import build_parser, main
+    from r3bench.apps.cli import build_parser, main
 
     for cmd in ("leaderboard", "record", "errors", "reproduce"):
         with pytest.raises(SystemExit) as e:
@@ -135,13 +135,13 @@ def test_results_subcommands_are_listed(capsys):
 def test_procgen_cli_tier_export(tmp_path):
     """--tier reaches the export: tier-1 rows only, the held-out templates in the manifest (failed before:
     the flag did not exist)."""
-    p = subprocess.run([sys.executable, "-m", "r3bench.cli", "procgen", "--n", "300", "--seed", "0", "--tier", "1",
+    p = subprocess.run([sys.executable, "-m", "r3bench.apps.cli", "procgen", "--n", "300", "--seed", "0", "--tier", "1",
                         "--out", str(tmp_path)], capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     m = json.loads(p.stdout)
     assert m["tier"] == 1 and m["heldout_templates"]
     rows = [json.loads(x) for x in (tmp_path / "procgen_test.jsonl").read_text().splitlines()]
     assert rows and {r["tier"] for r in rows} == {1}
-    bad = subprocess.run([sys.executable, "-m", "r3bench.cli", "procgen", "--n", "300", "--tier", "4", "--out",
+    bad = subprocess.run([sys.executable, "-m", "r3bench.apps.cli", "procgen", "--n", "300", "--tier", "4", "--out",
                           str(tmp_path / "x")], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "--tier" in bad.stderr

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from r3bench import procgen, seventag
-from r3bench.procgen import core, lmeval_data, tiers
+from r3bench import procgen
+from r3bench.core import seventag
+from r3bench.eval import procgen_data as lmeval_data
+from r3bench.procgen import core, tiers
 from r3bench.procgen.export import CELLS, export
 from verifiers import check
 
@@ -26,7 +28,7 @@ def test_tier_templates_are_what_the_tiers_promise():
     # tier 2 = the same formulas with decimals / prefixed units: every template has a non-SI given
     for a, b in zip(t1, t2):
         assert tiers.family(a.name) == tiers.family(b.name) and a.eqs == b.eqs
-        assert any(core._to_si(1.0, g.unit)[0] != 1.0 for g in b.givens), b.name
+        assert any(core.to_si(1.0, g.unit)[0] != 1.0 for g in b.givens), b.name
     assert all(t.tier == 3 for t in procgen.TEMPLATES)
     names = [t.name for ts in tiers.TIER_TEMPLATES.values() for t in ts]
     assert len(names) == len(set(names)) == len(procgen.BY_NAME)

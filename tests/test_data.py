@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from r3bench import data
+from r3bench.eval import data
 
 
 @pytest.mark.parametrize("bench,n", sorted(data.PAPER_COUNTS.items()))
@@ -86,7 +86,7 @@ def test_no_data_dir(monkeypatch, tmp_path):
 
 
 def test_cli_data_list(shared_data, capsys, tmp_path):
-    from r3bench.cli import main
+    from r3bench.apps.cli import main
 
     assert main(["data", "list", "--data-dir", str(shared_data)]) == 0
     out = capsys.readouterr().out
@@ -97,7 +97,7 @@ def test_cli_data_list(shared_data, capsys, tmp_path):
 
 def test_physicsqa_free_form_answers_get_kinds(shared_data):
     from collections import Counter
-    from r3bench.data import load_physicsqa
+    from r3bench.eval.data import load_physicsqa
     rs = [r for r in load_physicsqa(shared_data) if r.answer_kind != "mcq"]
     kinds = Counter(r.answer_kind for r in rs)
     assert kinds["numeric"] >= 3 and kinds["symbolic"] >= 1 and kinds["text"] >= 10

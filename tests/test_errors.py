@@ -14,8 +14,8 @@ def tiny_samples(tmp_path_factory):
     from lm_eval.loggers import EvaluationTracker
     from lm_eval.tasks import TaskManager
 
-    from r3bench import models
-    from r3bench._lmeval_hook import tasks_dir
+    from r3bench.core import models
+    from r3bench.eval.hook import tasks_dir
 
     root = tmp_path_factory.mktemp("err")
     tiny = str(models.build_tiny(root / "tiny-model"))
@@ -32,8 +32,8 @@ def tiny_samples(tmp_path_factory):
 
 @pytest.mark.slow
 def test_real_lmeval_samples(tiny_samples, tmp_path, capsys):
-    from r3bench import errors
-    from r3bench.cli import main
+    from r3bench.results import errors
+    from r3bench.apps.cli import main
 
     problems = []
     verdicts = errors.analyse([tiny_samples / "lm_eval"], problems=problems)
@@ -57,7 +57,8 @@ def _sample(i, p, resp, solution=None):
 
 def test_hand_made_samples_with_known_first_errors(tmp_path):
     """Responses with errors injected at known steps: the table counts exactly those classes."""
-    from r3bench import errors, procgen
+    from r3bench import procgen
+    from r3bench.results import errors
 
     probs = procgen.generate(n=40, seed=3)
     want, samples = {"MC": 0, "CM": 0, "CE": 0, "none": 0, "FORMAT": 0, "no reference": 0, "no verdict": 0}, []
@@ -106,7 +107,7 @@ def test_hand_made_samples_with_known_first_errors(tmp_path):
 
 
 def test_no_results_beside_and_missing_paths(tmp_path):
-    from r3bench import errors
+    from r3bench.results import errors
 
     (tmp_path / "samples_r3_procgen_x.jsonl").write_text("")
     problems = []
@@ -116,7 +117,7 @@ def test_no_results_beside_and_missing_paths(tmp_path):
 
 
 def test_samples_with_a_doc_or_task_config_that_is_not_a_mapping(tmp_path):
-    from r3bench import errors
+    from r3bench.results import errors
 
     assert errors.is_structured("r3_procgen", ["not", "a", "config"]) is True
     assert errors.is_structured("r3_scieval", "doc_to_text: x") is False

@@ -18,8 +18,8 @@ def runs(tmp_path_factory, shared_data):
     from lm_eval.loggers import EvaluationTracker
     from lm_eval.tasks import TaskManager
 
-    from r3bench import models
-    from r3bench._lmeval_hook import tasks_dir
+    from r3bench.core import models
+    from r3bench.eval.hook import tasks_dir
     from r3bench.procgen.export import export
     from trainers import common, sft
 
@@ -52,8 +52,8 @@ def runs(tmp_path_factory, shared_data):
 
 @pytest.mark.slow
 def test_leaderboard_tables_and_cli(runs, tmp_path, capsys):
-    from r3bench import leaderboard
-    from r3bench.cli import main
+    from r3bench.results import leaderboard
+    from r3bench.apps.cli import main
 
     cells = leaderboard.collect([runs])
     got = {(c.task, c.model, c.method, c.n) for c in cells}
@@ -77,7 +77,7 @@ def test_leaderboard_tables_and_cli(runs, tmp_path, capsys):
 
 
 def test_leaderboard_without_inputs_is_an_error(tmp_path, capsys):
-    from r3bench.cli import main
+    from r3bench.apps.cli import main
 
     (tmp_path / "x.json").write_text(json.dumps({"a": 1}))
     assert main(["leaderboard", str(tmp_path), "--out", str(tmp_path / "o")]) == 1
@@ -91,7 +91,7 @@ def test_leaderboard_without_inputs_is_an_error(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_plots_are_written(runs, tmp_path):
-    from r3bench import leaderboard, plots
+    from r3bench.results import leaderboard, plots
 
     png = plots.accuracy_bars(leaderboard.collect([runs]), tmp_path / "acc.png")
     curves = plots.training_curves([runs / "runs" / "sft"], tmp_path / "curves.png")
@@ -105,7 +105,7 @@ def test_plots_are_written(runs, tmp_path):
 def test_demo_results_stage(runs, tmp_path):
     import shutil
 
-    from r3bench import demo
+    from r3bench.apps import demo
 
     shutil.copytree(runs / "runs", tmp_path / "runs")
     shutil.copytree(runs / "lm_eval", tmp_path / "lm_eval")
@@ -119,7 +119,7 @@ def test_demo_results_stage(runs, tmp_path):
 
 def test_model_named_from_an_instance_run(tmp_path):
     """lm-eval given a model instance records its path in config.model and no model_args."""
-    from r3bench import leaderboard
+    from r3bench.results import leaderboard
 
     d = {"results": {"r3_demo": {"acc,none": 0.5, "acc_stderr,none": 0.1}}, "n-samples": {"r3_demo": {"effective": 6}},
          "config": {"model": "some/dir/SmolLM2-135M-Instruct", "model_args": None}}
@@ -143,8 +143,8 @@ def test_run_records_and_byte_identical_regeneration(runs, tmp_path, shared_data
     import shutil
     from importlib.metadata import version
 
-    from r3bench import leaderboard, records
-    from r3bench.cli import main
+    from r3bench.results import leaderboard, records
+    from r3bench.apps.cli import main
 
     work = tmp_path / "w"
     shutil.copytree(runs, work, ignore=shutil.ignore_patterns("checkpoint-*"))
@@ -202,7 +202,7 @@ def test_run_records_and_byte_identical_regeneration(runs, tmp_path, shared_data
 
 @pytest.mark.slow
 def test_paper_reference_beside_cells(runs, tmp_path):
-    from r3bench import leaderboard
+    from r3bench.results import leaderboard
 
     ref = tmp_path / "paper_reference.csv"
     ref.write_text("task,model,method,acc,n,source\n"
@@ -226,7 +226,7 @@ def test_paper_reference_beside_cells(runs, tmp_path):
 
 def test_method_and_model_of_strategy_wrappers(tmp_path):
     """r3bench's lm-eval wrappers name the method; the model is the inner `pretrained` (parsing test)."""
-    from r3bench import leaderboard
+    from r3bench.results import leaderboard
 
     for model, method, label in (("r3-rag", "rag", "RAG"), ("r3-stepco", "stepco", "StepCo"),
                                  ("r3-bestofn", "bestofn", "Best-of-N")):
@@ -246,7 +246,7 @@ def test_committed_leaderboard_regenerates_byte_for_byte(tmp_path):
     import shutil
     from pathlib import Path
 
-    from r3bench import leaderboard
+    from r3bench.results import leaderboard
 
     repo = Path(__file__).resolve().parents[1]
     committed = repo / "results" / "cpu"
@@ -269,7 +269,7 @@ def test_committed_leaderboard_regenerates_byte_for_byte(tmp_path):
 
 def test_trainer_of_a_python_m_run():
     """`python -m trainers.X` records trainer "__main__": the trainer is recognised by its config fields."""
-    from r3bench.leaderboard import trainer_of
+    from r3bench.results.leaderboard import trainer_of
 
     assert trainer_of({"trainer": "__main__", "config": {"kl_estimator": "full", "tau": 0.9}}) == "stepfix"
     assert trainer_of({"trainer": "__main__", "config": {"tau": 0.1}}) == "dpo"
@@ -281,7 +281,7 @@ def test_links_relative_to_the_table(tmp_path):
     """`r3bench leaderboard results/x --out results`: links resolve from results/leaderboard.md."""
     import shutil
 
-    from r3bench import leaderboard
+    from r3bench.results import leaderboard
 
     repo_cpu = __import__("pathlib").Path(__file__).resolve().parents[1] / "results" / "cpu"
     if not repo_cpu.is_dir():
@@ -294,7 +294,7 @@ def test_links_relative_to_the_table(tmp_path):
 
 def test_oracle_verifier_strategy_runs_are_their_own_method(tmp_path):
     """StepCo / Best-of-N whose verifier read the reference (symbolic, judge) never share the real column."""
-    from r3bench import leaderboard
+    from r3bench.results import leaderboard
 
     for model, args, oracle, where in (("r3-stepco", "verifier=symbolic", True, "top"),
                                        ("r3-stepco", "verifier=psv,psv_model=p", False, "top"),
@@ -315,7 +315,7 @@ def test_oracle_verifier_strategy_runs_are_their_own_method(tmp_path):
 
 
 def test_reference_short_rows_and_where_it_is_read_from(tmp_path, monkeypatch):
-    from r3bench import leaderboard
+    from r3bench.results import leaderboard
 
     ref = tmp_path / "ref.csv"
     ref.write_text("task,model,method,acc,n,source\nr3_scieval,M,CoT,0.5,10,paper\nr3_scieval,M\n"
@@ -336,7 +336,7 @@ def test_reference_short_rows_and_where_it_is_read_from(tmp_path, monkeypatch):
 
 
 def test_run_with_odd_eval_file_names_and_short_problem_paths(tmp_path):
-    from r3bench import leaderboard
+    from r3bench.results import leaderboard
 
     run = tmp_path / "runs" / "sft"
     (run / "eval").mkdir(parents=True)

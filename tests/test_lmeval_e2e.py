@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from r3bench.data import PAPER_COUNTS
+from r3bench.eval.data import PAPER_COUNTS
 
 ALL_TASKS = [f"r3_{b}{v}" for b in PAPER_COUNTS for v in ("", "_structured", "_sc")] + \
     ["r3_mmlu_high_test", "r3_mmlu_college_test", "r3_procgen", "r3_procgen_cot", "r3_demo", "r3_demo_structured"]

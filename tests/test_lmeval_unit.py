@@ -1,4 +1,4 @@
-"""r3bench.lmeval pieces (prompts, metrics, votes) and the lm-eval hook, without running a model."""
+"""r3bench.eval.lmeval pieces (prompts, metrics, votes) and the lm-eval hook, without running a model."""
 import subprocess
 import sys
 import types
@@ -6,7 +6,7 @@ import warnings
 
 import pytest
 
-from r3bench import _lmeval_hook, lmeval
+from r3bench.eval import hook as _lmeval_hook, lmeval
 
 DOC = {"id": "x", "benchmark": "jeebench", "question": "How fast?", "options": [], "answer": "10 m/s",
        "answer_kind": "numeric", "unit": "m/s", "solution": "", "topic": "", "source": "", "meta": "{}"}
@@ -43,7 +43,7 @@ def test_jeebench_modes_follow_the_official_grader():
 
 
 def test_structured_results_score_format():
-    from r3bench.seventag import EXAMPLE_SOLUTION
+    from r3bench.core.seventag import EXAMPLE_SOLUTION
     good = lmeval.results_structured(MCQ, [EXAMPLE_SOLUTION])
     bad = lmeval.results_structured(MCQ, ["The answer is (C)."])
     assert good["format_compliance"] == 1.0 and bad["format_compliance"] < 0.5 and bad["acc"] == 1.0
@@ -104,7 +104,7 @@ def test_hook_via_pth_and_switch():
 
 
 def test_eval_argv_adds_include_path_and_cpu(tmp_path):
-    from r3bench.cli import eval_argv
+    from r3bench.apps.cli import eval_argv
     argv, dd = eval_argv(["--tasks", "r3_jeebench", "--model", "hf", "--model_args", f"pretrained={tmp_path}",
                           "--data-dir", "/data"])
     assert dd == "/data" and "--data-dir" not in argv
@@ -116,6 +116,6 @@ def test_eval_argv_adds_include_path_and_cpu(tmp_path):
 
 
 def test_unknown_model_name_is_a_clear_error():
-    from r3bench import models
+    from r3bench.core import models
     with pytest.raises(models.ModelError, match="unknown model"):
         models.resolve("no-such-model-anywhere")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from r3bench import fetch, models
+from r3bench.core import fetch, models
 
 
 def test_tiny_model_generates(tmp_path):
@@ -75,7 +75,7 @@ def test_fetch_from_a_mirror_verifies_checksums(mirror, tmp_path):
     out = tmp_path / "data"
     rep = fetch.fetch(out, mirror=url, log=lambda m: None)
     assert [r["status"] for r in rep] == ["fetched"] * len(fetch.SOURCES)
-    from r3bench.data import PAPER_COUNTS, load
+    from r3bench.eval.data import PAPER_COUNTS, load
     assert {b: len(load(b, out)) for b in PAPER_COUNTS} == PAPER_COUNTS
     assert {r["status"] for r in fetch.fetch(out, mirror=url, log=lambda m: None)} == {"present"}
 

@@ -1,10 +1,10 @@
-"""r3bench.paper: the paper's own tables -> results/paper_reference.csv and results/paper_errors.csv."""
+"""r3bench.results.paper: the paper's own tables -> results/paper_reference.csv and results/paper_errors.csv."""
 from pathlib import Path
 
 import pytest
 
-from r3bench import leaderboard, paper
-from r3bench.data import DataError
+from r3bench.results import leaderboard, paper
+from r3bench.eval.data import DataError
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -1,4 +1,4 @@
-"""r3bench.records on its own: what a record says when things are missing or broken.
+"""r3bench.results.records on its own: what a record says when things are missing or broken.
 
 The records of real lm-eval and trainer output are tested in tests/test_leaderboard.py (one shared,
 expensive fixture)."""
@@ -10,7 +10,7 @@ import pytest
 
 
 def test_model_info_hub_local_and_short_name(tmp_path):
-    from r3bench import records
+    from r3bench.results import records
 
     assert records.model_info("Qwen/Qwen2.5-1.5B-Instruct", "abc123") == {
         "id": "Qwen/Qwen2.5-1.5B-Instruct", "source": "hub", "revision": "abc123"}
@@ -26,7 +26,7 @@ def test_model_info_hub_local_and_short_name(tmp_path):
 
 
 def test_task_data_problems_are_listed(tmp_path, monkeypatch):
-    from r3bench import records
+    from r3bench.results import records
 
     monkeypatch.delenv("R3BENCH_DATA_DIR", raising=False)
     cfg = {"custom_dataset": "def dataset_scieval(**kw):\n    return dataset('scieval', **kw)\n"}
@@ -40,12 +40,12 @@ def test_task_data_problems_are_listed(tmp_path, monkeypatch):
         tmp_path / "scieval" / "scieval-valid_physics.json")
     assert "problem" in records.task_data({"dataset_path": "hellaswag"})
     demo = records.task_data({"custom_dataset": "def dataset_demo(**_metadata):"})
-    assert demo["file"] == "r3bench/demo_problems.jsonl" and len(demo["sha256"]) == 64
+    assert demo["file"] == "r3bench/core/demo_problems.jsonl" and len(demo["sha256"]) == 64
 
 
 def test_bad_inputs_are_errors_not_crashes(tmp_path, capsys):
-    from r3bench import records
-    from r3bench.cli import main
+    from r3bench.results import records
+    from r3bench.apps.cli import main
 
     (tmp_path / "results_bad.json").write_text("{oops")
     (tmp_path / "results_list.json").write_text("[]")
@@ -63,13 +63,13 @@ def test_bad_inputs_are_errors_not_crashes(tmp_path, capsys):
 def test_record_path_names():
     from pathlib import Path
 
-    from r3bench.records import record_path
+    from r3bench.results.records import record_path
 
     assert record_path("a/results_2026-01-01T00.json") == Path("a/record_2026-01-01T00.json")
 
 
 def test_records_hold_no_machine_paths():
-    from r3bench.records import portable
+    from r3bench.results.records import portable
 
     rec = {"args": {"index": "/home/x/out/m/rag/index", "k": "3"}, "until": ["\n\nQuestion:", "</s>"],
            "cmd": ["python", "-m", "lm_eval", "--output_path", "/abs/o/lm_eval"], "n": 3, "rel": "a/b/c/d"}
@@ -79,7 +79,7 @@ def test_records_hold_no_machine_paths():
 
 
 def test_portable_strips_absolute_paths_inside_strings():
-    from r3bench import records
+    from r3bench.results import records
 
     cmd = ("python -m lm_eval --model r3-rag --model_args inner=hf,pretrained=/home/u/models/m,"
            "index=/abs/work/out/rag/index,k=3 --output_path /tmp/pytest-7/out/m/rag/lm_eval --log_samples")

@@ -23,8 +23,9 @@ def _plan(tmp_path, tiny, sft_steps):
 
 @pytest.mark.slow
 def test_reproduce_dry_run_failure_and_resume(tmp_path, capsys):
-    from r3bench import models, reproduce
-    from r3bench.cli import main
+    from r3bench.apps import reproduce
+    from r3bench.core import models
+    from r3bench.apps.cli import main
 
     tiny = str(models.build_tiny(tmp_path / "tiny-model"))
     out = tmp_path / "out"
@@ -71,8 +72,9 @@ def test_reproduce_dry_run_failure_and_resume(tmp_path, capsys):
 @pytest.mark.slow
 def test_a_trained_cell_end_to_end(tmp_path):
     """python -m trainers.sft in a subprocess, lm_eval on its adapter, the record names the method."""
-    from r3bench import models, reproduce
-    from r3bench.cli import main
+    from r3bench.apps import reproduce
+    from r3bench.core import models
+    from r3bench.apps.cli import main
 
     tiny = str(models.build_tiny(tmp_path / "tiny-model"))
     plan = _plan(tmp_path, tiny, sft_steps=1)
@@ -96,8 +98,8 @@ def test_a_trained_cell_end_to_end(tmp_path):
 
 
 def test_bad_plans_are_errors(tmp_path, capsys):
-    from r3bench import reproduce
-    from r3bench.cli import main
+    from r3bench.apps import reproduce
+    from r3bench.apps.cli import main
 
     assert main(["reproduce", "no-such-plan"]) == 2
     assert "shipped: cpu, paper" in capsys.readouterr().err
@@ -112,7 +114,7 @@ def test_bad_plans_are_errors(tmp_path, capsys):
 
 
 def test_shipped_plans_load():
-    from r3bench import reproduce
+    from r3bench.apps import reproduce
 
     paper = reproduce.load_plan("paper")
     assert set(paper["methods"]) == {"cot", "rag", "sft", "dpo", "stepfix"} and len(paper["models"]) == 4
@@ -138,11 +140,12 @@ def _write_plan(tmp_path, **kw):
 
 
 def test_psv_strategy_cells_need_a_psv_model(tmp_path, monkeypatch):
-    """stepco / bestofn default to the psv verifier, which no stage builds: refused at load time."""
-    from r3bench import reproduce
+    """stepco defaults to the psv verifier, which no stage builds: refused at load time, as is bestofn with
+    scorer=psv; bestofn without a scorer and without a PSV model votes."""
+    from r3bench.apps import reproduce
 
     monkeypatch.delenv("R3BENCH_PSV_MODEL", raising=False)
-    for methods, ok in (({"stepco": {}}, False), ({"bestofn": {}}, False),
+    for methods, ok in (({"stepco": {}}, False), ({"bestofn": {}}, True),
                         ({"stepco": {"model_args": "verifier=psv,rounds=2"}}, False),
                         ({"bestofn": {"model_args": "n=4,scorer=psv"}}, False),
                         ({"stepco": {"model_args": "psv_model=/x/psv/psv_model"}}, True),
@@ -161,7 +164,7 @@ def test_psv_strategy_cells_need_a_psv_model(tmp_path, monkeypatch):
 
 
 def test_plan_field_types_are_checked(tmp_path):
-    from r3bench import reproduce
+    from r3bench.apps import reproduce
 
     assert reproduce.load_plan(_write_plan(tmp_path, tasks="r3_procgen"))["tasks"] == ["r3_procgen"]
     for kw, msg in (({"tasks": 3}, "'tasks'"), ({"tasks": ["a", 2]}, "'tasks'"), ({"eval": ["cpu"]}, "'eval'"),
@@ -174,7 +177,7 @@ def test_plan_field_types_are_checked(tmp_path):
 
 
 def test_a_command_that_cannot_start_is_the_cells_failure(tmp_path):
-    from r3bench import reproduce
+    from r3bench.apps import reproduce
 
     rc, tail = reproduce._run([str(tmp_path / "no-such-program")], tmp_path / "x.log", {}, None)
     assert rc == 127 and "could not run" in tail and "FileNotFoundError" in tail
@@ -182,7 +185,7 @@ def test_a_command_that_cannot_start_is_the_cells_failure(tmp_path):
 
 def test_rag_index_args_source_and_rebuild(tmp_path, monkeypatch):
     """Worked solutions in the index are retrieved (source=all); other index_args rebuild the index."""
-    from r3bench import reproduce
+    from r3bench.apps import reproduce
 
     plan = reproduce.load_plan(_write_plan(tmp_path, methods={"rag": {"index_args": ["--procgen_n", 50]}}))
     (cell,) = reproduce.cells(plan, tmp_path / "o")
@@ -211,7 +214,8 @@ def test_rag_index_args_source_and_rebuild(tmp_path, monkeypatch):
 
 
 def test_results_stage_records_plot_and_error_analysis_failures(tmp_path, monkeypatch):
-    from r3bench import errors, plots, reproduce
+    from r3bench.apps import reproduce
+    from r3bench.results import errors, plots
 
     def boom(*a, **k):
         raise RuntimeError("broken figure")

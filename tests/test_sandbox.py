@@ -82,7 +82,7 @@ def test_exact_physics_step_gives_a_value():
 def test_sympy_imports_under_the_default_limits_and_nothing_of_the_parent_runs():
     code = ("import sys, sympy\nx = sympy.Symbol('x')\n"
             "result = (str(sympy.diff(x**3, x)), any(p.endswith('site-packages') for p in sys.path),\n"
-            "          'r3bench._lmeval_hook' in sys.modules, sys.flags.isolated, sys.flags.no_site)")
+            "          'r3bench.eval.hook' in sys.modules, sys.flags.isolated, sys.flags.no_site)")
     r = _expect(run_python(code, SandboxLimits(wall_s=20, cpu_s=15)), "ok")
     assert r.value == "('3*x**2', True, False, 1, 1)"  # venv packages on the path, no .pth hook executed
 
@@ -324,7 +324,7 @@ def test_refused_namespaces_fall_back_loudly(monkeypatch, caplog):
 
 
 def test_doctor_reports_the_level(capsys, monkeypatch):
-    from r3bench import cli, doctor
+    from r3bench.apps import cli, doctor
     from verifiers.sandbox import ENV_VAR, FALLBACK, isolation_level
 
     assert cli.main(["doctor"]) == 0

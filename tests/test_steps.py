@@ -5,7 +5,8 @@ import sys
 
 from hypothesis import given, settings, strategies as st
 
-from r3bench import procgen, seventag
+from r3bench import procgen
+from r3bench.core import seventag
 from r3bench.procgen.export import export
 from verifiers.steps import StepVerdict, report, verify
 
@@ -56,7 +57,7 @@ def test_verify_cli_contract(tmp_path):
     p = procgen.generate(n=10, seed=2)[0]
     lines = [json.dumps({"question": p.question, "solution": p.solution, "reference": p.solution}), "{not json",
              json.dumps({"question": "q"})]
-    r = subprocess.run([sys.executable, "-m", "r3bench.cli", "verify", "--backend", "symbolic", "--jsonl", "-"],
+    r = subprocess.run([sys.executable, "-m", "r3bench.apps.cli", "verify", "--backend", "symbolic", "--jsonl", "-"],
                        input="\n".join(lines), capture_output=True, text=True, timeout=60)
     out = [json.loads(x) for x in r.stdout.splitlines()]
     assert r.returncode == 0 and len(out) == 3

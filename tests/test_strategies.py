@@ -1,4 +1,4 @@
-"""The strategy wrappers (r3bench/strategies.py): RAG, StepCo verify-then-revise, Best-of-N.
+"""The strategy wrappers (r3bench/eval/strategies/): RAG, StepCo verify-then-revise, Best-of-N.
 
 Loop logic is tested against `ScriptedLM`, a TEST DOUBLE of an lm-eval model whose answers are
 scripted per call (so that a test can know which round must happen); the same wrappers then run
@@ -17,8 +17,9 @@ import pytest
 from lm_eval.api.instance import Instance
 from lm_eval.api.model import LM
 
-from r3bench import procgen, seventag
-from r3bench.strategies import FEEDBACK_NO_STEPS, BestOfNLM, RagLM, Scorer, StepCoLM
+from r3bench import procgen
+from r3bench.core import seventag
+from r3bench.eval.strategies import FEEDBACK_NO_STEPS, BestOfNLM, RagLM, Scorer, StepCoLM
 
 GK = {"until": ["\n\nQuestion:"], "do_sample": False, "max_gen_toks": 64}
 
@@ -216,11 +217,25 @@ def test_bestofn_votes_are_unit_aware(probs, tmp_path):
     assert out == outs[0]
 
 
+
+def test_bestofn_without_a_scorer_votes_unless_a_psv_model_is_given(probs, tmp_path, monkeypatch):
+    """`--model r3-bestofn` with no scorer and no PSV model used to fail ("verifier=psv needs psv_model")."""
+    monkeypatch.delenv("R3BENCH_PSV_MODEL", raising=False)
+    outs = ["\\boxed{12 m}", "\\boxed{85.73 m}", "\\boxed{8573 cm}"]
+    lm = BestOfNLM(inner=ScriptedLM(lambda ctx, gk, n: outs[n]), n=3, trace=str(tmp_path / "t.jsonl"))
+    assert lm.settings()["scorer"] == "vote" and lm.settings()["oracle_verifier"] is False
+    assert lm.generate_until([req(probs[0])]) == [outs[1]]  # 85.73 m and 8573 cm agree
+    from r3bench.eval.strategies.bestofn import default_scorer
+    assert default_scorer("DIR") == "psv"
+    monkeypatch.setenv("R3BENCH_PSV_MODEL", "DIR")
+    assert default_scorer() == "psv"
+
+
 # --- RAG ------------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory, probs):
-    from r3bench import retrieval
+    from r3bench.eval import retrieval
     path = tmp_path_factory.mktemp("rag")
     rows = [{"id": p.id, "question": p.question, "solution": p.solution} for p in probs]
     retrieval.build(path, solutions=rows)
@@ -243,7 +258,7 @@ def test_rag_puts_retrieved_formulas_before_the_prompt(probs, index, tmp_path):
 
 @pytest.mark.slow
 def test_rag_never_retrieves_the_problems_own_solution(probs, index, tmp_path):
-    from r3bench.retrieval import Index
+    from r3bench.eval.retrieval import Index
     p = probs[0]
     hits = Index(index).query(p.question, k=3, source="solutions", exclude_question=p.question)
     assert hits and all(h.question != p.question for h in hits)
@@ -263,7 +278,7 @@ def test_trainers_rag_cli_builds_the_index(tmp_path):
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-2000:]
     m = json.loads((out / "index.json").read_text())
-    from r3bench import formulas
+    from r3bench.core import formulas
     n_train = sum(p.split == "train" for p in procgen.generate(n=40, seed=0))
     assert m["collections"]["formulas"]["count"] == len(formulas.load())
     assert m["collections"]["solutions"]["count"] == n_train
@@ -468,6 +483,6 @@ def test_trace_path_follows_lm_eval_output_path(probs, tmp_path, monkeypatch):
 
 
 def test_rag_refuses_a_missing_index(tmp_path):
-    from r3bench.retrieval import RetrievalError
+    from r3bench.eval.retrieval import RetrievalError
     with pytest.raises(RetrievalError, match="no retrieval index"):
         RagLM(inner=ScriptedLM(lambda *a: ""), index=str(tmp_path / "typo"))

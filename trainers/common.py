@@ -285,7 +285,7 @@ def wait_for_everyone():
 
 
 def model_path(name: str) -> str:
-    from r3bench import models
+    from r3bench.core import models
 
     if models.is_short_name(name):
         return str(models.resolve(name))
@@ -458,7 +458,7 @@ def evaluate_model(model, tokenizer, cfg, tag: str = "final") -> dict:
         from lm_eval.models.huggingface import HFLM
         from lm_eval.tasks import TaskManager
 
-        from r3bench._lmeval_hook import tasks_dir
+        from r3bench.eval.hook import tasks_dir
 
         lm = HFLM(pretrained=model, tokenizer=tokenizer, batch_size=cfg.eval_batch_size)
         tm = TaskManager(include_path=str(tasks_dir()), include_defaults=False)

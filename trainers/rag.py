@@ -38,7 +38,7 @@ def solution_rows(path: str | None = None, procgen_n: int = 0, procgen_seed: int
 
 
 def main(argv=None) -> int:
-    from r3bench import retrieval
+    from r3bench.eval import retrieval
 
     ap = argparse.ArgumentParser(prog="python -m trainers.rag", description=__doc__.split("\n")[0], allow_abbrev=False)
     ap.add_argument("--out", default=None, help=f"index folder (default: {retrieval.default_path()}, or R3BENCH_RAG_INDEX)")

@@ -22,8 +22,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from r3bench import formulas
-from r3bench import seventag
+from r3bench.core import formulas
+from r3bench.core import seventag
 from verifiers import sandbox
 from verifiers import stepparse as P
 from verifiers.verdict import TAG_OF_STEP, StepVerdict

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import os
 
-from r3bench import models
-from r3bench import seventag
+from r3bench.core import models
+from r3bench.core import seventag
 from verifiers.stepformat import format_error
 from verifiers.verdict import STEP_CLASS, STEP_OF_TAG, StepVerdict
 

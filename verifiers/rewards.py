@@ -50,8 +50,8 @@ import operator
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence
 
-from r3bench.seventag import parse
-from r3bench.units import get_ureg
+from r3bench.core.seventag import parse
+from r3bench.core.units import get_ureg
 from verifiers.answer import canonical, check
 from verifiers.config import CheckConfig
 from verifiers.extract import extract_answer

@@ -5,6 +5,11 @@ import argparse
 import json
 import sys
 
+from r3bench.pde import families as F
+from r3bench.pde.bank import BANK, HELD_OUT_BANK
+from r3bench.pde.tasks import export
+from r3bench.pde.verify import verify
+
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m r3bench.pde")
@@ -16,13 +21,8 @@ def main(argv=None) -> int:
     c.add_argument("--seed", type=int, default=1000)
     args = ap.parse_args(argv)
     if args.cmd == "export":
-        from r3bench.pde.tasks import export
-
         export(args.out, args.per_family, log_fn=print)
         return 0
-    from r3bench.pde import families as F
-    from r3bench.pde.bank import BANK, HELD_OUT_BANK
-    from r3bench.pde.verify import verify
 
     ok = True
     for fam, schemes in {**BANK, **HELD_OUT_BANK}.items():

@@ -23,6 +23,8 @@ import numpy as np
 from r3bench.pde import families as F
 from r3bench.pde.metrics import prompt_metrics
 from r3bench.pde.verify import ProgramVerdict, VerifyConfig, extract_code, verify
+from r3bench.pde.bank import BANK
+from verifiers.rewards import completion_text
 
 log = logging.getLogger(__name__)
 VERSION = 1
@@ -161,8 +163,6 @@ def agg_reasons(items) -> float:
 def export(out, per_family: int = 8, log_fn=None) -> Path:
     """sft.jsonl (prompt, completion, family, seed, scheme, split=train) from the bank, seen families only;
     `python -m trainers.sft --data OUT` reads it."""
-    from r3bench.pde.bank import BANK
-
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     rows = []
@@ -195,8 +195,6 @@ class PDEReward:
         self.cfg, self.__name__, self.last_reasons = cfg, name, []
 
     def __call__(self, prompts=None, completions=None, family=None, seed=None, n_instances=None, **_):
-        from verifiers.rewards import completion_text
-
         if family is None or seed is None:
             raise ValueError("pde_reward needs the dataset columns family and seed")
         n = len(completions)

@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from r3bench.pde import families as _fam
+from verifiers.sandbox import SandboxLimits
+from verifiers.sandbox import run_python
 
 EPS = 1e-12
 
@@ -151,8 +153,6 @@ result = _r3_drive(_r3_insts, _r3_limit)
 
 
 def _sandbox_limits(cfg: VerifyConfig, n: int, out_bytes: int):
-    from verifiers.sandbox import SandboxLimits
-
     wall = cfg.startup_s + cfg.instance_s * n
     return SandboxLimits(wall_s=wall, cpu_s=int(math.ceil(wall)), memory_mb=cfg.memory_mb,
                          output_kb=max(64, int(out_bytes * 1.4 / 1024) + 64))
@@ -215,8 +215,6 @@ def _decode(item, inst):
 
 def verify(code, family: str, insts: list[dict], cfg: VerifyConfig = VerifyConfig()) -> ProgramVerdict:
     """Run `code` (Python source defining `solve`) on `insts` in the sandbox; never raises."""
-    from verifiers.sandbox import run_python
-
     if family not in _fam.FAMILIES:
         return ProgramVerdict(False, False, 0.0, 1.0, f"verifier error: unknown family {family!r}")
     if not isinstance(code, str) or not code.strip():

@@ -12,12 +12,13 @@ problems to the full bank, with a template-level split (test = templates never t
 """
 from __future__ import annotations
 
+import functools
 import random
 
-from r3bench.procgen.core import Problem, instance, make_problem, problem_id, reference
+from r3bench.procgen.core import Problem, instance, problem_id, reference
 from r3bench.procgen.inject import CLASS_NAMES, CLASSES, InjectError, inject
 from r3bench.procgen.oracle import first_error as _oracle
-from r3bench.procgen.render import render
+from r3bench.procgen.render import make_problem, render
 from r3bench.procgen.templates import TEMPLATES, TOPICS
 from r3bench.procgen.tiers import TIER_TEMPLATES, TIERS, heldout_templates
 
@@ -96,3 +97,9 @@ def inject_problem(p: Problem, cls: str, step: int | None = None, seed: int = 0)
 def first_error(p: Problem, solution: str) -> tuple[int, str]:
     """The first wrong step (1-7) of `solution` for problem `p`, or 0 if all are right."""
     return _oracle(BY_NAME[p.template], raw_values(p), solution)
+
+
+@functools.lru_cache(maxsize=8)
+def test_split(n: int, seed: int) -> tuple:
+    """The test split of the bank generated for (n, seed), cached: what r3_procgen scores and a run record hashes."""
+    return tuple(p for p in generate(n=n, seed=seed) if p.split == "test")

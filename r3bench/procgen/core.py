@@ -19,6 +19,8 @@ import random
 import re
 from dataclasses import dataclass, field, replace
 
+from r3bench.core.units import get_ureg, to_absolute
+
 SIG = 4
 
 
@@ -118,7 +120,7 @@ class Derivation:
             for (j, sym), v in self.sub_override.items():
                 if j == i:
                     env[sym] = v
-            val = shown(_fn(e.expr, tuple(_symbols(e.expr)))(*[env[s] for s in _symbols(e.expr)]))
+            val = shown(lambdify(e.expr, tuple(symbols(e.expr)))(*[env[s] for s in symbols(e.expr)]))
             if i in self.calc_factor:
                 val = shown(val * self.calc_factor[i])
             self.results.append(val)
@@ -160,7 +162,7 @@ _FUNCS = {"sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "exp", "log", "pi
 
 
 @functools.lru_cache(maxsize=None)
-def _symbols(expr: str) -> tuple:
+def symbols(expr: str) -> tuple:
     seen = []
     for s in _IDENT.findall(expr):
         if s not in _FUNCS and s not in seen:
@@ -169,7 +171,7 @@ def _symbols(expr: str) -> tuple:
 
 
 @functools.lru_cache(maxsize=None)
-def _fn(expr: str, syms: tuple):
+def lambdify(expr: str, syms: tuple):
     code = compile(expr.replace("^", "**"), "<eq>", "eval")
     ns = {"sqrt": math.sqrt, "sin": math.sin, "cos": math.cos, "tan": math.tan, "asin": math.asin,
           "acos": math.acos, "atan": math.atan, "exp": math.exp, "log": math.log, "pi": math.pi,
@@ -197,8 +199,7 @@ def _sample(g: Given, rng: random.Random) -> float:
     return float(f"{x:.{g.digits}g}")
 
 
-def _to_si(value: float, unit: str) -> tuple[float, str]:
-    from r3bench.units import get_ureg, to_absolute
+def to_si(value: float, unit: str) -> tuple[float, str]:
     u = get_ureg()
     q = to_absolute(u.Quantity(value, unit)).to_base_units()
     return float(q.magnitude), _unit_str(q.units)
@@ -211,7 +212,6 @@ def _unit_str(units) -> str:
 
 
 def display_q(value: float, unit: str) -> str:
-    from r3bench.units import get_ureg
     u = get_ureg()
     sym = f"{u.Unit(unit):~}".replace(" ", "").replace("**", "^") if unit not in ("", "dimensionless") else ""
     v = f"{int(value)}" if float(value).is_integer() and abs(value) < 1e6 else fmt(value)
@@ -225,7 +225,7 @@ def reference(t: Template, raw: dict) -> Derivation:
     """The correct derivation for sampled display values `raw` (sym -> display value)."""
     values, units = {}, {}
     for g in t.givens:
-        values[g.sym], units[g.sym] = _to_si(raw[g.sym], g.unit)
+        values[g.sym], units[g.sym] = to_si(raw[g.sym], g.unit)
         values[g.sym] = shown(values[g.sym])
     for c in t.consts:
         values[c.sym], units[c.sym] = c.value, c.unit
@@ -262,15 +262,6 @@ def question_text(t: Template, raw: dict) -> str:
 def problem_id(t: Template, raw: dict) -> str:
     key = t.name + "|" + "|".join(f"{k}={raw[k]!r}" for k in sorted(raw))
     return f"{t.name}-{hashlib.sha1(key.encode()).hexdigest()[:10]}"
-
-
-def make_problem(t: Template, raw: dict, d: Derivation, split: str = "train") -> Problem:
-    from r3bench.procgen.render import render
-    ans = f"{fmt(d.answer)} {d.answer_unit}".strip()
-    return Problem(id=problem_id(t, raw), template=t.name, topic=t.topic, difficulty=t.difficulty,
-                   question=question_text(t, raw), answer=ans, answer_value=d.answer, answer_unit=d.answer_unit,
-                   solution=render(t, d), givens={g.sym: [raw[g.sym], g.unit] for g in t.givens}, split=split,
-                   tier=t.tier)
 
 
 def with_changes(d: Derivation, **kw) -> Derivation:

@@ -19,7 +19,7 @@ from collections import Counter
 from pathlib import Path
 
 from r3bench import procgen
-from r3bench.prompts import prompt_structured
+from r3bench.core.prompts import prompt_structured
 
 CELLS = [("none", 0), ("MC", 1), ("MC", 4), ("CM", 2), ("CM", 3), ("CE", 5), ("CE", 6)]
 

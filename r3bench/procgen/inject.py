@@ -12,7 +12,7 @@ import math
 import random
 from dataclasses import dataclass, replace
 
-from r3bench.procgen.core import Derivation, Template, shown, with_changes
+from r3bench.procgen.core import Derivation, Template, shown, symbols, to_si, with_changes
 
 CLASSES = {"MC": (1, 4), "CM": (2, 3), "CE": (5, 6)}
 CLASS_NAMES = {"MC": "miscomprehension", "CM": "conceptual", "CE": "calculation"}
@@ -49,11 +49,10 @@ def _mc_target(t: Template, d: Derivation, rng):
 
 
 def _mc_value(t: Template, d: Derivation, rng):
-    from r3bench.procgen.core import _to_si
     g = rng.choice(t.givens)
     display = float(d.values[g.sym])
-    si_factor = _to_si(1.0, g.unit)[0]
-    offset = abs(_to_si(2.0, g.unit)[0] - 2 * si_factor) > 1e-9  # degC, degF: not a plain factor
+    si_factor = to_si(1.0, g.unit)[0]
+    offset = abs(to_si(2.0, g.unit)[0] - 2 * si_factor) > 1e-9  # degC, degF: not a plain factor
     if abs(si_factor - 1.0) > 1e-9 and not offset:
         raw = shown(display / si_factor)  # the number as printed, its unit conversion forgotten
         wrong, why = raw, f"used {g.sym} in {g.unit} as if it were SI"
@@ -75,9 +74,8 @@ def _cm(t: Template, d: Derivation, rng, step):
 
 
 def _ce_sub(t: Template, d: Derivation, rng):
-    from r3bench.procgen.core import _symbols
     i = rng.randrange(len(d.eqs))
-    sym = rng.choice(_symbols(d.eqs[i].expr))
+    sym = rng.choice(symbols(d.eqs[i].expr))
     known = dict(d.values)
     known.update({e.sym: r for e, r in zip(d.eqs[:i], d.results[:i])})
     f = rng.choice(SLIPS)

@@ -11,8 +11,9 @@ from __future__ import annotations
 import math
 import re
 
-from r3bench import seventag
-from r3bench.procgen.core import Template, _fn, _symbols, reference
+from r3bench.core import seventag
+from r3bench.procgen.core import Template, lambdify, reference, symbols
+from verifiers import check
 
 _NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?"
 
@@ -40,7 +41,7 @@ def _eval_numeric(rhs: str) -> float:
     """A substituted right-hand side: numbers, operators and the template functions only."""
     if not _ALLOWED.fullmatch(rhs):
         raise ValueError(f"not a numeric expression: {rhs[:40]}")
-    return _fn(rhs, ())()
+    return lambdify(rhs, ())()
 
 
 def first_error(t: Template, raw: dict, text: str) -> tuple[int, str]:
@@ -69,8 +70,8 @@ def first_error(t: Template, raw: dict, text: str) -> tuple[int, str]:
         except KeyError:
             return 3, f"equation for an unknown quantity {lhs}"
         try:
-            ok = _close(_fn(rhs, _symbols(rhs))(*[known[s] for s in _symbols(rhs)]),
-                        _fn(te.expr, _symbols(te.expr))(*[known[s] for s in _symbols(te.expr)]), 1e-6)
+            ok = _close(lambdify(rhs, symbols(rhs))(*[known[s] for s in symbols(rhs)]),
+                        lambdify(te.expr, symbols(te.expr))(*[known[s] for s in symbols(te.expr)]), 1e-6)
         except (KeyError, ValueError, ZeroDivisionError, SyntaxError, TypeError, OverflowError):
             ok = False
         if not ok:
@@ -92,7 +93,7 @@ def first_error(t: Template, raw: dict, text: str) -> tuple[int, str]:
         if i >= len(subs) or subs[i][0] != lhs:
             return 5, f"no substitution for {lhs}"
         try:
-            expect = _fn(sol_eqs[lhs], _symbols(sol_eqs[lhs]))(*[env[s] for s in _symbols(sol_eqs[lhs])])
+            expect = lambdify(sol_eqs[lhs], symbols(sol_eqs[lhs]))(*[env[s] for s in symbols(sol_eqs[lhs])])
             got = _eval_numeric(subs[i][1])
         except (KeyError, ValueError, ZeroDivisionError, SyntaxError, OverflowError):
             return 5, f"substitution for {lhs} unreadable"
@@ -105,7 +106,6 @@ def first_error(t: Template, raw: dict, text: str) -> tuple[int, str]:
             return 6, f"arithmetic error in {lhs}"
         env[lhs] = float(m.group(0))
     # 7. the final answer is the last result, with its unit
-    from verifiers import check
     last_lhs = eqs[-1][0]
     fa = get("final_answer")
     want = f"{calcs[len(eqs) - 1][1]}"

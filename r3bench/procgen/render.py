@@ -1,8 +1,9 @@
-"""Derivation -> seven-tag text, following the conventions of r3bench.seventag.CONVENTIONS."""
+"""Derivation -> seven-tag text, following the conventions of r3bench.core.seventag.CONVENTIONS, and the
+Problem that shows it (question, answer and the rendered reference solution)."""
 from __future__ import annotations
 
-from r3bench import seventag
-from r3bench.procgen.core import Derivation, Template, fmt, substitute
+from r3bench.core import seventag
+from r3bench.procgen.core import Derivation, Problem, Template, fmt, problem_id, question_text, substitute
 
 
 def substitution_lines(d: Derivation) -> list[str]:
@@ -37,3 +38,11 @@ def steps(t: Template, d: Derivation) -> dict:
 
 def render(t: Template, d: Derivation) -> str:
     return seventag.render(steps(t, d))
+
+
+def make_problem(t: Template, raw: dict, d: Derivation, split: str = "train") -> Problem:
+    ans = f"{fmt(d.answer)} {d.answer_unit}".strip()
+    return Problem(id=problem_id(t, raw), template=t.name, topic=t.topic, difficulty=t.difficulty,
+                   question=question_text(t, raw), answer=ans, answer_value=d.answer, answer_unit=d.answer_unit,
+                   solution=render(t, d), givens={g.sym: [raw[g.sym], g.unit] for g in t.givens}, split=split,
+                   tier=t.tier)

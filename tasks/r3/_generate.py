@@ -27,8 +27,8 @@ import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
 # the modules the `!function` entries name: change a prefix here (one place) when its module moves
-GLUE = "r3bench.lmeval"                   # datasets, prompts, results_*, aggregations, KeepAll
-TIER_GLUE = "r3bench.procgen.lmeval_data"  # dataset_tier (the curriculum tiers)
+GLUE = "r3bench.eval.lmeval"              # datasets, prompts, results_*, aggregations, KeepAll
+TIER_GLUE = "r3bench.eval.procgen_data"   # dataset_tier (the curriculum tiers)
 PDE_GLUE = "r3bench.pde.tasks"            # the PDE track's datasets, prompt, results
 PDE_METRICS = "r3bench.pde.metrics"       # agg_median
 KINDS = importlib.import_module(GLUE).BENCH_KINDS  # the answer kinds of each benchmark
@@ -41,7 +41,7 @@ PDE_K = 8
 # lm-eval hands every --model_args key to a custom_dataset function as well (task metadata), so the
 # dataset keywords carry a prefix that no model argument uses (r3-bestofn has n= and seed=)
 PROCGEN = {"procgen_n": 2494, "procgen_seed": 0}
-TIER_N = 1500  # = r3bench.procgen.lmeval_data.TASK_N (checked by tests/test_curriculum.py)
+TIER_N = 1500  # = r3bench.eval.procgen_data.TASK_N (checked by tests/test_curriculum.py)
 # max_gen_toks of the tier tasks: tier-1/2 reference solutions are ~110-170 tokens, tier 3 up to ~450
 TIER_TOKS = {1: 384, 2: 384, 3: 768}
 UNTIL = ["\n\nQuestion:", "<|im_end|>"]

@@ -11,11 +11,11 @@ For each (model, method) cell of the plan, in order:
 2. evaluate with plain lm-eval over all the plan's tasks:
    `python -m lm_eval --model hf --model_args pretrained=M[,peft=ADAPTER] --tasks ... --output_path
    CELL/lm_eval --log_samples ...`, or `--model r3-rag|r3-stepco|r3-bestofn --model_args
-   inner=hf,pretrained=M,...` for the strategy methods (r3bench/strategies.py); no stage trains a
-   PSV, so a stepco / bestofn method with verifier / scorer psv (the default) must name one in its
-   model_args (`psv_model=DIR`, DIR = a `python -m trainers.psv` OUTPUT_DIR/psv_model) or
+   inner=hf,pretrained=M,...` for the strategy methods (r3bench/eval/strategies/); no stage trains a
+   PSV, so a stepco method with verifier psv (the default) or a bestofn method with scorer=psv must name
+   one in its model_args (`psv_model=DIR`, DIR = a `python -m trainers.psv` OUTPUT_DIR/psv_model) or
    R3BENCH_PSV_MODEL must be set: otherwise the plan is refused (PlanError) before anything runs;
-3. write the run record beside lm-eval's results file (r3bench/records.py).
+3. write the run record beside lm-eval's results file (r3bench/results/records.py).
 
 Then the leaderboard (OUT/leaderboard.md, .csv), the accuracy and training-curve plots, the error
 analysis of the structured tasks (OUT/errors/) and OUT/reproduce.md (status of every cell).
@@ -25,7 +25,7 @@ Resumable: a cell whose results file and record exist is skipped; a finished tra
 CELL/cell.json with its stage, exit code and the tail of its log (CELL/train.log, CELL/eval.log), and
 the grid goes on. `--dry-run` lists the exact commands and writes nothing.
 
-A plan is a YAML file, or the name of one shipped in r3bench/plans/ (`paper`, `cpu`):
+A plan is a YAML file, or the name of one shipped in r3bench/apps/plans/ (`paper`, `cpu`):
 
     name: cpu
     out: results/reproduce/cpu       # --out overrides
@@ -49,17 +49,15 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from r3bench.core.methods import RUNNABLE, VERIFIER_ARGS
+from r3bench.core.methods import label as method_label
+from r3bench.results import errors, leaderboard, plots, records
+from r3bench.results.cells import model_args, model_name
+from r3bench.results.records import portable, record_path
+
 # method -> how it is made: a trainer (and what it starts from) or an lm-eval strategy wrapper
-METHODS = {
-    "cot": {},
-    "sft": {"trainer": "sft"},
-    "dpo": {"trainer": "dpo", "init_from": "sft"},
-    "stepfix": {"trainer": "stepfix", "init_from": "sft"},
-    "grpo": {"trainer": "grpo"},
-    "rag": {"lm_eval_model": "r3-rag", "index": True},  # index: python -m trainers.rag builds CELL/index first
-    "stepco": {"lm_eval_model": "r3-stepco"},
-    "bestofn": {"lm_eval_model": "r3-bestofn"},
-}
+# (index: python -m trainers.rag builds CELL/index first); the method table is r3bench/core/methods.py
+METHODS = RUNNABLE
 PLAN_KEYS = {"name", "out", "data_dir", "models", "methods", "tasks", "eval", "train", "timeout_s", "reference",
              "description"}
 EVAL_KEYS = {"device", "batch_size", "limit", "gen_kwargs", "apply_chat_template", "seed", "num_fewshot",
@@ -86,7 +84,7 @@ def slug(model: str) -> str:
 
 
 def plan_names() -> list[str]:
-    return sorted(p.name[:-5] for p in resources.files("r3bench").joinpath("plans").iterdir()
+    return sorted(p.name[:-5] for p in resources.files("r3bench.apps").joinpath("plans").iterdir()
                   if p.name.endswith(".yaml"))
 
 
@@ -98,7 +96,7 @@ def load_plan(name_or_path: str) -> dict:
     if p.is_file():
         text = p.read_text(encoding="utf-8")
     else:
-        res = resources.files("r3bench").joinpath("plans", f"{name_or_path}.yaml")
+        res = resources.files("r3bench.apps").joinpath("plans", f"{name_or_path}.yaml")
         if not res.is_file():
             raise PlanError(f"no plan file {name_or_path!r} and no shipped plan of that name "
                             f"(shipped: {', '.join(plan_names())})")
@@ -152,8 +150,6 @@ def load_plan(name_or_path: str) -> dict:
 
 def _cell_model_args(plan: dict, spec: dict) -> dict:
     """key -> value of the plan's eval.model_args and the method's model_args (the method's win)."""
-    from r3bench.leaderboard import model_args
-
     got = {}
     for extra in ((plan.get("eval") or {}).get("model_args"), spec.get("model_args")):
         if extra:
@@ -161,19 +157,17 @@ def _cell_model_args(plan: dict, spec: dict) -> dict:
     return got
 
 
-# strategy method -> the model_args key naming its verifier (default psv: StepCo's process-supervised verifier)
-_VERIFIER_KEY = {"r3-stepco": "verifier", "r3-bestofn": "scorer"}
-
-
 def _check_psv(plan: dict, method: str, spec: dict) -> None:
     """A stepco / bestofn cell whose verifier is psv needs psv_model=DIR in its model_args (no stage
-    of the grid trains a PSV): otherwise every such cell would fail when lm-eval builds the model."""
-    key = _VERIFIER_KEY.get(spec.get("lm_eval_model") or "")
+    of the grid trains a PSV): otherwise every such cell would fail when lm-eval builds the model.
+    StepCo's verifier is psv unless named; Best-of-N without a scorer and without a PSV model votes."""
+    key, default = VERIFIER_ARGS.get(spec.get("lm_eval_model") or "", (None, None))
     if not key:
         return
     ma = _cell_model_args(plan, spec)
-    if ma.get(key, "psv") == "psv" and not ma.get("psv_model") and not os.environ.get("R3BENCH_PSV_MODEL"):
-        raise PlanError(f"method {method!r}: {key}=psv (the default) needs a trained PSV: add psv_model=DIR to its "
+    if ma.get(key, default) == "psv" and not ma.get("psv_model") and not os.environ.get("R3BENCH_PSV_MODEL"):
+        raise PlanError(f"method {method!r}: {key}=psv" + (" (the default)" if key not in ma else "")
+                        + " needs a trained PSV: add psv_model=DIR to its "
                         f"model_args (train one with python -m trainers.psv; DIR = its OUTPUT_DIR/psv_model), or "
                         f"set R3BENCH_PSV_MODEL, or choose {key}=symbolic|judge"
                         + ("|vote" if key == "scorer" else "") + " (those read the reference: an oracle verifier)")
@@ -296,8 +290,6 @@ def results_of(cell: Cell) -> list[Path]:
 
 
 def finished(cell: Cell) -> bool:
-    from r3bench.records import record_path
-
     return any(record_path(r).is_file() for r in results_of(cell))
 
 
@@ -361,7 +353,6 @@ def run_cell(plan: dict, cell: Cell, out: Path, env: dict, log=lambda s: None) -
     """Train (if the method trains), evaluate, record. Returns the cell's status dict (also in cell.json)."""
     import yaml
 
-    from r3bench import records
 
     t0 = time.time()
     shown = [_shown(a, out) for _, a in cell.commands]
@@ -423,8 +414,6 @@ def run_cell(plan: dict, cell: Cell, out: Path, env: dict, log=lambda s: None) -
 
 
 def summary_table(rows: list[tuple[Cell, dict]]) -> str:
-    from r3bench.leaderboard import method_label, model_name
-
     md = ["| model | method | status | stage | note |", "|---|---|---|---|---|"]
     for c, st in rows:
         note = (st.get("reason") or "").strip().splitlines()[-1:] if st.get("status") == "failed" else \
@@ -482,8 +471,6 @@ def run(plan_ref: str, out: str | None = None, dry_run: bool = False, log=lambda
 
 
 def _results(plan: dict, out: Path, rows, log) -> None:
-    from r3bench import errors, leaderboard, plots
-
     (out / "reproduce.md").write_text(f"# r3bench reproduce: {plan['name']}\n\n" + summary_table(rows),
                                       encoding="utf-8")
     problems = []
@@ -511,7 +498,5 @@ def _results(plan: dict, out: Path, rows, log) -> None:
     for f in failed:
         log(f)
     if failed:
-        from r3bench.records import portable
-
         with open(out / "reproduce.md", "a", encoding="utf-8") as fh:
             fh.write("\nProblems after the grid:\n\n" + "".join(f"- {portable(f)}\n" for f in failed))

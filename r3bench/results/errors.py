@@ -32,6 +32,12 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from r3bench.core.methods import label as method_label, sort_key as method_sort
+from r3bench.results.cells import method_of, model_name, pretrained_of, strategy_of
+from r3bench.results.plots import pyplot, save
+from r3bench.core import seventag
+from verifiers.steps import verify
+
 CLASSES = ("MC", "CM", "CE")
 OUTCOMES = ("MC", "CM", "CE", "none", "FORMAT", "no verdict", "no reference")
 _SAMPLES = re.compile(r"^samples_(?P<task>.+)_(?P<ts>\d{4}-\d\d-\d\dT[0-9.\-]+)\.jsonl$")
@@ -68,8 +74,6 @@ def is_structured(task: str, task_cfg: dict | None) -> bool:
 
 def _run_info(samples_file: Path, problems: list) -> tuple[str, str, str, dict | None]:
     """(task, model, method, task config) of a samples file, from the results file beside it."""
-    from r3bench import leaderboard
-
     m = _SAMPLES.match(samples_file.name)
     task, ts = (m["task"], m["ts"]) if m else (samples_file.stem.removeprefix("samples_"), None)
     res = samples_file.with_name(f"results_{ts}.json") if ts else None
@@ -79,8 +83,8 @@ def _run_info(samples_file: Path, problems: list) -> tuple[str, str, str, dict |
     try:
         d = json.loads(res.read_text(encoding="utf-8"))
         cfg = d.get("config") or {}
-        return (task, leaderboard.model_name(leaderboard.pretrained_of(cfg)),
-                leaderboard.method_of(cfg, leaderboard.strategy_of(d)),
+        return (task, model_name(pretrained_of(cfg)),
+                method_of(cfg, strategy_of(d)),
                 (d.get("configs") or {}).get(task))
     except (OSError, ValueError, AttributeError) as e:
         problems.append(f"{res.name}: unreadable ({e}): model and method unknown")
@@ -88,15 +92,11 @@ def _run_info(samples_file: Path, problems: list) -> tuple[str, str, str, dict |
 
 
 def _has_steps(text: str) -> bool:
-    from r3bench import seventag
-
     return bool(text) and seventag.parse(text).n > 0
 
 
 def verify_sample(sample: dict, backend: str = "symbolic") -> tuple[str, int | None, str]:
     """(outcome, first_error, explanation) of one logged sample."""
-    from verifiers.steps import verify
-
     doc = sample.get("doc")
     if doc is None:
         doc = {}
@@ -164,13 +164,11 @@ def analyse(paths, backend: str = "symbolic", problems: list | None = None) -> l
 
 def summarize(verdicts) -> list[dict]:
     """One row per (model, method): counts of each outcome and shares of the verified samples."""
-    from r3bench.leaderboard import _method_sort
-
     groups = {}
     for v in verdicts:
         groups.setdefault((v.model, v.method), Counter())[v.outcome] += 1
     rows = []
-    for (model, method) in sorted(groups, key=lambda k: (k[0], _method_sort(k[1]))):
+    for (model, method) in sorted(groups, key=lambda k: (k[0], method_sort(k[1]))):
         c = groups[(model, method)]
         verified = sum(c[k] for k in ("MC", "CM", "CE", "none"))
         errors = sum(c[k] for k in CLASSES)
@@ -187,8 +185,6 @@ def _pct(x) -> str:
 
 
 def tables(rows, problems=()) -> tuple[str, str]:
-    from r3bench.leaderboard import method_label
-
     md = ["| model | method | samples | verified | MC | CM | CE | none | format failure | no verdict | no reference |",
           "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
@@ -220,10 +216,7 @@ def plot(rows, out) -> Path | None:
     rows = [r for r in rows if r["verified"] + r["FORMAT"]]
     if not rows:
         return None
-    from r3bench.leaderboard import method_label
-    from r3bench.plots import _plt, _save
-
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(max(4, 1.1 * len(rows) + 2), 3.4))
     xs = list(range(len(rows)))
     bottom = [0.0] * len(rows)
@@ -238,7 +231,7 @@ def plot(rows, out) -> Path | None:
     ax.set_ylim(0, 1)
     ax.set_title("first error class", fontsize=9)
     ax.legend(fontsize=7, bbox_to_anchor=(1.01, 1), loc="upper left")
-    return _save(plt, fig, out)
+    return save(plt, fig, out)
 
 
 def write(paths, out, backend: str = "symbolic", problems: list | None = None):

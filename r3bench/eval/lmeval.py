@@ -3,27 +3,30 @@
 The YAML files stay thin; everything they call lives here, so it is importable, testable and shared
 with the trainers (which score through the same `process_results`).
 
-    custom_dataset: !function r3bench.lmeval.dataset_<benchmark>   -> DatasetDict {"test": ...}
-    doc_to_text:    !function r3bench.lmeval.prompt_cot | prompt_structured
-    process_results: !function r3bench.lmeval.results_<variant>
-    metric aggregation: !function r3bench.lmeval.agg_*
+    custom_dataset: !function r3bench.eval.lmeval.dataset_<benchmark>   -> DatasetDict {"test": ...}
+    doc_to_text:    !function r3bench.eval.lmeval.prompt_cot | prompt_structured
+    process_results: !function r3bench.eval.lmeval.results_<variant>
+    metric aggregation: !function r3bench.eval.lmeval.agg_*
 
 The data directory comes from `--metadata '{"data_dir": "..."}'` or R3BENCH_DATA_DIR.
 """
 from __future__ import annotations
 
-import functools
 import json
 from collections import Counter
+from importlib import resources
 
-from r3bench import data as _data
-from r3bench import seventag
-from verifiers import CheckConfig, canonical, check
+from r3bench import procgen
+from r3bench.eval import data as _data
+from r3bench.core import seventag
+from r3bench.core.prompts import ANSWER_FORM, prompt_cot, prompt_structured  # noqa: F401 - used by the YAMLs
+from verifiers import KINDS, CheckConfig, canonical, check
 
-KINDS = ("mcq", "mcq_multi", "integer", "numeric", "symbolic", "text")
-# benchmarks with more than one answer kind report accuracy per kind (acc_<kind>); the YAML
-# generator (tasks/r3/_generate.py) lists the same metrics
-BENCH_KINDS = {"jeebench": ("mcq", "mcq_multi", "integer", "numeric"), "physicsqa": KINDS,
+# benchmarks with more than one answer kind report accuracy per kind (acc_<kind>), in JEEBench's order
+# of kinds and then the others of verifiers.KINDS; the YAML generator (tasks/r3/_generate.py) lists the
+# same metrics
+_JEE_KINDS = ("mcq", "mcq_multi", "integer", "numeric")
+BENCH_KINDS = {"jeebench": _JEE_KINDS, "physicsqa": _JEE_KINDS + tuple(k for k in KINDS if k not in _JEE_KINDS),
                "demo": ("mcq", "integer", "numeric")}
 # JEEBench scoring: the tolerance (jee_abs_tol = 0.01, compute_metrics.py) lives in CheckConfig;
 # jeebench = official scores (MCQ(multiple) 0.25 per option), jeebench_marks = exam marks (MCQ -1
@@ -84,13 +87,6 @@ def dataset_physicsqa(**kw):
     return dataset("physicsqa", **kw)
 
 
-@functools.lru_cache(maxsize=8)
-def _procgen_test(n: int, seed: int) -> tuple:
-    from r3bench import procgen
-
-    return tuple(p for p in procgen.generate(n=n, seed=seed) if p.split == "test")
-
-
 def dataset_procgen(procgen_n: int = 2494, procgen_seed: int = 0, procgen_split: str = "test", **_metadata):
     """The test split of the procedural bank (generated in-process, deterministic for n and seed).
 
@@ -98,9 +94,7 @@ def dataset_procgen(procgen_n: int = 2494, procgen_seed: int = 0, procgen_split:
     n, seed, split = procgen_n, procgen_seed, procgen_split
     import datasets
 
-    from r3bench import procgen
-
-    probs = _procgen_test(int(n), int(seed)) if split == "test" else \
+    probs = procgen.test_split(int(n), int(seed)) if split == "test" else \
         tuple(p for p in procgen.generate(n=int(n), seed=int(seed)) if p.split == split)
     recs = [_data.Record(id=p.id, benchmark="procgen", question=p.question, options=(), answer=p.answer,
                          answer_kind="numeric", unit=p.answer_unit or None, solution=p.solution, topic=p.topic,
@@ -111,16 +105,14 @@ def dataset_procgen(procgen_n: int = 2494, procgen_seed: int = 0, procgen_split:
 
 def demo_records() -> list:
     """Six short physics problems written for r3bench (package data): the demo runs without a data dir."""
-    from importlib import resources
-
-    text = resources.files("r3bench").joinpath("demo_problems.jsonl").read_text(encoding="utf-8")
+    text = resources.files("r3bench.core").joinpath("demo_problems.jsonl").read_text(encoding="utf-8")
     out = []
     for line in text.splitlines():
         if line.strip():
             d = json.loads(line)
             out.append(_data.Record(id=d["id"], benchmark="demo", question=d["question"], options=tuple(d["options"]),
                                     answer=d["answer"], answer_kind=d["answer_kind"], topic=d.get("topic"),
-                                    source="r3bench/demo_problems.jsonl"))
+                                    source="r3bench/core/demo_problems.jsonl"))
     return out
 
 
@@ -129,8 +121,6 @@ def dataset_demo(**_metadata):
 
     return datasets.DatasetDict({"test": records_to_dataset(demo_records())})
 
-
-from r3bench.prompts import ANSWER_FORM, prompt_cot, prompt_structured  # noqa: E402,F401 - used by the YAMLs
 
 
 # --- metrics -------------------------------------------------------------------------------------

@@ -27,13 +27,20 @@ import sys
 from pathlib import Path
 from typing import Iterable, Iterator, TextIO
 
-KINDS = ("numeric", "symbolic", "mcq", "mcq_multi", "integer", "text")
+from r3bench.apps import demo, doctor, reproduce
+from r3bench.core import fetch, models
+from r3bench.eval import data
+from r3bench.eval.data import summary_table
+from r3bench.eval.hook import tasks_dir
+from r3bench.procgen.export import export
+from r3bench.results import errors, leaderboard, records
+from verifiers import KINDS, CheckConfig, check
+from verifiers.steps import BACKENDS, report, verify
+
 MODES = ("default", "jeebench", "jeebench_marks")
 
 
 def _config(args: argparse.Namespace):
-    from verifiers import CheckConfig
-
     kw = {"mode": args.mode}
     if args.rel_tol is not None:
         kw["rel_tol"] = args.rel_tol
@@ -47,8 +54,6 @@ def check_lines(lines: Iterable[str], cfg) -> Iterator[dict]:
 
     A malformed line yields `{"line": i, "error": "..."}` instead of stopping the run.
     """
-    from verifiers import check
-
     for i, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
@@ -129,22 +134,17 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.pred is None or args.ref is None:
         print("r3bench check: give PRED and REF, or --jsonl FILE", file=sys.stderr)
         return 2
-    from verifiers import check
 
     print(json.dumps(check(args.pred, args.ref, kind=args.kind, cfg=cfg).to_dict(), ensure_ascii=False, indent=2))
     return 0
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from r3bench import demo
-
     return demo.run(out_dir=args.out, data_dir=args.data_dir, eval_limit=args.limit,
                     max_gen_toks=args.max_gen_toks, skip_eval=args.no_eval, skip_train=args.no_train)
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    from r3bench import leaderboard
-
     problems = []
     ref = None if args.reference == "none" else args.reference
     # nothing found: nothing written (an existing leaderboard.md is not replaced by an empty table)
@@ -161,8 +161,6 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def cmd_record(args: argparse.Namespace) -> int:
-    from r3bench import records
-
     written, problems = records.write_all(args.paths, data_dir=args.data_dir, force=args.force)
     if args.copy_to:
         try:
@@ -182,9 +180,6 @@ def cmd_record(args: argparse.Namespace) -> int:
 
 
 def cmd_errors(args: argparse.Namespace) -> int:
-    from r3bench import errors
-    from verifiers.steps import BACKENDS
-
     if args.backend not in BACKENDS:
         print(f"r3bench errors: unknown backend {args.backend!r} (have: {', '.join(BACKENDS)})", file=sys.stderr)
         return 2
@@ -198,18 +193,12 @@ def cmd_errors(args: argparse.Namespace) -> int:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from r3bench import reproduce
-
     return reproduce.run(args.plan, out=args.out, dry_run=args.dry_run,
                          log=lambda m: print(m, file=sys.stderr if m.startswith("error:") else sys.stdout, flush=True))
 
 
 def cmd_data(args: argparse.Namespace) -> int:
-    from r3bench.data import summary_table
-
     if args.action == "fetch":
-        from r3bench import data, fetch
-
         try:
             root = args.data_dir or str(data.data_dir())
         except data.DataError:
@@ -233,8 +222,6 @@ def cmd_data(args: argparse.Namespace) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from r3bench import doctor
-
     d = doctor.report(refresh=True)
     print(json.dumps(d, indent=2) if args.json else doctor.format_report(d))
     return 0
@@ -328,8 +315,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from verifiers.steps import BACKENDS
-
     if args.backend not in BACKENDS:
         print(f"r3bench verify: unknown backend {args.backend!r} (have: {', '.join(BACKENDS)})", file=sys.stderr)
         return 2
@@ -338,8 +323,6 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 def verify_lines(lines, backend: str):
     """Verify each JSONL line `{"question", "solution", "reference"}`; malformed lines yield an error object."""
-    from verifiers.steps import verify
-
     for i, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
@@ -356,8 +339,6 @@ def verify_lines(lines, backend: str):
 
 
 def cmd_verifier_report(args: argparse.Namespace) -> int:
-    from verifiers.steps import BACKENDS, report
-
     if args.backend not in BACKENDS:
         print(f"r3bench verifier-report: unknown backend {args.backend!r}", file=sys.stderr)
         return 2
@@ -366,7 +347,6 @@ def cmd_verifier_report(args: argparse.Namespace) -> int:
     else:
         import tempfile
 
-        from r3bench.procgen.export import export
         with tempfile.TemporaryDirectory() as d:
             export(d, n=args.n, seed=args.seed, log=lambda s: None)
             rows = [json.loads(x) for x in open(f"{d}/verifier.jsonl", encoding="utf-8")]
@@ -385,8 +365,6 @@ def cmd_verifier_report(args: argparse.Namespace) -> int:
 
 
 def cmd_procgen(args: argparse.Namespace) -> int:
-    from r3bench.procgen.export import export
-
     if args.n < 10:
         print("r3bench procgen: --n must be at least 10 (three splits and a balanced verifier set)", file=sys.stderr)
         return 2
@@ -396,13 +374,10 @@ def cmd_procgen(args: argparse.Namespace) -> int:
 
 
 def _tasks_dir():
-    from r3bench._lmeval_hook import tasks_dir
     return tasks_dir()
 
 
 def cmd_model(args: argparse.Namespace) -> int:
-    from r3bench import models
-
     try:
         if args.action == "tiny":
             print(models.build_tiny(args.name))
@@ -448,8 +423,6 @@ def eval_argv(argv: list[str]) -> tuple[list[str], str | None]:
 
 
 def _resolve_model_args(s: str) -> str:
-    from r3bench import models
-
     parts = []
     for kv in s.split(","):
         k, _, v = kv.partition("=")
@@ -460,8 +433,6 @@ def _resolve_model_args(s: str) -> str:
 
 
 def cmd_eval(argv: list[str]) -> int:
-    import os
-
     if argv in (["-h"], ["--help"]):
         print("usage: r3bench eval [--data-dir D] LM_EVAL_ARGS...\n\n"
               "Runs lm_eval with r3bench's task folder included, short model names resolved\n"
@@ -469,15 +440,14 @@ def cmd_eval(argv: list[str]) -> int:
               "Example: r3bench eval --data-dir ../shared/data --tasks r3_physics --model hf \\\n"
               "  --model_args pretrained=r3bench/smollm2-135m-instruct --limit 5 --output_path results/eval")
         return 0
-    from r3bench import models
 
     try:
         args, data_dir = eval_argv(argv)
     except models.ModelError as e:
         print(f"r3bench eval: {e}", file=sys.stderr)
         return 1
-    if data_dir:
-        os.environ["R3BENCH_DATA_DIR"] = str(data_dir)
+    if data_dir:  # handed to the tasks' dataset functions as lm-eval task metadata (merged with the user's)
+        args += ["--metadata", json.dumps({"data_dir": str(data_dir)})]
     try:
         from lm_eval.__main__ import cli_evaluate
     except ImportError:

@@ -1,6 +1,6 @@
 """The paper's own result tables ("Reason, Reward, Refine") as r3bench reference files.
 
-`python -m r3bench.paper --data-dir DATA --out results` reads the transcribed tables in
+`python -m r3bench.results.paper --data-dir DATA --out results` reads the transcribed tables in
 `DATA/paper/` (`r3_accuracy.csv`: 5 benchmarks x 4 models x CoT/RAG/SFT/DPO/Ours, and
 `r3_error_distribution.csv`: MC/CM/CE shares among incorrect PhysicsQA generations) and writes
 
@@ -21,7 +21,7 @@ import csv
 import io
 from pathlib import Path
 
-from r3bench.data import DataError
+from r3bench.eval.data import DataError
 
 ACC_FILE = "paper/r3_accuracy.csv"
 ERR_FILE = "paper/r3_error_distribution.csv"
@@ -120,19 +120,19 @@ def main(argv: list[str] | None = None) -> int:
     import os
     import sys
 
-    ap = argparse.ArgumentParser(prog="python -m r3bench.paper", description=__doc__.split("\n\n")[0],
+    ap = argparse.ArgumentParser(prog="python -m r3bench.results.paper", description=__doc__.split("\n\n")[0],
                                  allow_abbrev=False)
     ap.add_argument("--data-dir", default=os.environ.get("R3BENCH_DATA_DIR"),
                     help="benchmark data directory holding paper/ (default $R3BENCH_DATA_DIR)")
     ap.add_argument("--out", default="results", help="output folder (default results)")
     args = ap.parse_args(argv)
     if not args.data_dir:
-        print("python -m r3bench.paper: give --data-dir or set R3BENCH_DATA_DIR", file=sys.stderr)
+        print("python -m r3bench.results.paper: give --data-dir or set R3BENCH_DATA_DIR", file=sys.stderr)
         return 2
     try:
         a, e = write(args.data_dir, args.out)
     except DataError as err:
-        print(f"python -m r3bench.paper: {err}", file=sys.stderr)
+        print(f"python -m r3bench.results.paper: {err}", file=sys.stderr)
         return 1
     print(f"wrote {a} and {e}")
     return 0

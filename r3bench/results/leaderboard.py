@@ -11,7 +11,7 @@ Reads, under each path (a file or a folder, searched recursively):
   the evaluation at the run's last step, method = the trainer; `eval/base.json` (a base model
   scored by `trainers.common.evaluate_model(..., tag="base")`) is CoT;
 * run records (`record_*.json` beside a results file, `record.json` in a run folder; see
-  r3bench/records.py): each cell links to its record; a record whose result is not beside it
+  r3bench/results/records.py): each cell links to its record; a record whose result is not beside it
   (committed records alone) gives its cells itself, so the table can be rebuilt from records.
 
 Writes OUT/leaderboard.md and OUT/leaderboard.csv: a row per (task, model), a column per method (the
@@ -28,53 +28,21 @@ from __future__ import annotations
 
 import csv
 import io
-import json
-import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
-# method key -> column label, in column order
-# (a StepCo / Best-of-N run whose verifier read the reference solution - symbolic, judge - is its own
-# method, "... (oracle verifier)": it never shares the real method's column)
-METHODS = {"cot": "CoT", "rag": "RAG", "sft": "SFT", "dpo": "DPO", "stepfix": "stepfix", "stepco": "StepCo",
-           "stepco_oracle": "StepCo (oracle verifier)", "bestofn": "Best-of-N",
-           "bestofn_oracle": "Best-of-N (oracle verifier)", "grpo": "GRPO", "psv": "PSV"}
-METHOD_ORDER = list(METHODS)
-# names the paper (and people) use for the same methods
-METHOD_ALIASES = {**{v.lower(): k for k, v in METHODS.items()}, "ours": "stepfix", "base": "cot",
-                  "best-of-n": "bestofn", "best_of_n": "bestofn"}
+from r3bench.core.methods import key as method_key, label as method_label, sort_key as method_sort
+from r3bench.results.cells import (Cell, adapter_method, from_base_eval, from_lmeval, from_run, method_of,  # noqa: F401
+                                   model_args, model_name, number, pretrained_of, relative, strategy_of, trainer_of)
+from r3bench.results.records import read, record_path
+
 # the repository's copy (the package's parent folder), whatever the working directory
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 REFERENCE = REPO / "results" / "paper_reference.csv"
 _DEFAULT_REFERENCES = (REFERENCE, Path("results") / "paper_reference.csv")
 REFERENCE_FIELDS = ("task", "model", "method", "acc", "n", "source")
-
-
-@dataclass(frozen=True)
-class Cell:
-    task: str
-    model: str
-    method: str
-    acc: float | None
-    stderr: float | None
-    n: int | None
-    source: str
-    jee_score: float | None = None
-    jee_marks: float | None = None
-    record: str = ""
-
-
-def method_key(m: str) -> str:
-    return METHOD_ALIASES.get(str(m).strip().lower(), str(m).strip().lower())
-
-
-def method_label(m: str) -> str:
-    return "+".join(METHODS.get(p, p) for p in m.split("+"))
-
-
-def _method_sort(m: str):
-    first = m.split("+")[0]
-    return (METHOD_ORDER.index(first) if first in METHOD_ORDER else 99, m.count("+"), m)
+# the columns are the methods of r3bench/core/methods.py, in its order (a StepCo / Best-of-N run whose
+# verifier read the reference solution is its own method, "... (oracle verifier)")
 
 
 def is_seventag_task(task: str) -> bool:
@@ -97,143 +65,14 @@ def column_label(col: str) -> str:
 
 
 def column_sort(col: str):
-    return _method_sort("cot") + (1,) if col == SEVENTAG_BASE else _method_sort(col) + (0,)
-
-
-def _num(v):
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else None
-
-
-def model_name(path: str) -> str:
-    from r3bench.models import SHORT_NAMES
-
-    s = str(path).rstrip("/")
-    return SHORT_NAMES.get(s.lower()) or Path(s).name or s
-
-
-_model_name = model_name
-
-
-# config fields only one trainer has: how a run record without a "trainer" key is recognised
-_TRAINER_FIELDS = (("stepfix", "kl_estimator"), ("grpo", "group_size"), ("psv", "mc_rollouts"), ("dpo", "tau"))
-
-
-def trainer_of(rec: dict) -> str:
-    # `python -m trainers.sft` records its Config's module, "__main__": recognise the trainer by its fields
-    if rec.get("trainer") and rec["trainer"] != "__main__":
-        return rec["trainer"]
-    cfg = rec.get("config") or {}
-    return next((name for name, key in _TRAINER_FIELDS if key in cfg), "sft" if cfg else "adapter")
-
-
-def adapter_method(adapter: str) -> str:
-    for cand in (Path(adapter) / "run.json", Path(adapter).parent / "run.json"):
-        if cand.is_file():
-            try:
-                return trainer_of(json.loads(cand.read_text()))
-            except (OSError, json.JSONDecodeError):
-                break
-    return "adapter"
-
-
-_adapter_method = adapter_method
-
-
-def model_args(cfg: dict) -> dict:
-    ma = cfg.get("model_args") or {}
-    if isinstance(ma, str):
-        ma = dict(kv.split("=", 1) for kv in ma.split(",") if "=" in kv)
-    return {str(k).strip(): str(v).strip() for k, v in ma.items()} if isinstance(ma, dict) else {}
-
-
-_model_args = model_args
-
-
-def pretrained_of(cfg: dict) -> str:
-    """The model an lm-eval run scored: `pretrained` of model_args (also inside a strategy wrapper), else
-    config.model when it is a path (lm-eval given a model instance records the instance's path there)."""
-    given = str(cfg.get("model") or "")
-    return model_args(cfg).get("pretrained") or (given if "/" in given else "?")
-
-
-def method_of(cfg: dict, strategy: dict | None = None) -> str:
-    """The method of an lm-eval run: the adapter's trainer and/or the strategy wrapper; a StepCo or
-    Best-of-N run whose verifier read the reference (`r3bench_strategy.oracle_verifier`, in the results
-    file or its config) is `stepco_oracle` / `bestofn_oracle`."""
-    from r3bench.records import WRAPPERS
-
-    ma = model_args(cfg)
-    parts = [adapter_method(ma["peft"])] if ma.get("peft") else []
-    wrapper = WRAPPERS.get(str(cfg.get("model") or ""))
-    if wrapper:
-        info = strategy if isinstance(strategy, dict) else cfg.get("r3bench_strategy")
-        if wrapper in ("stepco", "bestofn") and isinstance(info, dict) and info.get("oracle_verifier") is True:
-            wrapper += "_oracle"
-        parts.append(wrapper)
-    return "+".join(parts) or "cot"
-
-
-def strategy_of(d: dict) -> dict | None:
-    """A strategy wrapper's settings in an lm-eval results file (strategies.py get_model_info)."""
-    cfg = d.get("config") if isinstance(d.get("config"), dict) else {}
-    info = cfg.get("r3bench_strategy") or d.get("r3bench_strategy")
-    return info if isinstance(info, dict) else None
-
-
-def _rel(path: Path, root: Path) -> str:
-    return path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name
-
-
-def from_lmeval(path: Path, root: Path) -> list[Cell]:
-    d = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(d, dict) or not isinstance(d.get("results"), dict):
-        raise ValueError("no 'results' mapping: not an lm-eval results file")
-    cfg = d.get("config") or {}
-    model, method = model_name(pretrained_of(cfg)), method_of(cfg, strategy_of(d))
-    out = []
-    for task, res in sorted(d["results"].items()):
-        if not isinstance(res, dict) or "acc,none" not in res:
-            continue
-        n = ((d.get("n-samples") or {}).get(task) or {}).get("effective")
-        out.append(Cell(task, model, method, _num(res.get("acc,none")), _num(res.get("acc_stderr,none")), n,
-                        _rel(path, root), _num(res.get("jee_score,none")), _num(res.get("jee_marks,none"))))
-    return out
-
-
-def _summary_cells(summary: dict, model: str, method: str, src: str) -> list[Cell]:
-    return [Cell(task, model, method, _num(r.get("acc")), _num(r.get("acc_stderr")), r.get("n"), src,
-                 _num(r.get("jee_score")), _num(r.get("jee_marks")))
-            for task, r in sorted((summary.get("tasks") or {}).items()) if isinstance(r, dict) and "acc" in r]
-
-
-def from_run(run: Path, root: Path) -> list[Cell]:
-    rec = json.loads((run / "run.json").read_text(encoding="utf-8"))
-    # eval/step-<N>.json only (a step-final.json or step-3.bak.json is not a step: skipped, not fatal)
-    evals = sorted((p for p in (run / "eval").glob("step-*.json") if p.stem[5:].isdigit()),
-                   key=lambda p: int(p.stem[5:]))
-    if not evals:
-        return []
-    ev = json.loads(evals[-1].read_text(encoding="utf-8")).get("summary", {})
-    model = model_name((rec.get("config") or {}).get("model", "?"))
-    return _summary_cells(ev, model, trainer_of(rec), _rel(evals[-1], root))
-
-
-def from_base_eval(path: Path, root: Path) -> list[Cell]:
-    """eval/base.json of trainers.common.evaluate_model(tag="base"): the base model, method CoT."""
-    d = json.loads(path.read_text(encoding="utf-8"))
-    run = path.parent.parent / "run.json"
-    model = (json.loads(run.read_text(encoding="utf-8")).get("config") or {}).get("model") if run.is_file() else None
-    model = model or pretrained_of(d.get("config") or {})
-    return _summary_cells(d.get("summary") or {}, model_name(model), "cot", _rel(path, root))
+    return method_sort("cot") + (1,) if col == SEVENTAG_BASE else method_sort(col) + (0,)
 
 
 def from_record(path: Path, root: Path) -> list[Cell]:
-    from r3bench.records import read
-
     rec = read(path)
-    src = _rel(path, root)
-    return [Cell(c["task"], c["model"], c["method"], _num(c.get("acc")), _num(c.get("acc_stderr")), c.get("n"), src,
-                 _num(c.get("jee_score")), _num(c.get("jee_marks")), src) for c in rec["cells"]]
+    src = relative(path, root)
+    return [Cell(c["task"], c["model"], c["method"], number(c.get("acc")), number(c.get("acc_stderr")), c.get("n"), src,
+                 number(c.get("jee_score")), number(c.get("jee_marks")), src) for c in rec["cells"]]
 
 
 def _is_record(f: Path) -> bool:
@@ -247,8 +86,6 @@ def _shown_path(p: Path) -> str:
 
 def collect(paths, problems: list | None = None) -> list[Cell]:
     """Cells from every result, run and record under `paths`; unreadable inputs go to `problems`."""
-    from r3bench.records import record_path
-
     problems = [] if problems is None else problems
     cells = []
     for p in map(Path, paths):
@@ -275,10 +112,10 @@ def collect(paths, problems: list | None = None) -> list[Cell]:
                 else:
                     continue
             except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError) as e:
-                problems.append(f"{_rel(f, root)}: {type(e).__name__}: {str(e)[:160]}")
+                problems.append(f"{relative(f, root)}: {type(e).__name__}: {str(e)[:160]}")
                 continue
             if rec is not None and rec.is_file():
-                got = [replace(c, record=_rel(rec, root)) for c in got]
+                got = [replace(c, record=relative(rec, root)) for c in got]
             cells += got
     return cells
 
@@ -347,7 +184,7 @@ def paper_table(reference: dict, tasks: set, models: set) -> list[str]:
     keys = sorted(k for k in reference if k[0] in tasks and k[1] not in models)
     if not keys:
         return []
-    methods = sorted({k[2] for k in keys}, key=_method_sort)
+    methods = sorted({k[2] for k in keys}, key=method_sort)
     head = ["task", "paper model"] + [method_label(m) for m in methods]
     out = ["", "The paper's own table for the same tasks (its models, not r3bench's; n = the full set):", "",
            "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]

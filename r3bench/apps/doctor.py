@@ -15,6 +15,9 @@ import platform
 import subprocess
 import sys
 
+from verifiers import sandbox
+from verifiers import seccomp
+
 
 def _unshare_version(path):
     if not path:
@@ -27,8 +30,6 @@ def _unshare_version(path):
 
 
 def _libseccomp():
-    from verifiers import seccomp
-
     try:
         f = seccomp.build(kill=True)  # built, not loaded: this process is not confined by it
     except seccomp.SeccompUnavailable as e:
@@ -38,8 +39,6 @@ def _libseccomp():
 
 def report(refresh: bool = False) -> dict:
     """Everything `r3bench doctor` shows, as plain data."""
-    from verifiers import sandbox
-
     info = sandbox.probe(refresh=refresh)
     return {
         "isolation_level": sandbox.isolation_level(),

@@ -18,6 +18,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from verifiers.answer import infer_kind
+
 ENV_VAR = "R3BENCH_DATA_DIR"
 LETTERS = "ABCD"
 
@@ -278,8 +280,6 @@ def _label_to_letter(lab: str) -> str:
 
 def _free_form_kind(ans: str) -> str:
     """Answer kind of a free-form PhysicsQA answer: a lone LaTeX number/expression, or text."""
-    from verifiers.answer import infer_kind
-
     one_formula = re.fullmatch(r"\$[^$\n]+\$", ans.strip()) is not None
     k = infer_kind(ans)
     if k == "numeric" or (k == "symbolic" and one_formula):

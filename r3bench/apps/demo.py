@@ -13,7 +13,7 @@ It runs what the project has so far, end to end, on data embedded in the package
    the stepfix adapter scored through lm-eval (`r3_demo_structured`) -> `<out>/train.md`, run
    folders under `<out>/runs/`. A smoke run of the pipeline: a few steps change nothing measurable.
 
-4. a run record for every cell (r3bench/records.py: data checksums, task versions, model and adapter
+4. a run record for every cell (r3bench/results/records.py: data checksums, task versions, model and adapter
    hashes, seeds, generation settings, packages, git commit, hardware), then the leaderboard of these
    cells (`r3bench leaderboard` over `<out>/lm_eval` and `<out>/runs`, each cell linked to its record,
    the paper's number beside it where results/paper_reference.csv has one) -> `<out>/leaderboard.md`,
@@ -28,17 +28,24 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from r3bench import procgen
+from r3bench.core import models, seventag
+from r3bench.eval.data import DataError, data_dir as _dd
+from r3bench.eval.data import summary_table
+from r3bench.eval.hook import tasks_dir
+from r3bench.procgen.export import export
+from r3bench.results import leaderboard, plots, records
+from verifiers import check
+
 
 def load_pairs() -> list[dict]:
     """The embedded labelled answer pairs (package data)."""
-    text = resources.files("r3bench").joinpath("demo_pairs.jsonl").read_text(encoding="utf-8")
+    text = resources.files("r3bench.apps").joinpath("demo_pairs.jsonl").read_text(encoding="utf-8")
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
 def check_table(pairs: list[dict]) -> list[dict]:
     """Check every pair; each row carries the verdict, the label and the time taken."""
-    from verifiers import check
-
     rows = []
     for p in tqdm(pairs, desc="checking answer pairs", unit="pair"):
         t0 = time.perf_counter()
@@ -61,12 +68,6 @@ def _md_table(rows: list[dict]) -> str:
 
 def seventag_check() -> dict | None:
     """Parse the embedded seven-tag example solution and check its boxed final answer."""
-    try:
-        from r3bench import seventag
-    except ImportError:
-        return None
-    from verifiers import check
-
     parsed = seventag.parse(seventag.EXAMPLE_SOLUTION)
     fa = parsed.final_answer or ""
     return {"n_steps": parsed.n, "format_problems": list(parsed.problems), "final_answer": fa.strip(),
@@ -75,9 +76,6 @@ def seventag_check() -> dict | None:
 
 def procgen_stage(out: Path, n: int = 140) -> tuple[bool, str]:
     """Generate a small bank, export it, inject one error of each class and find it with the oracle."""
-    from r3bench import procgen
-    from r3bench.procgen.export import export
-
     m = export(out / "procgen", n=n, seed=0, log=lambda s: None)
     p = procgen.generate(n=n, seed=0)[0]
     lines = [f"{n} problems from {m['templates']} templates over {len(m['topics'])} topics in {m['seconds']} s "
@@ -98,31 +96,25 @@ BENCH_TASKS = ["r3_scieval", "r3_mmlu_high", "r3_mmlu_college", "r3_jeebench", "
 
 def eval_stage(out: Path, data_dir: str | None, limit: int, max_gen_toks: int) -> tuple[str, bool]:
     """lm-eval on SmolLM2 through r3bench's tasks; returns (markdown table, ok)."""
-    import os
-
     try:
         from lm_eval import simple_evaluate
         from lm_eval.loggers import EvaluationTracker
         from lm_eval.models.huggingface import HFLM
         from lm_eval.tasks import TaskManager
-
-        from r3bench import models
-        from r3bench._lmeval_hook import tasks_dir
     except ImportError as e:
         return f"eval stage skipped: {e} (pip install 'r3bench[eval]')", False
     try:
         path = models.resolve("r3bench/smollm2-135m-instruct")
     except models.ModelError as e:
         return f"eval stage failed: {e}", False
-    tasks = list(EVAL_TASKS)
-    from r3bench.data import DataError, data_dir as _dd
-    try:
-        os.environ["R3BENCH_DATA_DIR"] = str(_dd(data_dir))
+    tasks, metadata = list(EVAL_TASKS), None
+    try:  # the data directory goes to the tasks' dataset functions as task metadata
+        metadata = {"data_dir": str(_dd(data_dir))}
         tasks += BENCH_TASKS
     except DataError:
         pass
     lm = HFLM(pretrained=str(path), device="cpu", batch_size=8)
-    tm = TaskManager(include_path=str(tasks_dir()), include_defaults=False)
+    tm = TaskManager(include_path=str(tasks_dir()), include_defaults=False, metadata=metadata)
     t0 = time.perf_counter()
     res = {"results": {}, "n-samples": {}}
     for group, lim in ((EVAL_TASKS, None), (tasks[len(EVAL_TASKS):], limit)):
@@ -208,8 +200,6 @@ def train_stage(out: Path, model: str = "r3bench/smollm2-135m-instruct", sft_ste
 def results_stage(out: Path, data_dir: str | None = None) -> str:
     """Run records, leaderboard (md + csv, the paper's numbers beside the cells when
     results/paper_reference.csv has them) and plots of what the demo ran; returns the printed text."""
-    from r3bench import leaderboard, plots, records
-
     inputs = [p for p in (out / "lm_eval", out / "runs") if p.exists()]
     written, problems = records.write_all(inputs, data_dir=data_dir, force=True)
     md, csv_path, n = leaderboard.write([out], out, problems=problems)  # links relative to out, beside the md
@@ -249,7 +239,6 @@ def run(out_dir: str = "results/demo", data_dir: str | None = None, eval_limit: 
     if st is not None:
         print(f"seven-tag example: n={st['n_steps']} steps, compliance={st['format_compliance']:.2f}, "
               f"final answer {st['final_answer']!r}")
-    from r3bench.data import summary_table
 
     dt, errors = summary_table(data_dir)
     if dt is not None:

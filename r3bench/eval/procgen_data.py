@@ -1,13 +1,17 @@
-"""The lm-eval dataset of a procgen tier: `custom_dataset: !function r3bench.procgen.lmeval_data.dataset_tier`.
+"""The lm-eval dataset of a procgen tier: `custom_dataset: !function r3bench.eval.procgen_data.dataset_tier`.
 
 Used by the task YAMLs r3_procgen_t1/_t2/_t3 (and their _cot variants) that tasks/r3/_generate.py
 writes. The split is the tier's template-level one (r3bench.procgen.generate(..., tier=k)): the
 test split holds only templates never used in training. The records have the same schema as
-r3bench.lmeval.dataset_procgen's, so the same prompts and process_results score them.
+r3bench.eval.lmeval.dataset_procgen's, so the same prompts and process_results score them.
 """
 from __future__ import annotations
 
 import functools
+
+from r3bench import procgen
+from r3bench.eval import data as _data
+from r3bench.eval.lmeval import records_to_dataset
 
 # n per tier of the task datasets: the test split (the held-out templates) then has >= 300 problems
 # in every tier (tier 1: 501, tier 2: 496, tier 3: 307 at seed 0)
@@ -17,15 +21,11 @@ TASK_N = 1500
 @functools.lru_cache(maxsize=16)
 def problems(tier: int, n: int = TASK_N, seed: int = 0, split: str = "test") -> tuple:
     """The problems of one split of a tier (deterministic for tier, n, seed)."""
-    from r3bench import procgen
-
     return tuple(p for p in procgen.generate(n=n, seed=seed, tier=tier) if p.split == split)
 
 
 def records(tier: int, n: int = TASK_N, seed: int = 0, split: str = "test") -> list:
-    """r3bench.data.Record rows of one split of a tier (what the lm-eval tasks score)."""
-    from r3bench import data as _data
-
+    """r3bench.eval.data.Record rows of one split of a tier (what the lm-eval tasks score)."""
     return [_data.Record(id=p.id, benchmark="procgen", question=p.question, options=(), answer=p.answer,
                          answer_kind="numeric", unit=p.answer_unit or None, solution=p.solution, topic=p.topic,
                          source=f"procgen:{p.template}",
@@ -39,7 +39,6 @@ def dataset_tier(procgen_tier: int = 1, procgen_n: int = TASK_N, procgen_seed: i
     --model_args key here too (as metadata)."""
     import datasets
 
-    from r3bench.lmeval import records_to_dataset  # the one document schema of all r3bench tasks
 
     return datasets.DatasetDict({"test": records_to_dataset(records(procgen_tier, procgen_n, procgen_seed,
                                                                     procgen_split))})

@@ -1,6 +1,6 @@
 """PNG plots of what people look at: accuracy per task and method, and training curves.
 
-    accuracy_bars(cells, "results/accuracy.png")          cells from r3bench.leaderboard.collect
+    accuracy_bars(cells, "results/accuracy.png")          cells from r3bench.results.leaderboard.collect
     training_curves(["runs/sft", ...], "results/curves.png")   each run's metrics.jsonl
 
 matplotlib with the Agg backend (no display needed). Each function returns the path written, or
@@ -11,8 +11,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from r3bench.results.leaderboard import column_label, column_of, column_sort
 
-def _plt():
+
+def pyplot():
+    """matplotlib.pyplot on the Agg backend (no display needed)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -21,7 +24,8 @@ def _plt():
     return plt
 
 
-def _save(plt, fig, out) -> Path:
+def save(plt, fig, out) -> Path:
+    """Lay out, write and close a figure; returns the path written."""
     fig.tight_layout()
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -34,9 +38,7 @@ def accuracy_bars(cells, out) -> Path | None:
     cells = [c for c in cells if c.acc is not None]
     if not cells:
         return None
-    from r3bench.leaderboard import column_sort, column_label, column_of
-
-    plt = _plt()
+    plt = pyplot()
     groups = sorted({(c.task, c.model) for c in cells})
     # one bar colour per column of the leaderboard (the base model on seven-tag tasks apart from CoT)
     methods = sorted({column_of(c.task, c.method) for c in cells}, key=column_sort)
@@ -73,7 +75,7 @@ def accuracy_bars(cells, out) -> Path | None:
     ax.set_title(f"accuracy by task and method ({nt} problems per bar"
                  + ("; hatched n/a: not run)" if any_missing else ")"), fontsize=8)
     ax.legend(fontsize=7)
-    return _save(plt, fig, out)
+    return save(plt, fig, out)
 
 
 def training_curves(run_dirs, out) -> Path | None:
@@ -94,7 +96,7 @@ def training_curves(run_dirs, out) -> Path | None:
             series[d.name] = sorted(pts.items())
     if not series:
         return None
-    plt = _plt()
+    plt = pyplot()
     from matplotlib.ticker import MaxNLocator
 
     fig, axes = plt.subplots(1, len(series), figsize=(3.2 * len(series), 3.0), squeeze=False)
@@ -105,4 +107,4 @@ def training_curves(run_dirs, out) -> Path | None:
         ax.set_ylabel("loss")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # steps are whole numbers
     fig.suptitle("training loss per optimizer step", fontsize=10)
-    return _save(plt, fig, out)
+    return save(plt, fig, out)

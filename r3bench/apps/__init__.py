@@ -1,0 +1,1 @@
+"""Applications: the `r3bench` command line, the demo, reproduce plans and the doctor."""

@@ -1,0 +1,1 @@
+"""Results: cells, run records, the leaderboard, plots, the paper tables and the error analysis."""
