@@ -101,7 +101,7 @@ def test_grpo_kl_reference_is_the_sft_adapter(tiny, data, tmp_path, sft_adapter)
     from trl.trainer.utils import use_adapter
 
     cfg = common.make(grpo.Config, **base_kw(tiny, data, tmp_path, max_steps=1), group_size=2,
-                      init_adapter=sft_adapter, max_completion_length=4, kl_coef=0.04)
+                      init_adapter=sft_adapter, max_completion_length=4, beta=0.04)
     trainer = grpo.build(cfg)[0]
     model = trainer.model
     assert "ref" in model.peft_config
@@ -142,7 +142,7 @@ def _verdict(e, n, cls="CE", valid=True):
 
 def verifier_double_trainer(verdicts):
     """StepFixTrainer whose verifier is a double returning fixed verdicts in turn."""
-    base = stepfix._make_trainer_class()
+    base = stepfix.StepFixTrainer
 
     class T(base):
         calls = 0
@@ -398,7 +398,7 @@ def test_stepfix_completion_logits_gathered_equal_the_full_forward(tiny):
     model = AutoModelForCausalLM.from_pretrained(tiny).eval()
     ids, att, tgt, mask, starts = stepfix.completion_batch([([5, 6, 7], [8, 9, 10, 11]), ([20, 21, 22, 23, 24], [25])],
                                                            0, "cpu")
-    assert stepfix._backbone_and_head(model) is not None
+    assert stepfix.backbone_and_head(model) is not None
     with torch.no_grad():
         got = stepfix.completion_logits(model, ids, att, starts, tgt.shape[1])
         full = model(input_ids=ids, attention_mask=att).logits
@@ -406,4 +406,4 @@ def test_stepfix_completion_logits_gathered_equal_the_full_forward(tiny):
     assert torch.allclose(got[0], full[0, 2:6], atol=1e-5)
     assert torch.allclose(got[1, :1], full[1, 4:5], atol=1e-5)
     model.config.final_logit_softcapping = 30.0  # logits are more than head(hidden): the plain forward
-    assert stepfix._backbone_and_head(model) is None
+    assert stepfix.backbone_and_head(model) is None

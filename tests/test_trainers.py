@@ -111,7 +111,7 @@ def test_sft_trains(tiny, data, tmp_path):
 @pytest.mark.slow
 def test_dpo_ipo_trains_from_sft(tiny, data, tmp_path, sft_adapter):
     snap = Snapshot()
-    cfg = common.make(dpo.Config, **base_kw(tiny, data, tmp_path), init_adapter=sft_adapter, tau=0.1)
+    cfg = common.make(dpo.Config, **base_kw(tiny, data, tmp_path), init_adapter=sft_adapter, beta=0.1)
     dpo.train(cfg, extra_callbacks=[snap])
     check_trained(snap, tmp_path)
     # IPO at the reference point: (0 - 1/(2 tau))^2 = 25
@@ -201,7 +201,7 @@ def _verdict(e, n, cls="CE", valid=True):
 
 def verifier_double_trainer(verdicts):
     """StepFixTrainer whose verifier is a double returning fixed verdicts (y1, y2 alternately by call)."""
-    base = stepfix._make_trainer_class()
+    base = stepfix.StepFixTrainer
 
     class T(base):
         calls = 0
@@ -255,7 +255,7 @@ def test_skip_rule():
 def test_stepfix_skips_correct_solutions_end_to_end(tiny, data, tmp_path):
     """Generation double: y1 is the reference solution itself, so the real verifier finds no error,
     r1 = 1 > tau and every problem is skipped: no y2, a zero loss, parameters unchanged."""
-    base = stepfix._make_trainer_class()
+    base = stepfix.StepFixTrainer
     refs = {json.loads(x)["prompt"]: json.loads(x)["completion"] for x in Path(data, "sft.jsonl").read_text().splitlines()}
 
     class GenerationDouble(base):

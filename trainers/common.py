@@ -1,7 +1,9 @@
 """What every r3bench trainer shares: config, data, model + LoRA, logging, guards, evaluation, run record.
 
-A trainer module defines a Config dataclass (a subclass of BaseConfig) and `train(cfg)`; its
-`main()` is `common.main(Config, train)`:
+A trainer is a config/trainer pair: a Config dataclass (a subclass of BaseConfig) and a `build(cfg)`
+that makes the HF/TRL Trainer (its class guarded: `guarded(SFTTrainer)`, or a module-level class
+such as stepfix_trainer.StepFixTrainer); `train, main = entry(Config, build)` gives the module its
+`train(cfg)` and its CLI:
 
     python -m trainers.sft --config trainers/configs/sft.yaml --max_steps 20 --output_dir runs/sft
 
@@ -26,6 +28,15 @@ A trainer module defines a Config dataclass (a subclass of BaseConfig) and `trai
   run.json and exits 2, leaving the last checkpoint as it was.
 * Evaluation: lm-eval's simple_evaluate of the current adapter on `eval_tasks` every `eval_steps`
   and at the end (main process only), results in OUTPUT_DIR/eval/step-N.json and metrics.jsonl.
+  Off by default (`eval_tasks` empty): with SmolLM2-135M on a 2-core CPU, r3_procgen's 20 problems
+  x 512 tokens were estimated at 1 h 33 min. A run without it says so at the end and prints the
+  lm_eval command that scores its adapter; a run with it prints the rough CPU cost first.
+* Renamed fields: a Config's `renamed` maps old field names to new ones (the KL coefficient is
+  `beta` in every trainer, as in TRL; grpo's `kl_coef` and dpo's `tau` are the old names). An old
+  name in a YAML file, a CLI flag or `make` still works, with a FutureWarning naming the new one.
+* Costs: each Config's `costs` says what its long steps cost on a CPU; `--help` prints it.
+* Timing: TimingMixin keeps seconds per phase of the training steps (stepfix, GRPO) and logs them
+  as time_<phase>_s and share_<phase>.
 * Run record: OUTPUT_DIR/run.json (config, status, git commit, package versions, data sha256,
   the final adapter and the lm_eval --model_args that score it). Status, written in a finally:
   running, finished, error (config/data), non_finite_loss, or interrupted (any exception or
@@ -49,11 +60,16 @@ import os
 import platform
 import subprocess
 import sys
+import textwrap
 import time
 import traceback
+import warnings
+from collections import defaultdict
+from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
+from functools import cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar
 
 import yaml
 
@@ -102,7 +118,8 @@ class BaseConfig:
     save_total_limit: int = _f(2, "keep at most this many checkpoints")
     logging_steps: int = _f(1, "log metrics every N optimizer steps")
     eval_steps: int = _f(0, "run lm-eval on the current adapter every N steps (0 = only at the end)")
-    eval_tasks: str = _f("r3_procgen", "comma-separated lm-eval tasks for evaluation; empty = no evaluation")
+    eval_tasks: str = _f("", "comma-separated lm-eval tasks for evaluation, e.g. r3_procgen; empty (the default) = no "
+                             "evaluation: on a 2-core CPU r3_procgen's 20 problems x 512 tokens take ~1.5 h")
     eval_limit: int = _f(20, "lm-eval --limit per task (0 = all documents)")
     eval_max_gen_toks: int = _f(512, "max_gen_toks for evaluation generations")
     eval_batch_size: int = _f(8, "lm-eval batch size")
@@ -113,6 +130,13 @@ class BaseConfig:
     bf16: str = _f("auto", "auto (bf16 when CUDA supports it), true or false")
     report_to: str = _f("auto", "auto (tensorboard when installed), none, or HF report_to names")
     dataloader_num_workers: int = _f(0, "data loader workers")
+
+    # old field name -> new one: still accepted (YAML, CLI, make) with a FutureWarning
+    renamed: ClassVar[dict[str, str]] = {}
+    # what the long steps cost on a CPU (shown by --help)
+    costs: ClassVar[str] = ""
+    # whether the trained adapter is a solver lm-eval can score (a PSV is a verifier)
+    scored_by_lm_eval: ClassVar[bool] = True
 
 
 # ----------------------------------------------------------------------------------------- config
@@ -137,16 +161,44 @@ def _coerce(f, value):
         raise ConfigError(f"{f.name}: expected {typ.__name__}, got {value!r}") from None
 
 
+def field_names(cls) -> set[str]:
+    """Every name a config of `cls` accepts: its fields and the old names of renamed ones."""
+    return {f.name for f in fields(cls)} | set(cls.renamed)
+
+
+def _rename(cls, values: dict, where: str) -> dict:
+    """`values` with old field names (cls.renamed) replaced by the new ones, each with a FutureWarning."""
+    out = dict(values)
+    for old, new in cls.renamed.items():
+        if old not in out:
+            continue
+        if new in out:
+            raise ConfigError(f"{where}: both {old!r} (the old name) and {new!r} are given; keep {new!r}")
+        warnings.warn(f"{where}: {old!r} is the old name of {new!r}; write {new}: {out[old]!r} "
+                      f"(the old name will stop working)", FutureWarning, stacklevel=3)
+        out[new] = out.pop(old)
+    return out
+
+
 def build_parser(cls, prog: str | None = None) -> argparse.ArgumentParser:
-    """One flag per field; the help shows each default once. Exact flag names only (allow_abbrev=False:
-    `--max_step` is an error, not `--max_steps`); `%` in help texts is escaped for argparse."""
+    """One flag per field; the help shows each default once and ends with the config's `costs`. Exact
+    flag names only (allow_abbrev=False: `--max_step` is an error, not `--max_steps`); `%` in help
+    texts is escaped for argparse. Old names of renamed fields are accepted and not listed."""
+    epilog = cls.costs
+    if cls.scored_by_lm_eval:
+        epilog += ("\n\n" if epilog else "") + ("End-of-run evaluation: off by default (eval_tasks empty); with "
+                                               f"--eval_tasks r3_procgen and the other defaults, {eval_cost_note(cls())}.")
+    epilog = "\n\n".join(textwrap.fill(par, 100) for par in epilog.split("\n\n") if par)
     ap = argparse.ArgumentParser(prog=prog, description=(sys.modules[cls.__module__].__doc__ or "").split("\n")[0],
-                                 allow_abbrev=False)
+                                 epilog=epilog or None, allow_abbrev=False,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--config", help="YAML file of field values (CLI flags override it)")
     for f in fields(cls):
         default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
         text = f"{f.metadata.get('help', '')} (default: {default!r})".replace("%", "%%")
         ap.add_argument(f"--{f.name}", default=None, metavar=type(default).__name__.upper(), help=text)
+    for old in cls.renamed:
+        ap.add_argument(f"--{old}", default=None, help=argparse.SUPPRESS)
     return ap
 
 
@@ -154,7 +206,7 @@ def parse(cls, argv=None, prog: str | None = None):
     """Config from `--config YAML` and CLI overrides; raises ConfigError with the reason."""
     args = build_parser(cls, prog).parse_args(argv)
     values: dict[str, Any] = {}
-    names = {f.name: f for f in fields(cls)}
+    names = field_names(cls)
     if args.config:
         try:
             loaded = yaml.safe_load(Path(args.config).read_text()) or {}
@@ -162,18 +214,17 @@ def parse(cls, argv=None, prog: str | None = None):
             raise ConfigError(f"cannot read config {args.config}: {e}") from None
         if not isinstance(loaded, dict):
             raise ConfigError(f"{args.config}: expected a mapping of field: value, got {type(loaded).__name__}")
-        unknown = sorted(set(loaded) - set(names))
+        unknown = sorted(set(loaded) - names)
         if unknown:
-            raise ConfigError(f"{args.config}: unknown field(s) {unknown}; known: {sorted(names)}")
-        values.update(loaded)
-    for name in names:
-        v = getattr(args, name)
-        if v is not None:
-            values[name] = v
+            raise ConfigError(f"{args.config}: unknown field(s) {unknown}; known: {sorted(f.name for f in fields(cls))}")
+        values.update(_rename(cls, loaded, args.config))
+    cli = {name: getattr(args, name) for name in sorted(names) if getattr(args, name) is not None}
+    values.update(_rename(cls, cli, "command line"))
     return make(cls, **values)
 
 
 def make(cls, **values):
+    values = _rename(cls, values, cls.__name__)
     names = {f.name: f for f in fields(cls)}
     unknown = sorted(set(values) - set(names))
     if unknown:
@@ -445,12 +496,45 @@ def callbacks(cfg, tokenizer, extra=()) -> list:
     return [JsonlMetrics(), LmEval(), *extra]
 
 
+# rough seconds per (problem x generated token) of lm-eval's greedy generation with SmolLM2-135M on a
+# shared 2-core CPU: 20 problems x 512 tokens were estimated at 1 h 33 min (a GPU takes minutes)
+CPU_EVAL_S_PER_TOKEN = (60 + 33) * 60 / (20 * 512)
+
+
+def _minutes(seconds: float) -> str:
+    m = round(seconds / 60)
+    return f"{m // 60} h {m % 60} min" if m >= 60 else f"{max(m, 1)} min"
+
+
+def eval_cost_note(cfg) -> str:
+    """What an evaluation with cfg's eval_* settings costs on a CPU, roughly (one line)."""
+    tasks = [t.strip() for t in cfg.eval_tasks.split(",") if t.strip()] or ["r3_procgen"]
+    if not cfg.eval_limit:
+        return (f"{', '.join(tasks)}: all documents x {cfg.eval_max_gen_toks} tokens (hours on a CPU: "
+                f"~{_minutes(CPU_EVAL_S_PER_TOKEN * cfg.eval_max_gen_toks)} per problem on 2 cores)")
+    n = cfg.eval_limit * len(tasks)
+    return (f"{', '.join(tasks)}: {n} problems x {cfg.eval_max_gen_toks} tokens (~"
+            f"{_minutes(CPU_EVAL_S_PER_TOKEN * n * cfg.eval_max_gen_toks)} on a 2-core CPU, rough; minutes on a GPU)")
+
+
+def no_eval_note(cfg, base_path: str, adapter: Path) -> str:
+    """The end-of-run line of a run without evaluation: how to score its adapter and what it costs."""
+    limit = f" --limit {cfg.eval_limit}" if cfg.eval_limit else ""
+    return (f"[r3bench] no evaluation (eval_tasks is empty, the default). Score the adapter with: lm_eval --model hf "
+            f"--model_args {lm_eval_args(base_path, adapter)} --tasks r3_procgen --apply_chat_template{limit} "
+            f"--gen_kwargs max_gen_toks={cfg.eval_max_gen_toks}, or train with --eval_tasks r3_procgen. Cost: "
+            f"{eval_cost_note(cfg)}")
+
+
 def evaluate_model(model, tokenizer, cfg, tag: str = "final") -> dict:
     """lm-eval simple_evaluate on cfg.eval_tasks with this (peft) model; summary per task.
 
-    Failures are recorded (returned and written) rather than raised: an evaluation must not kill a run."""
+    Failures are recorded (returned and written) rather than raised: an evaluation must not kill a run.
+    Without CUDA it first prints what the evaluation costs on a CPU (eval_cost_note)."""
     out = Path(cfg.output_dir) / "eval"
     out.mkdir(parents=True, exist_ok=True)
+    if not _cuda():
+        print(f"[r3bench] evaluation {tag}: {eval_cost_note(cfg)}", file=sys.stderr, flush=True)
     was_training, side = model.training, tokenizer.padding_side
     t0 = time.perf_counter()
     try:
@@ -526,6 +610,66 @@ class GuardMixin:
                 (ck / STATE_FILE).write_text(json.dumps(rec))
 
 
+@cache
+def guarded(base, *mixins):
+    """`base` (an HF/TRL Trainer class) with GuardMixin, after `mixins` (e.g. TimingMixin) in the MRO:
+    the Trainer class of a trainer whose only change to `base` is the guard (one class per bases)."""
+    return type(f"Guarded{base.__name__}", (*mixins, GuardMixin, base), {"__module__": __name__})
+
+
+class TimingMixin:
+    """Seconds per phase of the training steps (stepfix, GRPO); put it before GuardMixin in the bases.
+
+    `r3_phases` names the phases in log order; the last one gets the rest of each `training_step`:
+    its seconds not counted in the other phases (stepfix: backward; GRPO: rest). A phase is timed by
+    adding to `self.r3_times[phase]` (a dict that may be shared with helpers, such as GRPO's reward
+    wrappers: pass it as `r3_times=`) or with `with self.timed(phase):`. Every training log (one with
+    a loss) gets time_<phase>_s and share_<phase> (its share of the phases' total; with
+    `r3_log_step_time`, also time_step_s, the whole training_step), and the times restart."""
+
+    r3_phases: ClassVar[tuple[str, ...]] = ()
+    r3_log_step_time: ClassVar[bool] = False
+
+    def __init__(self, *a, r3_times: defaultdict | None = None, **kw):
+        self.r3_times = r3_times if r3_times is not None else defaultdict(float)
+        super().__init__(*a, **kw)
+
+    @contextmanager
+    def timed(self, phase: str):
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.r3_times[phase] += time.perf_counter() - t0
+
+    def training_step(self, model, inputs, num_items_in_batch=None):
+        *inner, rest = self.r3_phases
+        t0 = time.perf_counter()
+        before = sum(self.r3_times[k] for k in inner)
+        try:
+            return super().training_step(model, inputs, num_items_in_batch)
+        finally:
+            dt = time.perf_counter() - t0
+            self.r3_times[rest] += dt - (sum(self.r3_times[k] for k in inner) - before)
+            self.r3_times["step"] += dt
+
+    def timing_logs(self) -> dict:
+        """time_<phase>_s and share_<phase> of the times since the last training log."""
+        t = self.r3_times
+        logs = {"time_step_s": t["step"]} if self.r3_log_step_time else {}
+        tot = sum(t[k] for k in self.r3_phases)
+        logs.update({f"time_{k}_s": t[k] for k in self.r3_phases})
+        if tot:
+            logs.update({f"share_{k}": t[k] / tot for k in self.r3_phases})
+        return logs
+
+    def log(self, logs, start_time=None):
+        if "loss" in logs:  # a training log (not the end-of-train summary)
+            logs.update(self.timing_logs())
+            self.r3_times.clear()
+        super().log(logs, *([start_time] if start_time is not None else []))
+
+
 def whole_run_loss(trainer, ckpt: str | None) -> tuple[float, str]:
     """(mean training loss over every step of the run, how it was obtained) after trainer.train().
 
@@ -573,11 +717,16 @@ def versions() -> dict:
 def trainer_name(cfg) -> str:
     """The trainer's module name ("sft", "stepfix", ...), also under `python -m trainers.sft`, where the
     config class lives in `__main__`."""
-    mod = type(cfg).__module__
+    return _module_name(type(cfg)).rsplit(".", 1)[-1]
+
+
+def _module_name(cls) -> str:
+    """The module of `cls` by its import name, also when it runs as __main__ (python -m)."""
+    mod = cls.__module__
     if mod == "__main__":
         spec = getattr(sys.modules["__main__"], "__spec__", None)
         mod = spec.name if spec is not None else mod
-    return mod.rsplit(".", 1)[-1]
+    return mod
 
 
 def sandbox_isolation() -> str:
@@ -750,6 +899,8 @@ def run_training(cfg, build: Callable, **build_kw):
                   "global_step": trainer.state.global_step}
         if ckpt is not None:
             result["resumed_from"] = Path(ckpt).name
+        if not cfg.eval_tasks.strip() and type(cfg).scored_by_lm_eval and trainer.is_world_process_zero():
+            print(no_eval_note(cfg, base, final), file=sys.stderr, flush=True)
         status, extra = "finished", result
         return trainer, result
     except NonFiniteLoss as e:
@@ -800,3 +951,31 @@ def main(cls, train_fn: Callable, argv=None, prog: str | None = None) -> int:
     if rc == 0:
         print(json.dumps({k: v for k, v in extra.items() if k != "eval"}, indent=1, default=str))
     return rc
+
+
+def _prog(cls) -> str:
+    """`python -m trainers.<name>` of a config class (also when its module runs as __main__)."""
+    return f"python -m {_module_name(cls)}"
+
+
+def entry(cls, build: Callable, after: Callable | None = None) -> tuple[Callable, Callable]:
+    """(train, main) of a trainer module from its Config class and `build`:
+
+        train, main = common.entry(Config, build)
+
+    `train(cfg, extra_callbacks=(), **build_kw)` runs run_training(cfg, build, ...) and returns the
+    result dict for run.json, passed through `after(cfg, trainer, result)` when given (psv saves its
+    merged model there); `main(argv=None)` is the CLI (common.main with prog `python -m trainers.X`)."""
+
+    def train(cfg, extra_callbacks=(), **build_kw):
+        trainer, result = run_training(cfg, build, extra_callbacks=extra_callbacks, **build_kw)
+        return after(cfg, trainer, result) if after is not None else result
+
+    def main_(argv=None) -> int:
+        return main(cls, train, argv, prog=_prog(cls))
+
+    train.__module__ = main_.__module__ = cls.__module__
+    train.__doc__ = "Train `cfg` (run_training with this trainer's build); returns the result dict of run.json."
+    main_.__name__ = main_.__qualname__ = "main"
+    main_.__doc__ = "The CLI: parse, train, record run.json; exit 0 ok, 1 config/data error, 2 non-finite loss."
+    return train, main_

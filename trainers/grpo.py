@@ -15,8 +15,10 @@ question, reference solution, answer). `rewards` names one or more of:
              the seen families: `data` = an export of `python -m r3bench.pde export` (one row per
              prompt is kept), or, without `data`, `pde_prompts` generated prompts per family.
 
-`group_size` is TRL's num_generations, `kl_coef` its beta, `temperature` and
-`max_completion_length` the sampling settings. The KL reference is the model the policy starts
+`group_size` is TRL's num_generations, `temperature` and `max_completion_length` the sampling
+settings. `beta` is the KL coefficient, TRL's GRPO beta: the weight of the per-token KL estimate
+(k3) to the reference in the loss; 0 loads no reference model (this field was called `kl_coef`; the
+old name still loads, with a warning). The KL reference is the model the policy starts
 from, as for stepfix and DPO: with `init_adapter` (the SFT adapter) a frozen copy of that adapter
 (the peft adapter "ref", which TRL >= 1.x creates and `build` adds itself when TRL did not), without
 it the base model (the fresh LoRA disabled). `use_vllm` and the vllm_* fields are passed to TRL
@@ -28,7 +30,10 @@ scorer error) returns None for it: TRL then leaves it out of the group baseline 
 advantage (skipped), and the count is logged as `reward_failures/<name>`. Completions that are
 simply wrong or malformed get the reward's 0 with its reason. Seconds in generation and in reward
 computation (verification) per step are logged as `time_generate_s`, `time_verify_s`, and the
-rest of the step (log-prob forwards, loss, backward) as `time_rest_s`.
+rest of the step (log-prob forwards, loss, backward) as `time_rest_s` (common.TimingMixin, shared
+with stepfix), with their shares `share_*`.
+
+What the long steps cost on a CPU: Config.costs, which `--help` prints.
 """
 from __future__ import annotations
 
@@ -40,70 +45,8 @@ from trainers import common
 from trainers.common import BaseConfig, ConfigError, _f
 from trainers.generation import VllmFields
 
-REWARD_NAMES = ("outcome", "rlvp", "position", "pspo_wrs", "pde")
 _FAILURE_PREFIXES = ("error:", "verifier error", "step scorer error", "verifier returned invalid",
                      "verifier gave no verdict")
-
-
-@dataclass
-class Config(BaseConfig, VllmFields):
-    output_dir: str = _f("runs/grpo", "where checkpoints, logs, the final adapter and run.json go")
-    learning_rate: float = _f(1e-5, "peak learning rate")
-    batch_size: int = _f(4, "completions per device per micro-batch (a multiple of group_size)")
-    gradient_checkpointing: bool = _f(True, "recompute activations in the backward pass (long revision contexts: "
-                                      "without it attention activations of x, y1, p1, y2 outgrow CPU memory)")
-    rewards: str = _f("position", f"comma-separated rewards from {REWARD_NAMES}")
-    reward_weights: str = _f("", "comma-separated weights, one per reward (default: all 1)")
-    group_size: int = _f(4, "completions per prompt (TRL num_generations)")
-    kl_coef: float = _f(0.04, "KL coefficient (TRL beta); 0 loads no reference model")
-    temperature: float = _f(0.9, "sampling temperature")
-    max_completion_length: int = _f(512, "maximum completion tokens")
-    verifier: str = _f("symbolic", "step verifier backend of the position reward: symbolic | judge | psv")
-    psv_model: str = _f("", "PSV model folder for pspo_wrs (trainers.psv writes OUTPUT_DIR/psv_model)")
-    rlvp_T: float = _f(0.05, "temperature T of the RLVP reward")
-    loss_type: str = _f("grpo", "TRL GRPO loss_type: grpo, dapo, dr_grpo, bnpo, ...")
-    pde_prompts: int = _f(16, "pde reward without data: generated training prompts per seen PDE family")
-
-    def validate(self):
-        self.check_vllm()
-        names = self.reward_names()
-        bad = [n for n in names if n not in REWARD_FACTORIES]
-        if bad or not names:
-            raise ConfigError(f"rewards: unknown {bad or '(none given)'}; choose from {sorted(REWARD_FACTORIES)}")
-        if "pspo_wrs" in names and not self.psv_model:
-            raise ConfigError("the pspo_wrs reward needs psv_model (train one with python -m trainers.psv)")
-        if self.group_size < 2:
-            raise ConfigError(f"group_size must be >= 2 (GRPO normalises within a group), got {self.group_size}")
-        if self.batch_size % self.group_size:
-            raise ConfigError(f"batch_size ({self.batch_size}) must be a multiple of group_size ({self.group_size}): "
-                              "it counts completions, group_size of them per prompt")
-        if self.reward_weights and len(self.reward_weights.split(",")) != len(names):
-            raise ConfigError(f"reward_weights has {len(self.reward_weights.split(','))} values for {len(names)} rewards")
-
-    def reward_names(self) -> list[str]:
-        return [n.strip() for n in self.rewards.split(",") if n.strip()]
-
-
-class CountingReward:
-    """Wraps an r3bench RewardFunc: failures not caused by the completion become None (skipped by
-    TRL) and are counted; time spent is added up."""
-
-    def __init__(self, fn, counts: Counter, times: defaultdict):
-        self.fn, self.counts, self.times = fn, counts, times
-        self.__name__ = fn.__name__
-
-    def __call__(self, prompts=None, completions=None, **kw):
-        t0 = time.perf_counter()
-        out = self.fn(prompts=prompts, completions=completions, **kw)
-        res = []
-        for r, why in zip(out, self.fn.last_reasons):
-            if why.startswith(_FAILURE_PREFIXES):
-                self.counts[f"reward_failures/{self.__name__}"] += 1
-                res.append(None)
-            else:
-                res.append(r)
-        self.times["verify"] += time.perf_counter() - t0
-        return res
 
 
 def _outcome(cfg):
@@ -147,6 +90,74 @@ def _pde(cfg):
 REWARD_FACTORIES = {"outcome": _outcome, "rlvp": _rlvp, "position": _position, "pspo_wrs": _pspo, "pde": _pde}
 
 
+@dataclass
+class Config(BaseConfig, VllmFields):
+    output_dir: str = _f("runs/grpo", "where checkpoints, logs, the final adapter and run.json go")
+    learning_rate: float = _f(1e-5, "peak learning rate")
+    batch_size: int = _f(4, "completions per device per micro-batch (a multiple of group_size)")
+    gradient_checkpointing: bool = _f(True, "recompute activations in the backward pass (long revision contexts: "
+                                      "without it attention activations of x, y1, p1, y2 outgrow CPU memory)")
+    rewards: str = _f("position", f"comma-separated rewards from {tuple(REWARD_FACTORIES)}")
+    reward_weights: str = _f("", "comma-separated weights, one per reward (default: all 1)")
+    group_size: int = _f(4, "completions per prompt (TRL num_generations)")
+    beta: float = _f(0.04, "KL coefficient (TRL's GRPO beta: weight of the k3 KL to the reference per token); "
+                           "0 loads no reference model; old name: kl_coef")
+    temperature: float = _f(0.9, "sampling temperature")
+    max_completion_length: int = _f(512, "maximum completion tokens")
+    verifier: str = _f("symbolic", "step verifier backend of the position reward: symbolic | judge | psv")
+    psv_model: str = _f("", "PSV model folder for pspo_wrs (trainers.psv writes OUTPUT_DIR/psv_model)")
+    rlvp_T: float = _f(0.05, "temperature T of the RLVP reward")
+    loss_type: str = _f("grpo", "TRL GRPO loss_type: grpo, dapo, dr_grpo, bnpo, ...")
+    pde_prompts: int = _f(16, "pde reward without data: generated training prompts per seen PDE family")
+
+    renamed = {"kl_coef": "beta"}
+    costs = ("Cost on a 2-core CPU, SmolLM2-135M: ~143 s per step of 4 prompts x 2 completions of at most 320 "
+             "tokens (generation 42%, log-prob forwards, loss and backward 58%); the defaults (4 completions of "
+             "up to 512 tokens per step, 100 steps) take hours. Generation dominates: a GPU (and use_vllm) is "
+             "the way out.")
+
+    def validate(self):
+        self.check_vllm()
+        names = self.reward_names()
+        bad = [n for n in names if n not in REWARD_FACTORIES]
+        if bad or not names:
+            raise ConfigError(f"rewards: unknown {bad or '(none given)'}; choose from {sorted(REWARD_FACTORIES)}")
+        if "pspo_wrs" in names and not self.psv_model:
+            raise ConfigError("the pspo_wrs reward needs psv_model (train one with python -m trainers.psv)")
+        if self.group_size < 2:
+            raise ConfigError(f"group_size must be >= 2 (GRPO normalises within a group), got {self.group_size}")
+        if self.batch_size % self.group_size:
+            raise ConfigError(f"batch_size ({self.batch_size}) must be a multiple of group_size ({self.group_size}): "
+                              "it counts completions, group_size of them per prompt")
+        if self.reward_weights and len(self.reward_weights.split(",")) != len(names):
+            raise ConfigError(f"reward_weights has {len(self.reward_weights.split(','))} values for {len(names)} rewards")
+
+    def reward_names(self) -> list[str]:
+        return [n.strip() for n in self.rewards.split(",") if n.strip()]
+
+
+class CountingReward:
+    """Wraps an r3bench RewardFunc: failures not caused by the completion become None (skipped by
+    TRL) and are counted; time spent is added up."""
+
+    def __init__(self, fn, counts: Counter, times: defaultdict):
+        self.fn, self.counts, self.times = fn, counts, times
+        self.__name__ = fn.__name__
+
+    def __call__(self, prompts=None, completions=None, **kw):
+        t0 = time.perf_counter()
+        out = self.fn(prompts=prompts, completions=completions, **kw)
+        res = []
+        for r, why in zip(out, self.fn.last_reasons):
+            if why.startswith(_FAILURE_PREFIXES):
+                self.counts[f"reward_failures/{self.__name__}"] += 1
+                res.append(None)
+            else:
+                res.append(r)
+        self.times["verify"] += time.perf_counter() - t0
+        return res
+
+
 def reward_funcs(cfg, counts, times) -> list:
     return [CountingReward(REWARD_FACTORIES[name](cfg), counts, times) for name in cfg.reward_names()]
 
@@ -182,6 +193,28 @@ def _pde_dataset(cfg, log=print):
                                "n_instances": int(r.get("n_instances") or tasks.N_INSTANCES)} for r in rows]), path
 
 
+class GRPOPhases(common.TimingMixin):
+    """The GRPO Trainer's additions to TRL's GRPOTrainer (bases: `common.guarded(GRPOTrainer, GRPOPhases)`):
+    seconds in generation (`_generate`), in the rewards (CountingReward adds to r3_times["verify"])
+    and the rest of each step, and the reward-failure counts, with every training log."""
+
+    r3_phases = ("generate", "verify", "rest")
+
+    def __init__(self, *a, r3_counts: Counter | None = None, **kw):
+        self.r3_counts = r3_counts if r3_counts is not None else Counter()
+        super().__init__(*a, **kw)
+
+    def _generate(self, prompts):
+        with self.timed("generate"):
+            return super()._generate(prompts)
+
+    def log(self, logs, start_time=None):
+        if "loss" in logs:
+            logs.update(self.r3_counts)
+            self.r3_counts.clear()
+        super().log(logs, start_time)
+
+
 def build(cfg, extra_callbacks=()):
     from trl import GRPOConfig, GRPOTrainer
 
@@ -190,57 +223,20 @@ def build(cfg, extra_callbacks=()):
     data, path = dataset(cfg)
     counts, times = Counter(), defaultdict(float)
     weights = [float(w) for w in cfg.reward_weights.split(",")] if cfg.reward_weights else None
-    args = GRPOConfig(**common.training_args_kwargs(cfg), num_generations=cfg.group_size, beta=cfg.kl_coef,
+    args = GRPOConfig(**common.training_args_kwargs(cfg), num_generations=cfg.group_size, beta=cfg.beta,
                       temperature=cfg.temperature, max_completion_length=cfg.max_completion_length,
                       reward_weights=weights, loss_type=cfg.loss_type, **cfg.trl_vllm_kwargs())
-
-    class Trainer(common.GuardMixin, GRPOTrainer):
-        def _generate(self, prompts):
-            t0 = time.perf_counter()
-            try:
-                return super()._generate(prompts)
-            finally:
-                times["generate"] += time.perf_counter() - t0
-
-        def training_step(self, model, inputs, num_items_in_batch=None):
-            t0 = time.perf_counter()
-            g, v = times["generate"], times["verify"]
-            try:
-                return super().training_step(model, inputs, num_items_in_batch)
-            finally:
-                dt = time.perf_counter() - t0
-                times["rest"] += dt - (times["generate"] - g) - (times["verify"] - v)
-
-        def log(self, logs, start_time=None):
-            if "loss" in logs:
-                for k in ("generate", "verify", "rest"):
-                    logs[f"time_{k}_s"] = times[k]
-                tot = sum(times[k] for k in ("generate", "verify", "rest"))
-                for k in ("generate", "verify", "rest"):
-                    if tot:
-                        logs[f"share_{k}"] = times[k] / tot
-                for k, n in counts.items():
-                    logs[k] = n
-                counts.clear()
-                times.clear()
-            super().log(logs, start_time)
-
-    trainer = Trainer(model=common.policy_model(cfg, base), reward_funcs=reward_funcs(cfg, counts, times), args=args,
-                      train_dataset=data, processing_class=tok,
-                      callbacks=common.callbacks(cfg, tok, extra_callbacks))
-    if cfg.init_adapter and cfg.kl_coef > 0 and "ref" not in trainer.model.peft_config:
+    trainer = common.guarded(GRPOTrainer, GRPOPhases)(
+        model=common.policy_model(cfg, base), reward_funcs=reward_funcs(cfg, counts, times), args=args,
+        train_dataset=data, processing_class=tok, callbacks=common.callbacks(cfg, tok, extra_callbacks),
+        r3_times=times, r3_counts=counts)
+    if cfg.init_adapter and cfg.beta > 0 and "ref" not in trainer.model.peft_config:
         # TRL versions that do not copy a pretrained adapter would take the base model as reference
         trainer.model.load_adapter(cfg.init_adapter, adapter_name="ref", is_trainable=False)
     return trainer, tok, base, path
 
 
-def train(cfg, extra_callbacks=()):
-    return common.run_training(cfg, build, extra_callbacks=extra_callbacks)[1]
-
-
-def main(argv=None):
-    return common.main(Config, train, argv, prog="python -m trainers.grpo")
-
+train, main = common.entry(Config, build)
 
 if __name__ == "__main__":
     raise SystemExit(main())

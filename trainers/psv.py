@@ -17,6 +17,8 @@ Outputs: OUTPUT_DIR/final (the LoRA adapter, like every trainer) and OUTPUT_DIR/
 adapter merged into the base, with the tokenizer): the folder the psv verifier backend loads,
 `verify(..., backend="psv")` with R3BENCH_PSV_MODEL=OUTPUT_DIR/psv_model, or
 `verifiers.psv.PSV(OUTPUT_DIR/psv_model)`.
+
+What the long steps cost on a CPU: Config.costs, which `--help` prints.
 """
 from __future__ import annotations
 
@@ -44,6 +46,12 @@ class Config(BaseConfig):
     good_token: str = _f("+", "the PSV's 'correct' label token")
     bad_token: str = _f("-", "the PSV's 'wrong' label token")
     eval_tasks: str = _f("", "lm-eval tasks (none by default: a PSV is a verifier, not a solver)")
+
+    scored_by_lm_eval = False
+    costs = ("Cost on a CPU: exact labels are free (procedural first errors) and a step is one forward and backward "
+             "of batch_size short prefixes (not measured yet). mc labels are the long step: mc_rollouts sampled "
+             "continuations of up to mc_max_new_tokens per step prefix, ~7 steps per solution (with SmolLM2 on 2 "
+             "cores, minutes per solution); they are cached in OUTPUT_DIR/psv_labels.jsonl.")
 
     def validate(self):
         if self.labels not in ("exact", "mc"):
@@ -184,6 +192,26 @@ def psv_loss(logits_last, good: int, bad: int, labels):
     return ((pair - labels.float()) ** 2).mean(), pair
 
 
+class PSVLoss:
+    """The PSV's loss on an HF Trainer (the PSV trainer is `common.guarded(Trainer, PSVLoss)`): psv_loss
+    at the last position of each prefix; `good`, `bad` are the label token ids."""
+
+    def __init__(self, *a, good: int, bad: int, **kw):
+        super().__init__(*a, **kw)
+        self.good, self.bad = good, bad
+        self.model_accepts_loss_kwargs = False
+
+    def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+        import torch
+
+        labels = inputs.pop("psv_labels")
+        logits = model(**inputs).logits
+        last = inputs["attention_mask"].sum(-1) - 1
+        loss, _ = psv_loss(logits[torch.arange(logits.shape[0], device=logits.device), last], self.good, self.bad,
+                           labels)
+        return loss
+
+
 def build(cfg, extra_callbacks=()):
     import torch
     from datasets import Dataset
@@ -200,27 +228,15 @@ def build(cfg, extra_callbacks=()):
         enc["psv_labels"] = torch.tensor([r["label"] for r in rows])
         return enc
 
-    class PSVTrainer(common.GuardMixin, Trainer):
-        def __init__(self, *a, **kw):
-            super().__init__(*a, **kw)
-            self.model_accepts_loss_kwargs = False
-
-        def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
-            labels = inputs.pop("psv_labels")
-            logits = model(**inputs).logits
-            last = inputs["attention_mask"].sum(-1) - 1
-            loss, _ = psv_loss(logits[torch.arange(logits.shape[0], device=logits.device), last], good, bad, labels)
-            return loss
-
     args = TrainingArguments(**common.training_args_kwargs(cfg), remove_unused_columns=False)
-    trainer = PSVTrainer(model=common.policy_model(cfg, base), args=args, train_dataset=data, data_collator=collate,
-                         processing_class=tok,
-                         callbacks=common.callbacks(cfg, tok, extra_callbacks))
+    trainer = common.guarded(Trainer, PSVLoss)(
+        model=common.policy_model(cfg, base), args=args, train_dataset=data, data_collator=collate,
+        processing_class=tok, callbacks=common.callbacks(cfg, tok, extra_callbacks), good=good, bad=bad)
     return trainer, tok, base, None
 
 
-def train(cfg, extra_callbacks=()):
-    trainer, res = common.run_training(cfg, build, extra_callbacks=extra_callbacks)
+def save_merged(cfg, trainer, res) -> dict:
+    """After training: the adapter merged into the base, with the tokenizer, in OUTPUT_DIR/psv_model."""
     merged_dir = Path(cfg.output_dir) / "psv_model"
     if trainer.is_world_process_zero():
         model = trainer.accelerator.unwrap_model(trainer.model)
@@ -229,9 +245,7 @@ def train(cfg, extra_callbacks=()):
     return {**res, "psv_model": str(merged_dir), "n_examples": len(trainer.train_dataset)}
 
 
-def main(argv=None):
-    return common.main(Config, train, argv, prog="python -m trainers.psv")
-
+train, main = common.entry(Config, build, after=save_merged)
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -1,0 +1,168 @@
+"""The trainers as config/trainer pairs (issue 18, item 4 and the trainer bullets of item 8): one entry
+helper, StepFixTrainer a module-level class, the timing mixin shared by stepfix and GRPO, one name for
+the KL coefficient (old names still load, with a warning), light imports for --help, the default
+end-of-run evaluation off with its cost stated, and each trainer's --help saying what its long steps
+cost. Nothing here trains a model."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from trainers import common, dpo, grpo, psv, sft, stepfix
+
+REPO = Path(__file__).resolve().parents[1]
+MODULES = {"sft": sft, "dpo": dpo, "psv": psv, "grpo": grpo, "stepfix": stepfix}
+
+
+def test_importing_the_trainers_loads_neither_torch_nor_transformers():
+    code = ("import sys; import trainers.sft, trainers.dpo, trainers.grpo, trainers.psv, trainers.stepfix; "
+            "print(sorted(m for m in ('torch', 'transformers', 'trl') if m in sys.modules))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert r.returncode == 0, r.stderr[-1500:]
+    assert r.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_every_trainer_uses_the_shared_entry(name):
+    mod = MODULES[name]
+    assert mod.main.__module__ == mod.__name__ and mod.main.__qualname__ == "main"
+    assert mod.train.__code__ is sft.train.__code__  # common.entry's train, not a copy of the tail
+    assert mod.Config.costs, "say what the long steps cost"
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_help_says_what_the_long_steps_cost(name, capsys):
+    with pytest.raises(SystemExit):
+        MODULES[name].main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "usage: python -m trainers." + name in text
+    assert "Cost" in text and "%%" not in text
+    if name != "psv":  # a PSV is a verifier: lm-eval does not score it
+        assert "End-of-run evaluation: off by default" in text and "1 h 33 min" in text
+
+
+def test_stepfix_trainer_is_a_module_level_class():
+    torch = pytest.importorskip("torch")  # noqa: F841
+    pytest.importorskip("transformers")
+    from trainers.stepfix_trainer import StepFixTrainer
+
+    assert StepFixTrainer.__module__ == "trainers.stepfix_trainer" and StepFixTrainer.__qualname__ == "StepFixTrainer"
+    assert stepfix.StepFixTrainer is StepFixTrainer
+    mro = StepFixTrainer.__mro__
+    assert mro.index(common.TimingMixin) < mro.index(common.GuardMixin)  # the guard's check is inside the timed step
+    assert StepFixTrainer.r3_phases == ("generate", "verify", "feedback", "forward", "ref_forward", "backward")
+    assert not hasattr(stepfix, "_make_trainer_class")
+
+
+def test_grpo_and_stepfix_share_the_timing_mixin():
+    assert issubclass(grpo.GRPOPhases, common.TimingMixin)
+    assert grpo.GRPOPhases.r3_phases == ("generate", "verify", "rest")
+
+
+class _FakeTrainer:
+    """What TimingMixin needs of an HF Trainer: training_step and log."""
+
+    def __init__(self, step_work=None):
+        self.logged = []
+        self.step_work = step_work
+
+    def training_step(self, model, inputs, num_items_in_batch=None):
+        self.step_work(self)
+        return 1.0
+
+    def log(self, logs, start_time=None):
+        self.logged.append(dict(logs))
+
+
+class _Timed(common.TimingMixin, _FakeTrainer):
+    r3_phases = ("generate", "verify", "rest")
+
+
+def test_timing_mixin_gives_the_rest_of_a_step_to_the_last_phase(monkeypatch):
+    clock = iter([0.0, 10.0])  # training_step starts at 0 and ends at 10
+    monkeypatch.setattr(common.time, "perf_counter", lambda: next(clock))
+    times = defaultdict(float)
+
+    def work(t):
+        t.r3_times["generate"] += 6.0
+        t.r3_times["verify"] += 1.0
+
+    t = _Timed(work, r3_times=times)
+    assert t.r3_times is times  # shared with helpers (GRPO's reward wrappers)
+    t.training_step(None, None)
+    t.log({"loss": 1.0})
+    t.log({"train_runtime": 3.0})  # not a training log: no times
+    first = t.logged[0]
+    assert first["time_generate_s"] == 6.0 and first["time_verify_s"] == 1.0 and first["time_rest_s"] == 3.0
+    assert first["share_generate"] == pytest.approx(0.6) and "time_step_s" not in first
+    assert t.logged[1] == {"train_runtime": 3.0}
+    assert not any(times.values())  # restarted after the training log
+
+
+def test_timing_mixin_logs_the_whole_step_when_asked(monkeypatch):
+    clock = iter([0.0, 4.0])
+    monkeypatch.setattr(common.time, "perf_counter", lambda: next(clock))
+
+    class T(_Timed):
+        r3_phases = ("generate", "backward")
+        r3_log_step_time = True
+
+    t = T(lambda t: t.r3_times.__setitem__("generate", 1.0))
+    t.training_step(None, None)
+    t.log({"loss": 0.5})
+    assert t.logged[0]["time_step_s"] == 4.0 and t.logged[0]["time_backward_s"] == 3.0
+
+
+# ------------------------------------------------------------------------------- KL coefficient
+
+@pytest.mark.parametrize("mod,old,value", [(grpo, "kl_coef", 0.02), (dpo, "tau", 0.3)])
+def test_the_kl_coefficient_is_beta_and_the_old_name_still_loads(mod, old, value, tmp_path):
+    names = {f.name for f in __import__("dataclasses").fields(mod.Config)}
+    assert "beta" in names and old not in names
+    assert old in common.field_names(mod.Config)
+    with pytest.warns(FutureWarning, match=f"'{old}' is the old name of 'beta'"):
+        assert common.make(mod.Config, **{old: value}).beta == value
+    y = tmp_path / "c.yaml"
+    y.write_text(f"{old}: {value}\n")
+    with pytest.warns(FutureWarning):
+        assert common.parse(mod.Config, ["--config", str(y)]).beta == value
+    with pytest.warns(FutureWarning):
+        assert common.parse(mod.Config, [f"--{old}", str(value)]).beta == value
+    with pytest.raises(common.ConfigError, match="both"):
+        common.make(mod.Config, **{old: value, "beta": value})
+
+
+def test_stepfix_keeps_tau_as_its_skip_threshold():
+    assert stepfix.Config().tau == 0.9 and stepfix.Config.renamed == {}
+    assert common.make(stepfix.Config, tau=0.5, beta=0.2).beta == 0.2
+
+
+@pytest.mark.parametrize("name", ["dpo", "grpo", "grpo_pde"])
+def test_shipped_configs_use_beta(name):
+    text = (REPO / "trainers" / "configs" / f"{name}.yaml").read_text()
+    assert "\nbeta:" in text and "kl_coef" not in text and "\ntau:" not in text
+
+
+# ---------------------------------------------------------------------------------- evaluation
+
+def test_default_end_of_run_evaluation_is_off_and_its_cost_is_stated():
+    cfg = sft.Config()
+    assert cfg.eval_tasks == ""  # 20 problems x 512 tokens were ~1 h 33 min on a 2-core CPU
+    note = common.no_eval_note(cfg, "BASE", Path("runs/sft/final"))
+    assert "lm_eval --model hf --model_args pretrained=BASE,peft=runs/sft/final --tasks r3_procgen" in note
+    assert "--eval_tasks r3_procgen" in note and "1 h 33 min" in note
+    assert "4 problems x 256 tokens (~9 min" in common.eval_cost_note(
+        common.make(sft.Config, eval_tasks="r3_procgen", eval_limit=4, eval_max_gen_toks=256))
+    assert psv.Config.scored_by_lm_eval is False
+
+
+@pytest.mark.parametrize("name", ["sft", "dpo", "stepfix", "grpo", "grpo_pde"])
+def test_shipped_configs_do_not_evaluate_by_default_and_say_what_it_costs(name):
+    text = (REPO / "trainers" / "configs" / f"{name}.yaml").read_text()
+    assert "\neval_tasks:" not in text and "# eval_tasks:" in text and "2-core CPU" in text
+    if name != "sft":
+        assert "python -m trainers.sft " in text  # the command that makes the SFT adapter it needs

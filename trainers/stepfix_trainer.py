@@ -1,0 +1,252 @@
+"""StepFixTrainer: the HF Trainer that runs the paper's step-level method (trainers.stepfix documents
+the method and its options; trainers.stepfix_loss holds its pure pieces).
+
+A module of its own because it imports torch and transformers at the top: trainers.stepfix (the
+config and the CLI) stays light, and its `build` imports this module.
+"""
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import torch
+from transformers import Trainer
+
+from trainers import common, generation
+from trainers.stepfix_loss import (chunked_token_stats, completion_batch, completion_hidden, completion_logits,
+                                   reward, skip, stepfix_loss, token_kl, token_logprobs)
+from verifiers.feedback import feedback as make_feedback
+from verifiers.steps import verify as verify_steps
+
+
+class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
+    """HF Trainer whose compute_loss runs the method (trainers.stepfix) on a batch of problem rows.
+
+    A variant overrides `generate`, `verify` or `feedback` in a subclass and is passed to
+    `trainers.stepfix.train(cfg, trainer_cls=...)`. Seconds per phase (generate, verify, feedback,
+    forward, ref_forward and, the rest of each step, backward) are logged by common.TimingMixin."""
+
+    r3_phases = ("generate", "verify", "feedback", "forward", "ref_forward", "backward")
+    r3_log_step_time = True
+
+    def __init__(self, *a, stepfix_cfg=None, ref_model=None, tok=None, **kw):
+        super().__init__(*a, **kw)
+        self.cfg, self.ref_model, self.tok = stepfix_cfg, ref_model, tok
+        self.model_accepts_loss_kwargs = False
+        self._acc = defaultdict(list)
+        self._counts = Counter()
+        self.r2_running_mean = None  # the `mean` baseline's state
+        self.generator = None  # trainers.generation backend, made on first use
+
+    # -- pieces a test (or a user) may replace
+    def generate(self, model, chats: list[list[dict]]) -> list[list[int]]:
+        """Sampled completion token ids (cut after the first end-of-turn id, kept) for each chat."""
+        cfg = self.cfg
+        if self.generator is None:
+            self.generator = generation.make(cfg, common.model_path(cfg.model))
+        sp = generation.Sampling(max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature, top_p=cfg.top_p)
+        return self.generator.generate(model, self.tok, chats, sp)
+
+    def r3_state(self) -> dict:
+        return {"r2_running_mean": self.r2_running_mean}
+
+    def r3_load_state(self, state: dict) -> None:
+        super().r3_load_state(state)
+        self.r2_running_mean = state.get("r2_running_mean")
+
+    def verify(self, question, text, reference):
+        return verify_steps(question, text, reference, backend=self.cfg.verifier)
+
+    def feedback(self, question, text, verdict, reference) -> tuple[str, str]:
+        try:
+            fb = make_feedback(question, text, verdict, reference)
+            return fb.text, ""
+        except Exception as e:  # noqa: BLE001 - counted, see module docstring
+            self._counts["feedback_fallbacks"] += 1
+            return (f"Step {verdict.first_error} is wrong: {verdict.explanation}.",
+                    f"feedback failed ({type(e).__name__}: {str(e)[:100]})")
+
+    def _prompt_ids(self, chat):
+        return self.tok.apply_chat_template(chat, tokenize=True, add_generation_prompt=True, return_dict=False)
+
+    # -- the method
+    def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+        cfg, tok = self.cfg, self.tok
+        unwrapped = self.accelerator.unwrap_model(model)
+        fb0 = self.r3_times["feedback"]
+        t0 = time.perf_counter()
+        chats1 = [common.user_chat(r["prompt"]) for r in inputs]
+        y1 = self.generate(unwrapped, chats1)
+        t1 = time.perf_counter()
+        recs, keep = [], []
+        for r, ids in zip(inputs, y1):
+            text = tok.decode(ids, skip_special_tokens=True)
+            v = self.verify(r["question"], text, r["reference"])
+            rec = {"step": self.state.global_step + 1, "id": r["id"], "y1": text, "e1": v.first_error,
+                   "n1": v.n_steps, "class1": v.error_class, "why1": v.explanation}
+            r1, note = reward(v) if v.valid else (None, "")
+            if not v.valid:
+                self._counts["verifier_failures"] += 1
+                rec.update(skipped=True, skip_reason=f"verifier gave no verdict: {v.explanation}")
+            elif r1 is None:
+                self._counts["reward_failures"] += 1
+                rec.update(skipped=True, reward1_reason=note, skip_reason=f"no reward for y1: {note}")
+            else:
+                rec.update(r1=r1, reward1_reason=note)
+                self._acc["r1"].append(r1)
+                self._counts[f"y1_{v.error_class or 'correct'}"] += 1
+                if skip(r1, cfg.tau):
+                    rec.update(skipped=True, skip_reason=f"r1 = {r1:.3f} > tau = {cfg.tau}")
+                else:
+                    tf = time.perf_counter()
+                    p1, fnote = self.feedback(r["question"], text, v, r["reference"])
+                    self.r3_times["feedback"] += time.perf_counter() - tf
+                    rec.update(skipped=False, feedback=p1, feedback_note=fnote)
+                    keep.append((chats1[len(recs)], r, ids, text, p1, rec))
+            recs.append(rec)
+        t2 = t3 = t4 = time.perf_counter()
+        used = []
+        if keep:
+            chats2 = [common.user_chat(r["prompt"]) + [{"role": "assistant", "content": text},
+                                                       {"role": "user", "content": f"{p1}\n\n{cfg.revise_instruction}"}]
+                      for _, r, _, text, p1, _ in keep]
+            y2 = self.generate(unwrapped, chats2)
+            t3 = time.perf_counter()
+            for (chat1, r, ids1, _, _, rec), ids2, chat2 in zip(keep, y2, chats2):
+                text2 = tok.decode(ids2, skip_special_tokens=True)
+                v2 = self.verify(r["question"], text2, r["reference"])
+                rec.update(y2=text2, e2=v2.first_error, n2=v2.n_steps, class2=v2.error_class, why2=v2.explanation)
+                if not v2.valid:
+                    self._counts["verifier_failures"] += 1
+                    rec.update(skipped=True, skip_reason=f"verifier gave no verdict on y2: {v2.explanation}")
+                    continue
+                r2, note2 = reward(v2)
+                rec["reward2_reason"] = note2
+                if r2 is None:
+                    self._counts["reward_failures"] += 1
+                    rec.update(skipped=True, skip_reason=f"no reward for y2: {note2}")
+                    continue
+                rec["r2"] = r2
+                self._acc["r2"].append(r2)
+                self._acc["r2_minus_r1"].append(r2 - rec["r1"])
+                self._counts[f"y2_{v2.error_class or 'correct'}"] += 1
+                used.append((self._prompt_ids(chat1), ids1, self._prompt_ids(chat2), ids2, r2, rec))
+            t4 = time.perf_counter()
+        self.r3_times["generate"] += (t1 - t0) + (t3 - t2)
+        self.r3_times["verify"] += (t2 - t1) + (t4 - t3) - (self.r3_times["feedback"] - fb0)
+        # skipped = contributed no loss: r1 > tau, or no verdict on y1 or on y2
+        self._acc["skipped"].extend(1.0 if rec.get("skipped") else 0.0 for rec in recs)
+        ref0 = self.r3_times["ref_forward"]
+        if used:
+            loss, parts = self._loss(model, unwrapped, used)
+            for i, (*_, rec) in enumerate(used):
+                rec.update({k: float(v[i]) for k, v in parts.items()})
+                self._acc["kl"].append(float(parts["kl"][i]))
+        else:
+            loss = sum((p * 0).sum() for p in model.parameters() if p.requires_grad)
+        self.r3_times["forward"] += time.perf_counter() - t4 - (self.r3_times["ref_forward"] - ref0)
+        self._write(recs)
+        return loss
+
+    def _loss(self, model, unwrapped, used):
+        cfg, dev = self.cfg, unwrapped.device
+        pad = self.tok.pad_token_id
+        # y1 | x with grad (policy: lp1 detached inside stepfix_loss, and the KL), ref without
+        ids, att, tgt1, m1, st = completion_batch([(u[0], u[1]) for u in used], pad, dev)
+        if cfg.kl_chunk > 0:
+            out = self._loss_chunked(model, unwrapped, used, ids, att, tgt1, m1, st)
+            if out is not None:
+                return out
+        pol1 = completion_logits(model, ids, att, st, tgt1.shape[1])  # model: DDP-wrapped or not
+        tr = time.perf_counter()
+        with torch.no_grad():
+            if cfg.kl_estimator == "none" or cfg.beta == 0:
+                ref1 = pol1.detach()
+            elif self.ref_model is not None:
+                self.ref_model.to(dev)
+                ref1 = completion_logits(self.ref_model, ids, att, st, tgt1.shape[1])
+            else:
+                with unwrapped.disable_adapter():
+                    ref1 = completion_logits(unwrapped, ids, att, st, tgt1.shape[1])
+        self.r3_times["ref_forward"] += time.perf_counter() - tr
+        kl_tok = token_kl(cfg.kl_estimator, pol1, ref1, tgt1)
+        lp1_tok = token_logprobs(pol1, tgt1)
+        del pol1, ref1
+        ids2, att2, tgt2, m2, st2 = completion_batch([(u[2], u[3]) for u in used], pad, dev)
+        lp2_tok = token_logprobs(completion_logits(model, ids2, att2, st2, tgt2.shape[1]), tgt2)
+        r2 = torch.tensor([u[4] for u in used], device=dev, dtype=lp2_tok.dtype)
+        loss, parts = stepfix_loss(lp2_tok, m2, lp1_tok, m1, r2, kl_tok, cfg.beta, cfg.logprob,
+                                   baseline=self._baseline(used, r2))
+        return loss, {k: v.detach().float().cpu() for k, v in parts.items()}
+
+    def _loss_chunked(self, model, unwrapped, used, ids, att, tgt1, m1, st):
+        """_loss through hidden states and chunked_token_stats (`kl_chunk` > 0, the default); None
+        when the model has no separable backbone and head (then _loss takes the logits path)."""
+        cfg, dev, pad = self.cfg, unwrapped.device, self.tok.pad_token_id
+        pol = completion_hidden(model, ids, att, st, tgt1.shape[1])
+        if pol is None:
+            return None
+        h1, head = pol
+        tr = time.perf_counter()
+        h_ref = ref_head = None
+        if not (cfg.kl_estimator == "none" or cfg.beta == 0):
+            with torch.no_grad():
+                if self.ref_model is not None:
+                    self.ref_model.to(dev)
+                    ref = completion_hidden(self.ref_model, ids, att, st, tgt1.shape[1])
+                else:
+                    with unwrapped.disable_adapter():
+                        ref = completion_hidden(unwrapped, ids, att, st, tgt1.shape[1])
+            if ref is None:
+                return None
+            h_ref, ref_head = ref[0].detach(), ref[1]
+        self.r3_times["ref_forward"] += time.perf_counter() - tr
+        est = cfg.kl_estimator if h_ref is not None else "none"
+        lp1_tok, kl_tok = chunked_token_stats(head, h1, tgt1, est, ref_head, h_ref, cfg.kl_chunk)
+        del h1, h_ref
+        ids2, att2, tgt2, m2, st2 = completion_batch([(u[2], u[3]) for u in used], pad, dev)
+        h2, head2 = completion_hidden(model, ids2, att2, st2, tgt2.shape[1])
+        lp2_tok, _ = chunked_token_stats(head2, h2, tgt2, "none", chunk=cfg.kl_chunk)
+        r2 = torch.tensor([u[4] for u in used], device=dev, dtype=lp2_tok.dtype)
+        loss, parts = stepfix_loss(lp2_tok, m2, lp1_tok, m1, r2, kl_tok, cfg.beta, cfg.logprob,
+                                   baseline=self._baseline(used, r2))
+        return loss, {k: v.detach().float().cpu() for k, v in parts.items()}
+
+    def _baseline(self, used, r2):
+        """b of the advantage r2 - b (module docstring, `baseline`); None = the paper's loss."""
+        how = self.cfg.baseline
+        if how == "none":
+            return None
+        if how == "r1":
+            return torch.tensor([u[5]["r1"] for u in used], device=r2.device, dtype=r2.dtype)
+        m = float(r2.mean()) if self.r2_running_mean is None else self.r2_running_mean
+        k = self.cfg.baseline_momentum
+        self.r2_running_mean = k * m + (1 - k) * float(r2.mean())
+        return torch.full_like(r2, m)
+
+    def _write(self, recs):
+        if not self.cfg.log_samples or not self.is_world_process_zero():
+            return
+        with open(Path(self.args.output_dir) / "stepfix_samples.jsonl", "a", encoding="utf-8") as fh:
+            for rec in recs:
+                fh.write(json.dumps(rec, ensure_ascii=False, default=str) + "\n")
+
+    def log(self, logs, start_time=None):
+        if "loss" in logs:  # a training log (not the end-of-train summary)
+            a = self._acc
+            n = len(a["skipped"])
+            if n:
+                logs["skip_rate"] = sum(a["skipped"]) / n
+            for k in ("r1", "r2", "r2_minus_r1", "kl"):
+                if a[k]:
+                    m = sum(a[k]) / len(a[k])
+                    logs[f"{k}_mean"] = m
+                    logs[f"{k}_std"] = math.sqrt(sum((x - m) ** 2 for x in a[k]) / len(a[k]))
+            logs["revised"] = len(a["r2"])
+            for k, v in sorted(self._counts.items()):
+                logs[k] = v
+            self._acc, self._counts = defaultdict(list), Counter()
+        super().log(logs, *([start_time] if start_time is not None else []))  # + TimingMixin's time_*, share_*
