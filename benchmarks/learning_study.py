@@ -128,7 +128,7 @@ def conditions(b: Budget) -> list[Condition]:
         Condition("base_seventag", "base"),
         Condition("sft", "sft", "sft"),
         Condition("sft_cont", "trained", "sft", overrides=dict(rl, batch_size=b.rl_batch)),
-        Condition("dpo_ipo", "trained", "dpo", overrides=dict(rl, batch_size=b.rl_batch, tau=0.1)),
+        Condition("dpo_ipo", "trained", "dpo", overrides=dict(rl, batch_size=b.rl_batch, beta=0.1)),
         Condition("stepfix", "trained", "stepfix", overrides=dict(rl, batch_size=b.rl_batch, **gen)),
         Condition("stepfix_baseline", "trained", "stepfix",
                   overrides=dict(rl, batch_size=b.rl_batch, **gen, **STEPFIX_BASELINE)),

@@ -98,7 +98,7 @@ def main(argv=None):
     if "sft" in only:
         run("sft", sft, max_steps=a.sft_steps, batch_size=4, learning_rate=2e-4, warmup_steps=5)
     if "dpo" in only:
-        run("dpo", dpo, max_steps=a.dpo_steps, batch_size=2, grad_accum=2, learning_rate=5e-5, tau=0.1,
+        run("dpo", dpo, max_steps=a.dpo_steps, batch_size=2, grad_accum=2, learning_rate=5e-5, beta=0.1,
             init_adapter=sft_adapter)
     if "stepfix" in only:
         run("stepfix", stepfix, max_steps=a.stepfix_steps, batch_size=4, learning_rate=5e-5,

@@ -114,7 +114,7 @@ def test_tier_yaml_files_are_generated_and_current():
     assert gen.TIER_N == lmeval_data.TASK_N
     for k in (1, 2, 3):
         kw = {"procgen_tier": k, "procgen_n": gen.TIER_N, "procgen_seed": 0}
-        fn = "r3bench.procgen.lmeval_data.dataset_tier"
+        fn = "r3bench.eval.procgen_data.dataset_tier"
         for suffix, variant in (("", "structured"), ("_cot", "cot")):
             name = f"r3_procgen_t{k}{suffix}"
             want = gen.HEADER + "\n" + gen.task(name, "procgen", variant, kw, fn, gen.TIER_TOKS[k])

@@ -11,8 +11,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 LAYERS = {"r3bench.core": 0, "verifiers": 1, "r3bench.procgen": 2, "r3bench.pde": 2, "r3bench.eval": 3,
           "r3bench.results": 4, "r3bench.apps": 5}
-# old dotted names kept importable while tasks/r3/ and installed .pth files still name them
-TRANSITION = {"r3bench.lmeval", "r3bench._lmeval_hook", "r3bench.procgen.lmeval_data"}
+# old dotted names kept importable for a transition (none since the restructure merge)
+TRANSITION: set = set()
 
 
 def _modules() -> dict:

@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from r3bench import data, leaderboard, models, plots
-from r3bench.cli import main
+from r3bench.apps.cli import main
+from r3bench.core import models
+from r3bench.eval import data
+from r3bench.results import leaderboard, plots
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -23,7 +25,7 @@ REPO = Path(__file__).resolve().parents[1]
 def test_unknown_r3bench_model_name_in_lm_eval_is_one_clear_error(tmp_path, monkeypatch):
     """`lm_eval --model hf --model_args pretrained=r3bench/nope`: the hook's HFLM wrapper refuses the
     name with the short names, before the hub client is asked (it was an 88-line hub traceback)."""
-    from r3bench._lmeval_hook import patch_hflm
+    from r3bench.eval.hook import patch_hflm
 
     seen = []
 
@@ -45,7 +47,7 @@ def test_unknown_r3bench_model_name_in_lm_eval_is_one_clear_error(tmp_path, monk
 
 
 def test_unknown_r3bench_model_name_in_r3bench_eval(monkeypatch):
-    from r3bench.cli import eval_argv
+    from r3bench.apps.cli import eval_argv
 
     with pytest.raises(models.ModelError, match="unknown model 'r3bench/nope'.*smollm2"):
         eval_argv(["--model", "hf", "--model_args", "pretrained=r3bench/nope", "--tasks", "r3_demo"])
@@ -58,9 +60,9 @@ def test_unknown_r3bench_model_name_in_r3bench_eval(monkeypatch):
 @pytest.mark.parametrize("argv0", ["/venv/bin/lm_eval", "/venv/bin/lm-eval",
                                    "/venv/lib/python3.11/site-packages/lm_eval/__main__.py"])
 def test_missing_data_dir_inside_lm_eval_names_what_lm_eval_takes(monkeypatch, argv0):
-    """The function lm-eval calls (custom_dataset: r3bench.lmeval.dataset_jeebench) without a data
+    """The function lm-eval calls (custom_dataset: r3bench.eval.lmeval.dataset_jeebench) without a data
     directory: lm_eval has no --data-dir, so the message names the variable (and --metadata)."""
-    from r3bench import lmeval
+    from r3bench.eval import lmeval
 
     monkeypatch.delenv(data.ENV_VAR, raising=False)
     monkeypatch.setattr(sys, "argv", [argv0, "--tasks", "r3_jeebench"])

@@ -29,7 +29,7 @@ TASKS = REPO / "tasks" / "r3"
 SNAPSHOT = REPO / "tests" / "data" / "task_configs.json"
 # the module prefixes of the `!function` specs, as the generator names them (the snapshot records
 # the values it was taken with, so moving a module means changing the generator's constant only)
-DEFAULT_PREFIXES = {"GLUE": "r3bench.lmeval", "TIER_GLUE": "r3bench.procgen.lmeval_data",
+DEFAULT_PREFIXES = {"GLUE": "r3bench.eval.lmeval", "TIER_GLUE": "r3bench.eval.procgen_data",
                      "PDE_GLUE": "r3bench.pde.tasks", "PDE_METRICS": "r3bench.pde.metrics"}
 
 

@@ -12,7 +12,7 @@ such as stepfix_trainer.StepFixTrainer); `train, main = entry(Config, build)` gi
 * Data: `data` is a procedural-bank export folder (`r3bench procgen --out DIR`) or one JSONL file;
   empty means "export the bank (procgen_n, procgen_seed) into OUTPUT_DIR/data". Corrupt lines stop
   the run with file and line number.
-* Model: `model` is a short name of r3bench.models (default SmolLM2-135M-Instruct), a local HF
+* Model: `model` is a short name of r3bench.core.models (default SmolLM2-135M-Instruct), a local HF
   folder, or a hub id (users with a hub). LoRA (peft) on all linear layers by default;
   `init_adapter` continues training an existing adapter (the SFT one for DPO/stepfix/GRPO).
 * Logs: OUTPUT_DIR/metrics.jsonl (every logged dict, appended across resumes: steps run after the

@@ -6,7 +6,7 @@ P(good) / (P(good) + P(bad)) at the position after steps 1..k. The first step sc
 threshold is the first error. A PSV does not classify errors: the class reported is the one the
 seven-tag format assigns to that step (1, 4 -> MC; 2, 3 -> CM; 5-7 -> CE), and the explanation says
 so. Step index and class come from the same tag (verifiers.verdict.STEP_OF_TAG), and a broken format is
-a FORMAT verdict before any scoring, so the index is the step's position in the seven-step format. Loads any HF causal-LM directory (a short name of r3bench.models works too).
+a FORMAT verdict before any scoring, so the index is the step's position in the seven-step format. Loads any HF causal-LM directory (a short name of r3bench.core.models works too).
 
     psv = PSV("path/to/psv", threshold=0.5)
     psv.step_scores(question, solution) -> [float per step]

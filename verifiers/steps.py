@@ -7,7 +7,7 @@ step among the format's seven steps (seventag.TAGS; the paper's e, with n = 7). 
 "MC" (miscomprehension), "CM" (conceptual misapplication), "CE" (calculation error) or "FORMAT":
 the format itself is broken - a missing, empty, unclosed, nested, duplicated or out-of-order tag,
 no tags at all, an over-long output, several different boxed answers, a non-finite number. FORMAT
-is booked apart from MC/CM/CE (r3bench.errors), rewarded with the minimum (verifiers.rewards) and
+is booked apart from MC/CM/CE (r3bench.results.errors), rewarded with the minimum (verifiers.rewards) and
 answered with a request for the format (verifiers.feedback), never with the MC re-read prompt.
 The format is checked first and, when broken, decides the verdict: a broken solution cannot earn
 the reward of a content error placed before the break.

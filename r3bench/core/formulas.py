@@ -5,7 +5,7 @@ The corpus lives in the packaged file ``r3bench/core/formulas.yaml``: a list of 
 ``sympy`` syntax (``"lhs = rhs"``), the pint unit of every symbol in ``variables`` and a one-sentence
 ``validity`` note saying when the formula holds.
 
->>> from r3bench import formulas
+>>> from r3bench.core import formulas
 >>> f = formulas.by_topic("kinematics")[0]
 >>> lhs, rhs = formulas.parse(f)
 
