@@ -136,7 +136,7 @@ def figures(monkeypatch):
         got.append(fig)
         return Path(out)
 
-    monkeypatch.setattr(plots, "_save", save)
+    monkeypatch.setattr(plots, "save", save)
     return got
 
 
