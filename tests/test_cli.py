@@ -110,6 +110,20 @@ def test_demo_train_stage_on_a_tiny_model(tmp_path, tiny):
         assert rec["status"] == "finished" and (tmp_path / "out" / "runs" / run / "final" / "adapter_config.json").is_file()
 
 
+def test_demo_runs_trainers_as_a_user_does_and_names_the_log_on_failure(tmp_path):
+    """The demo's training stage runs `python -m trainers.X --config FILE` (r3bench imports no trainer);
+    a trainer that fails is one line naming the command, its last output line and the log file."""
+    from r3bench.apps import demo
+
+    out = tmp_path / "runs" / "sft"
+    with pytest.raises(demo.TrainerFailed) as e:
+        demo.run_trainer("sft", {"max_steps": 1, "no_such_field": 3}, out)
+    msg = str(e.value)
+    assert f"python -m trainers.sft --config {out / 'config.yaml'}" in msg and "exited 1" in msg
+    assert "unknown field" in msg and str(out / demo.TRAINER_LOG) in msg
+    assert "no_such_field: 3" in (out / "config.yaml").read_text()
+
+
 @pytest.mark.slow
 def test_procgen_cli_writes_the_four_exports(tmp_path):
     p = subprocess.run([sys.executable, "-m", "r3bench.apps.cli", "procgen", "--n", "2494", "--seed", "0", "--out",

@@ -8,10 +8,11 @@ It runs what the project has so far, end to end, on data embedded in the package
    once): task `r3_demo` (six embedded problems, CoT and seven-tag prompts) and, when a data
    directory is set, the five benchmark tasks on `--limit` problems each -> `<out>/eval.md`, and
    lm-eval's own results/samples files under `<out>/lm_eval/`;
-3. training on the procedural bank: a short LoRA SFT of SmolLM2 (trainers.sft), then a short
-   stepfix run from that adapter (trainers.stepfix: sample, verify, feedback, revise, PG + KL), and
-   the stepfix adapter scored through lm-eval (`r3_demo_structured`) -> `<out>/train.md`, run
-   folders under `<out>/runs/`. A smoke run of the pipeline: a few steps change nothing measurable.
+3. training on the procedural bank: a short LoRA SFT of SmolLM2 (`python -m trainers.sft`), then a
+   short stepfix run from that adapter (`python -m trainers.stepfix`: sample, verify, feedback,
+   revise, PG + KL), and the stepfix adapter scored through lm-eval (`r3_demo_structured`) ->
+   `<out>/train.md`, run folders under `<out>/runs/` (each with the config.yaml it ran and the
+   trainer's output in trainer.log). The trainers run as subprocesses, as a user runs them. A smoke run of the pipeline: a few steps change nothing measurable.
 
 4. a run record for every cell (r3bench/results/records.py: data checksums, task versions, model and adapter
    hashes, seeds, generation settings, packages, git commit, hardware), then the leaderboard of these
@@ -21,11 +22,16 @@ It runs what the project has so far, end to end, on data embedded in the package
 """
 from __future__ import annotations
 
+import importlib.util
 import json
+import shutil
+import subprocess
+import sys
 import time
 from importlib import resources
 from pathlib import Path
 
+import yaml
 from tqdm import tqdm
 
 from r3bench import procgen
@@ -147,39 +153,62 @@ def eval_stage(out: Path, data_dir: str | None, limit: int, max_gen_toks: int) -
     return "\n".join(lines), True
 
 
+TRAINER_LOG = "trainer.log"
+
+
+class TrainerFailed(RuntimeError):
+    """A trainer run of the demo exited non-zero; the message names its command and its log."""
+
+
+def run_trainer(name: str, config: dict, out: Path) -> dict:
+    """Run `python -m trainers.<name> --config <out>/config.yaml` as a user does, and return its run.json.
+
+    The config (field: value) is written into the run folder `out` first; the trainer's stdout and
+    stderr go to `<out>/trainer.log`. r3bench reaches its trainers only this way, by name, never by
+    import (docs/ARCHITECTURE.md). Raises TrainerFailed naming the command and the log on a non-zero exit."""
+    out.mkdir(parents=True, exist_ok=True)
+    cfg_file, log = out / "config.yaml", out / TRAINER_LOG
+    cfg_file.write_text(yaml.safe_dump({"output_dir": str(out), **config}, sort_keys=False), encoding="utf-8")
+    cmd = [sys.executable, "-m", f"trainers.{name}", "--config", str(cfg_file)]
+    shown = f"python -m trainers.{name} --config {cfg_file}"
+    print(f"running {shown} (log: {log})", flush=True)
+    with open(log, "w", encoding="utf-8") as fh:
+        rc = subprocess.run(cmd, stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL).returncode
+    if rc != 0:
+        lines = [x for x in log.read_text(encoding="utf-8", errors="replace").splitlines() if x.strip()]
+        last = f": {lines[-1].strip()[:300]}" if lines else ""
+        raise TrainerFailed(f"`{shown}` exited {rc}{last} (full output: {log})")
+    return json.loads((out / "run.json").read_text(encoding="utf-8"))
+
+
 def train_stage(out: Path, model: str = "r3bench/smollm2-135m-instruct", sft_steps: int = 2,
                 stepfix_steps: int = 1, max_new_tokens: int = 128, eval_tasks: str = "r3_demo_structured",
                 eval_max_gen_toks: int = 160) -> tuple[str, bool]:
-    """Short SFT then stepfix on the procedural bank; returns (markdown, ok)."""
-    import shutil
-
-    try:
-        from trainers import common, sft, stepfix
-    except ImportError as e:
-        return f"training stage skipped: {e} (pip install 'r3bench[train]')", False
+    """Short SFT then stepfix on the procedural bank, each run as `python -m trainers.X --config FILE`
+    (run_trainer); returns (markdown, ok)."""
+    missing = [m for m in ("trainers", "trl", "peft") if importlib.util.find_spec(m) is None]
+    if missing:
+        return (f"training stage skipped: No module named {missing[0]!r} (pip install 'r3bench[train]')", False)
     runs = out / "runs"
     for name in ("sft", "stepfix"):
         shutil.rmtree(runs / name, ignore_errors=True)
     shared = dict(model=model, procgen_n=200, report_to="none", max_length=768, batch_size=2, save_steps=50)
     t0 = time.perf_counter()
     try:
-        c1 = common.make(sft.Config, output_dir=str(runs / "sft"), max_steps=sft_steps, eval_tasks="", grad_accum=1,
-                         **shared)  # 2 problems per step, as before SFT defaulted to accumulating 4 micro-batches
-        r1 = sft.train(c1)
-        common.write_run(c1, status="finished", **r1)
-        c2 = common.make(stepfix.Config, output_dir=str(runs / "stepfix"), max_steps=stepfix_steps,
-                         init_adapter=r1["adapter"], max_new_tokens=max_new_tokens, eval_tasks=eval_tasks,
-                         eval_limit=0, eval_max_gen_toks=eval_max_gen_toks,
-                         data=str(runs / "sft" / "data"), **{k: v for k, v in shared.items() if k != "procgen_n"})
-        r2 = stepfix.train(c2)
-        common.write_run(c2, status="finished", **r2)
-    except Exception as e:  # noqa: BLE001 - reported as a failed stage
-        return f"training stage failed: {type(e).__name__}: {e}", False
+        # 2 problems per step (grad_accum 1), as before SFT defaulted to accumulating 4 micro-batches
+        r1 = run_trainer("sft", dict(max_steps=sft_steps, eval_tasks="", grad_accum=1, **shared), runs / "sft")
+        r2 = run_trainer("stepfix", dict(max_steps=stepfix_steps, init_adapter=r1["adapter"],
+                                         max_new_tokens=max_new_tokens, eval_tasks=eval_tasks, eval_limit=0,
+                                         eval_max_gen_toks=eval_max_gen_toks, data=str(runs / "sft" / "data"),
+                                         **{k: v for k, v in shared.items() if k != "procgen_n"}), runs / "stepfix")
+    except (TrainerFailed, OSError, ValueError) as e:  # reported as a failed stage
+        return f"training stage failed: {e}", False
+    c1 = r1["config"]
     steps = [json.loads(x) for x in (runs / "stepfix" / "metrics.jsonl").read_text().splitlines()]
     logs = [d for d in steps if "skip_rate" in d]
     ev = next((d["eval"] for d in reversed(steps) if "eval" in d), {})
     lines = ["| stage | steps | loss | notes |", "|---|---|---|---|",
-             f"| SFT (LoRA r=8) | {r1['global_step']} | {r1['train_loss']:.3f} | {c1.batch_size * c1.grad_accum} problems per step |"]
+             f"| SFT (LoRA r=8) | {r1['global_step']} | {r1['train_loss']:.3f} | {c1['batch_size'] * c1['grad_accum']} problems per step |"]
     for d in logs:
         lines.append(f"| stepfix step {d['step']} | 1 | {float(d['loss']):.3f} | skip rate {d['skip_rate']:.2f}, "
                      f"r1 mean {float(d.get('r1_mean', float('nan'))):.3f}, r2 mean {float(d.get('r2_mean', float('nan'))):.3f}, "
