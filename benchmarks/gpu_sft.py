@@ -9,7 +9,7 @@ procgen curriculum (tiers 1-3), greedy evaluation of format compliance and accur
 The same code paths as on the CPU machine: r3bench.core.models.convert_smollm2 (GGUF -> plain HF folder;
 its gguf_path() only knows the packaged file, so it is pointed at --gguf here, nothing in models.py
 changes), r3bench.procgen.export(tier=k), trainers.sft.train(Config(...)) (TRL SFTTrainer,
-completion-only loss, LoRA), r3bench.core.seventag.format_compliance and verifiers.check (as the r3_procgen
+completion-only loss, LoRA), verifiers.seventag.format_compliance and verifiers.check (as the r3_procgen
 lm-eval task scores: the whole response goes in, the checker takes the last \\boxed{...}).
 
 Numbers (defaults; each a flag):
@@ -247,7 +247,7 @@ def generate_batch(model, tok, rows, max_new_tokens: int, device: str):
 
 
 def score(text: str, answer: str) -> tuple[float, bool]:
-    from r3bench.core import seventag
+    from verifiers import seventag
     from verifiers import check
 
     return float(seventag.format_compliance(text)), bool(check(text, answer, kind="numeric").equivalent)

@@ -225,7 +225,7 @@ def bootstrap_ci(values: list, iters: int, seed: int, num: list | None = None) -
 def score_sample(doc: dict, response: str, acc: float, fc: float | None, backend: str) -> dict:
     """Per-problem metrics of one response: the task's accuracy and format score, and the step
     verifier's first error, class and position reward (verifiers.rewards.step_reward)."""
-    from r3bench.core import seventag
+    from verifiers import seventag
     from verifiers.rewards import step_reward
     from verifiers.steps import verify
 

@@ -104,7 +104,7 @@ def _params(fn):
 
 def test_seventag_large_input_is_fast():
     import test_seventag
-    from r3bench.core.seventag import parse
+    from verifiers.seventag import parse
 
     for text in _params(test_seventag.test_large_input_is_fast):
         dt, _ = _timed(parse, text)

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from r3bench import procgen  # noqa: E402
-from r3bench.core import seventag
+from verifiers import seventag
 from verifiers.steps import report, verify  # noqa: E402
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from r3bench import procgen
-from r3bench.core import seventag
+from verifiers import seventag
 from r3bench.eval import procgen_data as lmeval_data
 from r3bench.procgen import core, tiers
 from r3bench.procgen.export import CELLS, export

@@ -1,6 +1,6 @@
 """The CE feedback channel: the failing step's quantity recomputed exactly in the sandbox; FORMAT feedback."""
 from r3bench import procgen
-from r3bench.core import seventag
+from verifiers import seventag
 from verifiers import feedback as fb
 from verifiers.steps import StepVerdict, verify
 

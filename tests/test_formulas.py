@@ -1,4 +1,4 @@
-"""Tests for the formula corpus (r3bench/core/formulas.yaml) and its loader (r3bench/core/formulas.py).
+"""Tests for the formula corpus (verifiers/formulas.yaml) and its loader (verifiers/formulas.py).
 
 The dimensional check substitutes every variable with a pint Quantity in its declared unit, evaluates
 both sides through a numpy lambdify and compares dimensionalities.  Adding incompatible terms, or
@@ -15,9 +15,9 @@ import pint
 import pytest
 import sympy
 
-from r3bench.core import formulas
-from r3bench.core.formulas import CorpusError, Formula
-from r3bench.core.units import get_ureg
+from verifiers import formulas
+from verifiers.formulas import CorpusError, Formula
+from verifiers.units import get_ureg
 
 UREG = get_ureg()
 ALL = formulas.load()

@@ -43,7 +43,7 @@ def test_jeebench_modes_follow_the_official_grader():
 
 
 def test_structured_results_score_format():
-    from r3bench.core.seventag import EXAMPLE_SOLUTION
+    from verifiers.seventag import EXAMPLE_SOLUTION
     good = lmeval.results_structured(MCQ, [EXAMPLE_SOLUTION])
     bad = lmeval.results_structured(MCQ, ["The answer is (C)."])
     assert good["format_compliance"] == 1.0 and bad["format_compliance"] < 0.5 and bad["acc"] == 1.0

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from r3bench import procgen
-from r3bench.core import seventag
+from verifiers import seventag
 from r3bench.procgen import core
 from r3bench.procgen.export import CELLS, export
 from verifiers import check
@@ -32,7 +32,7 @@ def test_reference_solution_is_clean_correct_and_exact(p):
 
 
 def test_template_equations_are_dimensionally_consistent():
-    from r3bench.core.units import get_ureg
+    from verifiers.units import get_ureg
     u = get_ureg()
     for t in procgen.TEMPLATES:
         raw, d = core.instance(t, random.Random(0))

@@ -16,7 +16,7 @@ what an honest right answer earns (checked too); every hack that states no singl
 import pytest
 
 from r3bench import procgen
-from r3bench.core import seventag
+from verifiers import seventag
 from verifiers.rewards import (outcome_reward_func, position_reward_func, pspo_reward_func, rlvp_reward_func,
                                step_reward)
 from verifiers.steps import verify

@@ -5,7 +5,7 @@ import pickle
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from r3bench.core.seventag import EXAMPLE_SOLUTION, parse
+from verifiers.seventag import EXAMPLE_SOLUTION, parse
 from verifiers.rewards import (
     REWARDS, WEIBULL_C, WEIBULL_K, WEIBULL_LAMBDA, completion_text, outcome_reward, outcome_reward_func,
     piecewise_shaping, position_reward, position_reward_func, prompt_text, pspo_piecewise_reward_func,

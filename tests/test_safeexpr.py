@@ -167,7 +167,7 @@ def test_evaluate_rejects_non_number_env():
 
 
 def test_evaluate_objects_with_pint():
-    from r3bench.core.units import get_ureg
+    from verifiers.units import get_ureg
 
     u = get_ureg()
     q = {"v": u.Quantity(2.0, "m/s"), "t": u.Quantity(3.0, "s")}

@@ -1,9 +1,9 @@
-"""Tests for r3bench.core.seventag: parser table, round trips, fuzzing, speed."""
+"""Tests for verifiers.seventag: parser table, round trips, fuzzing, speed."""
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from r3bench.core.seventag import (
+from verifiers.seventag import (
     CONVENTIONS, EXAMPLE_SOLUTION, TAGS, ParsedSolution, Step,
     format_compliance, parse, parse_equation_line, parse_quantity_line, render,
 )

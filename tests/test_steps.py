@@ -6,7 +6,7 @@ import sys
 from hypothesis import given, settings, strategies as st
 
 from r3bench import procgen
-from r3bench.core import seventag
+from verifiers import seventag
 from r3bench.procgen.export import export
 from verifiers.steps import StepVerdict, report, verify
 

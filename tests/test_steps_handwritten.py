@@ -3,7 +3,7 @@ import json
 from pathlib import Path
 
 from r3bench import procgen
-from r3bench.core import seventag
+from verifiers import seventag
 from verifiers.steps import report, verify
 
 #: the last batch is kept as written and untuned: it is the held-out measure of the verifier as committed, and

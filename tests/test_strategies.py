@@ -18,7 +18,7 @@ from lm_eval.api.instance import Instance
 from lm_eval.api.model import LM
 
 from r3bench import procgen
-from r3bench.core import seventag
+from verifiers import seventag
 from r3bench.eval.strategies import FEEDBACK_NO_STEPS, BestOfNLM, RagLM, Scorer, StepCoLM
 
 GK = {"until": ["\n\nQuestion:"], "do_sample": False, "max_gen_toks": 64}
@@ -278,7 +278,7 @@ def test_trainers_rag_cli_builds_the_index(tmp_path):
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-2000:]
     m = json.loads((out / "index.json").read_text())
-    from r3bench.core import formulas
+    from verifiers import formulas
     n_train = sum(p.split == "train" for p in procgen.generate(n=40, seed=0))
     assert m["collections"]["formulas"]["count"] == len(formulas.load())
     assert m["collections"]["solutions"]["count"] == n_train

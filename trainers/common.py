@@ -336,11 +336,10 @@ def wait_for_everyone():
 
 
 def model_path(name: str) -> str:
+    """A model name as a local directory (r3bench's short names resolved; folders and hub ids unchanged)."""
     from r3bench.core import models
 
-    if models.is_short_name(name):
-        return str(models.resolve(name))
-    return name
+    return models.local_path(name)
 
 
 def use_bf16(cfg) -> bool:
@@ -882,7 +881,10 @@ def run_training(cfg, build: Callable, **build_kw):
     run.json: "finished" with the result, or "interrupted" (with the error) when anything stops the
     run (exception or KeyboardInterrupt; written in a finally), "non_finite_loss" for that guard.
     Returns (trainer, result dict for run.json)."""
+    from verifiers import psv
+
     check_init_adapter(cfg)
+    psv.set_resolver(model_path)  # the psv verifier backend's R3BENCH_PSV_MODEL may be a short name too
     ckpt = resume_checkpoint(cfg)
     status, extra = "interrupted", {}
     try:

@@ -77,7 +77,7 @@ def _pspo(cfg):
     from verifiers.psv import PSV
     from verifiers.rewards import pspo_reward_func
 
-    return pspo_reward_func(PSV(cfg.psv_model).step_scores, question_column="question")
+    return pspo_reward_func(PSV(common.model_path(cfg.psv_model)).step_scores, question_column="question")
 
 
 def _pde(cfg):

@@ -101,7 +101,7 @@ def exact_labels(n_steps: int, first_error: int) -> list[float]:
 
 
 def prefix_text(question: str, steps) -> str:
-    from r3bench.core import seventag
+    from verifiers import seventag
     from verifiers.psv import PROMPT
 
     return PROMPT.format(question=question, steps=seventag.render(steps))
@@ -112,7 +112,7 @@ def mc_labels(cfg, rows, log=print) -> list[dict]:
     import torch
     from transformers import AutoModelForCausalLM
 
-    from r3bench.core import seventag
+    from verifiers import seventag
     from r3bench.core.prompts import prompt_structured
     from verifiers import check
 
@@ -152,7 +152,7 @@ def mc_labels(cfg, rows, log=print) -> list[dict]:
 
 
 def examples(cfg, log=print) -> list[dict]:
-    from r3bench.core import seventag
+    from verifiers import seventag
 
     rows = solution_rows(cfg)
     if cfg.labels == "mc":

@@ -18,10 +18,10 @@ import re
 import tokenize
 from dataclasses import dataclass
 
-from r3bench.core.units import get_ureg, to_absolute
 from verifiers import safeexpr, worker
 from verifiers.config import CheckConfig
 from verifiers.extract import extract_answer, extract_boxed, extract_letters, last_boxed, letters_in
+from verifiers.units import get_ureg, to_absolute
 
 MAX_LEN = 2000
 

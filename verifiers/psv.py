@@ -6,7 +6,12 @@ P(good) / (P(good) + P(bad)) at the position after steps 1..k. The first step sc
 threshold is the first error. A PSV does not classify errors: the class reported is the one the
 seven-tag format assigns to that step (1, 4 -> MC; 2, 3 -> CM; 5-7 -> CE), and the explanation says
 so. Step index and class come from the same tag (verifiers.verdict.STEP_OF_TAG), and a broken format is
-a FORMAT verdict before any scoring, so the index is the step's position in the seven-step format. Loads any HF causal-LM directory (a short name of r3bench.core.models works too).
+a FORMAT verdict before any scoring, so the index is the step's position in the seven-step format.
+
+PSV loads a local HF causal-LM directory: verifiers knows no model names. A caller that does turns
+its names into directories first (r3bench: r3bench.core.models.local_path, so psv_model= and
+R3BENCH_PSV_MODEL also take r3bench's short names); for `verify(..., backend="psv")`, which reads
+R3BENCH_PSV_MODEL here, it passes that function in once with `set_resolver`.
 
     psv = PSV("path/to/psv", threshold=0.5)
     psv.step_scores(question, solution) -> [float per step]
@@ -15,9 +20,9 @@ a FORMAT verdict before any scoring, so the index is the step's position in the 
 from __future__ import annotations
 
 import os
+from typing import Callable
 
-from r3bench.core import models
-from r3bench.core import seventag
+from verifiers import seventag
 from verifiers.stepformat import format_error
 from verifiers.verdict import STEP_CLASS, STEP_OF_TAG, StepVerdict
 
@@ -25,11 +30,12 @@ PROMPT = "Problem: {question}\nSolution so far:\n{steps}\nIs the last step corre
 
 
 class PSV:
-    def __init__(self, model: str, threshold: float = 0.5, good: str = "+", bad: str = "-", device: str = "cpu"):
+    def __init__(self, path: str | os.PathLike, threshold: float = 0.5, good: str = "+", bad: str = "-",
+                 device: str = "cpu"):
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        path = str(models.resolve(model)) if models.is_short_name(model) else model
+        path = os.fspath(path)
         self.tok = AutoTokenizer.from_pretrained(path)
         self.model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).to(device).eval()
         self.device, self.threshold = device, threshold
@@ -71,14 +77,26 @@ class PSV:
 
 
 _DEFAULT: PSV | None = None
+_RESOLVE: Callable[[str], str] | None = None
+
+
+def set_resolver(resolve: Callable[[str], str] | None) -> None:
+    """Name -> local directory, applied to R3BENCH_PSV_MODEL before the backend loads it (None: the
+    name is a directory). Set by the side that knows model names (r3bench's CLI and trainers:
+    r3bench.core.models.local_path); verifiers itself imports nothing of r3bench."""
+    global _RESOLVE, _DEFAULT
+    if resolve is not _RESOLVE:
+        _RESOLVE, _DEFAULT = resolve, None
 
 
 def psv_backend(question, solution, reference):
-    """`verify(..., backend="psv")`: the model in R3BENCH_PSV_MODEL."""
+    """`verify(..., backend="psv")`: the model in R3BENCH_PSV_MODEL (a directory, or a name the
+    resolver given to `set_resolver` knows), threshold R3BENCH_PSV_THRESHOLD (default 0.5)."""
     global _DEFAULT
     if _DEFAULT is None:
         m = os.environ.get("R3BENCH_PSV_MODEL")
         if not m:
             raise RuntimeError("set R3BENCH_PSV_MODEL to a trained PSV model directory")
-        _DEFAULT = PSV(m, threshold=float(os.environ.get("R3BENCH_PSV_THRESHOLD", "0.5")))
+        _DEFAULT = PSV(_RESOLVE(m) if _RESOLVE is not None else m,
+                       threshold=float(os.environ.get("R3BENCH_PSV_THRESHOLD", "0.5")))
     return _DEFAULT.verify(question, solution, reference)

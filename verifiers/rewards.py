@@ -50,12 +50,12 @@ import operator
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence
 
-from r3bench.core.seventag import parse
-from r3bench.core.units import get_ureg
 from verifiers.answer import canonical, check
 from verifiers.config import CheckConfig
 from verifiers.extract import extract_answer
+from verifiers.seventag import parse
 from verifiers.stepformat import boxed_all, format_error, same_answer
+from verifiers.units import get_ureg
 from verifiers.verdict import ERROR_CLASSES, FORMAT, MAX_SOLUTION_CHARS, N_STEPS
 
 __all__ = [

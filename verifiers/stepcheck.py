@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 
-from r3bench.core.units import get_ureg
 from verifiers import stepparse as P
 from verifiers.stepformat import boxed_all
+from verifiers.units import get_ureg
 from verifiers.verdict import StepVerdict, at_step, invalid
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from r3bench.core import seventag
+from verifiers import seventag
 from verifiers import stepparse as P
 from verifiers.extract import find_braced
 from verifiers.verdict import FORMAT, MAX_SOLUTION_CHARS, TAG_OF_STEP, StepVerdict, at_step

@@ -21,7 +21,7 @@ count such samples, the error tables book them as "no verdict". It never guesses
 """
 from __future__ import annotations
 
-from r3bench.core import seventag
+from verifiers import seventag
 from verifiers import stepparse as P
 from verifiers.answer import check
 from verifiers.config import CheckConfig

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import re
 
-from r3bench.core import seventag
+from verifiers import seventag
 from verifiers import stepparse as P
 from verifiers.judge import judge_backend
 from verifiers.psv import psv_backend

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from r3bench.core import seventag
+from verifiers import seventag
 
 FORMAT = "FORMAT"
 ERROR_CLASSES = ("MC", "CM", "CE")

@@ -34,7 +34,7 @@ from r3bench.eval.data import summary_table
 from r3bench.eval.hook import tasks_dir
 from r3bench.procgen.export import export
 from r3bench.results import errors, leaderboard, records
-from verifiers import KINDS, CheckConfig, check
+from verifiers import KINDS, CheckConfig, check, psv
 from verifiers.steps import BACKENDS, report, verify
 
 MODES = ("default", "jeebench", "jeebench_marks")
@@ -460,6 +460,7 @@ def cmd_eval(argv: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    psv.set_resolver(models.local_path)  # `verify/errors --backend psv`: R3BENCH_PSV_MODEL may be a short name
     if argv[:1] == ["eval"]:
         return cmd_eval(argv[1:])
     args = build_parser().parse_args(argv)

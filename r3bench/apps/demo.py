@@ -35,13 +35,14 @@ import yaml
 from tqdm import tqdm
 
 from r3bench import procgen
-from r3bench.core import models, seventag
+from r3bench.core import models
 from r3bench.eval.data import DataError, data_dir as _dd
 from r3bench.eval.data import summary_table
 from r3bench.eval.hook import tasks_dir
 from r3bench.procgen.export import export
 from r3bench.results import leaderboard, plots, records
 from verifiers import check
+from verifiers import seventag
 
 
 def load_pairs() -> list[dict]:

@@ -1,3 +1,4 @@
-"""The foundation: seven-tag format, units, formulas (and their store), prompts, models, the method table.
+"""r3bench's foundation: prompts, models (short names -> local folders), data fetching, the method table.
 
-Imports nothing above it (nothing of verifiers/, eval/, results/, apps/)."""
+Built on verifiers/ (the seven-tag format, units and the formula corpus live there); imports nothing
+above it (nothing of procgen/, pde/, eval/, results/, apps/, trainers/)."""

@@ -162,13 +162,21 @@ def resolve(name: str = "r3bench/smollm2-135m-instruct", verify: bool = False) -
         return out
 
 
+def local_path(name: str) -> str:
+    """A model name as a local directory: a short name resolved (`resolve`), anything else unchanged
+    (a local folder, or a hub id for whoever loads it). What r3bench passes to loaders that know only
+    directories, such as verifiers.psv.PSV."""
+    return str(resolve(name)) if is_short_name(name) else name
+
+
 def build_tiny(out: str | os.PathLike, seed: int = 0, vocab_size: int = 512) -> Path:
     """A tiny random Llama (~100k params) with a byte-level BPE and a ChatML chat template, saved to `out`.
 
     For tests: real transformers classes, real tokenizer, real generation; nonsense outputs.
     """
     import torch
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+    from tokenizers import trainers as tk_trainers  # the tokenizers library's, not r3bench's trainers/
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
     out = Path(out)
@@ -180,8 +188,8 @@ def build_tiny(out: str | os.PathLike, seed: int = 0, vocab_size: int = 512) -> 
     corpus = ["The answer is \\boxed{42} m/s. Options (A) (B) (C) (D).", "<problem_analysis> principle "
               "governing_equation value_identification substitution calculation final_answer",
               "velocity acceleration force energy momentum 0123456789 = + - * / ^ { } ( )"] * 20
-    tk.train_from_iterator(corpus, trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=special,
-                                                        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    tk.train_from_iterator(corpus, tk_trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=special,
+                                                           initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
     tok = PreTrainedTokenizerFast(tokenizer_object=tk, bos_token="<|im_start|>", eos_token="<|im_end|>",
                                   unk_token="<|endoftext|>", pad_token="<|endoftext|>")
     tok.chat_template = ("{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n"

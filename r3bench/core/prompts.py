@@ -1,7 +1,7 @@
 """The prompts of every r3bench task (CoT and seven-tag structured); SFT exports use the same ones."""
 from __future__ import annotations
 
-from r3bench.core import seventag
+from verifiers import seventag
 
 
 ANSWER_FORM = {

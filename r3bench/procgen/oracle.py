@@ -11,9 +11,9 @@ from __future__ import annotations
 import math
 import re
 
-from r3bench.core import seventag
 from r3bench.procgen.core import Template, lambdify, reference, symbols
 from verifiers import check
+from verifiers import seventag
 
 _NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?"
 

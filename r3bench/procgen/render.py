@@ -1,9 +1,9 @@
-"""Derivation -> seven-tag text, following the conventions of r3bench.core.seventag.CONVENTIONS, and the
+"""Derivation -> seven-tag text, following the conventions of verifiers.seventag.CONVENTIONS, and the
 Problem that shows it (question, answer and the rendered reference solution)."""
 from __future__ import annotations
 
-from r3bench.core import seventag
 from r3bench.procgen.core import Derivation, Problem, Template, fmt, problem_id, question_text, substitute
+from verifiers import seventag
 
 
 def substitution_lines(d: Derivation) -> list[str]:

@@ -35,7 +35,7 @@ from pathlib import Path
 from r3bench.core.methods import label as method_label, sort_key as method_sort
 from r3bench.results.cells import method_of, model_name, pretrained_of, strategy_of
 from r3bench.results.plots import pyplot, save
-from r3bench.core import seventag
+from verifiers import seventag
 from verifiers.steps import verify
 
 CLASSES = ("MC", "CM", "CE")

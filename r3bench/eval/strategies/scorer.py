@@ -4,7 +4,8 @@ from __future__ import annotations
 import math
 import os
 
-from r3bench.core import seventag
+from r3bench.core import models
+from verifiers import seventag
 from verifiers.psv import PSV
 from verifiers.steps import verify
 
@@ -31,7 +32,7 @@ class Scorer:
             if not model:
                 raise ValueError("verifier=psv needs psv_model=DIR (train one with python -m trainers.psv) "
                                  "or R3BENCH_PSV_MODEL")
-            self.psv = PSV(model, threshold=self.threshold, device=psv_device)
+            self.psv = PSV(models.local_path(model), threshold=self.threshold, device=psv_device)
 
     def steps(self, question: str, solution: str, reference: str) -> dict:
         """{"scores": one per step of the solution (document order), "valid", "explanation"}; never raises.

