@@ -760,6 +760,17 @@ def plan(study: Study) -> str:
     return "\n".join(lines)
 
 
+def unwind_on_sigterm() -> None:
+    """SIGTERM unwinds like Ctrl-C: the running cell is recorded as interrupted and its trainer
+    subprocess is terminated (Python's default SIGTERM exits at once and left the trainer running)."""
+    import signal
+
+    def _term(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    signal.signal(signal.SIGTERM, _term)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=__doc__.split("\n\n", 1)[1][:1200])
@@ -787,14 +798,9 @@ def main(argv=None) -> int:
         print(plan(study))
         return 0
     if not a.summarise:
-        import signal
-
         import torch
 
-        def _term(signum, frame):  # SIGTERM: unwind like Ctrl-C (the cell is recorded, the trainer stopped)
-            raise KeyboardInterrupt(f"signal {signum}")
-
-        signal.signal(signal.SIGTERM, _term)
+        unwind_on_sigterm()
 
         torch.set_num_threads(budget.threads)
         res = study.run(a.max_cells, progress=not a.quiet)

@@ -265,3 +265,45 @@ def test_an_interrupted_study_stops_its_trainer(tmp_path, monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         study.run_train(ls.Cell(ls.conditions(ls.TINY)[2], 0))
     assert started and started[0].poll() is not None  # terminated, not left running
+
+
+def test_sigterm_to_the_study_stops_its_trainer(tmp_path):
+    """`kill PID` of a study inside a training cell: its trainer subprocess must not live on."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    pidfile = tmp_path / "trainer.pid"
+    code = f"""
+import subprocess, sys
+sys.path.insert(0, {str(ROOT / "benchmarks")!r})
+import learning_study as ls
+real = subprocess.Popen
+class Popen(real):
+    def __init__(self, cmd, **kw):
+        super().__init__([sys.executable, "-c", "import time; time.sleep(120)"], **kw)
+        open({str(pidfile)!r}, "w").write(str(self.pid))
+ls.subprocess.Popen = Popen
+ls.unwind_on_sigterm()
+study = ls.Study(ls.Path({str(tmp_path)!r}), ls.TINY, only={{"sft"}})
+study.train_config = lambda cell: {{"output_dir": {str(tmp_path / "run")!r}}}
+study.run_train(ls.Cell(ls.conditions(ls.TINY)[2], 0))
+"""
+    p = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT)
+    for _ in range(600):
+        if pidfile.is_file() and pidfile.read_text():
+            break
+        time.sleep(0.1)
+    child = int(pidfile.read_text())
+    p.send_signal(signal.SIGTERM)
+    p.wait(timeout=120)
+    for _ in range(100):
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(child, signal.SIGKILL)
+        pytest.fail("the trainer subprocess outlived the study")
