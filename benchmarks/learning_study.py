@@ -398,7 +398,16 @@ class Study:
         with open(log_file, "a", encoding="utf-8") as fh:
             fh.write(f"\n=== {' '.join(cmd)} ({time.strftime('%Y-%m-%d %H:%M:%S')})\n")
             fh.flush()
-            rc = subprocess.run(cmd, cwd=ROOT, env=env, stdout=fh, stderr=subprocess.STDOUT).returncode
+            proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=fh, stderr=subprocess.STDOUT)
+            try:
+                rc = proc.wait()
+            finally:  # the study stopped (Ctrl-C, SIGTERM): stop its trainer too, so no orphan keeps writing
+                if proc.poll() is None:  # into the run folder that the next try resumes from
+                    proc.terminate()
+                    try:
+                        proc.wait(timeout=60)
+                    except subprocess.TimeoutExpired:
+                        proc.kill()
         run = read_json(outd / "run.json") or {}
         if rc != 0 or run.get("status") != "finished":
             tail = log_file.read_text(errors="replace")[-1500:]
@@ -464,7 +473,44 @@ class Study:
                 "verifier_failures": sum(not s["verifier_valid"] for s in samples)}
 
     # ---- the loop ----------------------------------------------------------------------------
+    def lock(self) -> Path:
+        """Take OUT/.study.lock (this process's pid); a second study process on the same folder would
+        run the same cells into the same run folders. A lock whose process is gone is taken over."""
+        path = self.out / ".study.lock"
+        self.out.mkdir(parents=True, exist_ok=True)
+        for _ in range(2):
+            try:
+                fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            except FileExistsError:
+                try:
+                    pid = int(path.read_text().strip() or 0)
+                except (OSError, ValueError):
+                    pid = 0
+                if pid and pid != os.getpid():
+                    try:
+                        os.kill(pid, 0)
+                    except ProcessLookupError:
+                        pass  # stale: its process is gone
+                    except PermissionError:
+                        raise RuntimeError(f"another study process (pid {pid}) holds {path}") from None
+                    else:
+                        raise RuntimeError(f"another study process (pid {pid}) is running on {self.out} "
+                                           f"(its lock: {path}); stop it first, or remove the lock if it is stale")
+                path.unlink(missing_ok=True)
+                continue
+            with os.fdopen(fd, "w") as fh:
+                fh.write(str(os.getpid()))
+            return path
+        raise RuntimeError(f"could not take {path}")
+
     def run(self, max_cells: int | None = None, progress=True) -> dict:
+        lock = self.lock()
+        try:
+            return self._run(max_cells, progress)
+        finally:
+            lock.unlink(missing_ok=True)
+
+    def _run(self, max_cells: int | None = None, progress=True) -> dict:
         from tqdm import tqdm
 
         done = crashed = ran = 0
@@ -714,6 +760,17 @@ def plan(study: Study) -> str:
     return "\n".join(lines)
 
 
+def unwind_on_sigterm() -> None:
+    """SIGTERM unwinds like Ctrl-C: the running cell is recorded as interrupted and its trainer
+    subprocess is terminated (Python's default SIGTERM exits at once and left the trainer running)."""
+    import signal
+
+    def _term(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    signal.signal(signal.SIGTERM, _term)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=__doc__.split("\n\n", 1)[1][:1200])
@@ -742,6 +799,8 @@ def main(argv=None) -> int:
         return 0
     if not a.summarise:
         import torch
+
+        unwind_on_sigterm()
 
         torch.set_num_threads(budget.threads)
         res = study.run(a.max_cells, progress=not a.quiet)

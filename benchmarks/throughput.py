@@ -344,6 +344,11 @@ def main(argv=None) -> int:
         for item in a.merge.split(","):
             label, path = item.split("=", 1)
             d = json.loads(Path(path).read_text())
+            if d["meta"].get("merged"):  # an earlier merged summary: its rows and notes as they are
+                res.update(d["results"])
+                commits.update(d["meta"]["git_commits"])
+                notes += [n for n in d["meta"]["notes"] if n != "Runs merged:"]
+                continue
             commits.add(d["meta"]["git_commit"][:10])
             notes.append(f"- {label}: `python benchmarks/throughput.py {_shown(d['meta']['argv'])}` at "
                          f"{d['meta']['git_commit'][:10]}, {d['meta']['when']}")

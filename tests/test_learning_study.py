@@ -217,3 +217,91 @@ def test_committed_sft_start_becomes_the_sft_cell(tmp_path, tiny):
     assert study.use_sft_start(start) == "done"
     rl = next(c for c in study.cells if c.tier is None and c.cond.kind == "trained")
     assert study.train_config(rl)["init_adapter"] == str(a)
+
+
+def test_a_second_study_process_on_one_folder_is_refused(tmp_path):
+    """Two study processes on one folder would train the same cells into the same run folders."""
+    import os
+    import subprocess
+
+    a = ls.Study(tmp_path, ls.TINY)
+    lock = a.lock()
+    assert lock.read_text() == str(os.getpid())
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        lock.write_text(str(other.pid))  # held by a live process that is not this one
+        with pytest.raises(RuntimeError, match="another study process"):
+            ls.Study(tmp_path, ls.TINY).lock()
+    finally:
+        other.kill()
+        other.wait()
+    # the holder is gone: the stale lock is taken over
+    assert ls.Study(tmp_path, ls.TINY).lock().read_text() == str(os.getpid())
+
+
+def test_an_interrupted_study_stops_its_trainer(tmp_path, monkeypatch):
+    """Ctrl-C / SIGTERM inside a training cell stops the trainer subprocess (an orphan kept writing
+    into the run folder that the next try resumes from)."""
+    import subprocess
+
+    started = []
+    real_popen = subprocess.Popen
+
+    class Popen(real_popen):
+        def __init__(self, cmd, **kw):
+            super().__init__([sys.executable, "-c", "import time; time.sleep(120)"], **kw)
+            started.append(self)
+
+        def wait(self, timeout=None):
+            if timeout is None:  # the study waiting for its trainer: interrupted
+                raise KeyboardInterrupt
+            return super().wait(timeout)
+
+    monkeypatch.setattr(ls.subprocess, "Popen", Popen)
+    study = ls.Study(tmp_path, ls.TINY, only={"sft"})
+    monkeypatch.setattr(study, "train_config", lambda cell: {"output_dir": str(tmp_path / "run")})
+    with pytest.raises(KeyboardInterrupt):
+        study.run_train(ls.Cell(ls.conditions(ls.TINY)[2], 0))
+    assert started and started[0].poll() is not None  # terminated, not left running
+
+
+def test_sigterm_to_the_study_stops_its_trainer(tmp_path):
+    """`kill PID` of a study inside a training cell: its trainer subprocess must not live on."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    pidfile = tmp_path / "trainer.pid"
+    code = f"""
+import subprocess, sys
+sys.path.insert(0, {str(ROOT / "benchmarks")!r})
+import learning_study as ls
+real = subprocess.Popen
+class Popen(real):
+    def __init__(self, cmd, **kw):
+        super().__init__([sys.executable, "-c", "import time; time.sleep(120)"], **kw)
+        open({str(pidfile)!r}, "w").write(str(self.pid))
+ls.subprocess.Popen = Popen
+ls.unwind_on_sigterm()
+study = ls.Study(ls.Path({str(tmp_path)!r}), ls.TINY, only={{"sft"}})
+study.train_config = lambda cell: {{"output_dir": {str(tmp_path / "run")!r}}}
+study.run_train(ls.Cell(ls.conditions(ls.TINY)[2], 0))
+"""
+    p = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT)
+    for _ in range(600):
+        if pidfile.is_file() and pidfile.read_text():
+            break
+        time.sleep(0.1)
+    child = int(pidfile.read_text())
+    p.send_signal(signal.SIGTERM)
+    p.wait(timeout=120)
+    for _ in range(100):
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(child, signal.SIGKILL)
+        pytest.fail("the trainer subprocess outlived the study")
