@@ -88,7 +88,7 @@ def test_flag_abbreviations_are_refused(capsys):
 def test_percent_in_a_help_text_is_escaped():
     @dataclasses.dataclass
     class C(common.BaseConfig):
-        extra: int = common._f(1, "100% of the time; %(prog)s is not a format here")
+        extra: int = common.option(1, "100% of the time; %(prog)s is not a format here")
 
     help_text = common.build_parser(C, prog="x").format_help()
     assert "100% of the time" in " ".join(help_text.split())

@@ -73,6 +73,12 @@ from typing import Any, Callable, ClassVar
 
 import yaml
 
+from r3bench.core import models
+from r3bench.eval.hook import tasks_dir
+from r3bench.procgen.export import export
+from verifiers import psv
+from verifiers.sandbox import isolation_level
+
 
 class ConfigError(ValueError):
     """The configuration cannot run (unknown key, bad value); the message says which and why."""
@@ -86,7 +92,7 @@ class NonFiniteLoss(RuntimeError):
     """The loss became NaN/inf; raised before the optimizer step so the last checkpoint stays good."""
 
 
-def _f(default, help: str, **kw):
+def option(default, help: str, **kw):
     if isinstance(default, (list, dict)):
         return field(default_factory=lambda: type(default)(default), metadata={"help": help, **kw})
     return field(default=default, metadata={"help": help, **kw})
@@ -94,42 +100,42 @@ def _f(default, help: str, **kw):
 
 @dataclass
 class BaseConfig:
-    model: str = _f("r3bench/smollm2-135m-instruct", "base model: r3bench short name, local HF folder or hub id")
-    data: str = _f("", "procgen export folder or JSONL file; empty = export the procedural bank into OUTPUT_DIR/data")
-    procgen_n: int = _f(2494, "problems in the procedural bank when exporting it (its train split is used)")
-    procgen_seed: int = _f(0, "seed of the procedural bank export (the r3_procgen task uses n=2494, seed=0)")
-    max_train_samples: int = _f(0, "use at most this many training rows (0 = all)")
-    output_dir: str = _f("runs/run", "where checkpoints, logs, the final adapter and run.json go")
-    seed: int = _f(0, "seed for model init, data order and sampling")
-    max_steps: int = _f(100, "optimizer steps (> 0); the data is cycled as needed")
-    learning_rate: float = _f(2e-4, "peak learning rate")
-    batch_size: int = _f(4, "per-device batch size (problems, pairs or sequences per micro-batch)")
-    grad_accum: int = _f(1, "gradient accumulation steps")
-    warmup_steps: int = _f(0, "linear warm-up steps")
-    lr_scheduler: str = _f("linear", "HF scheduler name: linear, cosine, constant, constant_with_warmup, ...")
-    weight_decay: float = _f(0.0, "AdamW weight decay")
-    max_grad_norm: float = _f(1.0, "gradient clipping norm")
-    lora_r: int = _f(8, "LoRA rank")
-    lora_alpha: int = _f(16, "LoRA alpha")
-    lora_dropout: float = _f(0.05, "LoRA dropout")
-    lora_targets: str = _f("all-linear", "LoRA target modules: all-linear or comma-separated module names")
-    init_adapter: str = _f("", "start from this LoRA adapter folder (trainable) instead of a fresh LoRA")
-    save_steps: int = _f(50, "checkpoint every N optimizer steps")
-    save_total_limit: int = _f(2, "keep at most this many checkpoints")
-    logging_steps: int = _f(1, "log metrics every N optimizer steps")
-    eval_steps: int = _f(0, "run lm-eval on the current adapter every N steps (0 = only at the end)")
-    eval_tasks: str = _f("", "comma-separated lm-eval tasks for evaluation, e.g. r3_procgen; empty (the default) = no "
+    model: str = option("r3bench/smollm2-135m-instruct", "base model: r3bench short name, local HF folder or hub id")
+    data: str = option("", "procgen export folder or JSONL file; empty = export the procedural bank into OUTPUT_DIR/data")
+    procgen_n: int = option(2494, "problems in the procedural bank when exporting it (its train split is used)")
+    procgen_seed: int = option(0, "seed of the procedural bank export (the r3_procgen task uses n=2494, seed=0)")
+    max_train_samples: int = option(0, "use at most this many training rows (0 = all)")
+    output_dir: str = option("runs/run", "where checkpoints, logs, the final adapter and run.json go")
+    seed: int = option(0, "seed for model init, data order and sampling")
+    max_steps: int = option(100, "optimizer steps (> 0); the data is cycled as needed")
+    learning_rate: float = option(2e-4, "peak learning rate")
+    batch_size: int = option(4, "per-device batch size (problems, pairs or sequences per micro-batch)")
+    grad_accum: int = option(1, "gradient accumulation steps")
+    warmup_steps: int = option(0, "linear warm-up steps")
+    lr_scheduler: str = option("linear", "HF scheduler name: linear, cosine, constant, constant_with_warmup, ...")
+    weight_decay: float = option(0.0, "AdamW weight decay")
+    max_grad_norm: float = option(1.0, "gradient clipping norm")
+    lora_r: int = option(8, "LoRA rank")
+    lora_alpha: int = option(16, "LoRA alpha")
+    lora_dropout: float = option(0.05, "LoRA dropout")
+    lora_targets: str = option("all-linear", "LoRA target modules: all-linear or comma-separated module names")
+    init_adapter: str = option("", "start from this LoRA adapter folder (trainable) instead of a fresh LoRA")
+    save_steps: int = option(50, "checkpoint every N optimizer steps")
+    save_total_limit: int = option(2, "keep at most this many checkpoints")
+    logging_steps: int = option(1, "log metrics every N optimizer steps")
+    eval_steps: int = option(0, "run lm-eval on the current adapter every N steps (0 = only at the end)")
+    eval_tasks: str = option("", "comma-separated lm-eval tasks for evaluation, e.g. r3_procgen; empty (the default) = no "
                              "evaluation: on a 2-core CPU r3_procgen's 20 problems x 512 tokens take ~1.5 h")
-    eval_limit: int = _f(20, "lm-eval --limit per task (0 = all documents)")
-    eval_max_gen_toks: int = _f(512, "max_gen_toks for evaluation generations")
-    eval_batch_size: int = _f(8, "lm-eval batch size")
-    max_length: int = _f(1024, "maximum tokens of a training sequence (prompt + completion)")
-    gradient_checkpointing: bool = _f(True, "recompute activations in the backward pass: ~30% more compute, far less "
+    eval_limit: int = option(20, "lm-eval --limit per task (0 = all documents)")
+    eval_max_gen_toks: int = option(512, "max_gen_toks for evaluation generations")
+    eval_batch_size: int = option(8, "lm-eval batch size")
+    max_length: int = option(1024, "maximum tokens of a training sequence (prompt + completion)")
+    gradient_checkpointing: bool = option(True, "recompute activations in the backward pass: ~30% more compute, far less "
                                       "memory (without it SmolLM2 SFT at batch 4 x ~700 tokens held 10.6 GB resident)")
-    resume: bool = _f(False, "continue from the last checkpoint in OUTPUT_DIR (error if there is none)")
-    bf16: str = _f("auto", "auto (bf16 when CUDA supports it), true or false")
-    report_to: str = _f("auto", "auto (tensorboard when installed), none, or HF report_to names")
-    dataloader_num_workers: int = _f(0, "data loader workers")
+    resume: bool = option(False, "continue from the last checkpoint in OUTPUT_DIR (error if there is none)")
+    bf16: str = option("auto", "auto (bf16 when CUDA supports it), true or false")
+    report_to: str = option("auto", "auto (tensorboard when installed), none, or HF report_to names")
+    dataloader_num_workers: int = option(0, "data loader workers")
 
     # old field name -> new one: still accepted (YAML, CLI, make) with a FutureWarning
     renamed: ClassVar[dict[str, str]] = {}
@@ -295,8 +301,6 @@ def data_file(cfg, name: str, log=print) -> Path:
         raise TrainDataError(f"data {cfg.data!r} is neither a file nor a folder")
     out = Path(cfg.output_dir) / "data"
     if not (out / "manifest.json").is_file():
-        from r3bench.procgen.export import export
-
         if is_main_process():
             export(out, n=cfg.procgen_n, seed=cfg.procgen_seed, log=log)
         wait_for_everyone()
@@ -337,8 +341,6 @@ def wait_for_everyone():
 
 def model_path(name: str) -> str:
     """A model name as a local directory (r3bench's short names resolved; folders and hub ids unchanged)."""
-    from r3bench.core import models
-
     return models.local_path(name)
 
 
@@ -541,8 +543,6 @@ def evaluate_model(model, tokenizer, cfg, tag: str = "final") -> dict:
         from lm_eval.models.huggingface import HFLM
         from lm_eval.tasks import TaskManager
 
-        from r3bench.eval.hook import tasks_dir
-
         lm = HFLM(pretrained=model, tokenizer=tokenizer, batch_size=cfg.eval_batch_size)
         tm = TaskManager(include_path=str(tasks_dir()), include_defaults=False)
         tasks = [t.strip() for t in cfg.eval_tasks.split(",") if t.strip()]
@@ -732,8 +732,6 @@ def sandbox_isolation() -> str:
     """verifiers.sandbox.isolation_level(): how model-written code (CE feedback, pde reward) was
     isolated in this run; a failure to tell is recorded as such."""
     try:
-        from verifiers.sandbox import isolation_level
-
         return isolation_level()
     except Exception as e:  # noqa: BLE001 - a record field, never a reason to stop a run
         return f"unknown ({type(e).__name__}: {str(e)[:200]})"
@@ -881,8 +879,6 @@ def run_training(cfg, build: Callable, **build_kw):
     run.json: "finished" with the result, or "interrupted" (with the error) when anything stops the
     run (exception or KeyboardInterrupt; written in a finally), "non_finite_loss" for that guard.
     Returns (trainer, result dict for run.json)."""
-    from verifiers import psv
-
     check_init_adapter(cfg)
     psv.set_resolver(model_path)  # the psv verifier backend's R3BENCH_PSV_MODEL may be a short name too
     ckpt = resume_checkpoint(cfg)

@@ -19,15 +19,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from trainers import common
-from trainers.common import BaseConfig, ConfigError, _f
+from trainers.common import BaseConfig, ConfigError, option
 
 
 @dataclass
 class Config(BaseConfig):
-    output_dir: str = _f("runs/dpo", "where checkpoints, logs, the final adapter and run.json go")
-    learning_rate: float = _f(5e-5, "peak learning rate")
-    loss_type: str = _f("ipo", "TRL DPO loss: ipo (default) or sigmoid (DPO), hinge, ...")
-    beta: float = _f(0.1, "KL coefficient (TRL's DPO beta; with loss_type ipo it is IPO's tau); old name: tau")
+    output_dir: str = option("runs/dpo", "where checkpoints, logs, the final adapter and run.json go")
+    learning_rate: float = option(5e-5, "peak learning rate")
+    loss_type: str = option("ipo", "TRL DPO loss: ipo (default) or sigmoid (DPO), hinge, ...")
+    beta: float = option(0.1, "KL coefficient (TRL's DPO beta; with loss_type ipo it is IPO's tau); old name: tau")
 
     renamed = {"tau": "beta"}
     costs = ("Cost on a 2-core CPU, SmolLM2-135M: ~75 s per optimizer step of 2 x 2 pairs (5 steps took "

@@ -27,7 +27,7 @@ from __future__ import annotations
 import importlib.util
 from dataclasses import dataclass
 
-from trainers.common import ConfigError, _f
+from trainers.common import ConfigError, option
 
 END_OF_TURN = ("<|im_end|>", "<|eot_id|>", "<end_of_turn>", "<|end|>", "<|endoftext|>")
 
@@ -44,10 +44,10 @@ class Sampling:
 class VllmFields:
     """The config fields of vLLM sampling, with TRL GRPOConfig's names (a Config mixin)."""
 
-    use_vllm: bool = _f(False, "sample with vLLM in the training process (TRL's colocate mode; needs CUDA + vllm)")
-    vllm_mode: str = _f("colocate", "TRL's vllm_mode; only colocate is implemented for stepfix")
-    vllm_gpu_memory_utilization: float = _f(0.3, "share of GPU memory vLLM may take (TRL's name)")
-    vllm_max_model_length: int = _f(0, "vLLM max_model_len (0 = the model's)")
+    use_vllm: bool = option(False, "sample with vLLM in the training process (TRL's colocate mode; needs CUDA + vllm)")
+    vllm_mode: str = option("colocate", "TRL's vllm_mode; only colocate is implemented for stepfix")
+    vllm_gpu_memory_utilization: float = option(0.3, "share of GPU memory vLLM may take (TRL's name)")
+    vllm_max_model_length: int = option(0, "vLLM max_model_len (0 = the model's)")
 
     def check_vllm(self) -> None:
         check_available(self.use_vllm)

@@ -41,30 +41,29 @@ import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
+from r3bench.pde import families, tasks
+from r3bench.pde.tasks import PDEReward
 from trainers import common
-from trainers.common import BaseConfig, ConfigError, _f
+from trainers.common import BaseConfig, ConfigError, option
 from trainers.generation import VllmFields
+from verifiers.psv import PSV
+from verifiers.rewards import (outcome_reward_func, position_reward_func, pspo_reward_func,
+                               rlvp_reward_func)
+from verifiers.steps import verify
 
 _FAILURE_PREFIXES = ("error:", "verifier error", "step scorer error", "verifier returned invalid",
                      "verifier gave no verdict")
 
 
 def _outcome(cfg):
-    from verifiers.rewards import outcome_reward_func
-
     return outcome_reward_func(answer_column="answer")
 
 
 def _rlvp(cfg):
-    from verifiers.rewards import rlvp_reward_func
-
     return rlvp_reward_func(answer_column="answer", T=cfg.rlvp_T)
 
 
 def _position(cfg):
-    from verifiers.rewards import position_reward_func
-    from verifiers.steps import verify
-
     def verifier(q, text, reference, _b=cfg.verifier):
         # the StepVerdict itself: step_reward pays e/(7+1), the minimum for a FORMAT verdict, and
         # None (skipped, counted) for valid=False
@@ -74,15 +73,10 @@ def _position(cfg):
 
 
 def _pspo(cfg):
-    from verifiers.psv import PSV
-    from verifiers.rewards import pspo_reward_func
-
     return pspo_reward_func(PSV(common.model_path(cfg.psv_model)).step_scores, question_column="question")
 
 
 def _pde(cfg):
-    from r3bench.pde.tasks import PDEReward
-
     return PDEReward()
 
 
@@ -92,23 +86,23 @@ REWARD_FACTORIES = {"outcome": _outcome, "rlvp": _rlvp, "position": _position, "
 
 @dataclass
 class Config(BaseConfig, VllmFields):
-    output_dir: str = _f("runs/grpo", "where checkpoints, logs, the final adapter and run.json go")
-    learning_rate: float = _f(1e-5, "peak learning rate")
-    batch_size: int = _f(4, "completions per device per micro-batch (a multiple of group_size)")
-    gradient_checkpointing: bool = _f(True, "recompute activations in the backward pass (long revision contexts: "
+    output_dir: str = option("runs/grpo", "where checkpoints, logs, the final adapter and run.json go")
+    learning_rate: float = option(1e-5, "peak learning rate")
+    batch_size: int = option(4, "completions per device per micro-batch (a multiple of group_size)")
+    gradient_checkpointing: bool = option(True, "recompute activations in the backward pass (long revision contexts: "
                                       "without it attention activations of x, y1, p1, y2 outgrow CPU memory)")
-    rewards: str = _f("position", f"comma-separated rewards from {tuple(REWARD_FACTORIES)}")
-    reward_weights: str = _f("", "comma-separated weights, one per reward (default: all 1)")
-    group_size: int = _f(4, "completions per prompt (TRL num_generations)")
-    beta: float = _f(0.04, "KL coefficient (TRL's GRPO beta: weight of the k3 KL to the reference per token); "
+    rewards: str = option("position", f"comma-separated rewards from {tuple(REWARD_FACTORIES)}")
+    reward_weights: str = option("", "comma-separated weights, one per reward (default: all 1)")
+    group_size: int = option(4, "completions per prompt (TRL num_generations)")
+    beta: float = option(0.04, "KL coefficient (TRL's GRPO beta: weight of the k3 KL to the reference per token); "
                            "0 loads no reference model; old name: kl_coef")
-    temperature: float = _f(0.9, "sampling temperature")
-    max_completion_length: int = _f(512, "maximum completion tokens")
-    verifier: str = _f("symbolic", "step verifier backend of the position reward: symbolic | judge | psv")
-    psv_model: str = _f("", "PSV model folder for pspo_wrs (trainers.psv writes OUTPUT_DIR/psv_model)")
-    rlvp_T: float = _f(0.05, "temperature T of the RLVP reward")
-    loss_type: str = _f("grpo", "TRL GRPO loss_type: grpo, dapo, dr_grpo, bnpo, ...")
-    pde_prompts: int = _f(16, "pde reward without data: generated training prompts per seen PDE family")
+    temperature: float = option(0.9, "sampling temperature")
+    max_completion_length: int = option(512, "maximum completion tokens")
+    verifier: str = option("symbolic", "step verifier backend of the position reward: symbolic | judge | psv")
+    psv_model: str = option("", "PSV model folder for pspo_wrs (trainers.psv writes OUTPUT_DIR/psv_model)")
+    rlvp_T: float = option(0.05, "temperature T of the RLVP reward")
+    loss_type: str = option("grpo", "TRL GRPO loss_type: grpo, dapo, dr_grpo, bnpo, ...")
+    pde_prompts: int = option(16, "pde reward without data: generated training prompts per seen PDE family")
 
     renamed = {"kl_coef": "beta"}
     costs = ("Cost on a 2-core CPU, SmolLM2-135M: ~143 s per step of 4 prompts x 2 completions of at most 320 "
@@ -175,8 +169,6 @@ def dataset(cfg, log=print):
 def _pde_dataset(cfg, log=print):
     """r3_pde training prompts (seen families only) with the columns the pde reward reads."""
     from datasets import Dataset
-
-    from r3bench.pde import families, tasks
 
     if cfg.data:
         rows, path = common.train_rows(cfg, "sft.jsonl", ("prompt", "family", "seed"), log=log)

@@ -27,25 +27,29 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
+from r3bench import procgen
+from r3bench.core.prompts import prompt_structured
 from trainers import common
-from trainers.common import BaseConfig, ConfigError, TrainDataError, _f
+from trainers.common import BaseConfig, ConfigError, TrainDataError, option
+from verifiers import check, seventag
+from verifiers.psv import PROMPT
 
 CELLS = [("MC", 1), ("CM", 2), ("CM", 3), ("MC", 4), ("CE", 5), ("CE", 6)]
 
 
 @dataclass
 class Config(BaseConfig):
-    output_dir: str = _f("runs/psv", "where checkpoints, logs, the final adapter, psv_model and run.json go")
-    learning_rate: float = _f(1e-4, "peak learning rate")
-    batch_size: int = _f(8, "step prefixes per micro-batch")
-    labels: str = _f("exact", "step labels: exact (first-error labels) | mc (Monte-Carlo rollouts)")
-    mc_rollouts: int = _f(4, "rollouts per step prefix for mc labels")
-    mc_max_new_tokens: int = _f(384, "maximum tokens of an mc rollout")
-    mc_temperature: float = _f(0.8, "sampling temperature of mc rollouts")
-    rollout_model: str = _f("", "model that samples mc rollouts (default: `model`)")
-    good_token: str = _f("+", "the PSV's 'correct' label token")
-    bad_token: str = _f("-", "the PSV's 'wrong' label token")
-    eval_tasks: str = _f("", "lm-eval tasks (none by default: a PSV is a verifier, not a solver)")
+    output_dir: str = option("runs/psv", "where checkpoints, logs, the final adapter, psv_model and run.json go")
+    learning_rate: float = option(1e-4, "peak learning rate")
+    batch_size: int = option(8, "step prefixes per micro-batch")
+    labels: str = option("exact", "step labels: exact (first-error labels) | mc (Monte-Carlo rollouts)")
+    mc_rollouts: int = option(4, "rollouts per step prefix for mc labels")
+    mc_max_new_tokens: int = option(384, "maximum tokens of an mc rollout")
+    mc_temperature: float = option(0.8, "sampling temperature of mc rollouts")
+    rollout_model: str = option("", "model that samples mc rollouts (default: `model`)")
+    good_token: str = option("+", "the PSV's 'correct' label token")
+    bad_token: str = option("-", "the PSV's 'wrong' label token")
+    eval_tasks: str = option("", "lm-eval tasks (none by default: a PSV is a verifier, not a solver)")
 
     scored_by_lm_eval = False
     costs = ("Cost on a CPU: exact labels are free (procedural first errors) and a step is one forward and backward "
@@ -75,8 +79,6 @@ def solution_rows(cfg) -> list[dict]:
         out = [{"question": r["question"], "solution": r["solution"], "answer": r.get("answer"),
                 "first_error": r.get("first_error")} for r in rows]
     else:
-        from r3bench import procgen
-
         rng = random.Random(cfg.seed)
         out = []
         for i, p in enumerate(x for x in procgen.generate(n=cfg.procgen_n, seed=cfg.procgen_seed) if x.split == "train"):
@@ -101,9 +103,6 @@ def exact_labels(n_steps: int, first_error: int) -> list[float]:
 
 
 def prefix_text(question: str, steps) -> str:
-    from verifiers import seventag
-    from verifiers.psv import PROMPT
-
     return PROMPT.format(question=question, steps=seventag.render(steps))
 
 
@@ -111,10 +110,6 @@ def mc_labels(cfg, rows, log=print) -> list[dict]:
     """Monte-Carlo step labels, cached per solution in OUTPUT_DIR/psv_labels.jsonl."""
     import torch
     from transformers import AutoModelForCausalLM
-
-    from verifiers import seventag
-    from r3bench.core.prompts import prompt_structured
-    from verifiers import check
 
     cache = Path(cfg.output_dir) / "psv_labels.jsonl"
     done = [json.loads(x) for x in cache.read_text().splitlines() if x.strip()] if cache.is_file() else []
@@ -152,8 +147,6 @@ def mc_labels(cfg, rows, log=print) -> list[dict]:
 
 
 def examples(cfg, log=print) -> list[dict]:
-    from verifiers import seventag
-
     rows = solution_rows(cfg)
     if cfg.labels == "mc":
         labelled = mc_labels(cfg, rows, log)

@@ -16,11 +16,13 @@ import sys
 import time
 from pathlib import Path
 
+from r3bench import procgen
+from r3bench.eval import retrieval
+from trainers.common import read_jsonl
+
 
 def solution_rows(path: str | None = None, procgen_n: int = 0, procgen_seed: int = 0) -> list[dict]:
     if path:
-        from trainers.common import read_jsonl
-
         rows = read_jsonl(Path(path))
         out = []
         for i, r in enumerate(rows):
@@ -30,16 +32,12 @@ def solution_rows(path: str | None = None, procgen_n: int = 0, procgen_seed: int
             out.append({"id": str(r.get("id") or f"row-{i}"), "question": q, "solution": s})
         return out
     if procgen_n:
-        from r3bench import procgen
-
         return [{"id": p.id, "question": p.question, "solution": p.solution}
                 for p in procgen.generate(n=procgen_n, seed=procgen_seed) if p.split == "train"]
     return []
 
 
 def main(argv=None) -> int:
-    from r3bench.eval import retrieval
-
     ap = argparse.ArgumentParser(prog="python -m trainers.rag", description=__doc__.split("\n")[0], allow_abbrev=False)
     ap.add_argument("--out", default=None, help=f"index folder (default: {retrieval.default_path()}, or R3BENCH_RAG_INDEX)")
     src = ap.add_mutually_exclusive_group()

@@ -12,16 +12,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from trainers import common
-from trainers.common import BaseConfig, _f
+from trainers.common import BaseConfig, option
 
 
 @dataclass
 class Config(BaseConfig):
-    output_dir: str = _f("runs/sft", "where checkpoints, logs, the final adapter and run.json go")
-    learning_rate: float = _f(2e-4, "peak learning rate")
-    batch_size: int = _f(1, "sequences per micro-batch (peak memory grows ~2 GB per ~650-token SmolLM2 sequence: "
+    output_dir: str = option("runs/sft", "where checkpoints, logs, the final adapter and run.json go")
+    learning_rate: float = option(2e-4, "peak learning rate")
+    batch_size: int = option(1, "sequences per micro-batch (peak memory grows ~2 GB per ~650-token SmolLM2 sequence: "
                          "~2.5 GB at 1, 4.6 GB at 2, 8.1 GB at 4; docs/training.md)")
-    grad_accum: int = _f(4, "gradient accumulation steps (1 x 4 = 4 sequences per optimizer step)")
+    grad_accum: int = option(4, "gradient accumulation steps (1 x 4 = 4 sequences per optimizer step)")
 
     costs = ("Cost on a 2-core CPU, SmolLM2-135M: ~35 s per optimizer step of 4 sequences of ~650 tokens "
              "(30 steps took 1038 s), so the default 100 steps take about an hour; peak memory ~2.5 GB at "

@@ -65,7 +65,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from trainers import common
-from trainers.common import BaseConfig, ConfigError, _f
+from trainers.common import BaseConfig, ConfigError, option
 from trainers.generation import VllmFields
 from trainers.stepfix_loss import (backbone_and_head, chunked_token_stats, completion_batch, completion_hidden,
                                    completion_logits, reward, skip, stepfix_loss, token_kl, token_logprobs)
@@ -86,26 +86,26 @@ BASELINES = ("none", "r1", "mean")
 
 @dataclass
 class Config(BaseConfig, VllmFields):
-    output_dir: str = _f("runs/stepfix", "where checkpoints, logs, the final adapter and run.json go")
-    learning_rate: float = _f(5e-5, "peak learning rate")
-    batch_size: int = _f(4, "problems per micro-batch")
-    gradient_checkpointing: bool = _f(True, "recompute activations in the backward pass (long revision contexts: "
+    output_dir: str = option("runs/stepfix", "where checkpoints, logs, the final adapter and run.json go")
+    learning_rate: float = option(5e-5, "peak learning rate")
+    batch_size: int = option(4, "problems per micro-batch")
+    gradient_checkpointing: bool = option(True, "recompute activations in the backward pass (long revision contexts: "
                                       "without it attention activations of x, y1, p1, y2 outgrow CPU memory)")
-    tau: float = _f(0.9, "skip a problem when r1 > tau")
-    beta: float = _f(0.1, "KL coefficient: weight of KL(pi(.|x) || pi_ref(.|x)) on y1 in the loss (kl_estimator)")
-    kl_estimator: str = _f("full", "KL(pi(.|x) || pi_ref(.|x)) on y1: full | k1 | k3 | none")
-    kl_chunk: int = _f(32, "positions per chunk of the LM head / log-softmax / KL under activation checkpointing "
+    tau: float = option(0.9, "skip a problem when r1 > tau")
+    beta: float = option(0.1, "KL coefficient: weight of KL(pi(.|x) || pi_ref(.|x)) on y1 in the loss (kl_estimator)")
+    kl_estimator: str = option("full", "KL(pi(.|x) || pi_ref(.|x)) on y1: full | k1 | k3 | none")
+    kl_chunk: int = option(32, "positions per chunk of the LM head / log-softmax / KL under activation checkpointing "
                            "(0: the whole [B, T, V] at once, the older path: same values, ~10x the memory)")
-    logprob: str = _f("sum", "sequence log-probabilities: sum (the equation) | mean (token-averaged)")
-    verifier: str = _f("symbolic", "step verifier backend: symbolic | judge | psv")
-    temperature: float = _f(0.7, "sampling temperature of y1 and y2")
-    top_p: float = _f(1.0, "nucleus sampling of y1 and y2")
-    max_new_tokens: int = _f(512, "maximum tokens of y1 and of y2")
-    revise_instruction: str = _f(REVISE, "text appended to the feedback to ask for the revision")
-    log_samples: bool = _f(True, "write every problem's record to OUTPUT_DIR/stepfix_samples.jsonl")
-    baseline: str = _f("none", "b in (r2 - b): none (the paper's exact loss) | r1 | mean (running mean of r2)")
-    baseline_momentum: float = _f(0.9, "momentum of the running-mean baseline (baseline: mean)")
-    merge_lora_for_generation: bool = _f(False, "merge the LoRA into fp32 weights while sampling (unmerged "
+    logprob: str = option("sum", "sequence log-probabilities: sum (the equation) | mean (token-averaged)")
+    verifier: str = option("symbolic", "step verifier backend: symbolic | judge | psv")
+    temperature: float = option(0.7, "sampling temperature of y1 and y2")
+    top_p: float = option(1.0, "nucleus sampling of y1 and y2")
+    max_new_tokens: int = option(512, "maximum tokens of y1 and of y2")
+    revise_instruction: str = option(REVISE, "text appended to the feedback to ask for the revision")
+    log_samples: bool = option(True, "write every problem's record to OUTPUT_DIR/stepfix_samples.jsonl")
+    baseline: str = option("none", "b in (r2 - b): none (the paper's exact loss) | r1 | mean (running mean of r2)")
+    baseline_momentum: float = option(0.9, "momentum of the running-mean baseline (baseline: mean)")
+    merge_lora_for_generation: bool = option(False, "merge the LoRA into fp32 weights while sampling (unmerged "
                                          "after); off: no speed-up measured on CPU (docs/training.md)")
 
     costs = ("Cost on a 2-core CPU, SmolLM2-135M: ~208 s per step of 4 problems with up to 320 new tokens for y1 "
