@@ -151,17 +151,20 @@ class Cell:
 
 
 def cells(b: Budget, only: set | None = None) -> list[Cell]:
-    """Training cells first (the SFT start before everything that continues it), then evaluations."""
-    out_train, out_eval = [], []
+    """Each training cell followed at once by its evaluations (the SFT start first, since everything
+    continues it): an adapter is scored while it is on this machine. Run folders are not committed, so
+    a trained cell whose evaluations were not done before the machine went is trained again
+    (Study._run, `adapter_missing`)."""
+    out = []
     for c in conditions(b):
         if only and c.name not in only:
             continue
         seeds = b.seeds if c.kind == "trained" else (0,)
         for s in seeds:
             if c.kind in ("sft", "trained"):
-                out_train.append(Cell(c, s))
-            out_eval += [Cell(c, s, k) for k in b.eval_tiers[c.kind]]
-    return out_train + out_eval
+                out.append(Cell(c, s))
+            out += [Cell(c, s, k) for k in b.eval_tiers[c.kind]]
+    return out
 
 
 def doc_indices(cell: Cell, b: Budget) -> list[int]:
@@ -473,6 +476,18 @@ class Study:
                 "verifier_failures": sum(not s["verifier_valid"] for s in samples)}
 
     # ---- the loop ----------------------------------------------------------------------------
+    def adapter_missing(self, train_cell: Cell) -> bool:
+        """A done training cell whose adapter folder is absent while some of its evaluations are not
+        done (a fresh checkout: run folders are git-ignored). The SFT start is reassembled from its
+        committed parts instead (use_sft_start)."""
+        if train_cell.cond.kind == "sft":
+            return False
+        r = read_json(self.record_path(train_cell.id)) or {}
+        if not r.get("adapter") or (in_study(self.out, r["adapter"]) / "adapter_config.json").is_file():
+            return False
+        evals = [c for c in self.cells if c.tier is not None and depends_on(c) == train_cell.id]
+        return any(self.status(c.id) != "done" for c in evals)
+
     def lock(self) -> Path:
         """Take OUT/.study.lock (this process's pid); a second study process on the same folder would
         run the same cells into the same run folders. A lock whose process is gone is taken over."""
@@ -518,6 +533,11 @@ class Study:
         for cell in bar:
             rec_path = self.record_path(cell.id)
             prev = read_json(rec_path) or {}
+            if prev.get("status") == "done" and cell.tier is None and self.adapter_missing(cell):
+                LOG.info("cell %s: its adapter %s is not here (run folders are not committed) and its "
+                         "evaluations are not all done: training it again", cell.id, prev.get("adapter"))
+                prev = {**prev, "status": "stale"}
+                write_json(rec_path, {**prev, "error": "adapter missing on this machine; trained again"})
             if prev.get("status") == "done":
                 done += 1
                 continue

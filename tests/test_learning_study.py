@@ -305,3 +305,40 @@ study.run_train(ls.Cell(ls.conditions(ls.TINY)[2], 0))
     else:
         os.kill(child, signal.SIGKILL)
         pytest.fail("the trainer subprocess outlived the study")
+
+
+def test_each_training_cell_is_followed_by_its_evaluations():
+    cl = ls.cells(ls.FULL)
+    assert [c.id for c in cl if c.tier is None][0] == "sft__s0__train"  # before all that continue it
+    for i, c in enumerate(cl):
+        if c.tier is None:
+            k = len(ls.FULL.eval_tiers[c.cond.kind])
+            assert [e.id for e in cl[i + 1:i + 1 + k]] == [ls.Cell(c.cond, c.seed, t).id
+                                                           for t in ls.FULL.eval_tiers[c.cond.kind]]
+
+
+def test_a_done_training_cell_without_its_adapter_is_trained_again(tmp_path, monkeypatch):
+    """Run folders are not committed: in a fresh checkout a trained cell is 'done' but its adapter is
+    gone; while its evaluations are pending it must be trained again, not crash every evaluation."""
+    study = ls.Study(tmp_path, ls.TINY, only={"sft", "sft_cont"})
+    ls.write_json(study.record_path("sft__s0__train"), {"status": "done", "adapter": "sft_adapter"})
+    (tmp_path / "sft_adapter").mkdir()
+    (tmp_path / "sft_adapter" / "adapter_config.json").write_text("{}")
+    ls.write_json(study.record_path("sft__s0__t1"), {"status": "done"})
+    ls.write_json(study.record_path("sft_cont__s0__train"), {"status": "done", "adapter": "runs/gone/final"})
+    cont = ls.Cell(ls.conditions(ls.TINY)[3], 0)
+    assert study.adapter_missing(cont)
+    trained, scored = [], []
+
+    def run_train(cell):
+        trained.append(cell.id)
+        d = tmp_path / "runs" / "again" / "final"
+        d.mkdir(parents=True)
+        (d / "adapter_config.json").write_text("{}")
+        return {"adapter": "runs/again/final"}
+
+    monkeypatch.setattr(study, "run_train", run_train)
+    monkeypatch.setattr(study, "run_eval", lambda cell: scored.append(cell.id) or {"n": 0})
+    study.run(progress=False)
+    assert trained == ["sft_cont__s0__train"] and scored == ["sft_cont__s0__t1"]
+    assert not study.adapter_missing(cont)  # its evaluation is done (and the adapter is here)
