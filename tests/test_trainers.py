@@ -178,16 +178,14 @@ def test_grpo_position_reward_passes_the_verdict():
     verdicts = iter([StepVerdict(2, "CE", "double", 3), StepVerdict(0, None, "no verdict", 0, valid=False)])
     cfg = common.make(grpo.Config, rewards="position")
     counts, times = Counter(), defaultdict(float)
-    import verifiers.steps as steps_mod
-
-    real = steps_mod.verify
-    steps_mod.verify = lambda *a, **k: next(verdicts)
+    real = grpo.verify  # the step verifier grpo's position reward calls (imported at its top)
+    grpo.verify = lambda *a, **k: next(verdicts)
     try:
         fn = grpo.reward_funcs(cfg, counts, times)[0]
         sol = procgen.generate(n=5, seed=3)[0].solution
         out = fn(prompts=["q", "q"], completions=[sol, sol], question=["q", "q"], reference=[sol, sol])
     finally:
-        steps_mod.verify = real
+        grpo.verify = real
     assert out == [2 / 8, None] and counts["reward_failures/position_reward"] == 1
 
 

@@ -166,3 +166,47 @@ def test_shipped_configs_do_not_evaluate_by_default_and_say_what_it_costs(name):
     assert "\neval_tasks:" not in text and "# eval_tasks:" in text and "2-core CPU" in text
     if name != "sft":
         assert "python -m trainers.sft " in text  # the command that makes the SFT adapter it needs
+
+
+# --- rewards report failure as data (issue 18 item 3) ---------------------------------------------
+
+def test_grpo_rewards_are_the_verifiers_registry_plus_pde():
+    from trainers import grpo
+    from verifiers.rewards import REWARDS
+
+    assert set(grpo.REWARD_FACTORIES) - set(REWARDS) == {"pde"}
+
+
+def test_counting_reward_reads_ok_not_the_reasons_wording():
+    from collections import Counter, defaultdict
+
+    from trainers.grpo import CountingReward
+    from verifiers.rewards import RewardResult
+
+    class Fn:
+        __name__ = "fake"
+
+        def __call__(self, prompts=None, completions=None, **kw):
+            self.last_results = [RewardResult(0.5, True, "verifier error: a wording only"),
+                                 RewardResult(None, False, "judge timed out"),
+                                 RewardResult(0.0, True, "wrong answer")]
+            self.last_reasons = [r.reason for r in self.last_results]
+            return [0.5, None, 0.0]
+
+    counts = Counter()
+    out = CountingReward(Fn(), counts, defaultdict(float))(prompts=[1, 2, 3], completions=[1, 2, 3])
+    assert out == [0.5, None, 0.0] and counts["reward_failures/fake"] == 1
+
+
+def test_pde_verifier_failure_is_a_flag():
+    from r3bench.pde import verify as V
+    from r3bench.pde.verify import ProgramVerdict, combine
+
+    bad = V.verify("def solve(*a): return 0", "no_such_family", [{"args": [], "shape": [1]}])
+    assert isinstance(bad, ProgramVerdict) and bad.verifier_ok is False
+    own = V.verify("", "no_such_family", [])
+    assert own.verifier_ok is False  # unknown family: the verifier's side
+    inst_ok = V._invalid("timeout: slow program")
+    inst_err = V._invalid("verifier error: reference failed", verifier_ok=False)
+    assert combine([inst_ok]).verifier_ok is True
+    assert combine([inst_ok, inst_err]).verifier_ok is False

@@ -47,20 +47,20 @@ from trainers import common
 from trainers.common import BaseConfig, ConfigError, option
 from trainers.generation import VllmFields
 from verifiers.psv import PSV
-from verifiers.rewards import (outcome_reward_func, position_reward_func, pspo_reward_func,
-                               rlvp_reward_func)
+from verifiers.rewards import REWARDS
 from verifiers.steps import verify
 
-_FAILURE_PREFIXES = ("error:", "verifier error", "step scorer error", "verifier returned invalid",
-                     "verifier gave no verdict")
+# The reward functions are verifiers.rewards.REWARDS (one registry); what follows is only the glue of
+# each to a GRPO config (which dataset columns, which verifier), keyed by the registry's names, plus
+# the PDE track's reward, which lives with its tasks (tests/test_trainers_layout.py checks the keys).
 
 
 def _outcome(cfg):
-    return outcome_reward_func(answer_column="answer")
+    return REWARDS["outcome"](answer_column="answer")
 
 
 def _rlvp(cfg):
-    return rlvp_reward_func(answer_column="answer", T=cfg.rlvp_T)
+    return REWARDS["rlvp"](answer_column="answer", T=cfg.rlvp_T)
 
 
 def _position(cfg):
@@ -69,11 +69,11 @@ def _position(cfg):
         # None (skipped, counted) for valid=False
         return verify(q, text, reference, backend=_b)
 
-    return position_reward_func(verifier, answer_column="reference", question_column="question")
+    return REWARDS["position"](verifier, answer_column="reference", question_column="question")
 
 
 def _pspo(cfg):
-    return pspo_reward_func(PSV(common.model_path(cfg.psv_model)).step_scores, question_column="question")
+    return REWARDS["pspo_wrs"](PSV(common.model_path(cfg.psv_model)).step_scores, question_column="question")
 
 
 def _pde(cfg):
@@ -131,8 +131,9 @@ class Config(BaseConfig, VllmFields):
 
 
 class CountingReward:
-    """Wraps an r3bench RewardFunc: failures not caused by the completion become None (skipped by
-    TRL) and are counted; time spent is added up."""
+    """Wraps an r3bench RewardFunc: failures not caused by the completion (a RewardResult with ok
+    False in the function's `last_results`) become None (skipped by TRL) and are counted; time spent
+    is added up. A reward function without `last_results` reports no failures."""
 
     def __init__(self, fn, counts: Counter, times: defaultdict):
         self.fn, self.counts, self.times = fn, counts, times
@@ -141,9 +142,14 @@ class CountingReward:
     def __call__(self, prompts=None, completions=None, **kw):
         t0 = time.perf_counter()
         out = self.fn(prompts=prompts, completions=completions, **kw)
+        results = getattr(self.fn, "last_results", None)
+        if results is None:
+            results = [None] * len(out)
+        elif len(results) != len(out):
+            raise RuntimeError(f"{self.__name__}: {len(out)} rewards but {len(results)} results")
         res = []
-        for r, why in zip(out, self.fn.last_reasons):
-            if why.startswith(_FAILURE_PREFIXES):
+        for r, rr in zip(out, results):
+            if rr is not None and not rr.ok:
                 self.counts[f"reward_failures/{self.__name__}"] += 1
                 res.append(None)
             else:

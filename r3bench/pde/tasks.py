@@ -24,7 +24,7 @@ from r3bench.pde import families as F
 from r3bench.pde.metrics import prompt_metrics
 from r3bench.pde.verify import ProgramVerdict, VerifyConfig, extract_code, verify
 from r3bench.pde.bank import BANK
-from verifiers.rewards import completion_text
+from verifiers.rewards import RewardResult, completion_text
 
 log = logging.getLogger(__name__)
 VERSION = 1
@@ -188,23 +188,25 @@ def export(out, per_family: int = 8, log_fn=None) -> Path:
 class PDEReward:
     """TRL reward: the hybrid verifier's reward of each completion on its prompt's hidden instances.
 
-    Columns: family, seed, n_instances. `last_reasons` holds one reason per completion; a verifier
-    failure (not the completion's fault) starts with "verifier error" so trainers.grpo skips it."""
+    Columns: family, seed, n_instances. `last_results` holds one verifiers.rewards.RewardResult per
+    completion (ok False: the verifier failed, not the completion - trainers.grpo skips and counts it)
+    and `last_reasons` their reasons."""
 
     def __init__(self, cfg: VerifyConfig = VerifyConfig(), name: str = "pde_reward"):
-        self.cfg, self.__name__, self.last_reasons = cfg, name, []
+        self.cfg, self.__name__, self.last_reasons, self.last_results = cfg, name, [], []
 
     def __call__(self, prompts=None, completions=None, family=None, seed=None, n_instances=None, **_):
         if family is None or seed is None:
             raise ValueError("pde_reward needs the dataset columns family and seed")
         n = len(completions)
-        rewards, reasons = [], []
+        rewards, reasons, results = [], [], []
         for i in range(n):
             doc = {"family": family[i], "seed": seed[i], "n_instances": (n_instances or [N_INSTANCES] * n)[i]}
             v = score(doc, completion_text(completions[i]) or "", self.cfg)
             rewards.append(float(v.reward))
             reasons.append(v.reason)
-        self.last_reasons = reasons
+            results.append(RewardResult(float(v.reward), v.verifier_ok, v.reason))
+        self.last_reasons, self.last_results = reasons, results
         return rewards
 
 

@@ -61,6 +61,7 @@ class InstanceVerdict:
     l_phys: float | None
     seconds: float | None
     reason: str
+    verifier_ok: bool = True  # False: the verifier failed (its reference), not the program
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,7 @@ class ProgramVerdict:
     instances: tuple = field(default=())
     seconds: float = 0.0  # wall time of the sandbox run
     isolation: str = ""  # the sandbox's isolation level for this run (verifiers.sandbox.LEVELS); "" when none ran
+    verifier_ok: bool = True  # False: the verifier itself failed (not the program's fault; a trainer skips it)
 
     def to_dict(self) -> dict:
         """Plain JSON-ready data (the instances as dicts)."""
@@ -158,8 +160,8 @@ def _sandbox_limits(cfg: VerifyConfig, n: int, out_bytes: int):
                          output_kb=max(64, int(out_bytes * 1.4 / 1024) + 64))
 
 
-def _invalid(reason, seconds=None) -> InstanceVerdict:
-    return InstanceVerdict(False, 0.0, 1.0, "none", None, None, seconds, reason)
+def _invalid(reason, seconds=None, verifier_ok: bool = True) -> InstanceVerdict:
+    return InstanceVerdict(False, 0.0, 1.0, "none", None, None, seconds, reason, verifier_ok)
 
 
 def nrmse(u_hat, u_ref) -> tuple[float, str]:
@@ -185,7 +187,7 @@ def score_instance(family: str, inst: dict, u_hat: np.ndarray, cfg: VerifyConfig
     try:
         u_ref = _fam.reference(family, inst)
     except Exception as e:  # noqa: BLE001 - a reference failure is a verifier error, said so
-        return _invalid(f"verifier error: reference failed: {type(e).__name__}: {e}", seconds)
+        return _invalid(f"verifier error: reference failed: {type(e).__name__}: {e}", seconds, verifier_ok=False)
     nrm = float(np.linalg.norm(u_ref))
     diff = float(np.linalg.norm(u_hat - u_ref))
     l_traj = diff / nrm if nrm > EPS else diff
@@ -216,11 +218,11 @@ def _decode(item, inst):
 def verify(code, family: str, insts: list[dict], cfg: VerifyConfig = VerifyConfig()) -> ProgramVerdict:
     """Run `code` (Python source defining `solve`) on `insts` in the sandbox; never raises."""
     if family not in _fam.FAMILIES:
-        return ProgramVerdict(False, False, 0.0, 1.0, f"verifier error: unknown family {family!r}")
+        return ProgramVerdict(False, False, 0.0, 1.0, f"verifier error: unknown family {family!r}", verifier_ok=False)
     if not isinstance(code, str) or not code.strip():
         return ProgramVerdict(False, False, 0.0, 1.0, "no program (no ```python``` block defining solve)")
     if not insts:
-        return ProgramVerdict(False, False, 0.0, 1.0, "verifier error: no instances")
+        return ProgramVerdict(False, False, 0.0, 1.0, "verifier error: no instances", verifier_ok=False)
     out_bytes = sum(8 * int(np.prod(i["shape"])) for i in insts)
     payload = [{"args": i["args"], "shape": i["shape"]} for i in insts]
     res = run_python(code + "\n" + _DRIVER, _sandbox_limits(cfg, len(insts), out_bytes),
@@ -256,10 +258,11 @@ def combine(verdicts, cfg: VerifyConfig = VerifyConfig(), seconds: float = 0.0, 
     bad = [f"instance {i}: {v.reason}" for i, v in enumerate(verdicts) if not v.valid]
     if bad:
         reason = f"{len(bad)}/{len(verdicts)} instances invalid; " + "; ".join(bad[:3])
-        if any(v.reason.startswith("verifier error") for v in verdicts):
-            reason = "verifier error: " + reason  # not the program's fault: trainers.grpo skips it
+        if not all(v.verifier_ok for v in verdicts):
+            reason = "verifier error: " + reason  # not the program's fault (verifier_ok False): skipped
     else:
         norms = "/".join(dict.fromkeys(v.nrmse_norm for v in verdicts))  # which normalisation the nRMSEs use
         reason = (f"valid on {len(verdicts)} instances; worst nRMSE {worst:.3g} ({norms}-normalised)"
                   + (" (success)" if success else ""))
-    return ProgramVerdict(valid, success, reward, worst, reason, tuple(verdicts), seconds, isolation)
+    return ProgramVerdict(valid, success, reward, worst, reason, tuple(verdicts), seconds, isolation,
+                          verifier_ok=all(v.verifier_ok for v in verdicts))
