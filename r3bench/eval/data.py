@@ -74,17 +74,22 @@ def _data_dir_hint() -> str:
     return f"set {ENV_VAR}=/path/to/data (or pass the directory: load(name, path), r3bench --data-dir)"
 
 
-def _read_json(root: Path, rel: str) -> list:
-    f = root / rel
+def _read(f: Path, parse, corrupt: tuple, **open_kw):
+    """parse(open file) of a benchmark file; every way it can fail is a DataError naming the file."""
     try:
-        with open(f, encoding="utf-8") as fh:
-            obj = json.load(fh)
+        with open(f, encoding="utf-8", **open_kw) as fh:
+            return parse(fh)
     except FileNotFoundError:
         raise DataError(f"missing benchmark file: {f}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+    except corrupt as e:
         raise DataError(f"corrupt benchmark file {f}: {e}") from None
     except OSError as e:  # a directory where the file belongs, no permission, ...
         raise DataError(f"cannot read benchmark file {f}: {e.strerror or e}") from None
+
+
+def _read_json(root: Path, rel: str) -> list:
+    f = root / rel
+    obj = _read(f, json.load, (json.JSONDecodeError, UnicodeDecodeError))
     if not isinstance(obj, list) or not all(isinstance(x, dict) for x in obj):
         raise DataError(f"corrupt benchmark file {f}: expected a JSON list of objects")
     return obj
@@ -148,15 +153,7 @@ def _load_mmlu(root: Path, bench: str, file: str) -> list[Record]:
     out = []
     if file.endswith(".csv"):
         f = root / file
-        try:
-            with open(f, encoding="utf-8", newline="") as fh:
-                rows = list(csv.reader(fh))
-        except FileNotFoundError:
-            raise DataError(f"missing benchmark file: {f}") from None
-        except (csv.Error, UnicodeDecodeError) as e:
-            raise DataError(f"corrupt benchmark file {f}: {e}") from None
-        except OSError as e:  # a directory where the file belongs, no permission, ...
-            raise DataError(f"cannot read benchmark file {f}: {e.strerror or e}") from None
+        rows = _read(f, lambda fh: list(csv.reader(fh)), (csv.Error, UnicodeDecodeError), newline="")
         for i, r in enumerate(rows):
             if len(r) != 6 or r[5].strip() not in LETTERS:
                 raise DataError(f"corrupt benchmark file {f}: row {i + 1} is not question,A,B,C,D,answer")
