@@ -162,23 +162,32 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
                 return out
         pol1 = completion_logits(model, ids, att, st, tgt1.shape[1])  # model: DDP-wrapped or not
         tr = time.perf_counter()
-        with torch.no_grad():
-            if cfg.kl_estimator == "none" or cfg.beta == 0:
-                ref1 = pol1.detach()
-            elif self.ref_model is not None:
-                self.ref_model.to(dev)
-                ref1 = completion_logits(self.ref_model, ids, att, st, tgt1.shape[1])
-            else:
-                with unwrapped.disable_adapter():
-                    ref1 = completion_logits(unwrapped, ids, att, st, tgt1.shape[1])
+        if cfg.kl_estimator == "none" or cfg.beta == 0:
+            ref1 = pol1.detach()
+        else:
+            ref1 = self._reference(completion_logits, unwrapped, ids, att, st, tgt1.shape[1])
         self.r3_times["ref_forward"] += time.perf_counter() - tr
         kl_tok = token_kl(cfg.kl_estimator, pol1, ref1, tgt1)
         lp1_tok = token_logprobs(pol1, tgt1)
         del pol1, ref1
         ids2, att2, tgt2, m2, st2 = completion_batch([(u[2], u[3]) for u in used], pad, dev)
         lp2_tok = token_logprobs(completion_logits(model, ids2, att2, st2, tgt2.shape[1]), tgt2)
-        r2 = torch.tensor([u[4] for u in used], device=dev, dtype=lp2_tok.dtype)
-        loss, parts = stepfix_loss(lp2_tok, m2, lp1_tok, m1, r2, kl_tok, cfg.beta, cfg.logprob,
+        return self._finish(used, lp2_tok, m2, lp1_tok, m1, kl_tok)
+
+    def _reference(self, forward, unwrapped, *args):
+        """forward(reference model, *args) without grad: the frozen SFT copy when there is one, else
+        the policy with its adapter disabled."""
+        with torch.no_grad():
+            if self.ref_model is not None:
+                self.ref_model.to(unwrapped.device)
+                return forward(self.ref_model, *args)
+            with unwrapped.disable_adapter():
+                return forward(unwrapped, *args)
+
+    def _finish(self, used, lp2_tok, m2, lp1_tok, m1, kl_tok):
+        """The loss of the method from the per-token terms, and its per-sample parts for the records."""
+        r2 = torch.tensor([u[4] for u in used], device=lp2_tok.device, dtype=lp2_tok.dtype)
+        loss, parts = stepfix_loss(lp2_tok, m2, lp1_tok, m1, r2, kl_tok, self.cfg.beta, self.cfg.logprob,
                                    baseline=self._baseline(used, r2))
         return loss, {k: v.detach().float().cpu() for k, v in parts.items()}
 
@@ -193,13 +202,7 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
         tr = time.perf_counter()
         h_ref = ref_head = None
         if not (cfg.kl_estimator == "none" or cfg.beta == 0):
-            with torch.no_grad():
-                if self.ref_model is not None:
-                    self.ref_model.to(dev)
-                    ref = completion_hidden(self.ref_model, ids, att, st, tgt1.shape[1])
-                else:
-                    with unwrapped.disable_adapter():
-                        ref = completion_hidden(unwrapped, ids, att, st, tgt1.shape[1])
+            ref = self._reference(completion_hidden, unwrapped, ids, att, st, tgt1.shape[1])
             if ref is None:
                 return None
             h_ref, ref_head = ref[0].detach(), ref[1]
@@ -210,10 +213,7 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
         ids2, att2, tgt2, m2, st2 = completion_batch([(u[2], u[3]) for u in used], pad, dev)
         h2, head2 = completion_hidden(model, ids2, att2, st2, tgt2.shape[1])
         lp2_tok, _ = chunked_token_stats(head2, h2, tgt2, "none", chunk=cfg.kl_chunk)
-        r2 = torch.tensor([u[4] for u in used], device=dev, dtype=lp2_tok.dtype)
-        loss, parts = stepfix_loss(lp2_tok, m2, lp1_tok, m1, r2, kl_tok, cfg.beta, cfg.logprob,
-                                   baseline=self._baseline(used, r2))
-        return loss, {k: v.detach().float().cpu() for k, v in parts.items()}
+        return self._finish(used, lp2_tok, m2, lp1_tok, m1, kl_tok)
 
     def _baseline(self, used, r2):
         """b of the advantage r2 - b (module docstring, `baseline`); None = the paper's loss."""
