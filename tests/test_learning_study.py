@@ -342,3 +342,35 @@ def test_a_done_training_cell_without_its_adapter_is_trained_again(tmp_path, mon
     study.run(progress=False)
     assert trained == ["sft_cont__s0__train"] and scored == ["sft_cont__s0__t1"]
     assert not study.adapter_missing(cont)  # its evaluation is done (and the adapter is here)
+
+
+def test_seeds_filter_runs_one_seed_of_every_condition_first():
+    """--seeds 0: every condition's seed-0 cells (the untrained ones have seed 0 only), no seed 1 or 2."""
+    b = ls.FULL
+    first = ls.cells(b, seeds={0})
+    assert {c.seed for c in first} == {0}
+    assert {c.cond.name for c in first} == {c.name for c in ls.conditions(b)}
+    rest = ls.cells(b, seeds={1, 2})
+    assert {c.cond.kind for c in rest} == {"trained"}
+    assert {c.id for c in first} | {c.id for c in rest} == {c.id for c in ls.cells(b)}
+    assert ls.main(["--plan", "--seeds", "1", "--out", "/nonexistent-study-folder"]) == 0
+
+
+def test_evaluation_model_is_the_adapter_merged(tmp_path, tiny):
+    """The study scores a trained cell with its LoRA adapter merged into the weights: the same logits as
+    the unmerged PeftModel (lm-eval's peft= path) up to float rounding."""
+    import torch
+    from peft import LoraConfig, PeftModel, get_peft_model
+    from transformers import AutoModelForCausalLM
+
+    torch.manual_seed(0)
+    pm = get_peft_model(AutoModelForCausalLM.from_pretrained(tiny),
+                        LoraConfig(r=4, target_modules="all-linear", task_type="CAUSAL_LM", init_lora_weights=False))
+    pm.save_pretrained(tmp_path / "adapter")
+    ids = torch.randint(3, 100, (2, 12))
+    with torch.no_grad():
+        ref = PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained(tiny), tmp_path / "adapter").eval()(ids).logits
+        base = AutoModelForCausalLM.from_pretrained(tiny).eval()(ids).logits
+        got = ls.merged_model(tiny, str(tmp_path / "adapter"))(ids).logits
+    assert not torch.allclose(ref, base, atol=1e-3)  # the adapter changes the function
+    assert torch.allclose(got, ref, atol=1e-4)
