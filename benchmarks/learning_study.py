@@ -764,15 +764,37 @@ def estimate_seconds(cell: Cell, b: Budget) -> float:
     return len(doc_indices(cell, b)) * toks * calls / GEN_TOK_S
 
 
+def measured_seconds(out: Path) -> dict:
+    """Seconds per cell measured in this study folder, by (condition, tier): the mean over its done
+    cells, per problem for evaluation cells (their n differs between conditions)."""
+    by: dict = {}
+    for f in sorted((out / "cells").glob("*.json")):
+        r = read_json(f) or {}
+        if r.get("status") != "done" or not isinstance(r.get("seconds"), (int, float)) or "condition" not in r:
+            continue
+        per = r["seconds"] / r["n"] if r.get("tier") is not None and r.get("n") else r["seconds"]
+        by.setdefault((r["condition"], r.get("tier")), []).append(per)
+    return {k: sum(v) / len(v) for k, v in by.items()}
+
+
 def plan(study: Study) -> str:
+    """Every cell with its status and time: measured (the mean of done cells of the same condition and
+    tier in this folder) where there is one, else the estimate from the throughput constants above."""
     b, total, lines = study.b, 0.0, []
     lines.append(f"{len(study.cells)} cells in {study.out} (model {b.model or 'tiny random'}; seeds {b.seeds}; "
                  f"n_eval {b.n_eval} per tier = n_for_difference(0.3, 0.4) {n_for_difference(0.3, 0.4)})")
+    seen = measured_seconds(study.out)
+    n_measured = 0
     for cell in study.cells:
-        s = estimate_seconds(cell, b)
+        m = seen.get((cell.cond.name, cell.tier))
+        if m is not None:
+            s, how = (m * len(doc_indices(cell, b)) if cell.tier is not None else m), "measured"
+        else:
+            s, how = estimate_seconds(cell, b), "estimate"
         st = study.status(cell.id)
         total += 0 if st == "done" else s
-        lines.append(f"  {cell.id:34s} {st:8s} ~{s / 60:6.1f} min")
+        n_measured += st != "done" and how == "measured"
+        lines.append(f"  {cell.id:34s} {st:8s} ~{s / 60:6.1f} min ({how})")
     problems = []
     for c in conditions(b):
         if not c.trainer:
@@ -788,8 +810,9 @@ def plan(study: Study) -> str:
         if bad:
             problems.append(f"{c.name}: trainers.{c.trainer}.Config has no {bad} (its cells will be recorded "
                             "as crashed until it has)")
-    lines.append(f"estimated CPU time of the pending cells: {total / 3600:.1f} h "
-                 f"(generation {GEN_TOK_S:g} tok/s, training {TRAIN_TOK_S:g} tok/s)")
+    lines.append(f"estimated CPU time of the pending cells: {total / 3600:.1f} h ({n_measured} of them from "
+                 f"measured cells of their condition, the rest at generation {GEN_TOK_S:g} tok/s, training "
+                 f"{TRAIN_TOK_S:g} tok/s)")
     lines += [f"WARNING {p}" for p in problems]
     return "\n".join(lines)
 

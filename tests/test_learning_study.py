@@ -374,3 +374,20 @@ def test_evaluation_model_is_the_adapter_merged(tmp_path, tiny):
         got = ls.merged_model(tiny, str(tmp_path / "adapter"))(ids).logits
     assert not torch.allclose(ref, base, atol=1e-3)  # the adapter changes the function
     assert torch.allclose(got, ref, atol=1e-4)
+
+
+def test_plan_uses_measured_seconds_of_done_cells(tmp_path):
+    """A pending cell whose condition already has a done cell on the same tier is planned at that cell's
+    measured time (per problem for evaluations), not at the throughput constants."""
+    study = ls.Study(tmp_path, ls.FULL)
+    (tmp_path / "cells").mkdir()
+    ls.write_json(tmp_path / "cells" / "dpo_ipo__s0__train.json", {"status": "done", "condition": "dpo_ipo",
+                                                                    "tier": None, "seconds": 3600.0})
+    ls.write_json(tmp_path / "cells" / "dpo_ipo__s0__t1.json", {"status": "done", "condition": "dpo_ipo",
+                                                                 "tier": 1, "n": 100, "seconds": 500.0})
+    lines = {ln.split()[0]: ln for ln in ls.plan(study).splitlines() if ln.startswith("  ")}
+    assert "60.0 min (measured)" in lines["dpo_ipo__s1__train"]
+    k = len(ls.doc_indices(ls.Cell(ls.conditions(ls.FULL)[4], 1, 1), ls.FULL))
+    assert f"{5 * k / 60:.1f} min (measured)" in lines["dpo_ipo__s1__t1"]
+    assert "(estimate)" in lines["stepfix__s1__train"]
+    assert "done" in lines["dpo_ipo__s0__train"]
