@@ -68,7 +68,7 @@ STEPFIX_BASELINE = {"baseline": "r1"}
 @dataclass(frozen=True)
 class Condition:
     name: str
-    kind: str  # base | sft | trained | strategy
+    kind: str  # base | sft | trained | strategy | full
     trainer: str = ""  # trainers.<trainer>
     prompt: str = "structured"  # structured | cot
     overrides: dict = field(default_factory=dict)
@@ -102,6 +102,9 @@ class Budget:
     eval_batch: int = 32  # measured here: decode ~125 tok/s at 32 sequences vs ~56 at 8 (benchmarks/results/eval_speed)
     strategy_rounds: int = 3  # StepCo revisions; Best-of-N n = 1 + rounds (equal generated tokens)
     n_eval_strategy: int = 120
+    # the base model and the best adapter on two whole real benchmarks, seven-tag prompt, the tasks'
+    # own generation settings (greedy, max_gen_toks 768)
+    full_tasks: tuple = ("r3_mmlu_college_structured", "r3_jeebench_structured")
     bootstrap: int = 2000
     verifier: str = "symbolic"
     threads: int = 2
@@ -113,7 +116,7 @@ TINY = Budget(model="", seeds=(0,), n_export=120, n_sft=24, sft=dict(batch_size=
               rl_steps=1, rl_batch=2, group_size=2, gen_tokens=8, eval_tiers={"base": (1, 2), "sft": (1,),
                                                                               "trained": (1,), "strategy": (1,)},
               n_eval=4, n_eval_base=3, eval_tokens={1: 8, 2: 8, 3: 8}, eval_batch=4, strategy_rounds=1, n_eval_strategy=2,
-              bootstrap=200, threads=1)
+              full_tasks=("r3_demo_structured",), bootstrap=200, threads=1)
 
 
 def conditions(b: Budget) -> list[Condition]:
@@ -136,6 +139,8 @@ def conditions(b: Budget) -> list[Condition]:
         Condition("grpo_position", "trained", "grpo", overrides=dict(grpo, rewards="position")),
         Condition("stepco", "strategy", strategy="stepco"),
         Condition("bestofn", "strategy", strategy="bestofn"),
+        Condition("full_base", "full"),
+        Condition("full_best", "full"),  # the adapter of the best trained condition (best_adapter)
     ]
 
 
@@ -143,11 +148,12 @@ def conditions(b: Budget) -> list[Condition]:
 class Cell:
     cond: Condition
     seed: int
-    tier: int | None = None  # None: the training cell
+    tier: int | str | None = None  # None: the training cell; a procgen tier; a whole task (kind full)
 
     @property
     def id(self) -> str:
-        return f"{self.cond.name}__s{self.seed}__" + ("train" if self.tier is None else f"t{self.tier}")
+        tail = "train" if self.tier is None else self.tier if isinstance(self.tier, str) else f"t{self.tier}"
+        return f"{self.cond.name}__s{self.seed}__{tail}"
 
 
 def cells(b: Budget, only: set | None = None, seeds: set | None = None) -> list[Cell]:
@@ -164,13 +170,15 @@ def cells(b: Budget, only: set | None = None, seeds: set | None = None) -> list[
                 continue
             if c.kind in ("sft", "trained"):
                 out.append(Cell(c, s))
-            out += [Cell(c, s, k) for k in b.eval_tiers[c.kind]]
+            out += [Cell(c, s, k) for k in (b.full_tasks if c.kind == "full" else b.eval_tiers[c.kind])]
     return out
 
 
 def doc_indices(cell: Cell, b: Budget) -> list[int]:
     """Which test documents (indices into the tier's held-out test split) an evaluation cell scores."""
     kind = cell.cond.kind
+    if kind == "full":
+        raise ValueError(f"{cell.id} scores every document of {cell.tier}")
     if kind == "trained":
         k = math.ceil(b.n_eval / len(b.seeds))
         i = b.seeds.index(cell.seed)
@@ -184,6 +192,8 @@ def depends_on(cell: Cell) -> str | None:
     c = cell.cond
     if cell.tier is None:
         return None if c.kind == "sft" else "sft__s0__train"
+    if c.kind == "full":  # full_best waits for every tier-1 evaluation of a trained model (Study.best_adapter)
+        return None
     if c.kind == "strategy":
         return "sft__s0__train"
     return None if c.kind == "base" else Cell(c, cell.seed).id
@@ -432,6 +442,10 @@ class Study:
             # peft= path up to float rounding, and ~20% faster to generate with on this CPU
             return HFLM(pretrained=merged_model(self.model_path(), self.adapter(Cell(c, cell.seed).id)),
                         tokenizer=self.model_path(), device="cpu", batch_size=self.b.eval_batch)
+        if c.kind == "full" and c.name == "full_best":
+            best = self.best_adapter()
+            return HFLM(pretrained=merged_model(self.model_path(), self.adapter(best["train_cell"])),
+                        tokenizer=self.model_path(), device="cpu", batch_size=self.b.eval_batch)
         if c.kind == "strategy":
             from r3bench.eval import strategies
 
@@ -449,22 +463,37 @@ class Study:
 
         from r3bench.eval import procgen_data as lmeval_data
 
-        task = f"r3_procgen_t{cell.tier}" + ("_cot" if cell.cond.prompt == "cot" else "")
-        n_docs = len(lmeval_data.problems(cell.tier))
-        idx = [i for i in doc_indices(cell, self.b) if i < n_docs]
+        full = cell.cond.kind == "full"
+        chosen = self.best_adapter() if cell.cond.name == "full_best" else None
+        if full:  # a whole benchmark with the task's own generation settings
+            task, kw = cell.tier, {}
+        else:
+            task = f"r3_procgen_t{cell.tier}" + ("_cot" if cell.cond.prompt == "cot" else "")
+            n_docs = len(lmeval_data.problems(cell.tier))
+            kw = dict(samples={task: [i for i in doc_indices(cell, self.b) if i < n_docs]},
+                      gen_kwargs={"max_gen_toks": self.b.eval_tokens[cell.tier], "do_sample": False})
         lm = self.lm(cell)
         t0 = time.time()
         res = simple_evaluate(model=lm, tasks=[task], task_manager=TaskManager(include_path=str(tasks_dir()),
                                                                               include_defaults=False),
-                              samples={task: idx}, apply_chat_template=True, bootstrap_iters=0, log_samples=True,
-                              gen_kwargs={"max_gen_toks": self.b.eval_tokens[cell.tier], "do_sample": False})
+                              apply_chat_template=True, bootstrap_iters=0, log_samples=True, **kw)
         seconds = round(time.time() - t0, 1)
         samples = []
         for s in res["samples"][task]:
             resp = s["filtered_resps"][0] if s["filtered_resps"] else ""
-            rec = score_sample(s["doc"], resp, s["acc"], s.get("format_compliance"), self.b.verifier)
-            samples.append({"doc_id": s["doc_id"], "id": s["doc"]["id"], "template": json.loads(s["doc"]["meta"])["template"],
-                            "response": resp, **rec})
+            if full:  # no worked reference solution to step-verify against: accuracy and format only
+                from verifiers import seventag
+
+                fc = s.get("format_compliance")
+                rec = {"acc": float(s["acc"]), "format_compliance": fc if fc is not None else
+                       seventag.format_compliance(resp), "first_error": 0, "n_steps": 0, "error_class": None,
+                       "step_reward": None, "verifier_valid": False, "explanation": "not step-verified (no "
+                       "worked reference solution in this benchmark)"}
+                template = s["doc"].get("source") or ""
+            else:
+                rec = score_sample(s["doc"], resp, s["acc"], s.get("format_compliance"), self.b.verifier)
+                template = json.loads(s["doc"]["meta"])["template"]
+            samples.append({"doc_id": s["doc_id"], "id": s["doc"]["id"], "template": template, "response": resp, **rec})
         spath = self.out / "samples" / f"{cell.id}.jsonl"
         spath.parent.mkdir(parents=True, exist_ok=True)
         tmp = spath.with_name(spath.name + ".partial")
@@ -477,7 +506,30 @@ class Study:
         return {"task": task, "n": len(samples), "seconds": seconds, "samples_file": self.rel(spath),
                 "metrics": {k: list(v) for k, v in metrics.items()},
                 "gen_tokens_per_problem": info.get("gen_tokens_per_problem"),
+                **({"best_adapter": chosen} if chosen else {}),
                 "verifier_failures": sum(not s["verifier_valid"] for s in samples)}
+
+    def best_adapter(self) -> dict | None:
+        """The adapter that full_best scores: the SFT start or trained condition with the highest tier-1
+        accuracy (its seeds pooled), and that condition's best seed. None while any tier-1 evaluation
+        of the SFT start or a trained condition in the design is not done (the choice would change)."""
+        b = self.b
+        pending = [c for c in cells(b) if c.tier == 1 and c.cond.kind in ("sft", "trained") and self.status(c.id) != "done"]
+        if pending:
+            return None
+        acc: dict = {}
+        for c in cells(b):
+            if c.tier == 1 and c.cond.kind in ("sft", "trained"):
+                r = read_json(self.record_path(c.id))
+                v, _, _, n = r["metrics"]["acc"]
+                acc.setdefault(c.cond.name, []).append((v, n, c.seed))
+        pooled = {k: sum(v * n for v, n, _ in xs) / max(1, sum(n for _, n, _ in xs)) for k, xs in acc.items()}
+        name = max(pooled, key=lambda k: (pooled[k], k == "sft"))  # a tie goes to the SFT start
+        seed = max(acc[name], key=lambda x: x[0])[2]
+        return {"condition": name, "seed": seed, "tier1_acc_pooled": round(pooled[name], 4),
+                "train_cell": Cell(next(c for c in conditions(b) if c.name == name), seed).id,
+                "rule": "highest pooled tier-1 accuracy among the SFT start and the trained conditions; "
+                        "its best seed"}
 
     # ---- the loop ----------------------------------------------------------------------------
     def adapter_missing(self, train_cell: Cell) -> bool:
@@ -552,6 +604,9 @@ class Study:
             if dep and self.status(dep) != "done":
                 LOG.info("skip %s: needs %s (%s)", cell.id, dep, self.status(dep))
                 continue
+            if cell.cond.name == "full_best" and self.best_adapter() is None:
+                LOG.info("skip %s: needs every tier-1 evaluation of the SFT start and the trained conditions", cell.id)
+                continue
             if max_cells is not None and ran >= max_cells:
                 break
             bar.set_postfix_str(cell.id)
@@ -606,9 +661,9 @@ def summary_rows(out: Path, iters: int = 2000) -> list[dict]:
     import statistics
 
     rows, by = [], {}
-    for f in sorted((out / "cells").glob("*__t*.json")):
+    for f in sorted((out / "cells").glob("*.json")):
         r = read_json(f)
-        if not r or r.get("status") != "done" or r.get("tier") is None:  # *__t*: also matches __train
+        if not r or r.get("status") != "done" or r.get("tier") is None:  # training cells have no tier
             continue
         for m in METRICS:
             v, lo, hi, n = r["metrics"][m]
@@ -644,7 +699,7 @@ def write_outputs(out: Path, budget: Budget) -> dict:
             w.writerow({k: (f"{r[k]:.6g}" if isinstance(r[k], float) else r[k]) for k in cols})
     os.replace(out / "summary.csv.partial", out / "summary.csv")
     order = [c.name for c in conditions(budget)]
-    tiers = sorted({r["tier"] for r in rows})
+    tiers = sorted({r["tier"] for r in rows}, key=lambda t: (isinstance(t, str), str(t)))
     lines = ["# Learning study: held-out procgen tiers (templates never trained on)", "",
              "Value [95% bootstrap CI over problems]. Conditions with several seeds: the seeds' disjoint problem "
              "blocks pooled; 'seed range' = lowest - highest seed accuracy. Shares: first-error class among the "
@@ -678,7 +733,7 @@ def plots(out: Path, rows: list[dict], order: list[str]) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    tiers = sorted({r["tier"] for r in rows})
+    tiers = sorted({r["tier"] for r in rows if not isinstance(r["tier"], str)})  # procgen tiers
     fig, axes = plt.subplots(1, max(1, len(tiers)), figsize=(4 + 3 * len(tiers), 4), squeeze=False)
     for ax, t in zip(axes[0], tiers):
         for i, c in enumerate(order):
@@ -744,6 +799,11 @@ GEN_TOK_S = 100.0  # greedy/sampled generation, batch 8, tokens per second in to
 TRAIN_TOK_S = 180.0  # LoRA forward + backward tokens per second
 SEQ = {1: 300, 2: 320, 3: 520}  # prompt + reference solution tokens per tier (SmolLM2 tokenizer)
 REF = {1: 175, 2: 190, 3: 330}  # tokens a model that learnt the format writes (reference length + a little)
+FULL_DOCS, FULL_TOKENS = 115, 768  # a whole benchmark (MMLU college physics 118, JEEBench physics 107): docs, max tokens
+
+
+def n_docs(cell: Cell, b: Budget) -> int:
+    return FULL_DOCS if cell.cond.kind == "full" else len(doc_indices(cell, b))
 
 
 def estimate_seconds(cell: Cell, b: Budget) -> float:
@@ -759,6 +819,8 @@ def estimate_seconds(cell: Cell, b: Budget) -> float:
         return per * {"sft": seq / TRAIN_TOK_S, "dpo": 4 * seq / TRAIN_TOK_S,
                       "stepfix": 2 * gen + 4 * seq / TRAIN_TOK_S,
                       "grpo": b.group_size * (gen + 2 * seq / TRAIN_TOK_S)}[c.trainer]
+    if c.kind == "full":
+        return FULL_DOCS * FULL_TOKENS / GEN_TOK_S
     toks = b.eval_tokens[cell.tier] if c.kind == "base" else min(b.eval_tokens[cell.tier], REF[cell.tier])
     calls = 1 + b.strategy_rounds if c.kind == "strategy" else 1
     return len(doc_indices(cell, b)) * toks * calls / GEN_TOK_S
@@ -788,13 +850,13 @@ def plan(study: Study) -> str:
     for cell in study.cells:
         m = seen.get((cell.cond.name, cell.tier))
         if m is not None:
-            s, how = (m * len(doc_indices(cell, b)) if cell.tier is not None else m), "measured"
+            s, how = (m * n_docs(cell, b) if cell.tier is not None else m), "measured"
         else:
             s, how = estimate_seconds(cell, b), "estimate"
         st = study.status(cell.id)
         total += 0 if st == "done" else s
         n_measured += st != "done" and how == "measured"
-        lines.append(f"  {cell.id:34s} {st:8s} ~{s / 60:6.1f} min ({how})")
+        lines.append(f"  {cell.id:50s} {st:8s} ~{s / 60:6.1f} min ({how})")
     problems = []
     for c in conditions(b):
         if not c.trainer:

@@ -46,7 +46,7 @@ def test_design_cells_seeds_and_disjoint_eval_blocks():
     b = ls.FULL
     conds = {c.name: c for c in ls.conditions(b)}
     assert set(conds) == {"base_cot", "base_seventag", "sft", "sft_cont", "dpo_ipo", "stepfix", "stepfix_baseline",
-                          "grpo_outcome", "grpo_position", "stepco", "bestofn"}
+                          "grpo_outcome", "grpo_position", "stepco", "bestofn", "full_base", "full_best"}
     cells = ls.cells(b)
     train = [c for c in cells if c.tier is None]
     assert train[0].id == "sft__s0__train" and len(train) == 1 + 6 * 3
@@ -183,6 +183,8 @@ def test_tiny_pipeline_end_to_end(tmp_path):
     assert all(0 <= float(r["value"]) <= 1 for r in rows if r["value"] != "nan")
     assert (out / "accuracy.png").stat().st_size > 1000 and (out / "learning_curves.png").stat().st_size > 1000
     assert "| stepfix | 1 |" in (out / "summary.md").read_text()
+    best = recs["full_best__s0__r3_demo_structured"]["best_adapter"]  # a whole task, the chosen adapter
+    assert best["train_cell"] in recs and recs["full_base__s0__r3_demo_structured"]["n"] == 6
     before = {k: r["finished"] for k, r in recs.items()}
     ls.main(["--tiny", "--out", str(out), "--quiet"])
     after = {f.stem: json.loads(f.read_text())["finished"] for f in (out / "cells").glob("*.json")}
@@ -391,3 +393,24 @@ def test_plan_uses_measured_seconds_of_done_cells(tmp_path):
     assert f"{5 * k / 60:.1f} min (measured)" in lines["dpo_ipo__s1__t1"]
     assert "(estimate)" in lines["stepfix__s1__train"]
     assert "done" in lines["dpo_ipo__s0__train"]
+
+
+def test_full_best_scores_the_best_condition_once_every_tier1_evaluation_is_done(tmp_path):
+    """full_best waits until the SFT start and every trained condition have their tier-1 evaluations,
+    then takes the condition with the highest pooled tier-1 accuracy and its best seed."""
+    study = ls.Study(tmp_path, ls.FULL)
+    (tmp_path / "cells").mkdir()
+    t1 = [c for c in ls.cells(ls.FULL) if c.tier == 1 and c.cond.kind in ("sft", "trained")]
+    acc = {("sft", 0): 0.05, ("stepfix", 0): 0.10, ("stepfix", 1): 0.20, ("stepfix", 2): 0.0,
+           ("dpo_ipo", 0): 0.12, ("dpo_ipo", 1): 0.08, ("dpo_ipo", 2): 0.08}
+    for c in t1[:-1]:
+        ls.write_json(study.record_path(c.id), {"status": "done", "metrics": {"acc": [acc.get((c.cond.name, c.seed), 0.01),
+                                                                                    0, 0, 119]}})
+    assert study.best_adapter() is None  # one evaluation still pending
+    c = t1[-1]
+    ls.write_json(study.record_path(c.id), {"status": "done", "metrics": {"acc": [0.01, 0, 0, 119]}})
+    best = study.best_adapter()
+    assert (best["condition"], best["seed"], best["train_cell"]) == ("stepfix", 1, "stepfix__s1__train")
+    full = [c for c in ls.cells(ls.FULL) if c.cond.kind == "full"]
+    assert {c.id for c in full} == {f"{n}__s0__{t}" for n in ("full_base", "full_best") for t in ls.FULL.full_tasks}
+    assert all(ls.depends_on(c) is None for c in full)
