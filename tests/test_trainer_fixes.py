@@ -407,3 +407,29 @@ def test_stepfix_completion_logits_gathered_equal_the_full_forward(tiny):
     assert torch.allclose(got[1, :1], full[1, 4:5], atol=1e-5)
     model.config.final_logit_softcapping = 30.0  # logits are more than head(hidden): the plain forward
     assert stepfix.backbone_and_head(model) is None
+
+
+def test_malloc_mmap_threshold_is_set_in_the_trainer_process(monkeypatch):
+    """Every trainer has `malloc_mmap_threshold` (default 1 MiB) and run_training applies it before it
+    builds anything; set_mmap_threshold(0) leaves glibc's default; in a fresh process on glibc mallopt
+    accepts the value. What it does to peak memory is measured in benchmarks/malloc_peak.py."""
+    from trainers import common, dpo, grpo, psv, sft, stepfix
+
+    for mod in (sft, dpo, grpo, psv, stepfix):
+        f = {x.name: x for x in dataclasses.fields(mod.Config)}["malloc_mmap_threshold"]
+        assert f.default == 1 << 20, mod.__name__
+    assert common.set_mmap_threshold(0) is False
+    r = subprocess.run([sys.executable, "-c", "from trainers.common import set_mmap_threshold as s; print(s(1 << 20))"],
+                       capture_output=True, text=True, cwd=str(Path(__file__).resolve().parents[1]))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == ("True" if sys.platform.startswith("linux") else "False")
+    seen = []
+    monkeypatch.setattr(common, "set_mmap_threshold", lambda n: seen.append(n) or True)
+
+    def build(cfg):
+        raise RuntimeError("stop after the threshold")
+
+    cfg = sft.Config(output_dir=str(Path(__import__("tempfile").mkdtemp()) / "run"), malloc_mmap_threshold=12345)
+    with pytest.raises(RuntimeError, match="stop after"):
+        common.run_training(cfg, build)
+    assert seen == [12345]

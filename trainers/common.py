@@ -136,6 +136,11 @@ class BaseConfig:
     bf16: str = option("auto", "auto (bf16 when CUDA supports it), true or false")
     report_to: str = option("auto", "auto (tensorboard when installed), none, or HF report_to names")
     dataloader_num_workers: int = option(0, "data loader workers")
+    malloc_mmap_threshold: int = option(
+        1 << 20, "glibc only: memory blocks of at least this many bytes are mmap'd and handed back to the OS "
+        "when freed (mallopt M_MMAP_THRESHOLD; 0 = glibc's dynamic default, which grows the threshold to 32 MiB "
+        "and keeps freed activation buffers resident: a SmolLM2 forward+backward at 4 x 1300 tokens peaked at "
+        "6.6 GB with the default and 1.6 GB with 1 MiB, benchmarks/results/memory)")
 
     # old field name -> new one: still accepted (YAML, CLI, make) with a FutureWarning
     renamed: ClassVar[dict[str, str]] = {}
@@ -421,6 +426,28 @@ def report_to(cfg) -> list[str]:
     if v in ("none", ""):
         return []
     return [s.strip() for s in v.split(",")]
+
+
+M_MMAP_THRESHOLD = -3  # glibc malloc.h
+
+
+def set_mmap_threshold(nbytes: int) -> bool:
+    """mallopt(M_MMAP_THRESHOLD, nbytes) in this process: blocks of at least nbytes come from mmap and
+    go back to the OS on free, and glibc's dynamic threshold (which rises to 32 MiB after the first large
+    frees, so that freed activation buffers stay in the heap, resident) is switched off. True when set;
+    False with nbytes <= 0, off glibc (macOS, musl) or when glibc refuses the value (above 32 MiB)."""
+    if nbytes <= 0 or not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):
+        return False
+    mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
+    return mallopt(M_MMAP_THRESHOLD, int(nbytes)) == 1
 
 
 def training_args_kwargs(cfg) -> dict:
@@ -880,6 +907,9 @@ def run_training(cfg, build: Callable, **build_kw):
     run (exception or KeyboardInterrupt; written in a finally), "non_finite_loss" for that guard.
     Returns (trainer, result dict for run.json)."""
     check_init_adapter(cfg)
+    if cfg.malloc_mmap_threshold > 0 and not set_mmap_threshold(cfg.malloc_mmap_threshold):
+        warnings.warn(f"malloc_mmap_threshold {cfg.malloc_mmap_threshold}: not applied (not glibc, or a value "
+                      "glibc refuses); peak memory may be several times the tensors' size", RuntimeWarning)
     psv.set_resolver(model_path)  # the psv verifier backend's R3BENCH_PSV_MODEL may be a short name too
     ckpt = resume_checkpoint(cfg)
     status, extra = "interrupted", {}
