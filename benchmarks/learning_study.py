@@ -429,6 +429,7 @@ class Study:
                                f"{run.get('status')!r}); log {log_file}:\n{tail}")
         return {"adapter": self.rel(run["adapter"]), "train_loss": run.get("train_loss"),
                 "global_step": run.get("global_step"), "seconds": round(time.time() - t0, 1),
+                "peak_rss_gb": run.get("peak_rss_gb"),  # the trainer process's own, from its run.json
                 "config_file": self.rel(cfg_file), "output_dir": self.rel(outd)}
 
     # ---- evaluation --------------------------------------------------------------------------

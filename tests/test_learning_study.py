@@ -171,6 +171,7 @@ def test_tiny_pipeline_end_to_end(tmp_path):
     assert recs and all(r["status"] == "done" for r in recs.values()), \
         {k: r.get("error", "")[:300] for k, r in recs.items() if r["status"] != "done"}
     assert not Path(recs["sft__s0__train"]["adapter"]).is_absolute()  # records stay portable
+    assert all(r["peak_rss_gb"] > 0.05 for k, r in recs.items() if k.endswith("__train"))  # the trainer's own
     sft_adapter = str(out / recs["sft__s0__train"]["adapter"])
     for name in ("sft_cont", "dpo_ipo", "stepfix", "stepfix_baseline", "grpo_outcome", "grpo_position"):
         run = json.loads((out / "runs" / f"{name}-s0" / "run.json").read_text())

@@ -433,3 +433,12 @@ def test_malloc_mmap_threshold_is_set_in_the_trainer_process(monkeypatch):
     with pytest.raises(RuntimeError, match="stop after"):
         common.run_training(cfg, build)
     assert seen == [12345]
+
+
+def test_run_json_records_the_peak_resident_memory(tmp_path):
+    import resource
+
+    cfg = sft.Config(output_dir=str(tmp_path / "run"))
+    rec = json.loads(common.write_run(cfg, status="running").read_text())
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e9
+    assert 0.01 < rec["peak_rss_gb"] <= own + 0.01

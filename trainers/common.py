@@ -764,6 +764,16 @@ def sandbox_isolation() -> str:
         return f"unknown ({type(e).__name__}: {str(e)[:200]})"
 
 
+def peak_rss_gb() -> float | None:
+    """This process's peak resident memory so far (ru_maxrss), in GB; None where unavailable."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return None
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return round(rss * (1 if sys.platform == "darwin" else 1024) / 1e9, 3)
+
+
 def write_run(cfg, **extra) -> Path:
     out = Path(cfg.output_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -772,7 +782,7 @@ def write_run(cfg, **extra) -> Path:
     rec.update({"trainer": trainer_name(cfg), "config": dataclasses.asdict(cfg),
                 "git_commit": _git_commit(), "versions": versions(),
                 "hardware": {"cuda": _cuda(), "platform": platform.platform(), "cpus": os.cpu_count()},
-                "sandbox_isolation": sandbox_isolation()})
+                "sandbox_isolation": sandbox_isolation(), "peak_rss_gb": peak_rss_gb()})
     if "status" in extra:  # an error of an earlier attempt does not describe this one
         for k in ("error", "traceback"):
             rec.pop(k, None)
