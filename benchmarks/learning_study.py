@@ -724,7 +724,7 @@ def write_outputs(out: Path, budget: Budget) -> dict:
             lines.append(f"| {c} | {t} | {nseeds} | {m['acc']['n']} | {cell('acc')} | {rng} | {cell('step_reward')} | "
                          f"{cell('format_compliance')} | {shares} |")
     (out / "summary.md").write_text("\n".join(lines) + "\n")
-    plots(out, rows, order)
+    plots(out, rows, [c.name for c in conditions(budget) if c.kind != "full"])  # whole benchmarks: table only
     return {"rows": len(rows)}
 
 
