@@ -99,7 +99,7 @@ class Budget:
     n_eval: int = 356
     n_eval_base: int = 120  # the base model scores ~0 on procgen (benchmarks/results/curriculum)
     eval_tokens: dict = field(default_factory=lambda: {1: 256, 2: 256, 3: 512})
-    eval_batch: int = 32  # measured here: decode ~125 tok/s at 32 sequences vs ~56 at 8 (benchmarks/results/eval_speed)
+    eval_batch: int = 32  # measured here: decode ~125 tok/s at 32 sequences vs ~56 at 8 (docs/learning_study.md, Scoring)
     strategy_rounds: int = 3  # StepCo revisions; Best-of-N n = 1 + rounds (equal generated tokens)
     n_eval_strategy: int = 120
     # the base model and the best adapter on two whole real benchmarks, seven-tag prompt, the tasks'
@@ -433,19 +433,19 @@ class Study:
                 "config_file": self.rel(cfg_file), "output_dir": self.rel(outd)}
 
     # ---- evaluation --------------------------------------------------------------------------
-    def lm(self, cell: Cell):
+    def lm(self, cell: Cell, adapter_cell: str | None = None):
+        """The lm-eval model of an evaluation cell; `adapter_cell`: the training cell whose adapter
+        full_best scores (run_eval's best_adapter choice)."""
         from lm_eval.models.huggingface import HFLM
 
         c = cell.cond
         kw = dict(pretrained=self.model_path(), device="cpu", batch_size=self.b.eval_batch, dtype="float32")
         if c.kind in ("sft", "trained"):
+            adapter_cell = Cell(c, cell.seed).id
+        if adapter_cell:
             # the adapter merged into the weights (fp32) before scoring: the same function as lm-eval's
             # peft= path up to float rounding, and ~20% faster to generate with on this CPU
-            return HFLM(pretrained=merged_model(self.model_path(), self.adapter(Cell(c, cell.seed).id)),
-                        tokenizer=self.model_path(), device="cpu", batch_size=self.b.eval_batch)
-        if c.kind == "full" and c.name == "full_best":
-            best = self.best_adapter()
-            return HFLM(pretrained=merged_model(self.model_path(), self.adapter(best["train_cell"])),
+            return HFLM(pretrained=merged_model(self.model_path(), self.adapter(adapter_cell)),
                         tokenizer=self.model_path(), device="cpu", batch_size=self.b.eval_batch)
         if c.kind == "strategy":
             from r3bench.eval import strategies
@@ -473,7 +473,7 @@ class Study:
             n_docs = len(lmeval_data.problems(cell.tier))
             kw = dict(samples={task: [i for i in doc_indices(cell, self.b) if i < n_docs]},
                       gen_kwargs={"max_gen_toks": self.b.eval_tokens[cell.tier], "do_sample": False})
-        lm = self.lm(cell)
+        lm = self.lm(cell, chosen["train_cell"] if chosen else None)
         t0 = time.time()
         res = simple_evaluate(model=lm, tasks=[task], task_manager=TaskManager(include_path=str(tasks_dir()),
                                                                               include_defaults=False),

@@ -139,8 +139,8 @@ class BaseConfig:
     malloc_mmap_threshold: int = option(
         1 << 20, "glibc only: memory blocks of at least this many bytes are mmap'd and handed back to the OS "
         "when freed (mallopt M_MMAP_THRESHOLD; 0 = glibc's dynamic default, which grows the threshold to 32 MiB "
-        "and keeps freed activation buffers resident: a SmolLM2 forward+backward at 4 x 1300 tokens peaked at "
-        "6.6 GB with the default and 1.6 GB with 1 MiB, benchmarks/results/memory)")
+        "and keeps freed activation buffers resident: a SmolLM2 LoRA forward+backward at 4 x 1300 tokens peaked at "
+        "9.39 GB with the default and 5.48 GB with 1 MiB, 17% slower, benchmarks/results/memory)")
 
     # old field name -> new one: still accepted (YAML, CLI, make) with a FutureWarning
     renamed: ClassVar[dict[str, str]] = {}
