@@ -68,27 +68,30 @@ def test_record_path_names():
     assert record_path("a/results_2026-01-01T00.json") == Path("a/record_2026-01-01T00.json")
 
 
-def test_records_hold_no_machine_paths():
+def test_records_hold_no_machine_paths(tmp_path):
     from r3bench.results.records import portable
 
-    rec = {"args": {"index": "/home/x/out/m/rag/index", "k": "3"}, "until": ["\n\nQuestion:", "</s>"],
-           "cmd": ["python", "-m", "lm_eval", "--output_path", "/abs/o/lm_eval"], "n": 3, "rel": "a/b/c/d"}
+    r = tmp_path.resolve()  # an absolute path of this machine, whatever it is
+    rec = {"args": {"index": f"{r}/x/out/m/rag/index", "k": "3"}, "until": ["\n\nQuestion:", "</s>"],
+           "cmd": ["python", "-m", "lm_eval", "--output_path", f"{r}/abs/o/lm_eval"], "n": 3, "rel": "a/b/c/d"}
     assert portable(rec) == {"args": {"index": "m/rag/index", "k": "3"}, "until": ["\n\nQuestion:", "</s>"],
                              "cmd": ["python", "-m", "lm_eval", "--output_path", "abs/o/lm_eval"], "n": 3,
                              "rel": "a/b/c/d"}
 
 
-def test_portable_strips_absolute_paths_inside_strings():
+def test_portable_strips_absolute_paths_inside_strings(tmp_path):
     from r3bench.results import records
 
-    cmd = ("python -m lm_eval --model r3-rag --model_args inner=hf,pretrained=/home/u/models/m,"
-           "index=/abs/work/out/rag/index,k=3 --output_path /tmp/pytest-7/out/m/rag/lm_eval --log_samples")
-    rec = records.portable({"reproduce": {"commands": [cmd]}, "problems": ["/home/u/data/x.json: not found",
-                                                                           "model 'a' at '/root/.cache/hf/m'"],
-                            "model": {"id": "Qwen/Qwen2.5-1.5B-Instruct"}, "result": "/home/u/x/y/results.json",
+    r = tmp_path.resolve()  # absolute roots of this machine (a home, a cache, a temp folder) under it
+    home, cache = f"{r}/home/u", f"{r}/root/.cache"
+    cmd = (f"python -m lm_eval --model r3-rag --model_args inner=hf,pretrained={home}/models/m,"
+           f"index={r}/abs/work/out/rag/index,k=3 --output_path {r}/tmp/pytest-7/out/m/rag/lm_eval --log_samples")
+    rec = records.portable({"reproduce": {"commands": [cmd]}, "problems": [f"{home}/data/x.json: not found",
+                                                                           f"model 'a' at '{cache}/hf/m'"],
+                            "model": {"id": "Qwen/Qwen2.5-1.5B-Instruct"}, "result": f"{home}/x/y/results.json",
                             "n": 3})
     text = json.dumps(rec)
-    assert "/home/" not in text and "/abs/" not in text and "/tmp/" not in text and "/root/" not in text
+    assert str(r) not in text and "/home/" not in text and "/abs/" not in text and "/root/" not in text and "/tmp/" not in text
     got = rec["reproduce"]["commands"][0]
     assert "pretrained=u/models/m,index=out/rag/index,k=3" in got and "--output_path m/rag/lm_eval --log_samples" in got
     assert rec["problems"] == ["u/data/x.json: not found", "model 'a' at '.cache/hf/m'"]
