@@ -842,21 +842,31 @@ def measured_seconds(out: Path) -> dict:
 
 def plan(study: Study) -> str:
     """Every cell with its status and time: measured (the mean of done cells of the same condition and
-    tier in this folder) where there is one, else the estimate from the throughput constants above."""
+    tier in this folder, else of the trained conditions with the same trainer) where there is one, else
+    the estimate from the throughput constants above."""
     b, total, lines = study.b, 0.0, []
     lines.append(f"{len(study.cells)} cells in {study.out} (model {b.model or 'tiny random'}; seeds {b.seeds}; "
                  f"n_eval {b.n_eval} per tier = n_for_difference(0.3, 0.4) {n_for_difference(0.3, 0.4)})")
     seen = measured_seconds(study.out)
+    # a trained condition with nothing measured yet borrows the mean of the other trained conditions
+    # run by the same trainer (stepfix_baseline from stepfix, grpo_position from grpo_outcome)
+    trainer_of = {c.name: c.trainer for c in conditions(b) if c.kind == "trained"}
+    same_trainer: dict = {}
+    for (name, tier), v in seen.items():
+        if name in trainer_of:
+            same_trainer.setdefault((trainer_of[name], tier), []).append(v)
     n_measured = 0
     for cell in study.cells:
-        m = seen.get((cell.cond.name, cell.tier))
+        m, how = seen.get((cell.cond.name, cell.tier)), "measured"
+        if m is None and cell.cond.kind == "trained" and (vs := same_trainer.get((cell.cond.trainer, cell.tier))):
+            m, how = sum(vs) / len(vs), f"measured, trainers.{cell.cond.trainer}"
         if m is not None:
-            s, how = (m * n_docs(cell, b) if cell.tier is not None else m), "measured"
+            s = m * n_docs(cell, b) if cell.tier is not None else m
         else:
             s, how = estimate_seconds(cell, b), "estimate"
         st = study.status(cell.id)
         total += 0 if st == "done" else s
-        n_measured += st != "done" and how == "measured"
+        n_measured += st != "done" and how.startswith("measured")
         lines.append(f"  {cell.id:50s} {st:8s} ~{s / 60:6.1f} min ({how})")
     problems = []
     for c in conditions(b):
@@ -874,7 +884,7 @@ def plan(study: Study) -> str:
             problems.append(f"{c.name}: trainers.{c.trainer}.Config has no {bad} (its cells will be recorded "
                             "as crashed until it has)")
     lines.append(f"estimated CPU time of the pending cells: {total / 3600:.1f} h ({n_measured} of them from "
-                 f"measured cells of their condition, the rest at generation {GEN_TOK_S:g} tok/s, training "
+                 f"measured cells of their condition or trainer, the rest at generation {GEN_TOK_S:g} tok/s, training "
                  f"{TRAIN_TOK_S:g} tok/s)")
     lines += [f"WARNING {p}" for p in problems]
     return "\n".join(lines)

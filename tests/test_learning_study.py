@@ -396,6 +396,20 @@ def test_plan_uses_measured_seconds_of_done_cells(tmp_path):
     assert "done" in lines["dpo_ipo__s0__train"]
 
 
+def test_plan_borrows_the_measured_time_of_a_condition_with_the_same_trainer(tmp_path):
+    """stepfix_baseline runs trainers.stepfix like stepfix: with only stepfix measured, its cells are
+    planned at stepfix's time (they were planned at the throughput constants, ~3.5x too low here)."""
+    study = ls.Study(tmp_path, ls.FULL)
+    (tmp_path / "cells").mkdir()
+    ls.write_json(tmp_path / "cells" / "stepfix__s0__train.json", {"status": "done", "condition": "stepfix",
+                                                                    "tier": None, "seconds": 1800.0})
+    lines = {ln.split()[0]: ln for ln in ls.plan(study).splitlines() if ln.startswith("  ")}
+    assert "30.0 min (measured, trainers.stepfix)" in lines["stepfix_baseline__s2__train"]
+    assert "30.0 min (measured)" in lines["stepfix__s1__train"]
+    assert "(estimate)" in lines["grpo_position__s0__train"]  # another trainer: nothing to borrow
+    assert "(estimate)" in lines["stepfix_baseline__s0__t1"]  # no evaluation measured yet
+
+
 def test_full_best_scores_the_best_condition_once_every_tier1_evaluation_is_done(tmp_path):
     """full_best waits until the SFT start and every trained condition have their tier-1 evaluations,
     then takes the condition with the highest pooled tier-1 accuracy and its best seed."""
