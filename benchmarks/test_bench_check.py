@@ -25,8 +25,7 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 import pytest
 
-from verifiers import CheckConfig, check, worker
-from verifiers.answer import _parse_num
+from verifiers import CheckConfig, answer, check, worker
 
 HERE = pathlib.Path(__file__).parent
 ROOT = HERE.parent
@@ -63,14 +62,14 @@ def _r3bench(pairs):
 
 
 def _r3bench_setup():
-    _parse_num.cache_clear()
+    answer.clear_caches()
     worker.clear_caches()
     for p in PAIRS:  # warm the references only
         check(p["ref"], p["ref"], kind=p["kind"])
-    _parse_num.cache_clear()
+    answer.clear_caches()
     for p in PAIRS:
         try:
-            _parse_num(p["ref"])
+            answer.parse_quantity(p["ref"])
         except ValueError:
             pass
     return (PAIRS,), {}
@@ -154,13 +153,13 @@ def test_check_time_under_8_threads():
     for args in inputs[:5] + list(MIXED):  # process start-up (imports, the unit registry) is not a check
         _timed(args)
     worker.clear_caches()  # cold caches for both passes: every input is parsed afresh
-    _parse_num.cache_clear()
+    answer.clear_caches()
     with ThreadPoolExecutor(max_workers=8) as ex:
         t0 = time.perf_counter()
         threaded = list(ex.map(_timed, inputs))
         wall = time.perf_counter() - t0
     worker.clear_caches()
-    _parse_num.cache_clear()
+    answer.clear_caches()
     serial = [_timed(a) for a in inputs]
     with ProcessPoolExecutor(max_workers=2) as ex:
         pooled = list(ex.map(_verdict, inputs, chunksize=16))

@@ -61,10 +61,10 @@ def test_scoring_overhead(benchmark):
     if "samples" not in STATE:
         pytest.fail("run together with test_anchor_full_eval (same module)")
     from verifiers import worker
-    from verifiers.answer import _parse_num
+    from verifiers import answer
 
     def cold():  # no answer cached from the eval run or an earlier round
-        _parse_num.cache_clear()
+        answer.clear_caches()
         worker.clear_caches()
     n = benchmark.pedantic(_rescore, setup=cold, rounds=20, iterations=1)
     score_s = benchmark.stats.stats.mean

@@ -39,3 +39,17 @@ def test_never_raises(pred, ref):
 def test_in_thread():
     with ThreadPoolExecutor(2) as ex:
         assert ex.submit(check, "5 kN", "5000 N").result(timeout=5).equivalent
+
+
+def test_parse_quantity_and_clear_caches_are_the_public_cache_handles():
+    """Benchmarks time cold checks: they parse and forget through these, not the private parser."""
+    from verifiers import answer
+
+    answer.clear_caches()
+    assert answer.parse_quantity("2.5 km") == (2.5, "km", False)
+    assert answer.parse_quantity("2.5 km") == (2.5, "km", False)
+    assert answer._parse_num.cache_info().hits >= 1
+    answer.clear_caches()
+    assert answer._parse_num.cache_info().currsize == 0
+    with pytest.raises(ValueError):
+        answer.parse_quantity("x" * 100_000)

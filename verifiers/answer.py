@@ -165,6 +165,18 @@ def _read_number(t: str, pos: int = 0):
     return float(mant) * 10.0 ** exp * (-1 if sign == "-" else 1), end
 
 
+def parse_quantity(s: str):
+    """-> (value, unit_str|None, percent) for text that is a number and maybe a unit (cached);
+    ValueError with the reason otherwise."""
+    return _parse_num(s)
+
+
+def clear_caches() -> None:
+    """Forget the numbers and units parsed in this process (benchmarks time cold checks with it;
+    verifiers.worker.clear_caches does the same in the workers)."""
+    _parse_num.cache_clear()
+
+
 @functools.lru_cache(maxsize=4096)
 def _parse_num(s: str):
     """-> (value, unit_str|None, percent) for text that is a number and maybe a unit; ValueError (reason)."""
