@@ -94,8 +94,9 @@ class Budget:
     eval_tiers: dict = field(default_factory=lambda: {  # condition kind -> tiers evaluated
         "base": (1, 2), "sft": (1, 2, 3), "trained": (1,), "strategy": (1,)})
     # problems per tier and condition (n_for_difference(0.3, 0.4) = 356: a 10-point difference); a
-    # trained condition's seeds each take a disjoint block of ceil(n_eval / seeds) of them, so the
-    # condition (seeds pooled) is scored on the same n_eval problems as the SFT start
+    # trained condition's seeds each take a disjoint block of ceil(n_eval / seeds) of them (the last one
+    # shorter: 119 + 119 + 118), so the condition (seeds pooled) is scored on the same n_eval problems as
+    # the SFT start, and each seed can be compared with the SFT start on its own block (paired rows)
     n_eval: int = 356
     n_eval_base: int = 120  # the base model scores ~0 on procgen (benchmarks/results/curriculum)
     eval_tokens: dict = field(default_factory=lambda: {1: 256, 2: 256, 3: 512})
@@ -182,7 +183,7 @@ def doc_indices(cell: Cell, b: Budget) -> list[int]:
     if kind == "trained":
         k = math.ceil(b.n_eval / len(b.seeds))
         i = b.seeds.index(cell.seed)
-        return list(range(i * k, (i + 1) * k))
+        return list(range(i * k, min((i + 1) * k, b.n_eval)))
     n = {"base": b.n_eval_base, "strategy": b.n_eval_strategy}.get(kind, b.n_eval)
     return list(range(n))
 
@@ -512,8 +513,10 @@ class Study:
 
     def best_adapter(self) -> dict | None:
         """The adapter that full_best scores: the SFT start or trained condition with the highest tier-1
-        accuracy (its seeds pooled), and that condition's best seed. None while any tier-1 evaluation
-        of the SFT start or a trained condition in the design is not done (the choice would change)."""
+        accuracy (its seeds pooled), seed 0 of it. Not its best seed: each seed is scored on its own
+        block of problems, so the best seed would be picked partly for the easiest block, on test data,
+        by a difference of a few problems. None while any tier-1 evaluation of the SFT start or a
+        trained condition in the design is not done (the choice would change)."""
         b = self.b
         pending = [c for c in cells(b) if c.tier == 1 and c.cond.kind in ("sft", "trained") and self.status(c.id) != "done"]
         if pending:
@@ -523,14 +526,15 @@ class Study:
             if c.tier == 1 and c.cond.kind in ("sft", "trained"):
                 r = read_json(self.record_path(c.id))
                 v, _, _, n = r["metrics"]["acc"]
-                acc.setdefault(c.cond.name, []).append((v, n, c.seed))
-        pooled = {k: sum(v * n for v, n, _ in xs) / max(1, sum(n for _, n, _ in xs)) for k, xs in acc.items()}
+                if isinstance(v, (int, float)) and not math.isnan(v) and n:
+                    acc.setdefault(c.cond.name, []).append((v, n))
+        pooled = {k: sum(v * n for v, n in xs) / sum(n for _, n in xs) for k, xs in acc.items()}
         name = max(pooled, key=lambda k: (pooled[k], k == "sft"))  # a tie goes to the SFT start
-        seed = max(acc[name], key=lambda x: x[0])[2]
+        seed = b.seeds[0] if name != "sft" else 0
         return {"condition": name, "seed": seed, "tier1_acc_pooled": round(pooled[name], 4),
                 "train_cell": Cell(next(c for c in conditions(b) if c.name == name), seed).id,
                 "rule": "highest pooled tier-1 accuracy among the SFT start and the trained conditions; "
-                        "its best seed"}
+                        "its first seed (fixed beforehand, not chosen on test problems)"}
 
     # ---- the loop ----------------------------------------------------------------------------
     def adapter_missing(self, train_cell: Cell) -> bool:
@@ -654,35 +658,97 @@ def hash_seed(s: str) -> int:
 
 # ------------------------------------------------------------------------------------ outputs
 
-def summary_rows(out: Path, iters: int = 2000) -> list[dict]:
-    """One row per condition x seed x tier x metric from the finished evaluation cells. A condition
-    with several seeds also gets seed "all" rows (its seeds' problems pooled: each seed scored a
-    disjoint block, so the pool is n_eval problems; bootstrap CI over the pool) and seed "spread"
-    rows (value = standard deviation over seeds, ci_low / ci_high = lowest / highest seed, n = seeds)."""
+PAIRED = ("acc", "step_reward")  # metrics compared problem by problem with the SFT start / SFT continued
+
+
+def _samples(out: Path, rec: dict) -> list[dict]:
+    return [json.loads(x) for x in in_study(out, rec["samples_file"]).read_text().splitlines() if x.strip()]
+
+
+def _key(s: dict):
+    return s.get("id", s.get("doc_id"))
+
+
+def paired_diffs(a: list[dict], b: list[dict], metric: str) -> list[float]:
+    """a - b problem by problem, over the problems both scored (matched by problem id) with a value
+    for `metric` in both: the difference of two conditions on the same problems."""
+    ref = {_key(s): s.get(metric) for s in b if _key(s) is not None}
+    return [float(s[metric]) - float(ref[_key(s)]) for s in a
+            if _key(s) in ref and s.get(metric) is not None and ref[_key(s)] is not None]
+
+
+def summary_rows(out: Path, iters: int = 2000, warn=None) -> list[dict]:
+    """One row per condition x seed x tier x metric from the finished evaluation cells, every one
+    computed from the cell's samples file (the per-seed rows with the bootstrap seed of the evaluation,
+    so they equal the cell record's). A condition with several seeds also gets seed "all" rows (its
+    seeds' disjoint problem blocks pooled: the SFT start's n_eval problems; bootstrap CI over the pool)
+    and seed "spread" rows (value = standard deviation over seeds, ci_low / ci_high = lowest / highest
+    seed, n = seeds; each seed scored other problems, so the spread holds problem noise as well as
+    training noise). Paired rows, metric "<m>_minus_sft" (every condition scored on procgen) and
+    "<m>_minus_sft_cont" (trained conditions, against SFT continued of the same seed, same block): the
+    mean difference over the problems both scored, bootstrap CI over those problems. Seeds whose blocks
+    overlap or whose budgets differ are not pooled (`warn` is told why)."""
     import statistics
 
+    warn = warn or LOG.warning
     rows, by = [], {}
     for f in sorted((out / "cells").glob("*.json")):
         r = read_json(f)
         if not r or r.get("status") != "done" or r.get("tier") is None:  # training cells have no tier
             continue
-        for m in METRICS:
-            v, lo, hi, n = r["metrics"][m]
+        samples = _samples(out, r)
+        cell_id = r.get("cell", f.stem)
+        for m, (v, lo, hi, n) in cell_metrics(samples, iters, hash_seed(cell_id)).items():
             rows.append({"condition": r["condition"], "seed": r["seed"], "tier": r["tier"], "metric": m,
                          "value": v, "ci_low": lo, "ci_high": hi, "n": n})
-        by.setdefault((r["condition"], r["tier"]), []).append(r)
-    for (c, t), recs in sorted(by.items()):
-        if len(recs) < 2:
+        by.setdefault((r["condition"], r["tier"]), []).append((r, samples))
+
+    def add(c, seed, t, m, diffs):
+        v, lo, hi = bootstrap_ci(diffs, iters, hash_seed(f"{c}-s{seed}-t{t}-{m}"))
+        rows.append({"condition": c, "seed": seed, "tier": t, "metric": m, "value": v, "ci_low": lo,
+                     "ci_high": hi, "n": len(diffs)})
+
+    for (c, t), recs in sorted(by.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
+        recs.sort(key=lambda x: x[0]["seed"])
+        if len(recs) >= 2:
+            ids = [_key(s) for _, smp in recs for s in smp]
+            budgets = {json.dumps({k: (r.get("budget") or {}).get(k) for k in ("n_eval", "seeds", "eval_tokens")},
+                                  sort_keys=True) for r, _ in recs}
+            if None not in ids and len(ids) != len(set(ids)):
+                warn(f"{c} tier {t}: the seeds' problem blocks overlap; not pooled")
+            elif len(budgets) > 1:
+                warn(f"{c} tier {t}: the seeds were scored under different budgets; not pooled")
+            else:
+                pool = [s for _, smp in recs for s in smp]
+                for m, (v, lo, hi, n) in cell_metrics(pool, iters, hash_seed(f"{c}-t{t}")).items():
+                    rows.append({"condition": c, "seed": "all", "tier": t, "metric": m, "value": v, "ci_low": lo,
+                                 "ci_high": hi, "n": n})
+                    vals = [x for r, _ in recs for x in [r["metrics"][m][0]] if not math.isnan(x)]
+                    if vals:
+                        rows.append({"condition": c, "seed": "spread", "tier": t, "metric": m,
+                                     "value": statistics.stdev(vals) if len(vals) > 1 else 0.0,
+                                     "ci_low": min(vals), "ci_high": max(vals), "n": len(vals)})
+        if isinstance(t, str):  # a whole benchmark: no SFT start scored on it
             continue
-        pool = [json.loads(x) for r in recs for x in in_study(out, r["samples_file"]).read_text().splitlines()]
-        for m, (v, lo, hi, n) in cell_metrics(pool, iters, hash_seed(f"{c}-t{t}")).items():
-            rows.append({"condition": c, "seed": "all", "tier": t, "metric": m, "value": v, "ci_low": lo,
-                         "ci_high": hi, "n": n})
-            vals = [r["metrics"][m][0] for r in recs if not math.isnan(r["metrics"][m][0])]
-            if vals:
-                rows.append({"condition": c, "seed": "spread", "tier": t, "metric": m,
-                             "value": statistics.stdev(vals) if len(vals) > 1 else 0.0,
-                             "ci_low": min(vals), "ci_high": max(vals), "n": len(vals)})
+        trained = {x.name for x in conditions(FULL) if x.kind == "trained"}
+        for ref in ("sft", "sft_cont"):
+            if c in ("sft", ref) or (ref == "sft_cont" and c not in trained):
+                continue
+            refs = {r["seed"]: smp for r, smp in by.get((ref, t), [])}
+            if ref == "sft_cont" and not any(r["seed"] in refs for r, _ in recs):
+                continue
+            for m in PAIRED:
+                pooled = []
+                for r, smp in recs:
+                    other = refs.get(0 if ref == "sft" else r["seed"])
+                    if other is None:
+                        continue
+                    d = paired_diffs(smp, other, m)
+                    if d:
+                        add(c, r["seed"], t, f"{m}_minus_{ref}", d)
+                        pooled += d
+                if len(recs) >= 2 and pooled:
+                    add(c, "all", t, f"{m}_minus_{ref}", pooled)
     return rows
 
 
@@ -701,28 +767,62 @@ def write_outputs(out: Path, budget: Budget) -> dict:
     os.replace(out / "summary.csv.partial", out / "summary.csv")
     order = [c.name for c in conditions(budget)]
     tiers = sorted({r["tier"] for r in rows}, key=lambda t: (isinstance(t, str), str(t)))
-    lines = ["# Learning study: held-out procgen tiers (templates never trained on)", "",
-             "Value [95% bootstrap CI over problems]. Conditions with several seeds: the seeds' disjoint problem "
-             "blocks pooled; 'seed range' = lowest - highest seed accuracy. Shares: first-error class among the "
-             "solutions with an error (symbolic verifier).", "",
+    lines = ["# Learning study: held-out procgen tiers (templates never trained on) and whole benchmarks", "",
+             "Value [95% bootstrap CI over problems; the CIs do not hold the variance between training seeds]. "
+             "Conditions with several seeds: the seeds' disjoint problem blocks pooled; 'seed range' = lowest - "
+             "highest seed accuracy (each seed scored other problems, so the range holds problem noise as well as "
+             "training noise). Shares: the class of the first wrong step among the solutions in which the "
+             "symbolic verifier found one (n_err of them; correct final answers included), so they sum to 1.", "",
              "| condition | tier | seeds | n | accuracy | seed range | step reward | format compliance | "
-             "MC / CM / CE / FORMAT |", "|---|---|---|---|---|---|---|---|---|"]
+             "MC / CM / CE / FORMAT (n_err) |", "|---|---|---|---|---|---|---|---|---|"]
     pick = {}
     for r in rows:
         pick.setdefault((r["condition"], r["tier"]), {}).setdefault(r["seed"], {})[r["metric"]] = r
+
+    def main_rows(seeds: dict) -> dict:
+        if "acc" in seeds.get("all", {}):
+            return seeds["all"]
+        return next(v for k, v in sorted(seeds.items(), key=lambda kv: str(kv[0])) if k not in ("all", "spread"))
+
     for c in order:
         for t in tiers:
             seeds = pick.get((c, t))
             if not seeds:
                 continue
-            m = seeds.get("all") or next(v for k, v in seeds.items() if k not in ("all", "spread"))
+            m = main_rows(seeds)
             nseeds = len([k for k in seeds if k not in ("all", "spread")])
             sp = seeds.get("spread", {}).get("acc")
             rng = f"{_f(sp['ci_low'])} - {_f(sp['ci_high'])}" if sp else "-"
             cell = lambda k: f"{_f(m[k]['value'])} [{_f(m[k]['ci_low'])}, {_f(m[k]['ci_high'])}]"  # noqa: E731
-            shares = " / ".join(_f(m[f"share_{k}"]["value"]) for k in CLASSES)
+            shares = " / ".join(_f(m[f"share_{k}"]["value"]) for k in CLASSES) + f" ({m['share_MC']['n']})"
             lines.append(f"| {c} | {t} | {nseeds} | {m['acc']['n']} | {cell('acc')} | {rng} | {cell('step_reward')} | "
                          f"{cell('format_compliance')} | {shares} |")
+    paired = [(c, t) for c in order for t in tiers if any(k.endswith("_minus_sft") for v in pick.get((c, t), {}).values()
+                                                           for k in v)]
+    if paired:
+        lines += ["", "## Paired: the same problems scored by the SFT start and by SFT continued", "",
+                  "Mean difference (condition minus reference) over the problems both scored [95% bootstrap CI over "
+                  "those problems]. Against the SFT start: each seed's block of the SFT start's problems; against SFT "
+                  "continued: its own seed, the same block. These, not the table above, say whether a condition moved "
+                  "a number: the SFT start's own accuracy differs between blocks.", "",
+                  "| condition | tier | n | accuracy - SFT start | step reward - SFT start | accuracy - SFT continued "
+                  "| step reward - SFT continued |", "|---|---|---|---|---|---|---|"]
+        for c, t in paired:
+            seeds = pick[(c, t)]
+            m = seeds["all"] if "acc_minus_sft" in seeds.get("all", {}) else main_rows(seeds)
+
+            def d(k):
+                r = m.get(k)
+                return f"{r['value']:+.3f} [{r['ci_low']:+.3f}, {r['ci_high']:+.3f}]" if r and not math.isnan(
+                    r["ci_low"]) else (_f(r["value"]) if r else "-")
+            lines.append(f"| {c} | {t} | {m['acc_minus_sft']['n']} | {d('acc_minus_sft')} | {d('step_reward_minus_sft')} "
+                         f"| {d('acc_minus_sft_cont')} | {d('step_reward_minus_sft_cont')} |")
+    chosen = [r.get("best_adapter") for f in sorted((out / "cells").glob("full_best__*.json"))
+              for r in [read_json(f) or {}] if r.get("status") == "done" and r.get("best_adapter")]
+    if chosen:
+        b0 = chosen[0]
+        lines += ["", f"full_best scored {b0['condition']} seed {b0['seed']} ({b0['train_cell']}; pooled tier-1 "
+                      f"accuracy {b0['tier1_acc_pooled']}); rule: {b0['rule']}."]
     (out / "summary.md").write_text("\n".join(lines) + "\n")
     plots(out, rows, [c.name for c in conditions(budget) if c.kind != "full"])  # whole benchmarks: table only
     return {"rows": len(rows)}
@@ -752,6 +852,29 @@ def plots(out: Path, rows: list[dict], order: list[str]) -> None:
     fig.tight_layout()
     fig.savefig(out / "accuracy.png", dpi=110)
     plt.close(fig)
+    diffs = [r for r in rows if r["metric"] in ("acc_minus_sft", "step_reward_minus_sft") and r["tier"] == 1]
+    if diffs:  # the paired differences with the SFT start, tier 1 (where the trained conditions are scored)
+        names = [c for c in order if any(r["condition"] == c for r in diffs)]
+        fig, axes = plt.subplots(1, 2, figsize=(11, 4), squeeze=False)
+        for ax, m, title in zip(axes[0], ("acc_minus_sft", "step_reward_minus_sft"),
+                                ("accuracy", "mean step reward")):
+            for i, c in enumerate(names):
+                pts = sorted((r for r in diffs if r["condition"] == c and r["metric"] == m),
+                             key=lambda r: (r["seed"] == "all", str(r["seed"])))
+                for j, r in enumerate(pts):
+                    x = i + (j - (len(pts) - 1) / 2) * 0.15
+                    lo, hi = r["ci_low"], r["ci_high"]
+                    err = [[max(0, r["value"] - lo)], [max(0, hi - r["value"])]] if not math.isnan(lo) else None
+                    ax.errorbar([x], [r["value"]], yerr=err, fmt="s" if r["seed"] == "all" else "o",
+                                color=f"C{i % 10}", capsize=3)
+            ax.axhline(0, color="grey", lw=0.8)
+            ax.set_xticks(range(len(names)))
+            ax.set_xticklabels(names, rotation=60, ha="right", fontsize=8)
+            ax.set_title(f"tier 1: {title} minus the SFT start's on the same problems\n(95% bootstrap CI; "
+                         "circles per seed, square seeds pooled)", fontsize=9)
+        fig.tight_layout()
+        fig.savefig(out / "paired.png", dpi=110)
+        plt.close(fig)
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     for i, run in enumerate(sorted((out / "runs").glob("*/metrics.jsonl"))):
         curves = curves_of(run)

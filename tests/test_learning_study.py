@@ -59,7 +59,9 @@ def test_design_cells_seeds_and_disjoint_eval_blocks():
     assert steps == {(b.rl_steps, b.rl_batch)}
     blocks = [set(ls.doc_indices(ls.Cell(conds["stepfix"], s, 1), b)) for s in b.seeds]
     assert all(not (x & y) for i, x in enumerate(blocks) for y in blocks[i + 1:])
-    assert len(set().union(*blocks)) >= b.n_eval == ls.n_for_difference(0.3, 0.4)
+    # the pooled blocks are exactly the SFT start's problems (ceil(356/3) = 119 made a third block reach
+    # problem 356, which the SFT start never scored)
+    assert set().union(*blocks) == set(range(b.n_eval)) and b.n_eval == ls.n_for_difference(0.3, 0.4)
     assert ls.doc_indices(ls.Cell(conds["sft"], 0, 1), b) == list(range(b.n_eval))
     assert ls.depends_on(ls.Cell(conds["stepco"], 0, 1)) == "sft__s0__train"
     assert ls.depends_on(ls.Cell(conds["dpo_ipo"], 2, 1)) == "dpo_ipo__s2__train"
@@ -122,6 +124,62 @@ def test_summary_rows_pool_seeds_and_give_their_spread(tmp_path):
     assert share["value"] == 1.0 and share["n"] == 12
 
 
+def _paired_record(d, cond, seed, accs, first_id=0):
+    samples = [{"id": f"p{first_id + i}", "doc_id": first_id + i, "acc": a, "step_reward": 0.25 + a / 2,
+                "format_compliance": 1.0, "error_class": "CM", "verifier_valid": True} for i, a in enumerate(accs)]
+    sf = d / "samples" / f"{cond}__s{seed}__t1.jsonl"
+    sf.parent.mkdir(parents=True, exist_ok=True)
+    sf.write_text("".join(json.dumps(s) + "\n" for s in samples))
+    ls.write_json(d / "cells" / f"{cond}__s{seed}__t1.json",
+                  {"status": "done", "condition": cond, "seed": seed, "tier": 1, "samples_file": str(sf),
+                   "budget": {"n_eval": 20}, "metrics": {k: list(v) for k, v in ls.cell_metrics(samples, 50, 0).items()}})
+
+
+def test_summary_pairs_each_condition_with_the_sft_start_on_the_same_problems(tmp_path):
+    """The SFT start scores problems 0-19 and gets 0-9 right; stepfix's seeds score blocks 0-9 (0.8)
+    and 10-19 (0.3). Unpaired, seed 0 beats the SFT start's 0.5 and seed 1 loses to it; on the same
+    problems seed 0 lost 0.2 and seed 1 gained 0.3."""
+    _paired_record(tmp_path, "sft", 0, [1.0] * 10 + [0.0] * 10)
+    _paired_record(tmp_path, "stepfix", 0, [1.0] * 8 + [0.0] * 2, first_id=0)
+    _paired_record(tmp_path, "stepfix", 1, [1.0] * 3 + [0.0] * 7, first_id=10)
+    _paired_record(tmp_path, "sft_cont", 0, [1.0] * 9 + [0.0] * 1, first_id=0)
+    rows = ls.summary_rows(tmp_path, 200)
+    r = {(x["condition"], x["seed"], x["metric"]): x for x in rows}
+    assert r[("stepfix", 0, "acc_minus_sft")]["value"] == pytest.approx(-0.2)
+    assert r[("stepfix", 1, "acc_minus_sft")]["value"] == pytest.approx(0.3)
+    assert r[("stepfix", "all", "acc_minus_sft")]["value"] == pytest.approx(0.05)
+    assert r[("stepfix", "all", "acc_minus_sft")]["n"] == 20
+    assert r[("stepfix", 0, "step_reward_minus_sft")]["value"] == pytest.approx(-0.1)
+    assert r[("stepfix", 0, "acc_minus_sft_cont")]["value"] == pytest.approx(-0.1)  # its own seed, same block
+    assert ("stepfix", 1, "acc_minus_sft_cont") not in r  # no SFT-continued seed 1
+    assert r[("sft_cont", 0, "acc_minus_sft")]["value"] == pytest.approx(-0.1)
+    assert not any(k[0] == "sft" and k[2].endswith("_minus_sft") for k in r)
+    ls.write_outputs(tmp_path, ls.TINY)
+    md = (tmp_path / "summary.md").read_text()
+    assert "| stepfix | 1 | 20 | +0.050 [" in md
+
+
+def test_summary_does_not_pool_overlapping_seed_blocks(tmp_path):
+    _paired_record(tmp_path, "stepfix", 0, [1.0] * 10, first_id=0)
+    _paired_record(tmp_path, "stepfix", 1, [0.0] * 10, first_id=5)  # problems 5-9 scored twice
+    told = []
+    rows = ls.summary_rows(tmp_path, 100, warn=told.append)
+    assert not [x for x in rows if x["seed"] == "all"] and "overlap" in told[0]
+    assert {x["seed"] for x in rows if x["metric"] == "acc"} == {0, 1}
+
+
+def test_summary_rows_are_recomputed_from_the_samples_file(tmp_path):
+    """A record's stored metrics can be stale (the metric code changed after it was scored): the
+    summary takes the samples, not the record."""
+    _paired_record(tmp_path, "stepfix", 0, [1.0] * 4 + [0.0] * 6)
+    f = tmp_path / "cells" / "stepfix__s0__t1.json"
+    rec = ls.read_json(f)
+    rec["metrics"]["acc"] = [0.9, 0.8, 1.0, 10]
+    ls.write_json(f, rec)
+    acc = next(x for x in ls.summary_rows(tmp_path, 100) if x["metric"] == "acc")
+    assert acc["value"] == pytest.approx(0.4)
+
+
 def test_crashed_and_interrupted_cells_are_recorded_and_retried(tmp_path, monkeypatch):
     budget = replace(ls.TINY, eval_tiers={"base": (), "sft": (1,), "trained": (), "strategy": ()})
     study = ls.Study(tmp_path, budget, only={"sft"})
@@ -181,8 +239,10 @@ def test_tiny_pipeline_end_to_end(tmp_path):
         rows = list(csv.DictReader(fh))
     assert list(rows[0]) == ["condition", "seed", "tier", "metric", "value", "ci_low", "ci_high", "n"]
     assert {r["condition"] for r in rows} == {c.name for c in ls.conditions(ls.TINY)}
-    assert all(0 <= float(r["value"]) <= 1 for r in rows if r["value"] != "nan")
+    assert all((-1 if "_minus_" in r["metric"] else 0) <= float(r["value"]) <= 1 for r in rows if r["value"] != "nan")
+    assert any(r["metric"] == "acc_minus_sft" for r in rows)
     assert (out / "accuracy.png").stat().st_size > 1000 and (out / "learning_curves.png").stat().st_size > 1000
+    assert (out / "paired.png").stat().st_size > 1000  # every trained cell paired with the SFT start
     assert "| stepfix | 1 |" in (out / "summary.md").read_text()
     best = recs["full_best__s0__r3_demo_structured"]["best_adapter"]  # a whole task, the chosen adapter
     assert best["train_cell"] in recs and recs["full_base__s0__r3_demo_structured"]["n"] == 6
@@ -412,7 +472,8 @@ def test_plan_borrows_the_measured_time_of_a_condition_with_the_same_trainer(tmp
 
 def test_full_best_scores_the_best_condition_once_every_tier1_evaluation_is_done(tmp_path):
     """full_best waits until the SFT start and every trained condition have their tier-1 evaluations,
-    then takes the condition with the highest pooled tier-1 accuracy and its best seed."""
+    then takes the condition with the highest pooled tier-1 accuracy and its first seed (not its best
+    seed: each seed scored its own block of problems, so "best" would partly pick the easiest block)."""
     study = ls.Study(tmp_path, ls.FULL)
     (tmp_path / "cells").mkdir()
     t1 = [c for c in ls.cells(ls.FULL) if c.tier == 1 and c.cond.kind in ("sft", "trained")]
@@ -425,7 +486,8 @@ def test_full_best_scores_the_best_condition_once_every_tier1_evaluation_is_done
     c = t1[-1]
     ls.write_json(study.record_path(c.id), {"status": "done", "metrics": {"acc": [0.01, 0, 0, 119]}})
     best = study.best_adapter()
-    assert (best["condition"], best["seed"], best["train_cell"]) == ("stepfix", 1, "stepfix__s1__train")
+    assert (best["condition"], best["seed"], best["train_cell"]) == ("stepfix", 0, "stepfix__s0__train")
+    assert best["tier1_acc_pooled"] == pytest.approx(0.1)
     full = [c for c in ls.cells(ls.FULL) if c.cond.kind == "full"]
     assert {c.id for c in full} == {f"{n}__s0__{t}" for n in ("full_base", "full_best") for t in ls.FULL.full_tasks}
     assert all(ls.depends_on(c) is None for c in full)
