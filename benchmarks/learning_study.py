@@ -245,9 +245,11 @@ def score_sample(doc: dict, response: str, acc: float, fc: float | None, backend
     from verifiers.steps import verify
 
     v = verify(doc["question"], response or "", doc.get("solution") or "", backend)
-    valid = bool(getattr(v, "valid", True))
     r = step_reward(v)  # the trainers' reward: n = the format's seven steps, FORMAT = 0, no verdict = not ok
-    reward = r.value if r.ok else None
+    # one validity for the step reward and the error shares: a verdict the reward cannot use (no
+    # verdict, a first error without a known class) counts in neither, and in verifier_failures
+    valid = bool(getattr(v, "valid", False)) and r.ok
+    reward = r.value if valid else None
     cls = (v.error_class if v.first_error else None) if valid else None
     return {"acc": float(acc), "format_compliance": fc if fc is not None else seventag.format_compliance(response or ""),
             "first_error": int(v.first_error), "n_steps": int(v.n_steps), "error_class": cls, "step_reward": reward,

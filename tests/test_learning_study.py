@@ -96,6 +96,20 @@ def test_score_sample_reward_class_and_format():
     assert short["error_class"] == "FORMAT" and short["step_reward"] == 0.0
 
 
+def test_score_sample_one_validity_for_reward_and_shares(monkeypatch):
+    """A verdict with a first error but no known class gives no step reward; it must not count in the
+    error shares' denominator either (it did: the shares then summed to less than 1 unseen)."""
+    from verifiers import steps
+    from verifiers.verdict import StepVerdict
+
+    odd = StepVerdict(first_error=3, error_class="XYZ", explanation="odd", n_steps=7)
+    monkeypatch.setattr(steps, "verify", lambda *a, **k: odd)
+    rec = ls.score_sample({"question": "q", "solution": "s"}, "r", 0.0, 1.0, "symbolic")
+    assert rec["verifier_valid"] is False and rec["step_reward"] is None and rec["error_class"] is None
+    m = ls.cell_metrics([rec, {**rec, "verifier_valid": True, "error_class": "CE", "step_reward": 0.5}], 50, 0)
+    assert m["share_CE"][0] == 1.0 and m["share_CE"][3] == 1 and m["step_reward"][3] == 1
+
+
 def _eval_record(d, cond, seed, vals):
     samples = [{"acc": v, "step_reward": v, "format_compliance": 1.0, "error_class": None if v else "CE",
                 "verifier_valid": True} for v in vals]
