@@ -694,63 +694,63 @@ def summary_rows(out: Path, iters: int = 2000, warn=None) -> list[dict]:
 
     warn = warn or LOG.warning
     rows, by = [], {}
+
+    def add(c, seed, t, m, v, lo, hi, n):
+        rows.append({"condition": c, "seed": seed, "tier": t, "metric": m, "value": v, "ci_low": lo,
+                     "ci_high": hi, "n": n})
+
+    def add_diff(c, seed, t, m, diffs):
+        add(c, seed, t, m, *bootstrap_ci(diffs, iters, hash_seed(f"{c}-s{seed}-t{t}-{m}")), len(diffs))
+
     for f in sorted((out / "cells").glob("*.json")):
         r = read_json(f)
         if not r or r.get("status") != "done" or r.get("tier") is None:  # training cells have no tier
             continue
         samples = _samples(out, r)
-        cell_id = r.get("cell", f.stem)
-        for m, (v, lo, hi, n) in cell_metrics(samples, iters, hash_seed(cell_id)).items():
-            rows.append({"condition": r["condition"], "seed": r["seed"], "tier": r["tier"], "metric": m,
-                         "value": v, "ci_low": lo, "ci_high": hi, "n": n})
-        by.setdefault((r["condition"], r["tier"]), []).append((r, samples))
+        metrics = cell_metrics(samples, iters, hash_seed(r.get("cell", f.stem)))
+        for m, vals in metrics.items():
+            add(r["condition"], r["seed"], r["tier"], m, *vals)
+        by.setdefault((r["condition"], r["tier"]), []).append((r, samples, metrics))
 
-    def add(c, seed, t, m, diffs):
-        v, lo, hi = bootstrap_ci(diffs, iters, hash_seed(f"{c}-s{seed}-t{t}-{m}"))
-        rows.append({"condition": c, "seed": seed, "tier": t, "metric": m, "value": v, "ci_low": lo,
-                     "ci_high": hi, "n": len(diffs)})
-
+    trained = {x.name for x in conditions(FULL) if x.kind == "trained"}  # names are the same in every budget
     for (c, t), recs in sorted(by.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
         recs.sort(key=lambda x: x[0]["seed"])
         if len(recs) >= 2:
-            ids = [_key(s) for _, smp in recs for s in smp]
+            ids = [_key(s) for _, smp, _ in recs for s in smp]
             budgets = {json.dumps({k: (r.get("budget") or {}).get(k) for k in ("n_eval", "seeds", "eval_tokens")},
-                                  sort_keys=True) for r, _ in recs}
+                                  sort_keys=True) for r, _, _ in recs}
             if None not in ids and len(ids) != len(set(ids)):
                 warn(f"{c} tier {t}: the seeds' problem blocks overlap; not pooled")
             elif len(budgets) > 1:
                 warn(f"{c} tier {t}: the seeds were scored under different budgets; not pooled")
             else:
-                pool = [s for _, smp in recs for s in smp]
-                for m, (v, lo, hi, n) in cell_metrics(pool, iters, hash_seed(f"{c}-t{t}")).items():
-                    rows.append({"condition": c, "seed": "all", "tier": t, "metric": m, "value": v, "ci_low": lo,
-                                 "ci_high": hi, "n": n})
-                    vals = [x for r, _ in recs for x in [r["metrics"][m][0]] if not math.isnan(x)]
-                    if vals:
-                        rows.append({"condition": c, "seed": "spread", "tier": t, "metric": m,
-                                     "value": statistics.stdev(vals) if len(vals) > 1 else 0.0,
-                                     "ci_low": min(vals), "ci_high": max(vals), "n": len(vals)})
+                pool = [s for _, smp, _ in recs for s in smp]
+                for m, vals in cell_metrics(pool, iters, hash_seed(f"{c}-t{t}")).items():
+                    add(c, "all", t, m, *vals)
+                    per_seed = [x for _, _, mm in recs for x in [mm[m][0]] if not math.isnan(x)]
+                    if per_seed:
+                        add(c, "spread", t, m, statistics.stdev(per_seed) if len(per_seed) > 1 else 0.0,
+                            min(per_seed), max(per_seed), len(per_seed))
         if isinstance(t, str):  # a whole benchmark: no SFT start scored on it
             continue
-        trained = {x.name for x in conditions(FULL) if x.kind == "trained"}
         for ref in ("sft", "sft_cont"):
             if c in ("sft", ref) or (ref == "sft_cont" and c not in trained):
                 continue
-            refs = {r["seed"]: smp for r, smp in by.get((ref, t), [])}
-            if ref == "sft_cont" and not any(r["seed"] in refs for r, _ in recs):
+            refs = {r["seed"]: smp for r, smp, _ in by.get((ref, t), [])}
+            if ref == "sft_cont" and not any(r["seed"] in refs for r, _, _ in recs):
                 continue
             for m in PAIRED:
                 pooled = []
-                for r, smp in recs:
+                for r, smp, _ in recs:
                     other = refs.get(0 if ref == "sft" else r["seed"])
                     if other is None:
                         continue
                     d = paired_diffs(smp, other, m)
                     if d:
-                        add(c, r["seed"], t, f"{m}_minus_{ref}", d)
+                        add_diff(c, r["seed"], t, f"{m}_minus_{ref}", d)
                         pooled += d
                 if len(recs) >= 2 and pooled:
-                    add(c, "all", t, f"{m}_minus_{ref}", pooled)
+                    add_diff(c, "all", t, f"{m}_minus_{ref}", pooled)
     return rows
 
 
@@ -781,8 +781,9 @@ def write_outputs(out: Path, budget: Budget) -> dict:
     for r in rows:
         pick.setdefault((r["condition"], r["tier"]), {}).setdefault(r["seed"], {})[r["metric"]] = r
 
-    def main_rows(seeds: dict) -> dict:
-        if "acc" in seeds.get("all", {}):
+    def main_rows(seeds: dict, metric: str = "acc") -> dict:
+        """The pooled rows where the seeds were pooled for `metric`, else the first seed's."""
+        if metric in seeds.get("all", {}):
             return seeds["all"]
         return next(v for k, v in sorted(seeds.items(), key=lambda kv: str(kv[0])) if k not in ("all", "spread"))
 
@@ -811,7 +812,7 @@ def write_outputs(out: Path, budget: Budget) -> dict:
                   "| step reward - SFT continued |", "|---|---|---|---|---|---|---|"]
         for c, t in paired:
             seeds = pick[(c, t)]
-            m = seeds["all"] if "acc_minus_sft" in seeds.get("all", {}) else main_rows(seeds)
+            m = main_rows(seeds, "acc_minus_sft")
 
             def d(k):
                 r = m.get(k)
@@ -830,6 +831,15 @@ def write_outputs(out: Path, budget: Budget) -> dict:
     return {"rows": len(rows)}
 
 
+def _ci_points(ax, i: int, pts: list[dict], marker=lambda r: "o") -> None:
+    """Summary rows as points with their 95% CIs at x = i, side by side (one per seed / the pool)."""
+    for j, r in enumerate(pts):
+        x = i + (j - (len(pts) - 1) / 2) * 0.15
+        lo, hi = r["ci_low"], r["ci_high"]
+        err = [[max(0, r["value"] - lo)], [max(0, hi - r["value"])]] if not math.isnan(lo) else None
+        ax.errorbar([x], [r["value"]], yerr=err, fmt=marker(r), color=f"C{i % 10}", capsize=3)
+
+
 def plots(out: Path, rows: list[dict], order: list[str]) -> None:
     import matplotlib
 
@@ -840,13 +850,8 @@ def plots(out: Path, rows: list[dict], order: list[str]) -> None:
     fig, axes = plt.subplots(1, max(1, len(tiers)), figsize=(4 + 3 * len(tiers), 4), squeeze=False)
     for ax, t in zip(axes[0], tiers):
         for i, c in enumerate(order):
-            pts = [r for r in rows if r["condition"] == c and r["tier"] == t and r["metric"] == "acc"
-                   and r["seed"] != "spread"]
-            for j, r in enumerate(pts):
-                x = i + (j - (len(pts) - 1) / 2) * 0.15
-                lo, hi = r["ci_low"], r["ci_high"]
-                err = [[max(0, r["value"] - lo)], [max(0, hi - r["value"])]] if not math.isnan(lo) else None
-                ax.errorbar([x], [r["value"]], yerr=err, fmt="o", color=f"C{i % 10}", capsize=3)
+            _ci_points(ax, i, [r for r in rows if r["condition"] == c and r["tier"] == t and r["metric"] == "acc"
+                               and r["seed"] != "spread"])
         ax.set_xticks(range(len(order)))
         ax.set_xticklabels(order, rotation=60, ha="right", fontsize=8)
         ax.set_ylim(-0.02, 1.02)
@@ -863,12 +868,7 @@ def plots(out: Path, rows: list[dict], order: list[str]) -> None:
             for i, c in enumerate(names):
                 pts = sorted((r for r in diffs if r["condition"] == c and r["metric"] == m),
                              key=lambda r: (r["seed"] == "all", str(r["seed"])))
-                for j, r in enumerate(pts):
-                    x = i + (j - (len(pts) - 1) / 2) * 0.15
-                    lo, hi = r["ci_low"], r["ci_high"]
-                    err = [[max(0, r["value"] - lo)], [max(0, hi - r["value"])]] if not math.isnan(lo) else None
-                    ax.errorbar([x], [r["value"]], yerr=err, fmt="s" if r["seed"] == "all" else "o",
-                                color=f"C{i % 10}", capsize=3)
+                _ci_points(ax, i, pts, marker=lambda r: "s" if r["seed"] == "all" else "o")
             ax.axhline(0, color="grey", lw=0.8)
             ax.set_xticks(range(len(names)))
             ax.set_xticklabels(names, rotation=60, ha="right", fontsize=8)
