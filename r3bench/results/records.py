@@ -267,7 +267,7 @@ def for_run(run_dir: str | os.PathLike, data_dir: str | None = None, **extra) ->
 
 
 # an absolute path (or ~/...) of at least three parts anywhere in a string: a whole value, or inside a
-# command ("pretrained=/home/u/m,index=/abs/x"), a log tail or a problem message
+# command ("pretrained=<abs>/u/m,index=<abs>/x"), a log tail or a problem message
 _ABS_PATH = re.compile(r"(?<![\w.:/~-])~?/(?:[^\s,=/'\"]+/){2,}[^\s,=/'\"]*")
 
 
