@@ -87,7 +87,7 @@ def test_portable_strips_absolute_paths_inside_strings(tmp_path):
     HOME, ROOT, TMP = "home", "root", "tmp"
     home, cache = f"{r}/{HOME}/u", f"{r}/{ROOT}/.cache"
     cmd = (f"python -m lm_eval --model r3-rag --model_args inner=hf,pretrained={home}/models/m,"
-           f"index={r}/abs/work/out/rag/index,k=3 --output_path {r}/{TMP}/pytest-7/out/m/rag/lm_eval --log_samples")
+           f"index={r}/abs/w/out/rag/index,k=3 --output_path {r}/{TMP}/pytest-7/out/m/rag/lm_eval --log_samples")
     rec = records.portable({"reproduce": {"commands": [cmd]}, "problems": [f"{home}/data/x.json: not found",
                                                                            f"model 'a' at '{cache}/hf/m'"],
                             "model": {"id": "Qwen/Qwen2.5-1.5B-Instruct"}, "result": f"{home}/x/y/results.json",
