@@ -663,8 +663,30 @@ def hash_seed(s: str) -> int:
 PAIRED = ("acc", "step_reward")  # metrics compared problem by problem with the SFT start / SFT continued
 
 
+class SamplesError(ValueError):
+    """A finished cell's samples file is missing, unreadable or not one JSON object per line."""
+
+
 def _samples(out: Path, rec: dict) -> list[dict]:
-    return [json.loads(x) for x in in_study(out, rec["samples_file"]).read_text().splitlines() if x.strip()]
+    if not rec.get("samples_file"):
+        raise SamplesError("the cell record names no samples file")
+    path = in_study(out, rec["samples_file"])
+    try:
+        lines = path.read_text().splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise SamplesError(f"samples file {path.name}: cannot be read ({type(e).__name__}: {e})") from None
+    rows = []
+    for i, x in enumerate(lines, 1):
+        if not x.strip():
+            continue
+        try:
+            row = json.loads(x)
+        except ValueError as e:
+            raise SamplesError(f"samples file {path.name}, line {i}: not JSON ({e})") from None
+        if not isinstance(row, dict):
+            raise SamplesError(f"samples file {path.name}, line {i}: a {type(row).__name__}, not an object")
+        rows.append(row)
+    return rows
 
 
 def _key(s: dict):
@@ -706,7 +728,11 @@ def summary_rows(out: Path, iters: int = 2000, warn=None) -> list[dict]:
         r = read_json(f)
         if not r or r.get("status") != "done" or r.get("tier") is None:  # training cells have no tier
             continue
-        samples = _samples(out, r)
+        try:
+            samples = _samples(out, r)
+        except SamplesError as e:  # one broken file leaves its cell out of the summary, not the summary out
+            warn(f"cell {f.stem} left out of the summary: {e}")
+            continue
         metrics = cell_metrics(samples, iters, hash_seed(r.get("cell", f.stem)))
         for m, vals in metrics.items():
             add(r["condition"], r["seed"], r["tier"], m, *vals)
@@ -1064,7 +1090,8 @@ def main(argv=None) -> int:
         res = study.run(a.max_cells, progress=not a.quiet)
         LOG.info("cells: %s", res)
     write_outputs(out, budget)
-    print(f"wrote {out / 'summary.csv'}, {out / 'summary.md'}, {out / 'accuracy.png'}, {out / 'learning_curves.png'}")
+    print("wrote " + ", ".join(str(out / f) for f in ("summary.csv", "summary.md", "accuracy.png", "paired.png",
+                                                       "learning_curves.png")))
     return 0
 
 

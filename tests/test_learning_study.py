@@ -194,6 +194,38 @@ def test_summary_rows_are_recomputed_from_the_samples_file(tmp_path):
     assert acc["value"] == pytest.approx(0.4)
 
 
+@pytest.mark.parametrize("damage", ["truncated", "not_object", "missing", "no_name", "binary"])
+def test_a_corrupt_samples_file_leaves_its_cell_out_with_a_reason(tmp_path, damage):
+    """One broken samples file (a half-written line, a list for a row, a deleted file, a record naming
+    none, bytes that are not text) used to stop --summarise with a bare JSON error: now that cell is
+    left out, the reason names the file and line, and every other cell is still summarised."""
+    _paired_record(tmp_path, "sft", 0, [1.0] * 5 + [0.0] * 5)
+    _paired_record(tmp_path, "stepfix", 0, [1.0] * 4 + [0.0] * 6)
+    sf = tmp_path / "samples" / "stepfix__s0__t1.jsonl"
+    good = sf.read_text().splitlines()
+    if damage == "truncated":
+        sf.write_text("\n".join(good[:3] + [good[3][:17]]) + "\n")
+    elif damage == "not_object":
+        sf.write_text("\n".join(good[:2] + ["[1, 2]"]) + "\n")
+    elif damage == "missing":
+        sf.unlink()
+    elif damage == "binary":
+        sf.write_bytes(b"\xff\xfe\x00garbage")
+    else:
+        f = tmp_path / "cells" / "stepfix__s0__t1.json"
+        ls.write_json(f, {k: v for k, v in ls.read_json(f).items() if k != "samples_file"})
+    told = []
+    rows = ls.summary_rows(tmp_path, 100, warn=told.append)
+    assert {x["condition"] for x in rows} == {"sft"}
+    assert len(told) == 1 and "stepfix__s0__t1" in told[0]
+    if damage == "truncated":
+        assert "line 4" in told[0] and "not JSON" in told[0]
+    elif damage == "not_object":
+        assert "line 3" in told[0] and "list" in told[0]
+    ls.write_outputs(tmp_path, ls.TINY)  # the whole summary is still written
+    assert "| sft |" in (tmp_path / "summary.md").read_text()
+
+
 def test_crashed_and_interrupted_cells_are_recorded_and_retried(tmp_path, monkeypatch):
     budget = replace(ls.TINY, eval_tiers={"base": (), "sft": (1,), "trained": (), "strategy": ()})
     study = ls.Study(tmp_path, budget, only={"sft"})
