@@ -125,7 +125,10 @@ def conditions(b: Budget) -> list[Condition]:
     # SFT-continued control 4x the problems per step of the RL conditions
     rl = dict(max_steps=b.rl_steps, learning_rate=b.rl_lr, grad_accum=1)
     gen = dict(max_new_tokens=b.gen_tokens, temperature=0.7)
-    grpo = dict(max_steps=b.rl_steps, learning_rate=1e-5, grad_accum=1, batch_size=b.rl_batch * b.group_size,
+    # GRPO at the same learning rate as every other trained condition: with Adam a step moves each weight by
+    # ~lr whatever the loss's scale, so one lr is one movement budget (trainers.grpo's default 1e-5 left
+    # seed 0 within KL 0.0004 of the SFT start; those cells are in results/learning/superseded/)
+    grpo = dict(max_steps=b.rl_steps, learning_rate=b.rl_lr, grad_accum=1, batch_size=b.rl_batch * b.group_size,
                 group_size=b.group_size, max_completion_length=b.gen_tokens, temperature=0.9)
     return [
         Condition("base_cot", "base", prompt="cot"),
@@ -186,6 +189,11 @@ def doc_indices(cell: Cell, b: Budget) -> list[int]:
         return list(range(i * k, min((i + 1) * k, b.n_eval)))
     n = {"base": b.n_eval_base, "strategy": b.n_eval_strategy}.get(kind, b.n_eval)
     return list(range(n))
+
+
+def _plain(d: dict) -> dict:
+    """Settings as JSON/YAML hold them (tuples as lists), so recorded and designed values compare equal."""
+    return json.loads(json.dumps(d))
 
 
 def depends_on(cell: Cell) -> str | None:
@@ -433,7 +441,8 @@ class Study:
         return {"adapter": self.rel(run["adapter"]), "train_loss": run.get("train_loss"),
                 "global_step": run.get("global_step"), "seconds": round(time.time() - t0, 1),
                 "peak_rss_gb": run.get("peak_rss_gb"),  # the trainer process's own, from its run.json
-                "config_file": self.rel(cfg_file), "output_dir": self.rel(outd)}
+                "config_file": self.rel(cfg_file), "output_dir": self.rel(outd),
+                "overrides": _plain(cell.cond.overrides)}  # what design_drift compares with the design
 
     # ---- evaluation --------------------------------------------------------------------------
     def lm(self, cell: Cell, adapter_cell: str | None = None):
@@ -588,9 +597,74 @@ class Study:
         finally:
             lock.unlink(missing_ok=True)
 
+    def design_drift(self, cell: Cell) -> dict:
+        """{setting: (recorded, design)} for a done training cell of a trained condition whose settings
+        (the condition's overrides: learning rate, steps, batch, rewards...) differ from the design now;
+        {} when they agree or nothing was recorded to compare. Records before 'overrides' existed are
+        read from the config file the cell wrote, when it is here (configs/ is not committed)."""
+        if cell.tier is not None or cell.cond.kind != "trained":
+            return {}
+        r = read_json(self.record_path(cell.id)) or {}
+        if r.get("status") != "done":
+            return {}
+        rec = r.get("overrides")
+        if rec is None:
+            cf = in_study(self.out, r["config_file"]) if r.get("config_file") else None
+            if cf is None or not cf.is_file():
+                return {}
+            import yaml
+
+            try:
+                rec = yaml.safe_load(cf.read_text())
+            except (OSError, yaml.YAMLError):
+                return {}
+            if not isinstance(rec, dict):
+                return {}
+        now = _plain(cell.cond.overrides)
+        return {k: (rec.get(k), v) for k, v in now.items() if rec.get(k) != v}
+
+    def retire(self, cell: Cell, drift: dict) -> Path:
+        """A training cell run under other settings than the design's, with its evaluations: their
+        records and samples move to superseded/<condition>-s<seed>-<time>/ (kept as evidence, with why.json),
+        its run folder to runs/<name>.superseded-<time> (a resume must not continue its checkpoints)."""
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        dest = self.out / "superseded" / f"{cell.cond.name}-s{cell.seed}-{stamp}"
+        (dest / "cells").mkdir(parents=True, exist_ok=True)
+        moved = []
+        dependants = [x for x in cells(self.b) if depends_on(x) == cell.id] + \
+            [x for x in cells(self.b) if x.cond.name == "full_best" and
+             ((read_json(self.record_path(x.id)) or {}).get("best_adapter") or {}).get("train_cell") == cell.id]
+        for x in [cell] + dependants:
+            rp = self.record_path(x.id)
+            r = read_json(rp)
+            if r is None:
+                continue
+            if r.get("samples_file") and in_study(self.out, r["samples_file"]).is_file():
+                sp = in_study(self.out, r["samples_file"])
+                (dest / "samples").mkdir(exist_ok=True)
+                os.replace(sp, dest / "samples" / sp.name)
+                r["samples_file"] = self.rel(dest / "samples" / sp.name)
+            write_json(dest / "cells" / rp.name, r)
+            rp.unlink()
+            moved.append(x.id)
+        run = self.out / "runs" / f"{cell.cond.name}-s{cell.seed}"
+        if run.is_dir():
+            os.replace(run, run.with_name(f"{run.name}.superseded-{stamp}"))
+        write_json(dest / "why.json", {"cells": moved, "retired": time.strftime("%Y-%m-%d %H:%M:%S"),
+                                       "drift": {k: {"recorded": a, "design": b} for k, (a, b) in drift.items()}})
+        LOG.warning("cell %s was trained with settings the design no longer has (%s): it and its evaluations "
+                    "(%s) moved to %s; they run again", cell.id,
+                    ", ".join(f"{k} {a!r} -> {b!r}" for k, (a, b) in drift.items()), ", ".join(moved[1:]) or "none",
+                    self.rel(dest))
+        return dest
+
     def _run(self, max_cells: int | None = None, progress=True) -> dict:
         from tqdm import tqdm
 
+        for cell in self.cells:
+            drift = self.design_drift(cell)
+            if drift:
+                self.retire(cell, drift)
         done = crashed = ran = 0
         bar = tqdm(self.cells, desc="learning study", unit="cell", disable=not progress)
         for cell in bar:
@@ -980,9 +1054,10 @@ def estimate_seconds(cell: Cell, b: Budget) -> float:
 
 def measured_seconds(out: Path) -> dict:
     """Seconds per cell measured in this study folder, by (condition, tier): the mean over its done
-    cells, per problem for evaluation cells (their n differs between conditions)."""
+    cells, superseded ones included (other settings, the same work), per problem for evaluation cells
+    (their n differs between conditions)."""
     by: dict = {}
-    for f in sorted((out / "cells").glob("*.json")):
+    for f in sorted([*(out / "cells").glob("*.json"), *(out / "superseded").glob("*/cells/*.json")]):
         r = read_json(f) or {}
         if r.get("status") != "done" or not isinstance(r.get("seconds"), (int, float)) or "condition" not in r:
             continue
@@ -1007,6 +1082,7 @@ def plan(study: Study) -> str:
         if name in trainer_of:
             same_trainer.setdefault((trainer_of[name], tier), []).append(v)
     n_measured = 0
+    drifted = {c.id for c in study.cells if study.design_drift(c)}  # trained under other settings: run again
     for cell in study.cells:
         m, how = seen.get((cell.cond.name, cell.tier)), "measured"
         if m is None and cell.cond.kind == "trained" and (vs := same_trainer.get((cell.cond.trainer, cell.tier))):
@@ -1016,6 +1092,8 @@ def plan(study: Study) -> str:
         else:
             s, how = estimate_seconds(cell, b), "estimate"
         st = study.status(cell.id)
+        if st == "done" and (cell.id in drifted or depends_on(cell) in drifted):
+            st = "redo"  # Study.run retires it first (Study.retire)
         total += 0 if st == "done" else s
         n_measured += st != "done" and how.startswith("measured")
         lines.append(f"  {cell.id:50s} {st:8s} ~{s / 60:6.1f} min ({how})")

@@ -453,6 +453,93 @@ def test_a_done_training_cell_without_its_adapter_is_trained_again(tmp_path, mon
     assert not study.adapter_missing(cont)  # its evaluation is done (and the adapter is here)
 
 
+def test_every_trained_condition_has_one_learning_rate():
+    """One movement budget: with Adam a step moves each weight by ~lr whatever the loss's scale. GRPO
+    ran at trainers.grpo's default 1e-5 (5x below the others) and stayed within KL 0.0004 of its start."""
+    lrs = {c.name: c.overrides.get("learning_rate") for c in ls.conditions(ls.FULL) if c.kind == "trained"}
+    assert set(lrs.values()) == {ls.FULL.rl_lr}, lrs
+    steps = {c.overrides.get("max_steps") for c in ls.conditions(ls.FULL) if c.kind == "trained"}
+    assert steps == {ls.FULL.rl_steps}
+
+
+def _grpo():
+    return next(c for c in ls.conditions(ls.TINY) if c.name == "grpo_outcome")
+
+
+def _drifted_study(tmp_path, monkeypatch, recorded: dict | None, config: dict | None = None):
+    """A study whose grpo_outcome seed 0 was trained and scored under `recorded` settings (in the record)
+    or `config` (only in the config file the cell wrote, as records did before 'overrides')."""
+    import yaml
+
+    study = ls.Study(tmp_path, ls.TINY, only={"sft", "grpo_outcome"})
+    grpo = _grpo()
+    ad = tmp_path / "runs" / "grpo_outcome-s0" / "final"
+    ad.mkdir(parents=True)
+    (ad / "adapter_config.json").write_text("{}")
+    (tmp_path / "runs" / "grpo_outcome-s0" / "checkpoint-1").mkdir()
+    for cid in ("sft__s0__train", "sft__s0__t1"):
+        ls.write_json(study.record_path(cid), {"status": "done", "adapter": "sft_adapter"})
+    rec = {"status": "done", "condition": "grpo_outcome", "seed": 0, "tier": None,
+           "adapter": "runs/grpo_outcome-s0/final"}
+    if recorded is not None:
+        rec["overrides"] = recorded
+    if config is not None:
+        (tmp_path / "configs").mkdir()
+        (tmp_path / "configs" / "grpo_outcome__s0__train.yaml").write_text(yaml.safe_dump(config))
+        rec["config_file"] = "configs/grpo_outcome__s0__train.yaml"
+    ls.write_json(study.record_path("grpo_outcome__s0__train"), rec)
+    _paired_record(tmp_path, "grpo_outcome", 0, [1.0, 0.0])
+    trained, scored = [], []
+
+    def run_train(cell):
+        trained.append(cell.id)
+        return {"adapter": "runs/grpo_outcome-s0/final", "overrides": ls._plain(cell.cond.overrides)}
+
+    monkeypatch.setattr(study, "run_train", run_train)
+    monkeypatch.setattr(study, "run_eval", lambda cell: scored.append(cell.id) or {"n": 0})
+    return study, grpo, trained, scored
+
+
+def test_a_cell_trained_under_other_settings_is_retired_and_run_again(tmp_path, monkeypatch):
+    """The study keys cells by name: a done cell trained at another learning rate would have been kept
+    and pooled with seeds trained under the design. Now it and its evaluations move to superseded/ (with
+    why), its run folder is set aside (a resume must not continue its checkpoints), and they run again."""
+    study, grpo, trained, scored = _drifted_study(tmp_path, monkeypatch, {**ls._plain(_grpo().overrides),
+                                                                          "learning_rate": 1e-5})
+    assert "redo" in ls.plan(study).split("grpo_outcome__s0__t1")[1].splitlines()[0]
+    study.run(progress=False)
+    assert trained == ["grpo_outcome__s0__train"] and scored == ["grpo_outcome__s0__t1"]
+    [dest] = list((tmp_path / "superseded").iterdir())
+    why = json.loads((dest / "why.json").read_text())
+    assert why["cells"] == ["grpo_outcome__s0__train", "grpo_outcome__s0__t1"]
+    assert why["drift"] == {"learning_rate": {"recorded": 1e-5, "design": ls.TINY.rl_lr}}
+    old = json.loads((dest / "cells" / "grpo_outcome__s0__t1.json").read_text())
+    assert (tmp_path / old["samples_file"]).is_file() and not (tmp_path / "samples" / "grpo_outcome__s0__t1.jsonl").exists()
+    assert not (tmp_path / "runs" / "grpo_outcome-s0").exists()
+    assert len(list((tmp_path / "runs").glob("grpo_outcome-s0.superseded-*/checkpoint-1"))) == 1
+    # the new record holds the design's settings: nothing to retire the next time
+    assert study.design_drift(ls.Cell(grpo, 0)) == {} and ls.read_json(study.record_path("grpo_outcome__s0__train"))["overrides"]
+    study.run(progress=False)
+    assert len(trained) == 1 and len(list((tmp_path / "superseded").iterdir())) == 1
+
+
+def test_settings_are_read_from_the_config_file_of_older_records(tmp_path, monkeypatch):
+    study, grpo, trained, _ = _drifted_study(tmp_path, monkeypatch, None,
+                                              config={**ls._plain(_grpo().overrides), "learning_rate": 1e-5, "seed": 0})
+    assert study.design_drift(ls.Cell(grpo, 0)) == {"learning_rate": (1e-5, ls.TINY.rl_lr)}
+    study.run(progress=False)
+    assert trained == ["grpo_outcome__s0__train"]
+
+
+@pytest.mark.parametrize("recorded", ["same", "nothing"])
+def test_a_cell_under_the_design_settings_or_with_none_recorded_is_kept(tmp_path, monkeypatch, recorded):
+    study, grpo, trained, scored = _drifted_study(
+        tmp_path, monkeypatch, ls._plain(_grpo().overrides) if recorded == "same" else None)
+    assert study.design_drift(ls.Cell(grpo, 0)) == {}
+    study.run(progress=False)
+    assert trained == [] and scored == [] and not (tmp_path / "superseded").exists()
+
+
 def test_seeds_filter_runs_one_seed_of_every_condition_first():
     """--seeds 0: every condition's seed-0 cells (the untrained ones have seed 0 only), no seed 1 or 2."""
     b = ls.FULL
