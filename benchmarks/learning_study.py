@@ -858,6 +858,12 @@ def _f(x) -> str:
     return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3f}"
 
 
+def curve_runs(out: Path) -> list[Path]:
+    """The metrics files learning_curves.png draws: every run folder of the design, not the ones set
+    aside when their cell was retired (Study.retire: runs/<name>.superseded-<time>)."""
+    return sorted(f for f in (out / "runs").glob("*/metrics.jsonl") if ".superseded-" not in f.parent.name)
+
+
 def write_outputs(out: Path, budget: Budget) -> dict:
     rows = summary_rows(out, budget.bootstrap)
     cols = ("condition", "seed", "tier", "metric", "value", "ci_low", "ci_high", "n")
@@ -978,7 +984,7 @@ def plots(out: Path, rows: list[dict], order: list[str]) -> None:
         fig.savefig(out / "paired.png", dpi=110)
         plt.close(fig)
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-    for i, run in enumerate(sorted((out / "runs").glob("*/metrics.jsonl"))):
+    for i, run in enumerate(curve_runs(out)):
         curves = curves_of(run)
         for ax, key in zip(axes, ("loss", "reward")):
             pts = curves[key]

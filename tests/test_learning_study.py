@@ -519,6 +519,10 @@ def test_a_cell_trained_under_other_settings_is_retired_and_run_again(tmp_path, 
     assert len(list((tmp_path / "runs").glob("grpo_outcome-s0.superseded-*/checkpoint-1"))) == 1
     # the new record holds the design's settings: nothing to retire the next time
     assert study.design_drift(ls.Cell(grpo, 0)) == {} and ls.read_json(study.record_path("grpo_outcome__s0__train"))["overrides"]
+    for d in ("grpo_outcome-s0", next((tmp_path / "runs").glob("*.superseded-*")).name):
+        (tmp_path / "runs" / d).mkdir(exist_ok=True)
+        (tmp_path / "runs" / d / "metrics.jsonl").write_text("")
+    assert [f.parent.name for f in ls.curve_runs(tmp_path)] == ["grpo_outcome-s0"]  # the retired run is not drawn
     study.run(progress=False)
     assert len(trained) == 1 and len(list((tmp_path / "superseded").iterdir())) == 1
 
