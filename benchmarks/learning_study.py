@@ -623,6 +623,12 @@ class Study:
         now = _plain(cell.cond.overrides)
         return {k: (rec.get(k), v) for k, v in now.items() if rec.get(k) != v}
 
+    def dependants(self, train_cell_id: str) -> list[Cell]:
+        """The cells built on a training cell's adapter: its evaluations, and full_best if it scored it."""
+        return [x for x in cells(self.b) if depends_on(x) == train_cell_id or (
+            x.cond.name == "full_best" and
+            ((read_json(self.record_path(x.id)) or {}).get("best_adapter") or {}).get("train_cell") == train_cell_id)]
+
     def retire(self, cell: Cell, drift: dict) -> Path:
         """A training cell run under other settings than the design's, with its evaluations: their
         records and samples move to superseded/<condition>-s<seed>-<time>/ (kept as evidence, with why.json),
@@ -631,16 +637,13 @@ class Study:
         dest = self.out / "superseded" / f"{cell.cond.name}-s{cell.seed}-{stamp}"
         (dest / "cells").mkdir(parents=True, exist_ok=True)
         moved = []
-        dependants = [x for x in cells(self.b) if depends_on(x) == cell.id] + \
-            [x for x in cells(self.b) if x.cond.name == "full_best" and
-             ((read_json(self.record_path(x.id)) or {}).get("best_adapter") or {}).get("train_cell") == cell.id]
-        for x in [cell] + dependants:
+        for x in [cell] + self.dependants(cell.id):
             rp = self.record_path(x.id)
             r = read_json(rp)
             if r is None:
                 continue
-            if r.get("samples_file") and in_study(self.out, r["samples_file"]).is_file():
-                sp = in_study(self.out, r["samples_file"])
+            sp = in_study(self.out, r["samples_file"]) if r.get("samples_file") else None
+            if sp is not None and sp.is_file():
                 (dest / "samples").mkdir(exist_ok=True)
                 os.replace(sp, dest / "samples" / sp.name)
                 r["samples_file"] = self.rel(dest / "samples" / sp.name)
@@ -742,25 +745,14 @@ class SamplesError(ValueError):
 
 
 def _samples(out: Path, rec: dict) -> list[dict]:
+    from trainers.common import TrainDataError, read_jsonl
+
     if not rec.get("samples_file"):
         raise SamplesError("the cell record names no samples file")
-    path = in_study(out, rec["samples_file"])
     try:
-        lines = path.read_text().splitlines()
-    except (OSError, UnicodeDecodeError) as e:
-        raise SamplesError(f"samples file {path.name}: cannot be read ({type(e).__name__}: {e})") from None
-    rows = []
-    for i, x in enumerate(lines, 1):
-        if not x.strip():
-            continue
-        try:
-            row = json.loads(x)
-        except ValueError as e:
-            raise SamplesError(f"samples file {path.name}, line {i}: not JSON ({e})") from None
-        if not isinstance(row, dict):
-            raise SamplesError(f"samples file {path.name}, line {i}: a {type(row).__name__}, not an object")
-        rows.append(row)
-    return rows
+        return read_jsonl(in_study(out, rec["samples_file"]), what="samples file", allow_empty=True)
+    except TrainDataError as e:
+        raise SamplesError(str(e)) from None
 
 
 def _key(s: dict):
@@ -1088,7 +1080,7 @@ def plan(study: Study) -> str:
         if name in trainer_of:
             same_trainer.setdefault((trainer_of[name], tier), []).append(v)
     n_measured = 0
-    drifted = {c.id for c in study.cells if study.design_drift(c)}  # trained under other settings: run again
+    redo = {x.id for c in study.cells if study.design_drift(c) for x in [c, *study.dependants(c.id)]}  # Study.retire's
     for cell in study.cells:
         m, how = seen.get((cell.cond.name, cell.tier)), "measured"
         if m is None and cell.cond.kind == "trained" and (vs := same_trainer.get((cell.cond.trainer, cell.tier))):
@@ -1098,7 +1090,7 @@ def plan(study: Study) -> str:
         else:
             s, how = estimate_seconds(cell, b), "estimate"
         st = study.status(cell.id)
-        if st == "done" and (cell.id in drifted or depends_on(cell) in drifted):
+        if st == "done" and cell.id in redo:
             st = "redo"  # Study.run retires it first (Study.retire)
         total += 0 if st == "done" else s
         n_measured += st != "done" and how.startswith("measured")

@@ -219,9 +219,9 @@ def test_a_corrupt_samples_file_leaves_its_cell_out_with_a_reason(tmp_path, dama
     assert {x["condition"] for x in rows} == {"sft"}
     assert len(told) == 1 and "stepfix__s0__t1" in told[0]
     if damage == "truncated":
-        assert "line 4" in told[0] and "not JSON" in told[0]
+        assert "stepfix__s0__t1.jsonl:4" in told[0] and "not JSON" in told[0]
     elif damage == "not_object":
-        assert "line 3" in told[0] and "list" in told[0]
+        assert "stepfix__s0__t1.jsonl:3" in told[0] and "list" in told[0]
     ls.write_outputs(tmp_path, ls.TINY)  # the whole summary is still written
     assert "| sft |" in (tmp_path / "summary.md").read_text()
 

@@ -89,6 +89,20 @@ def test_config_yaml_cli_and_help(tmp_path, capsys):
         assert f"--{f.name}" in help_text
 
 
+def test_read_jsonl_undecodable_bytes_are_a_train_data_error(tmp_path):
+    """Bytes that are not UTF-8 raised a bare UnicodeDecodeError out of the reader; now TrainDataError
+    naming the file, like every other defect of a JSONL file."""
+    bad = tmp_path / "sft.jsonl"
+    bad.write_bytes(b'{"prompt": "p", "completion": "c"}\n\xff\xfe\x00garbage\n')
+    with pytest.raises(common.TrainDataError, match="sft.jsonl: not UTF-8 text"):
+        common.read_jsonl(bad)
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n")
+    with pytest.raises(common.TrainDataError, match="no rows"):
+        common.read_jsonl(empty)
+    assert common.read_jsonl(empty, allow_empty=True) == []
+
+
 def test_corrupt_data_is_a_clear_error(tmp_path, tiny):
     bad = tmp_path / "sft.jsonl"
     bad.write_text('{"prompt": "p", "completion": "c"}\n{not json\n')

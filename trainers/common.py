@@ -268,27 +268,34 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-def read_jsonl(path: Path, required: tuple[str, ...] = ()) -> list[dict]:
+def read_jsonl(path: Path, required: tuple[str, ...] = (), what: str = "training data",
+               allow_empty: bool = False) -> list[dict]:
+    """One JSON object per line; a file that cannot be opened or decoded, a line that is not a JSON
+    object or lacks a `required` field, or (unless `allow_empty`) no rows: TrainDataError naming
+    path:line (`what` names the file in the cannot-open message)."""
     rows = []
     try:
         fh = open(path, encoding="utf-8")
     except OSError as e:
-        raise TrainDataError(f"cannot open training data {path}: {e}") from None
+        raise TrainDataError(f"cannot open {what} {path}: {e}") from None
     with fh:
-        for i, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise TrainDataError(f"{path}:{i}: not JSON ({e.msg})") from None
-            if not isinstance(row, dict):
-                raise TrainDataError(f"{path}:{i}: expected a JSON object, got {type(row).__name__}")
-            missing = [k for k in required if k not in row]
-            if missing:
-                raise TrainDataError(f"{path}:{i}: missing field(s) {missing}")
-            rows.append(row)
-    if not rows:
+        try:
+            for i, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise TrainDataError(f"{path}:{i}: not JSON ({e.msg})") from None
+                if not isinstance(row, dict):
+                    raise TrainDataError(f"{path}:{i}: expected a JSON object, got {type(row).__name__}")
+                missing = [k for k in required if k not in row]
+                if missing:
+                    raise TrainDataError(f"{path}:{i}: missing field(s) {missing}")
+                rows.append(row)
+        except UnicodeDecodeError as e:
+            raise TrainDataError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    if not rows and not allow_empty:
         raise TrainDataError(f"{path}: no rows")
     return rows
 
