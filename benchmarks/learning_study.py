@@ -767,6 +767,16 @@ def paired_diffs(a: list[dict], b: list[dict], metric: str) -> list[float]:
             if _key(s) in ref and s.get(metric) is not None and ref[_key(s)] is not None]
 
 
+def changed_responses(a: list[dict], b: list[dict]) -> list[float]:
+    """1.0 where a's response to a problem differs from b's (same problem id, both with a text), else
+    0.0: with greedy decoding, the share of problems on which training changed what the model writes at
+    all (a condition that never left its start changes none; a GRPO at a fifth of the learning rate
+    changed ~1 in 4). Equal texts are equal behaviour; unequal ones may differ in a word."""
+    ref = {_key(s): s.get("response") for s in b if _key(s) is not None}
+    return [float(s["response"] != ref[_key(s)]) for s in a
+            if _key(s) in ref and isinstance(s.get("response"), str) and isinstance(ref[_key(s)], str)]
+
+
 def summary_rows(out: Path, iters: int = 2000, warn=None) -> list[dict]:
     """One row per condition x seed x tier x metric from the finished evaluation cells, every one
     computed from the cell's samples file (the per-seed rows with the bootstrap seed of the evaluation,
@@ -776,7 +786,9 @@ def summary_rows(out: Path, iters: int = 2000, warn=None) -> list[dict]:
     seed, n = seeds; each seed scored other problems, so the spread holds problem noise as well as
     training noise). Paired rows, metric "<m>_minus_sft" (every condition scored on procgen) and
     "<m>_minus_sft_cont" (trained conditions, against SFT continued of the same seed, same block): the
-    mean difference over the problems both scored, bootstrap CI over those problems. Seeds whose blocks
+    mean difference over the problems both scored, bootstrap CI over those problems; and
+    "changed_vs_sft", the share of those problems on which the condition's response text is not the SFT
+    start's (changed_responses). Seeds whose blocks
     overlap or whose budgets differ are not pooled (`warn` is told why)."""
     import statistics
 
@@ -831,18 +843,21 @@ def summary_rows(out: Path, iters: int = 2000, warn=None) -> list[dict]:
             refs = {r["seed"]: smp for r, smp, _ in by.get((ref, t), [])}
             if ref == "sft_cont" and not any(r["seed"] in refs for r, _, _ in recs):
                 continue
-            for m in PAIRED:
+            measures = [(f"{m}_minus_{ref}", lambda a, b, m=m: paired_diffs(a, b, m)) for m in PAIRED]
+            if ref == "sft":
+                measures.append(("changed_vs_sft", changed_responses))
+            for name, measure in measures:
                 pooled = []
                 for r, smp, _ in recs:
                     other = refs.get(0 if ref == "sft" else r["seed"])
                     if other is None:
                         continue
-                    d = paired_diffs(smp, other, m)
+                    d = measure(smp, other)
                     if d:
-                        add_diff(c, r["seed"], t, f"{m}_minus_{ref}", d)
+                        add_diff(c, r["seed"], t, name, d)
                         pooled += d
                 if len(recs) >= 2 and pooled:
-                    add_diff(c, "all", t, f"{m}_minus_{ref}", pooled)
+                    add_diff(c, "all", t, name, pooled)
     return rows
 
 
@@ -906,8 +921,10 @@ def write_outputs(out: Path, budget: Budget) -> dict:
                   "those problems]. Against the SFT start: each seed's block of the SFT start's problems; against SFT "
                   "continued: its own seed, the same block. These, not the table above, say whether a condition moved "
                   "a number: the SFT start's own accuracy differs between blocks.", "",
+                  "Changed: the share of those problems on which the condition's greedy response is not the SFT "
+                  "start's word for word (how far training moved what the model writes at all).", "",
                   "| condition | tier | n | accuracy - SFT start | step reward - SFT start | accuracy - SFT continued "
-                  "| step reward - SFT continued |", "|---|---|---|---|---|---|---|"]
+                  "| step reward - SFT continued | changed vs SFT start |", "|---|---|---|---|---|---|---|---|"]
         for c, t in paired:
             seeds = pick[(c, t)]
             m = main_rows(seeds, "acc_minus_sft")
@@ -916,8 +933,10 @@ def write_outputs(out: Path, budget: Budget) -> dict:
                 r = m.get(k)
                 return f"{r['value']:+.3f} [{r['ci_low']:+.3f}, {r['ci_high']:+.3f}]" if r and not math.isnan(
                     r["ci_low"]) else (_f(r["value"]) if r else "-")
+            ch = m.get("changed_vs_sft")
+            changed = f"{_f(ch['value'])} [{_f(ch['ci_low'])}, {_f(ch['ci_high'])}]" if ch else "-"
             lines.append(f"| {c} | {t} | {m['acc_minus_sft']['n']} | {d('acc_minus_sft')} | {d('step_reward_minus_sft')} "
-                         f"| {d('acc_minus_sft_cont')} | {d('step_reward_minus_sft_cont')} |")
+                         f"| {d('acc_minus_sft_cont')} | {d('step_reward_minus_sft_cont')} | {changed} |")
     chosen = [r.get("best_adapter") for f in sorted((out / "cells").glob("full_best__*.json"))
               for r in [read_json(f) or {}] if r.get("status") == "done" and r.get("best_adapter")]
     if chosen:

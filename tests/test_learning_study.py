@@ -173,6 +173,32 @@ def test_summary_pairs_each_condition_with_the_sft_start_on_the_same_problems(tm
     assert "| stepfix | 1 | 20 | +0.050 [" in md
 
 
+def test_summary_gives_the_share_of_responses_training_changed(tmp_path):
+    """A condition that barely moved scores like its start: the paired accuracy says 0 either way. The
+    share of problems whose greedy text differs from the SFT start's tells "did not move" from "moved
+    without gain" (the first GRPO runs wrote the SFT start's text on 3 problems in 4)."""
+    _paired_record(tmp_path, "sft", 0, [1.0] * 10 + [0.0] * 10)
+    _paired_record(tmp_path, "grpo_outcome", 0, [1.0] * 10, first_id=0)
+    _paired_record(tmp_path, "grpo_outcome", 1, [0.0] * 10, first_id=10)
+    for f, changed in (("sft__s0__t1", set()), ("grpo_outcome__s0__t1", {"p1", "p4"}),
+                       ("grpo_outcome__s1__t1", {"p10"})):
+        sf = tmp_path / "samples" / f"{f}.jsonl"
+        rows = [json.loads(x) for x in sf.read_text().splitlines()]
+        for x in rows:
+            x["response"] = f"solution of {x['id']}" + (" reworded" if x["id"] in changed else "")
+        rows[-1]["response"] = None if f.startswith("grpo_outcome__s1") else rows[-1]["response"]  # no text: not counted
+        sf.write_text("".join(json.dumps(x) + "\n" for x in rows))
+    r = {(x["condition"], x["seed"], x["metric"]): x for x in ls.summary_rows(tmp_path, 200)}
+    assert (r[("grpo_outcome", 0, "changed_vs_sft")]["value"], r[("grpo_outcome", 0, "changed_vs_sft")]["n"]) == (0.2, 10)
+    assert r[("grpo_outcome", 1, "changed_vs_sft")]["n"] == 9
+    assert r[("grpo_outcome", "all", "changed_vs_sft")]["value"] == pytest.approx(3 / 19)
+    assert r[("grpo_outcome", "all", "acc_minus_sft")]["value"] == pytest.approx(0.0)  # what accuracy alone shows
+    assert not any(k[2] == "changed_vs_sft" for k in r if k[0] == "sft")
+    ls.write_outputs(tmp_path, ls.TINY)
+    line = next(x for x in (tmp_path / "summary.md").read_text().splitlines() if x.startswith("| grpo_outcome | 1 | 20 |"))
+    assert line.split(" | ")[3].startswith("+0.000 [") and line.split(" | ")[-1].startswith(f"{3 / 19:.3f} [")
+
+
 def test_summary_does_not_pool_overlapping_seed_blocks(tmp_path):
     _paired_record(tmp_path, "stepfix", 0, [1.0] * 10, first_id=0)
     _paired_record(tmp_path, "stepfix", 1, [0.0] * 10, first_id=5)  # problems 5-9 scored twice
