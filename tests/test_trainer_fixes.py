@@ -11,6 +11,7 @@ import logging
 import shutil
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -239,6 +240,39 @@ def test_train_loss_after_resume_covers_the_whole_run(tiny, data, tmp_path):
     logged = [json.loads(x) for x in (tmp_path / "a" / "metrics.jsonl").read_text().splitlines()]
     losses = {d["step"]: d["loss"] for d in logged if "loss" in d}
     assert a["train_loss"] == pytest.approx(sum(losses[s] for s in (1, 2, 3, 4)) / 4, rel=1e-5)
+
+
+@pytest.mark.slow
+def test_a_run_resumed_from_a_checkpoint_that_rotation_deletes_finishes(tiny, data, tmp_path):
+    """save_total_limit 2: resumed from checkpoint-2, the run saves 4 and 6 and HF deletes 2. The end
+    of the run read checkpoint-2 after training and crashed a finished run (FileNotFoundError on its
+    trainer_state.json; the study's first GRPO seed died so at its last line)."""
+    def cfg(out, **k):
+        return common.make(sft.Config, **{**base_kw(tiny, data, out, max_steps=6, learning_rate=1e-3), **k})
+
+    a = sft.train(cfg(tmp_path / "a"))
+    with pytest.raises(RuntimeError, match="simulated crash"):
+        sft.train(cfg(tmp_path / "b"), extra_callbacks=[CrashAt(3)])
+    b = sft.train(cfg(tmp_path / "b", resume=True))
+    assert b["resumed_from"] == "checkpoint-2" and not (tmp_path / "b" / "checkpoint-2").exists()
+    assert b["train_loss"] == pytest.approx(a["train_loss"], rel=1e-5) and b["train_loss_covers"] == "whole run"
+    assert json.loads((tmp_path / "b" / "run.json").read_text())["status"] == "finished"
+
+
+def test_whole_run_loss_of_an_older_checkpoint_is_read_before_training(tmp_path):
+    """A checkpoint without r3bench_state.json (older r3bench): its log_history is read when the run
+    starts, so the whole-run loss is there after rotation has deleted the checkpoint."""
+    ck = tmp_path / "checkpoint-4"
+    ck.mkdir()
+    (ck / "trainer_state.json").write_text(json.dumps({"log_history": [
+        {"step": 2, "loss": 1.0}, {"step": 4, "loss": 0.5}, {"step": 4, "train_runtime": 1.0}]}))
+    rec = common.resume_record(str(ck))
+    shutil.rmtree(ck)
+    trainer = types.SimpleNamespace(state=types.SimpleNamespace(global_step=6), r3_loss_sum=0.6)
+    loss, how = common.whole_run_loss(trainer, rec)
+    assert loss == pytest.approx((2 * 1.0 + 2 * 0.5 + 0.6) / 6) and "steps 1-4" in how
+    assert common.whole_run_loss(trainer, None) == (pytest.approx(0.1), "whole run")
+    assert common.resume_record(None) is None
 
 
 # ------------------------------------------------------------------------------------ run.json

@@ -703,21 +703,36 @@ class TimingMixin:
         super().log(logs, *([start_time] if start_time is not None else []))
 
 
-def whole_run_loss(trainer, ckpt: str | None) -> tuple[float, str]:
+def resume_record(ckpt: str | None) -> dict | None:
+    """What the end of a resumed run needs from the checkpoint it resumed from, read before training:
+    with save_total_limit, HF's checkpoint rotation deletes that checkpoint once newer ones are saved
+    (a run resumed from checkpoint-3 that saves 6, 9 and 12 keeps only 9 and 12), and reading it after
+    train() crashed a finished run at its last line. None for a fresh run."""
+    if ckpt is None:
+        return None
+    p = Path(ckpt)
+    state = json.loads((p / STATE_FILE).read_text()) if (p / STATE_FILE).is_file() else None
+    hist = None
+    if state is None:  # a checkpoint of an older r3bench: its log_history stands in for the loss sum
+        hist = json.loads((p / "trainer_state.json").read_text()).get("log_history", [])
+    return {"checkpoint": p.name, "state": state, "log_history": hist}
+
+
+def whole_run_loss(trainer, resumed: dict | None) -> tuple[float, str]:
     """(mean training loss over every step of the run, how it was obtained) after trainer.train().
 
-    A resumed run adds the loss sum saved in the checkpoint it resumed from (r3bench_state.json);
-    a checkpoint without that file (written by an older r3bench) falls back to its log_history
-    (logged interval means x interval lengths: exact when logging_steps divides save_steps)."""
+    `resumed`: resume_record of the checkpoint the run resumed from (None: a fresh run). A resumed
+    run adds the loss sum saved in that checkpoint (r3bench_state.json, restored into the trainer
+    before training); a checkpoint without that file (written by an older r3bench) falls back to its
+    log_history (logged interval means x interval lengths: exact when logging_steps divides save_steps)."""
     steps = max(trainer.state.global_step, 1)
     total = getattr(trainer, "r3_loss_sum", None)
     if total is None:
         return float("nan"), "trainer keeps no loss sum"
-    if ckpt is None or (Path(ckpt) / STATE_FILE).is_file():
+    if resumed is None or resumed["state"] is not None:
         return total / steps, "whole run"
-    hist = json.loads((Path(ckpt) / "trainer_state.json").read_text()).get("log_history", [])
     prev, before = 0, 0.0
-    for h in hist:
+    for h in resumed["log_history"]:
         if "loss" in h and h.get("step", 0) > prev:
             before += float(h["loss"]) * (h["step"] - prev)
             prev = h["step"]
@@ -931,14 +946,15 @@ def run_training(cfg, build: Callable, **build_kw):
     ckpt = resume_checkpoint(cfg)
     status, extra = "interrupted", {}
     try:
+        resumed = resume_record(ckpt)  # now: training may rotate that checkpoint away
         trainer, tok, base, path = build(cfg, **build_kw)
         if path is not None:
             write_run(cfg, status="running", data_file=str(path), data_sha256=sha256_file(path))
-        if ckpt is not None and (Path(ckpt) / STATE_FILE).is_file() and hasattr(trainer, "r3_load_state"):
-            trainer.r3_load_state(json.loads((Path(ckpt) / STATE_FILE).read_text()))
+        if resumed is not None and resumed["state"] is not None and hasattr(trainer, "r3_load_state"):
+            trainer.r3_load_state(resumed["state"])
         out = trainer.train(resume_from_checkpoint=ckpt)
         final = save_final(trainer, tok, cfg)
-        loss, how = whole_run_loss(trainer, ckpt)
+        loss, how = whole_run_loss(trainer, resumed)
         result = {"adapter": str(final), "lm_eval_model_args": lm_eval_args(base, final), "train_loss": loss,
                   "train_loss_covers": how, "train_loss_this_session": out.training_loss,
                   "global_step": trainer.state.global_step}
