@@ -259,15 +259,46 @@ def test_a_run_resumed_from_a_checkpoint_that_rotation_deletes_finishes(tiny, da
     assert json.loads((tmp_path / "b" / "run.json").read_text())["status"] == "finished"
 
 
+class CrashAfterSave(TrainerCallback):
+    def __init__(self, step):
+        self.step = step
+
+    def on_save(self, args, state, control, **kw):
+        if state.global_step == self.step:
+            raise RuntimeError(f"simulated crash after saving checkpoint-{self.step}")
+
+
+@pytest.mark.slow
+def test_a_run_that_died_after_its_last_checkpoint_resumes_without_an_extra_step(tiny, data, tmp_path):
+    """Killed after checkpoint-4 of 4 was written, before final/: HF's loop, resumed there, took a
+    fifth optimizer step (global_step 5). Now the resume loads checkpoint-4 and saves it as final/."""
+    def cfg(out, **k):
+        return common.make(sft.Config, **{**base_kw(tiny, data, out, max_steps=4, learning_rate=1e-3), **k})
+
+    a = sft.train(cfg(tmp_path / "a"))
+    with pytest.raises(RuntimeError, match="simulated crash"):
+        sft.train(cfg(tmp_path / "b"), extra_callbacks=[CrashAfterSave(4)])
+    assert not (tmp_path / "b" / "final").exists()
+    b = sft.train(cfg(tmp_path / "b", resume=True))
+    assert b["global_step"] == 4 and b["resumed_from"] == "checkpoint-4" and b["train_loss_this_session"] is None
+    assert b["train_loss"] == pytest.approx(a["train_loss"], rel=1e-5)
+    assert not (tmp_path / "b" / "checkpoint-5").exists()
+    fa, fb = _adapter(tmp_path / "a" / "final"), _adapter(tmp_path / "b" / "final")
+    for k in fa:
+        assert torch.allclose(fa[k], fb[k], atol=1e-6), k
+    assert json.loads((tmp_path / "b" / "run.json").read_text())["status"] == "finished"
+
+
 def test_whole_run_loss_of_an_older_checkpoint_is_read_before_training(tmp_path):
     """A checkpoint without r3bench_state.json (older r3bench): its log_history is read when the run
     starts, so the whole-run loss is there after rotation has deleted the checkpoint."""
     ck = tmp_path / "checkpoint-4"
     ck.mkdir()
-    (ck / "trainer_state.json").write_text(json.dumps({"log_history": [
+    (ck / "trainer_state.json").write_text(json.dumps({"global_step": 4, "log_history": [
         {"step": 2, "loss": 1.0}, {"step": 4, "loss": 0.5}, {"step": 4, "train_runtime": 1.0}]}))
     rec = common.resume_record(str(ck))
     shutil.rmtree(ck)
+    assert rec["global_step"] == 4
     trainer = types.SimpleNamespace(state=types.SimpleNamespace(global_step=6), r3_loss_sum=0.6)
     loss, how = common.whole_run_loss(trainer, rec)
     assert loss == pytest.approx((2 * 1.0 + 2 * 0.5 + 0.6) / 6) and "steps 1-4" in how

@@ -712,10 +712,22 @@ def resume_record(ckpt: str | None) -> dict | None:
         return None
     p = Path(ckpt)
     state = json.loads((p / STATE_FILE).read_text()) if (p / STATE_FILE).is_file() else None
+    ts = json.loads((p / "trainer_state.json").read_text())
     hist = None
     if state is None:  # a checkpoint of an older r3bench: its log_history stands in for the loss sum
-        hist = json.loads((p / "trainer_state.json").read_text()).get("log_history", [])
-    return {"checkpoint": p.name, "state": state, "log_history": hist}
+        hist = ts.get("log_history", [])
+    return {"checkpoint": p.name, "state": state, "log_history": hist, "global_step": int(ts.get("global_step", 0))}
+
+
+def finish_from_last_checkpoint(trainer, ckpt: str) -> None:
+    """A run that died after saving its checkpoint at max_steps (while saving final/, say): load that
+    checkpoint's weights and state instead of calling train(). HF's loop, resumed at max_steps, takes
+    one more optimizer step before it checks max_steps (the study's GRPO outcome seed 0, resumed from
+    checkpoint-12 of 12, came back at step 13)."""
+    from transformers import TrainerState
+
+    trainer._load_from_checkpoint(ckpt)  # what train(resume_from_checkpoint=...) loads first (adapter or model)
+    trainer.state = TrainerState.load_from_json(str(Path(ckpt) / "trainer_state.json"))
 
 
 def whole_run_loss(trainer, resumed: dict | None) -> tuple[float, str]:
@@ -952,11 +964,15 @@ def run_training(cfg, build: Callable, **build_kw):
             write_run(cfg, status="running", data_file=str(path), data_sha256=sha256_file(path))
         if resumed is not None and resumed["state"] is not None and hasattr(trainer, "r3_load_state"):
             trainer.r3_load_state(resumed["state"])
-        out = trainer.train(resume_from_checkpoint=ckpt)
+        if resumed is not None and resumed["global_step"] >= cfg.max_steps:
+            finish_from_last_checkpoint(trainer, ckpt)
+            this_session = None  # no step run in this session
+        else:
+            this_session = trainer.train(resume_from_checkpoint=ckpt).training_loss
         final = save_final(trainer, tok, cfg)
         loss, how = whole_run_loss(trainer, resumed)
         result = {"adapter": str(final), "lm_eval_model_args": lm_eval_args(base, final), "train_loss": loss,
-                  "train_loss_covers": how, "train_loss_this_session": out.training_loss,
+                  "train_loss_covers": how, "train_loss_this_session": this_session,
                   "global_step": trainer.state.global_step}
         if ckpt is not None:
             result["resumed_from"] = Path(ckpt).name
