@@ -279,8 +279,15 @@ def test_a_run_that_died_after_its_last_checkpoint_resumes_without_an_extra_step
     with pytest.raises(RuntimeError, match="simulated crash"):
         sft.train(cfg(tmp_path / "b"), extra_callbacks=[CrashAfterSave(4)])
     assert not (tmp_path / "b" / "final").exists()
-    b = sft.train(cfg(tmp_path / "b", resume=True))
+    class TrainEnd(TrainerCallback):
+        steps = []
+
+        def on_train_end(self, args, state, control, **kw):  # where LmEval scores the final adapter
+            TrainEnd.steps.append(state.global_step)
+
+    b = sft.train(cfg(tmp_path / "b", resume=True), extra_callbacks=[TrainEnd()])
     assert b["global_step"] == 4 and b["resumed_from"] == "checkpoint-4" and b["train_loss_this_session"] is None
+    assert TrainEnd.steps == [4]
     assert b["train_loss"] == pytest.approx(a["train_loss"], rel=1e-5)
     assert not (tmp_path / "b" / "checkpoint-5").exists()
     fa, fb = _adapter(tmp_path / "a" / "final"), _adapter(tmp_path / "b" / "final")

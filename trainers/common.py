@@ -728,6 +728,11 @@ def finish_from_last_checkpoint(trainer, ckpt: str) -> None:
 
     trainer._load_from_checkpoint(ckpt)  # what train(resume_from_checkpoint=...) loads first (adapter or model)
     trainer.state = TrainerState.load_from_json(str(Path(ckpt) / "trainer_state.json"))
+    # a session with no step: its callbacks begin and end (the lm-eval of the final adapter runs at the end;
+    # HF's progress bar is opened at the beginning)
+    cb = trainer.callback_handler
+    trainer.control = cb.on_train_begin(trainer.args, trainer.state, trainer.control)
+    trainer.control = cb.on_train_end(trainer.args, trainer.state, trainer.control)
 
 
 def whole_run_loss(trainer, resumed: dict | None) -> tuple[float, str]:
