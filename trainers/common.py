@@ -713,10 +713,8 @@ def resume_record(ckpt: str | None) -> dict | None:
     p = Path(ckpt)
     state = json.loads((p / STATE_FILE).read_text()) if (p / STATE_FILE).is_file() else None
     ts = json.loads((p / "trainer_state.json").read_text())
-    hist = None
-    if state is None:  # a checkpoint of an older r3bench: its log_history stands in for the loss sum
-        hist = ts.get("log_history", [])
-    return {"checkpoint": p.name, "state": state, "log_history": hist, "global_step": int(ts.get("global_step", 0))}
+    # log_history stands in for the loss sum in a checkpoint of an older r3bench (no state file)
+    return {"state": state, "log_history": ts.get("log_history", []), "global_step": int(ts.get("global_step", 0))}
 
 
 def finish_from_last_checkpoint(trainer, ckpt: str) -> None:
