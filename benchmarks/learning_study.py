@@ -767,6 +767,20 @@ def paired_diffs(a: list[dict], b: list[dict], metric: str) -> list[float]:
             if _key(s) in ref and s.get(metric) is not None and ref[_key(s)] is not None]
 
 
+def sign_test(diffs: list[float]) -> tuple[float, int, int]:
+    """(p, up, down) for paired 0/1 outcomes (accuracy differences, problem by problem): up = problems
+    the condition got right and the reference wrong, down = the reverse; p = the exact two-sided
+    binomial test on those discordant problems (McNemar's exact test). A bootstrap interval over a
+    handful of discordant problems is too narrow (4 up and 0 down excludes 0; the exact p is 0.125);
+    this says how many problems a paired accuracy difference rests on. NaN with no discordant problem."""
+    up, down = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
+    n, k = up + down, min(up, down)
+    if n == 0:
+        return float("nan"), 0, 0
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n
+    return min(1.0, 2 * tail), up, down
+
+
 def changed_responses(a: list[dict], b: list[dict]) -> list[float]:
     """1.0 where a's response to a problem differs from b's (same problem id, both with a text), else
     0.0: with greedy decoding, the share of problems on which training changed what the model writes at
@@ -788,7 +802,9 @@ def summary_rows(out: Path, iters: int = 2000, warn=None) -> list[dict]:
     "<m>_minus_sft_cont" (trained conditions, against SFT continued of the same seed, same block): the
     mean difference over the problems both scored, bootstrap CI over those problems; and
     "changed_vs_sft", the share of those problems on which the condition's response text is not the SFT
-    start's (changed_responses). Seeds whose blocks
+    start's (changed_responses); "acc_up_vs_<ref>" / "acc_down_vs_<ref>" (value: how many problems the
+    condition got right where the reference did not / the reverse; n: the pairs) and
+    "acc_sign_p_vs_<ref>" (value: sign_test's exact p on those; n: the discordant problems). Seeds whose blocks
     overlap or whose budgets differ are not pooled (`warn` is told why)."""
     import statistics
 
@@ -801,6 +817,12 @@ def summary_rows(out: Path, iters: int = 2000, warn=None) -> list[dict]:
 
     def add_diff(c, seed, t, m, diffs):
         add(c, seed, t, m, *bootstrap_ci(diffs, iters, hash_seed(f"{c}-s{seed}-t{t}-{m}")), len(diffs))
+        if m.startswith("acc_minus_"):  # the discordant problems it rests on, and the exact test on them
+            ref, (p, up, down) = m[len("acc_minus_"):], sign_test(diffs)
+            nan = float("nan")
+            add(c, seed, t, f"acc_up_vs_{ref}", float(up), nan, nan, len(diffs))
+            add(c, seed, t, f"acc_down_vs_{ref}", float(down), nan, nan, len(diffs))
+            add(c, seed, t, f"acc_sign_p_vs_{ref}", p, nan, nan, up + down)
 
     for f in sorted((out / "cells").glob("*.json")):
         r = read_json(f)
@@ -922,9 +944,13 @@ def write_outputs(out: Path, budget: Budget) -> dict:
                   "continued: its own seed, the same block. These, not the table above, say whether a condition moved "
                   "a number: the SFT start's own accuracy differs between blocks.", "",
                   "Changed: the share of those problems on which the condition's greedy response is not the SFT "
-                  "start's word for word (how far training moved what the model writes at all).", "",
-                  "| condition | tier | n | accuracy - SFT start | step reward - SFT start | accuracy - SFT continued "
-                  "| step reward - SFT continued | changed vs SFT start |", "|---|---|---|---|---|---|---|---|"]
+                  "start's word for word (how far training moved what the model writes at all). Up / down: the "
+                  "problems the condition got right where the SFT start did not / the reverse, with the exact "
+                  "two-sided sign test on them (McNemar's exact p): the paired accuracy rests on these few problems, "
+                  "and a bootstrap interval over a handful of them is too narrow.", "",
+                  "| condition | tier | n | accuracy - SFT start | up / down (exact p) | step reward - SFT start | "
+                  "accuracy - SFT continued | step reward - SFT continued | changed vs SFT start |",
+                  "|---|---|---|---|---|---|---|---|---|"]
         for c, t in paired:
             seeds = pick[(c, t)]
             m = main_rows(seeds, "acc_minus_sft")
@@ -935,8 +961,11 @@ def write_outputs(out: Path, budget: Budget) -> dict:
                     r["ci_low"]) else (_f(r["value"]) if r else "-")
             ch = m.get("changed_vs_sft")
             changed = f"{_f(ch['value'])} [{_f(ch['ci_low'])}, {_f(ch['ci_high'])}]" if ch else "-"
-            lines.append(f"| {c} | {t} | {m['acc_minus_sft']['n']} | {d('acc_minus_sft')} | {d('step_reward_minus_sft')} "
-                         f"| {d('acc_minus_sft_cont')} | {d('step_reward_minus_sft_cont')} | {changed} |")
+            up, down, sp = (m.get(f"acc_{k}_vs_sft") for k in ("up", "down", "sign_p"))
+            flips = f"{up['value']:.0f} / {down['value']:.0f} ({_f(sp['value'])})" if up and down and sp else "-"
+            lines.append(f"| {c} | {t} | {m['acc_minus_sft']['n']} | {d('acc_minus_sft')} | {flips} | "
+                         f"{d('step_reward_minus_sft')} | {d('acc_minus_sft_cont')} | {d('step_reward_minus_sft_cont')} "
+                         f"| {changed} |")
     chosen = [r.get("best_adapter") for f in sorted((out / "cells").glob("full_best__*.json"))
               for r in [read_json(f) or {}] if r.get("status") == "done" and r.get("best_adapter")]
     if chosen:

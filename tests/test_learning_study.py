@@ -199,6 +199,35 @@ def test_summary_gives_the_share_of_responses_training_changed(tmp_path):
     assert line.split(" | ")[3].startswith("+0.000 [") and line.split(" | ")[-1].startswith(f"{3 / 19:.3f} [")
 
 
+def test_sign_test_matches_scipys_exact_binomial_test():
+    """McNemar's exact test is the two-sided binomial test on the discordant pairs: checked against
+    scipy's binomtest (not ours), and against the case that prompted it: 4 problems gained, none lost,
+    which a bootstrap interval over 118 pairs calls a gain, is p = 0.125."""
+    from scipy.stats import binomtest
+
+    assert ls.sign_test([1.0] * 4 + [0.0] * 114) == (0.125, 4, 0)
+    for up, down in ((9, 4), (4, 9), (12, 3), (1, 1), (0, 7), (20, 20), (31, 12)):
+        p, u, d = ls.sign_test([1.0] * up + [-1.0] * down + [0.0] * 50)
+        assert (u, d) == (up, down) and p == pytest.approx(binomtest(up, up + down, 0.5).pvalue, rel=1e-12)
+    p, u, d = ls.sign_test([0.0] * 10)
+    assert math.isnan(p) and (u, d) == (0, 0)
+
+
+def test_summary_counts_the_problems_a_paired_accuracy_rests_on(tmp_path):
+    """stepfix seed 0 gets problems 0-7 right where the SFT start got 0-9: 0 up, 2 down, p = 0.5; seed
+    1 gets 10-12 right where the SFT start got none of 10-19: 3 up, 0 down, p = 0.25; pooled 3 / 2."""
+    _paired_record(tmp_path, "sft", 0, [1.0] * 10 + [0.0] * 10)
+    _paired_record(tmp_path, "stepfix", 0, [1.0] * 8 + [0.0] * 2, first_id=0)
+    _paired_record(tmp_path, "stepfix", 1, [1.0] * 3 + [0.0] * 7, first_id=10)
+    r = {(x["condition"], x["seed"], x["metric"]): x for x in ls.summary_rows(tmp_path, 200)}
+    got = lambda seed: tuple(r[("stepfix", seed, f"acc_{k}_vs_sft")]["value"] for k in ("up", "down", "sign_p"))  # noqa: E731
+    assert got(0) == (0.0, 2.0, 0.5) and got(1) == (3.0, 0.0, 0.25) and got("all") == (3.0, 2.0, 1.0)
+    assert r[("stepfix", "all", "acc_sign_p_vs_sft")]["n"] == 5 and r[("stepfix", "all", "acc_up_vs_sft")]["n"] == 20
+    ls.write_outputs(tmp_path, ls.TINY)
+    line = next(x for x in (tmp_path / "summary.md").read_text().splitlines() if x.startswith("| stepfix | 1 | 20 |"))
+    assert line.split(" | ")[4] == "3 / 2 (1.000)"
+
+
 def test_summary_does_not_pool_overlapping_seed_blocks(tmp_path):
     _paired_record(tmp_path, "stepfix", 0, [1.0] * 10, first_id=0)
     _paired_record(tmp_path, "stepfix", 1, [0.0] * 10, first_id=5)  # problems 5-9 scored twice
