@@ -47,6 +47,17 @@ def _peak_rss_gb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e9  # Linux: KiB
 
 
+def _set_malloc(a) -> int:
+    """The malloc setting a trainer's run applies first (trainers.common.run_training): the children call
+    each trainer's `build` directly, so without this they measured glibc's dynamic default, not the
+    trainers' (1 MiB), and their peaks were those of a setting no trainer runs with. Returns the
+    threshold in force (0 = glibc's dynamic default)."""
+    from trainers import common
+
+    n = a.malloc_mmap_threshold
+    return n if n > 0 and common.set_mmap_threshold(n) else 0
+
+
 def _quiet():
     import logging
 
@@ -261,9 +272,13 @@ def write_summary(out: Path, res: dict, meta: dict) -> None:
     head = (f"Merged from the runs listed at the end; {meta['cpus']} CPUs, model {meta['model']}." if meta.get("merged")
             else f"`python benchmarks/throughput.py {meta['argv']}` at {meta['git_commit'][:10]}, {meta['when']}; "
                  f"{meta['cpus']} CPUs, torch {meta['torch_threads']} threads, model {meta['model']}.")
-    L = ["# Trainer throughput and peak memory", "", head + " The CPU was shared with other processes during "
-         "the runs (load average before/after each row): absolute speeds are lower bounds, ratios within one "
-         "run are the figures to read.", ""]
+    thr = sorted({r.get("malloc_mmap_threshold") for r in res.values() if "malloc_mmap_threshold" in r})
+    if thr:
+        head += " malloc mmap threshold in each measurement: " + ", ".join(
+            f"{t} bytes" if t else "glibc's dynamic default" for t in thr) + "."
+    L = ["# Trainer throughput and peak memory", "", head + " Other processes may share the CPU (load average "
+         "before/after each row; about the torch thread count when nothing else runs): absolute speeds are "
+         "lower bounds, ratios within one run are the figures to read.", ""]
     s = next((v for k, v in res.items() if k.split(" ")[0] == "sft" and "tokens_per_s" in v), {})
     b = next((v for k, v in res.items() if k.split(" ")[0] == "bare" and "tokens_per_s" in v), {})
     if "tokens_per_s" in s and "tokens_per_s" in b:
@@ -316,6 +331,8 @@ def main(argv=None) -> int:
     ap.add_argument("--stepfix_warmup", type=int, default=0)
     ap.add_argument("--gen_tokens", type=int, default=64, help="tokens of the generation bench (0 = skip it)")
     ap.add_argument("--other_steps", type=int, default=1)
+    ap.add_argument("--malloc_mmap_threshold", type=int, default=None,
+                    help="bytes, as the trainers' option of that name (default: theirs, 1 MiB; 0 = glibc's dynamic default)")
     ap.add_argument("--threads", type=int, default=0, help="torch threads in each measurement (0 = torch's default)")
     ap.add_argument("--only", default=",".join(KINDS), help=f"comma-separated subset of {KINDS}")
     ap.add_argument("--timeout", type=int, default=1800, help="seconds per measurement")
@@ -326,8 +343,13 @@ def main(argv=None) -> int:
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--work", default=None, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
+    if a.malloc_mmap_threshold is None:
+        from trainers import common
+
+        a.malloc_mmap_threshold = common.BaseConfig().malloc_mmap_threshold
     if a.child:
         _quiet()
+        malloc = _set_malloc(a)
         if a.threads:
             import torch
 
@@ -336,6 +358,7 @@ def main(argv=None) -> int:
         fn = {"sft": child_sft, "bare": child_bare, "stepfix": child_stepfix}.get(a.child)
         res = fn(a, work) if fn else child_other(a, work, a.child)
         res["peak_rss_gb"] = round(_peak_rss_gb(), 3)
+        res["malloc_mmap_threshold"] = malloc
         print(json.dumps(res, default=str))
         return 0
 
