@@ -47,17 +47,6 @@ def _peak_rss_gb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e9  # Linux: KiB
 
 
-def _set_malloc(a) -> int:
-    """The malloc setting a trainer's run applies first (trainers.common.run_training): the children call
-    each trainer's `build` directly, so without this they measured glibc's dynamic default, not the
-    trainers' (1 MiB), and their peaks were those of a setting no trainer runs with. Returns the
-    threshold in force (0 = glibc's dynamic default)."""
-    from trainers import common
-
-    n = a.malloc_mmap_threshold
-    return n if n > 0 and common.set_mmap_threshold(n) else 0
-
-
 def _quiet():
     import logging
 
@@ -349,7 +338,11 @@ def main(argv=None) -> int:
         a.malloc_mmap_threshold = common.BaseConfig().malloc_mmap_threshold
     if a.child:
         _quiet()
-        malloc = _set_malloc(a)
+        from trainers import common
+
+        # what run_training applies first: the children call each trainer's `build` directly, and without
+        # it measured glibc's dynamic default, a setting no trainer runs with
+        malloc = common.apply_mmap_threshold(a.malloc_mmap_threshold)
         if a.threads:
             import torch
 

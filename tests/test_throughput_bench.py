@@ -3,7 +3,6 @@ directly. The trainers set glibc's malloc threshold in `run_training`, before `b
 measured peaks under a malloc setting no trainer runs with (stepfix 15.4 GB, DPO 10.3 GB) until the
 child applied the trainers' default itself."""
 import importlib.util
-import sys
 from pathlib import Path
 
 import pytest

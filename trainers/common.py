@@ -457,6 +457,19 @@ def set_mmap_threshold(nbytes: int) -> bool:
     return mallopt(M_MMAP_THRESHOLD, int(nbytes)) == 1
 
 
+def apply_mmap_threshold(nbytes: int) -> int:
+    """The trainers' `malloc_mmap_threshold` option, applied in this process before anything is built
+    (run_training; benchmarks/throughput.py's measuring processes): the threshold in force, 0 for glibc's
+    dynamic default - asked for (nbytes <= 0) or, with a warning, because it could not be set."""
+    if nbytes <= 0:
+        return 0
+    if set_mmap_threshold(nbytes):
+        return nbytes
+    warnings.warn(f"malloc_mmap_threshold {nbytes}: not applied (not glibc, or a value glibc refuses); "
+                  "peak memory may be several times the tensors' size", RuntimeWarning)
+    return 0
+
+
 def training_args_kwargs(cfg) -> dict:
     """Keyword arguments shared by TrainingArguments and TRL's configs."""
     return dict(
@@ -954,9 +967,7 @@ def run_training(cfg, build: Callable, **build_kw):
     run (exception or KeyboardInterrupt; written in a finally), "non_finite_loss" for that guard.
     Returns (trainer, result dict for run.json)."""
     check_init_adapter(cfg)
-    if cfg.malloc_mmap_threshold > 0 and not set_mmap_threshold(cfg.malloc_mmap_threshold):
-        warnings.warn(f"malloc_mmap_threshold {cfg.malloc_mmap_threshold}: not applied (not glibc, or a value "
-                      "glibc refuses); peak memory may be several times the tensors' size", RuntimeWarning)
+    apply_mmap_threshold(cfg.malloc_mmap_threshold)
     psv.set_resolver(model_path)  # the psv verifier backend's R3BENCH_PSV_MODEL may be a short name too
     ckpt = resume_checkpoint(cfg)
     status, extra = "interrupted", {}
