@@ -1,0 +1,66 @@
+"""benchmarks/heldout_report.py: the scorer of issue 32's held-out sets, on small sets made here
+(never on the held-out sets themselves, which are scored once, at the end)."""
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def hr():
+    spec = importlib.util.spec_from_file_location("heldout_report", ROOT / "benchmarks" / "heldout_report.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_wilson_interval(hr):
+    lo, hi = hr.wilson(0, 10)
+    assert lo == 0.0 and 0.25 < hi < 0.35
+    lo, hi = hr.wilson(97, 100)
+    assert 0.91 < lo < 0.95 and 0.98 < hi < 1.0
+    assert all(x != x for x in hr.wilson(0, 0))  # nan without data
+
+
+def test_answers_counts_false_positives_and_negatives(hr):
+    rows = [
+        {"id": "1", "pred": r"\boxed{10 m/s}", "ref": "36 km/h", "kind": None, "label": True, "category": "unit"},
+        {"id": "2", "pred": r"\boxed{5 kg}", "ref": "5 N", "kind": None, "label": False, "category": "unit"},
+        # mislabelled on purpose: the checker is right, so each must be counted as a miss of its kind
+        {"id": "3", "pred": r"\boxed{5 kg}", "ref": "5 N", "kind": None, "label": True, "category": "x"},
+        {"id": "4", "pred": r"\boxed{10 m/s}", "ref": "10 m/s", "kind": None, "label": False, "category": "x"},
+    ]
+    res = hr.score_answers(rows)
+    assert res["right"]["k"] == 2 and res["n"] == 4
+    assert res["false_positives"] == 1 and res["false_negatives"] == 1
+    assert res["per_category"]["unit"] == {"n": 2, "right": 2}
+    assert {m["id"] for m in res["misses"]} == {"3", "4"}
+    assert "answer checker" in hr.summary_md({"t": res})
+
+
+def test_real_grades_are_joined_with_samples_and_procgen(hr, shared_data, tmp_path):
+    key = "sft__s0__t1#0"  # a committed study sample on a procgen problem
+    (tmp_path / "real_solutions_graded.jsonl").write_text(json.dumps(
+        {"key": key, "first_error": 3, "error_class": "CM", "reason": "equation is a number"}) + "\n")
+    rows = hr.resolve_real(hr.read_jsonl(tmp_path / "real_solutions_graded.jsonl"), shared_data, solutions=True)
+    assert len(rows) == 1 and rows[0]["solution"].startswith("<problem_analysis>")
+    assert "<governing_equation>" in rows[0]["reference"] and rows[0]["first_error"] == 3
+    res = hr.score_solutions(rows)
+    assert res["first_error_exact"]["n"] == 1 and res["correct_kept"]["n"] == 0
+
+
+def test_main_writes_summary(hr, shared_data, tmp_path):
+    held = tmp_path / "held"
+    held.mkdir()
+    (held / "answers_r2.jsonl").write_text(json.dumps(
+        {"id": "a", "pred": "The answer is 4 N.", "ref": "4 N", "kind": "numeric", "label": True}) + "\n")
+    out = tmp_path / "out"
+    assert hr.main(["--heldout", str(held), "--data-dir", str(shared_data), "--out", str(out)]) == 0
+    res = json.loads((out / "results.json").read_text())
+    assert res["answers_r2"]["right"]["k"] == 1
+    assert (out / "summary.md").read_text().startswith("# Held-out sets")
