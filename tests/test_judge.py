@@ -8,7 +8,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from r3bench import procgen
-from verifiers.judge import Judge, JudgeError, parse_reply
+from verifiers.judge import Judge, JudgeBudgetExceeded, JudgeError, parse_reply
 
 GOOD = '{"first_error": 4, "error_class": "MC", "explanation": "a value was misread"}'
 
@@ -16,8 +16,10 @@ GOOD = '{"first_error": 4, "error_class": "MC", "explanation": "a value was misr
 class Server:
     """Replies from a script: each item is a reply text, ("status", code) or ("sleep", seconds)."""
 
-    def __init__(self, script):
+    def __init__(self, script, usage=(1, 1), no_schema=False, delay=0.0):
         self.script, self.requests = list(script), []
+        self.active = self.max_active = 0
+        lock = threading.Lock()
         srv = self
 
         class H(BaseHTTPRequestHandler):
@@ -26,7 +28,25 @@ class Server:
 
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                srv.requests.append(body)
+                with lock:
+                    srv.requests.append(body)
+                    srv.active += 1
+                    srv.max_active = max(srv.max_active, srv.active)
+                try:
+                    self._reply(body)
+                finally:
+                    with lock:
+                        srv.active -= 1
+
+            def _reply(self, body):
+                if delay:
+                    time.sleep(delay)
+                if no_schema and "response_format" in body:  # as a server without structured output says
+                    self.send_response(400)
+                    self.send_header("Content-Type", "application/json")
+                    self.end_headers()
+                    self.wfile.write(b'{"error": {"message": "response_format json_schema is not supported"}}')
+                    return
                 item = srv.script.pop(0) if len(srv.script) > 1 else srv.script[0]
                 if isinstance(item, tuple) and item[0] == "sleep":
                     time.sleep(item[1])
@@ -42,7 +62,8 @@ class Server:
                 out = {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
                        "choices": [{"index": 0, "finish_reason": "stop",
                                     "message": {"role": "assistant", "content": item}}],
-                       "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+                       "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1],
+                                 "total_tokens": usage[0] + usage[1]}}
                 data = json.dumps(out).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
@@ -62,8 +83,8 @@ class Server:
 def serve():
     made = []
 
-    def start(script):
-        s = Server(script)
+    def start(script, **kw):
+        s = Server(script, **kw)
         made.append(s)
         return s
     yield start
@@ -126,7 +147,11 @@ def test_concurrent_verification_keeps_order(serve, tmp_path):
 
 
 @pytest.mark.parametrize("reply,why", [("", "empty"), ("[1, 2]", "no JSON object"),
-                                       ('{"first_error": "3"}', "not an integer"),
+                                       ('{"first_error": "three"}', "not an integer"),
+                                       ('{"first_error": 2.5}', "not an integer"),
+                                       ('{"first_error": true}', "not an integer"),
+                                       ("<think>it is step 3</think>", "empty"),
+                                       ('{"step": 3}', "without first_error"),
                                        ('{"first_error": 3, "error_class": "XX"}', "error_class")])
 def test_parse_reply_rejects(reply, why):
     with pytest.raises(JudgeError, match=why):
@@ -176,3 +201,106 @@ def test_broken_format_is_a_format_verdict_without_a_call(serve, tmp_path):
     s = serve([GOOD])
     v = _judge(s.url, tmp_path).verify(P.question, P.solution.split("<substitution>")[0])
     assert (v.first_error, v.error_class) == (5, "FORMAT") and not s.requests
+
+
+# --- issue 34: replies as real servers write them, structured output, concurrency, accounting --------
+
+@pytest.mark.parametrize("reply,want", [
+    # a reasoning model's think block, with a decoy object inside it
+    ('<think>maybe {"first_error": 1}? no.</think>\n{"first_error": 5, "error_class": "CE", "explanation": "x"}',
+     (5, "CE")),
+    ('```json\n{"first_error": 3, "error_class": "CM", "explanation": "wrong law"}\n```', (3, "CM")),
+    ('{"first_error": 3, "error_class": "cm", "explanation": "x"}}', (3, "CM")),  # trailing brace, lower case
+    ('Verdict: {"first_error": "6", "error_class": "Calculation", "explanation": "slip"} hope this helps',
+     (6, "CE")),
+    ('{"first_error": 4.0, "error_class": null, "explanation": "misread"}', (4, "MC")),  # class of the step
+    ("3", (3, "CM")), ("Step 2.", (2, "CM")),  # a bare step number
+    ('{"first_error": 0, "error_class": "CE", "explanation": "all right"}', (0, None)),
+    ('{"a": {"b": "}"}, "first_error": 7, "error_class": "CE", "explanation": "brace in a string }"}', (7, "CE")),
+])
+def test_parse_reply_reads_replies_as_servers_write_them(reply, want):
+    """Each of these failed before (think blocks, fences, trailing braces, "cm", bare numbers)."""
+    v = parse_reply(reply, 7)
+    assert (v.first_error, v.error_class) == want and v.valid
+
+
+def test_parse_reply_is_linear_on_long_junk():
+    t0 = time.perf_counter()
+    with pytest.raises(JudgeError):
+        parse_reply("{" * 20000 + "x", 7)
+    with pytest.raises(JudgeError):
+        parse_reply('{"a": "' + "\\" * 20000, 7)
+    assert time.perf_counter() - t0 < 1.0
+
+
+def test_retry_after_junk_is_a_new_conversation_not_the_same_prompt(serve, tmp_path):
+    """At temperature 0 the same prompt gives the same reply: the retry carries the bad reply and why."""
+    s = serve(["I believe the fourth step.", GOOD])
+    v = _judge(s.url, tmp_path).verify(P.question, P.solution)
+    assert v.first_error == 4 and len(s.requests) == 2
+    first, second = s.requests[0]["messages"], s.requests[1]["messages"]
+    assert len(first) == 1 and len(second) == 3
+    assert second[1] == {"role": "assistant", "content": "I believe the fourth step."}
+    assert "could not be read" in second[2]["content"]
+
+
+def test_structured_output_is_requested_and_dropped_where_refused(serve, tmp_path):
+    s = serve([GOOD])
+    _judge(s.url, tmp_path).verify(P.question, P.solution)
+    rf = s.requests[0]["response_format"]
+    assert rf["type"] == "json_schema" and rf["json_schema"]["schema"]["required"][0] == "first_error"
+    s = serve([GOOD], no_schema=True)
+    j = _judge(s.url, tmp_path / "b")
+    v = j.verify(P.question, P.solution)
+    assert v.first_error == 4 and "response_format" in s.requests[0] and "response_format" not in s.requests[1]
+    j.verify("another question", P.solution)
+    assert len(s.requests) == 3 and "response_format" not in s.requests[2]  # remembered
+    assert j.stats()["structured"] is False and j.stats()["dropped_total"] == 0
+
+
+def test_concurrency_is_limited_across_threads(serve, tmp_path):
+    s = serve([GOOD], delay=0.2)
+    j = _judge(s.url, tmp_path, max_concurrency=3)
+    rows = [{"question": f"q{i}", "solution": P.solution, "reference": ""} for i in range(9)]
+    vs = j.verify_many(rows, workers=9)
+    assert [v.first_error for v in vs] == [4] * 9
+    assert 1 < s.max_active <= 3 and j.stats()["in_flight_max"] <= 3 and j.stats()["requests"] == 9
+
+
+def test_dropped_samples_are_counted_by_cause(serve, tmp_path, monkeypatch):
+    monkeypatch.setattr("verifiers.judge.time", types.SimpleNamespace(sleep=lambda s: None))
+    j = _judge(serve([("status", 429, 1)]).url, tmp_path / "a", retries=2)
+    assert j.verify(P.question, P.solution).valid is False
+    st = j.stats()
+    assert st["dropped"] == {"rate_limited": 1} and st["rate_limited"] == 3 and st["retries"] == 2
+    j = _judge(serve(["no verdict here"]).url, tmp_path / "b", json_retries=1)
+    j.verify(P.question, P.solution)
+    assert j.stats()["dropped"] == {"unparseable": 1} and j.stats()["parse_failures"] == 2
+    j = _judge(serve([("status", 401)]).url, tmp_path / "c")
+    j.verify(P.question, P.solution)
+    assert j.stats()["dropped"] == {"refused": 1} and j.stats()["dropped_total"] == 1
+
+
+def test_usage_cost_and_cache_hits_are_accounted(serve, tmp_path):
+    s = serve([GOOD], usage=(1000, 50))
+    j = _judge(s.url, tmp_path, price_in=2.5, price_out=10.0)
+    j.verify(P.question, P.solution)
+    j.verify(P.question, P.solution)  # the cache: free
+    st = j.stats()
+    assert (st["requests"], st["cache_hits"], st["verdicts"]) == (1, 1, 2)
+    assert (st["prompt_tokens"], st["completion_tokens"]) == (1000, 50)
+    assert st["cost_usd"] == pytest.approx((1000 * 2.5 + 50 * 10.0) / 1e6)
+
+
+def test_budget_stops_cleanly_with_a_reason(serve, tmp_path):
+    s = serve([GOOD], usage=(100, 20))
+    j = _judge(s.url, tmp_path, max_tokens=250)
+    for i in range(3):  # 120 tokens each: after the third, 360 >= 250
+        assert j.verify(f"q{i}", P.solution).first_error == 4
+    with pytest.raises(JudgeBudgetExceeded, match="token budget"):
+        j.verify("q3", P.solution)
+    assert len(s.requests) == 3
+    j = _judge(s.url, tmp_path / "c", price_in=1e6, max_cost_usd=150.0)  # $100 a request
+    j.verify("a", P.solution), j.verify("b", P.solution)
+    with pytest.raises(JudgeBudgetExceeded, match="cost budget"):
+        j.verify("c", P.solution)

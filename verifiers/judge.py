@@ -2,21 +2,36 @@
 
     j = Judge(base_url="http://localhost:8000/v1", model="gpt-4o", api_key=...)   # or from env
     j.verify(question, solution, reference) -> StepVerdict
-    j.verify_many(rows, workers=4) -> [StepVerdict]
+    j.verify_many(rows) -> [StepVerdict]          # concurrent, at most `max_concurrency` requests in flight
+    j.stats() -> {"requests", "cache_hits", "dropped", "prompt_tokens", "completion_tokens", "cost_usd", ...}
 
 Config from arguments or the environment: R3BENCH_JUDGE_BASE_URL, R3BENCH_JUDGE_MODEL,
-R3BENCH_JUDGE_API_KEY (falls back to OPENAI_API_KEY).
+R3BENCH_JUDGE_API_KEY (falls back to OPENAI_API_KEY). Works with OpenAI, `vllm serve` and llama.cpp's
+server (anything speaking /v1/chat/completions).
 
 The judge must answer with one JSON object {"first_error": int, "error_class": "MC"|"CM"|"CE"|null,
-"explanation": str}, first_error at most the number of steps. A reply that is not such an object is
-retried (`json_retries`); if it stays bad, the result is an invalid verdict (valid=False,
-first_error -1, never 0 = "all correct") whose explanation says so - never a crash, never a silent 0.
+"explanation": str}, first_error at most the number of steps. Where the server takes it, the request
+asks for exactly that object (`structured="auto"`: a JSON-schema `response_format`; a server that
+refuses the field is asked again without it, and remembered). Replies are read leniently: `<think>`
+blocks and code fences are dropped, the last JSON object that carries `first_error` is taken (trailing
+braces or prose around it do not matter), "3" and 3.0 are step 3, class names in any case or spelled
+out, a missing class is the class of the step (verdict.STEP_CLASS), a reply that is only a step number
+is that step. A reply that is still not a verdict is asked again (`json_retries`) in the same
+conversation, with the reason it could not be read - so that a judge at temperature 0 does not give
+the same reply again. If it stays bad, the result is an invalid verdict (valid=False, first_error -1,
+never 0 = "all correct") whose explanation says so - never a crash, never a silent 0.
 A broken seven-tag format is a FORMAT verdict without asking the judge (verifiers.stepformat.format_error).
 Connection errors, timeouts, 429 and 5xx are retried with exponential backoff (`retries`), honouring
 a Retry-After header up to `max_retry_after_s`; 401/403 (bad key, no access) and other 4xx are not
-retried - another try cannot succeed - and are recorded at once. Answers are cached on disk by
-(endpoint, model, temperature, prompt) so that a re-run is free and reproducible; only valid answers
-are cached.
+retried - another try cannot succeed - and are recorded at once.
+
+Nothing is dropped silently: every invalid verdict is counted in `stats()["dropped"]` by its cause
+(unreachable, refused, rate_limited, unparseable), beside the requests, retries, cache hits, token
+usage (from the server's `usage`) and cost (`price_in` / `price_out`, dollars per million tokens).
+A budget (`max_cost_usd`, `max_tokens`) stops cleanly: once it is spent, the next request raises
+`JudgeBudgetExceeded` (not a verdict: the caller ends its run and records why).
+Answers are cached on disk by (endpoint, model, temperature, prompt) so that a re-run is free and
+reproducible; only valid answers are cached.
 """
 from __future__ import annotations
 
@@ -31,7 +46,7 @@ from pathlib import Path
 
 from verifiers import seventag
 from verifiers.stepformat import format_error
-from verifiers.verdict import ERROR_CLASSES, N_STEPS, StepVerdict, invalid
+from verifiers.verdict import N_STEPS, STEP_CLASS, StepVerdict, invalid
 
 PROMPT = """You are a strict physics teacher verifying a student's step-by-step solution.
 The solution has up to seven tagged steps, numbered in this order:
@@ -60,38 +75,128 @@ class JudgeError(RuntimeError):
     pass
 
 
+class JudgeBudgetExceeded(RuntimeError):
+    """The judge's budget (cost or tokens) is spent: the run should stop and say so. Not a verdict."""
+
+
+#: what a verdict must look like; sent as a JSON-schema response_format where the server takes one
+SCHEMA = {"type": "object", "additionalProperties": False,
+          "required": ["first_error", "error_class", "explanation"],
+          "properties": {"first_error": {"type": "integer", "minimum": 0, "maximum": N_STEPS},
+                         "error_class": {"enum": ["MC", "CM", "CE", None]},
+                         "explanation": {"type": "string"}}}
+
+MAX_REPLY_CHARS = 20000  # a reply is read up to here (a runaway generation is not scanned whole)
+_THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
+_CLASS_WORDS = {"MC": "MC", "MISCOMPREHENSION": "MC", "CM": "CM", "CONCEPTUAL": "CM",
+                "CONCEPTUAL MISAPPLICATION": "CM", "CE": "CE", "CALCULATION": "CE", "CALCULATION ERROR": "CE"}
+
+
+def _json_objects(text: str):
+    """The balanced {...} spans of text, outermost only, in order; one linear scan that knows strings."""
+    depth, start, in_str, esc = 0, -1, False, False
+    for i, ch in enumerate(text):
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"' and depth:
+            in_str = True
+        elif ch == "{":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif ch == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                yield text[start:i + 1]
+
+
+def _clean(text: str) -> str:
+    """The reply without reasoning blocks and code fences."""
+    t = _THINK.sub(" ", text[:MAX_REPLY_CHARS])
+    if re.search(r"</think>", t, re.I):  # an opening tag the server swallowed: keep what follows the close
+        t = re.split(r"</think>", t, flags=re.I)[-1]
+    return re.sub(r"```(?:json)?", " ", t)
+
+
+def _step_number(fe):
+    if isinstance(fe, bool):
+        return None
+    if isinstance(fe, float) and fe.is_integer():
+        return int(fe)
+    if isinstance(fe, str) and fe.strip().isdigit() and len(fe.strip()) < 3:
+        return int(fe.strip())
+    return fe if isinstance(fe, int) else None
+
+
 def parse_reply(text: str, n_steps: int) -> StepVerdict:
     """Validate a judge reply; raises JudgeError with the reason when it is not a valid verdict."""
     if not isinstance(text, str) or not text.strip():
         raise JudgeError("empty reply")
-    m = re.search(r"\{.*\}", text, re.S)
-    if not m:
-        raise JudgeError("no JSON object in the reply")
-    try:
-        obj = json.loads(m.group(0))
-    except ValueError as e:
-        raise JudgeError(f"invalid JSON: {e}") from None
-    if not isinstance(obj, dict):
-        raise JudgeError("JSON is not an object")
-    fe, cls, why = obj.get("first_error"), obj.get("error_class"), obj.get("explanation", "")
-    if isinstance(fe, bool) or not isinstance(fe, int) or not 0 <= fe <= N_STEPS:
-        raise JudgeError(f"first_error {fe!r} is not an integer in 0..{N_STEPS}")
+    t = _clean(text)
+    if not t.strip():
+        raise JudgeError("empty reply (only a reasoning block)")
+    obj, last_err = None, "no JSON object in the reply"
+    for span in reversed(list(_json_objects(t))):
+        try:
+            cand = json.loads(span)
+        except ValueError as e:
+            last_err = f"invalid JSON: {e}"
+            continue
+        if isinstance(cand, dict) and "first_error" in cand:
+            obj = cand
+            break
+        last_err = "JSON object without first_error"
+    if obj is None:
+        bare = re.fullmatch(r"\s*(?:step\s*)?(\d{1,2})\s*\.?\s*", t, re.I)
+        if not bare:
+            raise JudgeError(last_err)
+        obj = {"first_error": int(bare.group(1)), "explanation": "(a bare step number)"}
+    raw = obj.get("first_error")
+    fe = _step_number(raw)
+    if fe is None or not 0 <= fe <= N_STEPS:
+        raise JudgeError(f"first_error {raw!r} is not an integer in 0..{N_STEPS}")
     if fe > n_steps:
         raise JudgeError(f"first_error {fe} is beyond the solution's {n_steps} steps")
+    why = str(obj.get("explanation") or "")[:500] or "(no explanation)"
+    cls = obj.get("error_class")
     if fe == 0:
         cls = None
-    elif cls not in ERROR_CLASSES:
-        raise JudgeError(f"error_class {cls!r} is not MC, CM or CE")
-    return StepVerdict(fe, cls, str(why)[:500] or "(no explanation)", n_steps)
+    elif cls is None or (isinstance(cls, str) and cls.strip().lower() in ("", "null", "none")):
+        cls = STEP_CLASS[fe]
+        why += f" [class {cls} of step {fe}: the judge gave none]"
+    else:
+        cls = _CLASS_WORDS.get(str(cls).strip().upper().replace("_", " "))
+        if cls is None:
+            raise JudgeError(f"error_class {obj.get('error_class')!r} is not MC, CM or CE")
+    return StepVerdict(fe, cls, why, n_steps)
 
 
 class Judge:
+    """An OpenAI-compatible chat endpoint as a step verifier; thread-safe, shared by all callers.
+
+    max_concurrency: requests in flight at once, over every thread that uses this judge.
+    structured: "auto" (ask for the JSON schema; drop the field if the server refuses it) | "off".
+    price_in / price_out: dollars per million prompt / completion tokens (0: cost not tracked).
+    max_cost_usd / max_tokens: the budget; past it the next request raises JudgeBudgetExceeded.
+    """
+
     def __init__(self, base_url: str | None = None, model: str | None = None, api_key: str | None = None,
                  timeout_s: float = 60.0, retries: int = 3, json_retries: int = 2, backoff_s: float = 1.0,
                  cache_dir: str | os.PathLike | None = None, temperature: float = 0.0,
-                 max_retry_after_s: float = 30.0):
+                 max_retry_after_s: float = 30.0, max_concurrency: int = 8, structured: str = "auto",
+                 price_in: float = 0.0, price_out: float = 0.0, max_cost_usd: float | None = None,
+                 max_tokens: int | None = None, max_reply_tokens: int = 400):
         from openai import OpenAI
 
+        if structured not in ("auto", "off"):
+            raise ValueError(f"structured must be 'auto' or 'off', not {structured!r}")
+        if max_concurrency < 1:
+            raise ValueError("max_concurrency must be >= 1")
         self.base_url = base_url or os.environ.get("R3BENCH_JUDGE_BASE_URL") or "https://api.openai.com/v1"
         self.model = model or os.environ.get("R3BENCH_JUDGE_MODEL") or "gpt-4o"
         key = api_key or os.environ.get("R3BENCH_JUDGE_API_KEY") or os.environ.get("OPENAI_API_KEY") or "none"
@@ -99,40 +204,116 @@ class Judge:
         self.client = OpenAI(base_url=self.base_url, api_key=key, timeout=timeout_s, max_retries=0)
         self.retries, self.json_retries, self.backoff_s, self.temperature = retries, json_retries, backoff_s, temperature
         self.max_retry_after_s = max_retry_after_s
+        self.max_concurrency, self.structured = max_concurrency, structured
+        self.price_in, self.price_out = price_in, price_out
+        self.max_cost_usd, self.max_tokens, self.max_reply_tokens = max_cost_usd, max_tokens, max_reply_tokens
         self.cache_dir = Path(cache_dir or Path(os.environ.get("R3BENCH_CACHE", Path.home() / ".cache" / "r3bench"))
                               / "judge")
         self.cache_dir.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self.calls = 0  # requests actually sent (cache hits are free)
+        self._slots = threading.BoundedSemaphore(max_concurrency)
+        self._schema_ok = structured == "auto"
+        self._stats = {"requests": 0, "retries": 0, "rate_limited": 0, "cache_hits": 0, "verdicts": 0,
+                       "parse_failures": 0, "prompt_tokens": 0, "completion_tokens": 0, "in_flight_max": 0,
+                       "dropped": {}}
+        self._in_flight = 0
 
+    # --- accounting ---------------------------------------------------------------------------------
+    @property
+    def calls(self) -> int:
+        """Requests actually sent (cache hits are free)."""
+        return self._stats["requests"]
+
+    def _count(self, key: str, n: int = 1) -> None:
+        with self._lock:
+            self._stats[key] += n
+
+    def _drop(self, cause: str) -> None:
+        with self._lock:
+            self._stats["dropped"][cause] = self._stats["dropped"].get(cause, 0) + 1
+
+    def cost_usd(self) -> float:
+        s = self._stats
+        return (s["prompt_tokens"] * self.price_in + s["completion_tokens"] * self.price_out) / 1e6
+
+    def stats(self) -> dict:
+        """A snapshot for run.json and step logs: requests, retries, cache hits, verdicts, dropped by
+        cause (and in all), parse failures, tokens, cost, the endpoint and the budget."""
+        with self._lock:
+            s = json.loads(json.dumps(self._stats))
+        s["dropped_total"] = sum(s["dropped"].values())
+        s["cost_usd"] = round(self.cost_usd(), 6)
+        s.update(base_url=self.base_url, model=self.model, max_cost_usd=self.max_cost_usd,
+                 max_tokens=self.max_tokens, structured=bool(self._schema_ok))
+        return s
+
+    def _check_budget(self) -> None:
+        s = self._stats
+        spent = s["prompt_tokens"] + s["completion_tokens"]
+        if self.max_tokens is not None and spent >= self.max_tokens:
+            raise JudgeBudgetExceeded(f"judge token budget spent: {spent} of {self.max_tokens} tokens")
+        if self.max_cost_usd is not None and self.cost_usd() >= self.max_cost_usd:
+            raise JudgeBudgetExceeded(f"judge cost budget spent: ${self.cost_usd():.4f} of ${self.max_cost_usd}")
+
+    # --- requests -----------------------------------------------------------------------------------
     def _key(self, prompt: str) -> Path:
         h = hashlib.sha256(f"{self.base_url}\n{self.model}\n{self.temperature}\n{prompt}".encode()).hexdigest()
         return self.cache_dir / f"{h}.json"
 
-    def _ask(self, prompt: str) -> str:
+    def _create(self, messages):
+        kw = dict(model=self.model, temperature=self.temperature, messages=messages,
+                  max_tokens=self.max_reply_tokens)
+        if self._schema_ok:
+            kw["response_format"] = {"type": "json_schema",
+                                     "json_schema": {"name": "step_verdict", "schema": SCHEMA}}
+        with self._slots:
+            with self._lock:
+                self._check_budget()
+                self._stats["requests"] += 1
+                self._in_flight += 1
+                self._stats["in_flight_max"] = max(self._stats["in_flight_max"], self._in_flight)
+            try:
+                r = self.client.chat.completions.create(**kw)
+            finally:
+                with self._lock:
+                    self._in_flight -= 1
+        u = getattr(r, "usage", None)
+        if u is not None:
+            with self._lock:
+                self._stats["prompt_tokens"] += int(getattr(u, "prompt_tokens", 0) or 0)
+                self._stats["completion_tokens"] += int(getattr(u, "completion_tokens", 0) or 0)
+        return r.choices[0].message.content or ""
+
+    def _ask(self, messages) -> str:
         import openai
 
         last = None
         for attempt in range(self.retries + 1):
             wait = self.backoff_s * 2 ** attempt
             try:
-                with self._lock:
-                    self.calls += 1
-                r = self.client.chat.completions.create(model=self.model, temperature=self.temperature,
-                                                        messages=[{"role": "user", "content": prompt}])
-                return r.choices[0].message.content or ""
+                return self._create(messages)
             except openai.APIStatusError as e:
                 last = e
                 code = e.status_code
+                if code in (400, 422) and self._schema_ok and "response_format" in str(e).lower() + "json_schema":
+                    with self._lock:  # a server without structured output: ask it plainly from now on
+                        self._schema_ok = False
+                    continue
                 if code != 429 and code < 500:  # 401/403/400/404: another try cannot succeed
+                    self._drop("refused")
                     raise JudgeError(f"judge refused the request (HTTP {code}, not retried): {str(e)[:120]}") from None
+                if code == 429:
+                    self._count("rate_limited")
                 wait = max(wait, self._retry_after(e))
             except (openai.APIError, openai.APIConnectionError, openai.APITimeoutError) as e:
                 last = e
             except (AttributeError, IndexError, TypeError, ValueError) as e:  # a malformed response body
                 last = e
             if attempt < self.retries:
+                self._count("retries")
                 time.sleep(wait)
+        rate_limited = getattr(last, "status_code", None) == 429
+        self._drop("rate_limited" if rate_limited else "unreachable")
         raise JudgeError(f"judge unreachable after {self.retries + 1} tries: {type(last).__name__}: {str(last)[:120]}")
 
     def _retry_after(self, e) -> float:
@@ -144,6 +325,8 @@ class Judge:
         return min(max(v, 0.0), self.max_retry_after_s) if v == v else 0.0
 
     def verify(self, question: str, solution: str, reference: str = "") -> StepVerdict:
+        """One verdict; an invalid one (counted in stats()["dropped"]) when none can be had.
+        Raises JudgeBudgetExceeded only, once the budget is spent."""
         bad = format_error(solution)
         if bad is not None:
             return bad
@@ -152,29 +335,43 @@ class Judge:
         f = self._key(prompt)
         if f.is_file():
             try:
-                return parse_reply(json.loads(f.read_text())["reply"], n)
+                v = parse_reply(json.loads(f.read_text())["reply"], n)
+                self._count("cache_hits")
+                self._count("verdicts")
+                return v
             except (ValueError, KeyError, JudgeError):
                 f.unlink(missing_ok=True)  # a damaged cache entry is asked again
-        why = None
+        why, messages = None, [{"role": "user", "content": prompt}]
         for _ in range(self.json_retries + 1):
             try:
-                reply = self._ask(prompt)
+                reply = self._ask(messages)
             except JudgeError as e:
                 return invalid(f"judge failed: {e}", n)
             try:
                 v = parse_reply(reply, n)
             except JudgeError as e:
+                self._count("parse_failures")
                 why = f"{e} (reply: {reply[:80]!r})"
+                # the same conversation, told why: a judge at temperature 0 then answers differently
+                messages = messages[:1] + [{"role": "assistant", "content": reply[:2000]},
+                                           {"role": "user", "content": f"That reply could not be read ({e}). "
+                                            "Answer with the JSON object only."}]
                 continue
-            tmp = f.with_name(f.name + ".partial")
+            tmp = f.with_name(f"{f.name}.{threading.get_ident()}.partial")
             tmp.write_text(json.dumps({"base_url": self.base_url, "model": self.model, "reply": reply}))
             tmp.replace(f)
+            self._count("verdicts")
             return v
+        self._drop("unparseable")
         return invalid(f"judge gave no valid verdict after {self.json_retries + 1} replies: {why}", n)
 
-    def verify_many(self, rows, workers: int = 4) -> list[StepVerdict]:
-        """Concurrent verification; results in input order."""
-        with ThreadPoolExecutor(max_workers=workers) as ex:
+    def verify_many(self, rows, workers: int | None = None) -> list[StepVerdict]:
+        """Concurrent verification of {question, solution, reference} rows; results in input order.
+        At most `max_concurrency` requests are in flight, whatever `workers` is."""
+        rows = list(rows)
+        if not rows:
+            return []
+        with ThreadPoolExecutor(max_workers=min(len(rows), workers or self.max_concurrency)) as ex:
             return list(ex.map(lambda r: self.verify(r.get("question", ""), r.get("solution", ""),
                                                      r.get("reference", "")), rows))
 
