@@ -246,16 +246,19 @@ def test_retry_after_junk_is_a_new_conversation_not_the_same_prompt(serve, tmp_p
 
 def test_structured_output_is_requested_and_dropped_where_refused(serve, tmp_path):
     s = serve([GOOD])
-    _judge(s.url, tmp_path).verify(P.question, P.solution)
+    j = _judge(s.url, tmp_path)
+    j.verify(P.question, P.solution)
+    assert j.stats()["structured"] == "json_schema"
     rf = s.requests[0]["response_format"]
     assert rf["type"] == "json_schema" and rf["json_schema"]["schema"]["required"][0] == "first_error"
     s = serve([GOOD], no_schema=True)
     j = _judge(s.url, tmp_path / "b")
     v = j.verify(P.question, P.solution)
-    assert v.first_error == 4 and "response_format" in s.requests[0] and "response_format" not in s.requests[1]
+    assert v.first_error == 4 and [r.get("response_format", {}).get("type") for r in s.requests] == [
+        "json_schema", "json_object", None]
     j.verify("another question", P.solution)
-    assert len(s.requests) == 3 and "response_format" not in s.requests[2]  # remembered
-    assert j.stats()["structured"] is False and j.stats()["dropped_total"] == 0
+    assert len(s.requests) == 4 and "response_format" not in s.requests[3]  # remembered
+    assert j.stats()["structured"] == "off" and j.stats()["dropped_total"] == 0
 
 
 def test_concurrency_is_limited_across_threads(serve, tmp_path):

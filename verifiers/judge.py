@@ -11,8 +11,8 @@ server (anything speaking /v1/chat/completions).
 
 The judge must answer with one JSON object {"first_error": int, "error_class": "MC"|"CM"|"CE"|null,
 "explanation": str}, first_error at most the number of steps. Where the server takes it, the request
-asks for exactly that object (`structured="auto"`: a JSON-schema `response_format`; a server that
-refuses the field is asked again without it, and remembered). Replies are read leniently: `<think>`
+asks for exactly that object (`structured="auto"`: a JSON-schema `response_format` as OpenAI and vLLM
+take it, else llama.cpp's `json_object` with a schema, else none - each refusal is remembered). Replies are read leniently: `<think>`
 blocks and code fences are dropped, the last JSON object that carries `first_error` is taken (trailing
 braces or prose around it do not matter), "3" and 3.0 are step 3, class names in any case or spelled
 out, a missing class is the class of the step (verdict.STEP_CLASS), a reply that is only a step number
@@ -212,7 +212,9 @@ class Judge:
         self.cache_dir.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(max_concurrency)
-        self._schema_ok = structured == "auto"
+        # structured output, tried in this order while the server refuses: OpenAI / vLLM take a
+        # json_schema response_format, llama.cpp's server a json_object with a schema, others neither
+        self._formats = ["json_schema", "json_object", None] if structured == "auto" else [None]
         self._stats = {"requests": 0, "retries": 0, "rate_limited": 0, "cache_hits": 0, "verdicts": 0,
                        "parse_failures": 0, "prompt_tokens": 0, "completion_tokens": 0, "in_flight_max": 0,
                        "dropped": {}}
@@ -244,7 +246,7 @@ class Judge:
         s["dropped_total"] = sum(s["dropped"].values())
         s["cost_usd"] = round(self.cost_usd(), 6)
         s.update(base_url=self.base_url, model=self.model, max_cost_usd=self.max_cost_usd,
-                 max_tokens=self.max_tokens, structured=bool(self._schema_ok))
+                 max_tokens=self.max_tokens, structured=self._formats[0] or "off")
         return s
 
     def _check_budget(self) -> None:
@@ -263,9 +265,11 @@ class Judge:
     def _create(self, messages):
         kw = dict(model=self.model, temperature=self.temperature, messages=messages,
                   max_tokens=self.max_reply_tokens)
-        if self._schema_ok:
-            kw["response_format"] = {"type": "json_schema",
-                                     "json_schema": {"name": "step_verdict", "schema": SCHEMA}}
+        fmt = self._formats[0]
+        if fmt == "json_schema":
+            kw["response_format"] = {"type": "json_schema", "json_schema": {"name": "step_verdict", "schema": SCHEMA}}
+        elif fmt == "json_object":
+            kw["response_format"] = {"type": "json_object", "schema": SCHEMA}
         with self._slots:
             with self._lock:
                 self._check_budget()
@@ -295,9 +299,11 @@ class Judge:
             except openai.APIStatusError as e:
                 last = e
                 code = e.status_code
-                if code in (400, 422) and self._schema_ok and "response_format" in str(e).lower() + "json_schema":
-                    with self._lock:  # a server without structured output: ask it plainly from now on
-                        self._schema_ok = False
+                said = str(e).lower()
+                if self._formats[0] and ("response_format" in said or "json_schema" in said):
+                    with self._lock:  # this server refuses that form (400, 422 or even 500): the next one
+                        if len(self._formats) > 1:
+                            self._formats.pop(0)
                     continue
                 if code != 429 and code < 500:  # 401/403/400/404: another try cannot succeed
                     self._drop("refused")
