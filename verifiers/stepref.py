@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from verifiers import seventag
 from verifiers import stepparse as P
-from verifiers.answer import check
+from verifiers import answer
 from verifiers.config import CheckConfig
 from verifiers.stepcheck import check_arithmetic, dimension_ok, not_a_law, split_juxtaposed
 from verifiers.stepformat import format_error
@@ -82,7 +82,7 @@ def verify_reference_free(question: str, solution: str, gold: str | None = None)
     if not gold:
         return invalid(f"no reference and no gold answer: checked {', '.join(checked)}; steps 1-3 cannot be "
                        "judged without a reference", n)
-    verdict = check(sol.get("final_answer").content, str(gold))
+    verdict = answer.check(solution, str(gold))  # the whole text: the checker reads the committed answer
     if verdict.equivalent:
         return StepVerdict(0, None, f"answer matches the gold ({verdict.reason}); checked {', '.join(checked)} "
                            "without a reference", n)
