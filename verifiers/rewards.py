@@ -50,7 +50,8 @@ import operator
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence
 
-from verifiers.answer import canonical, check
+from verifiers import answer as _answer
+from verifiers.answer import canonical
 from verifiers.config import CheckConfig
 from verifiers.extract import extract_answer
 from verifiers.seventag import parse
@@ -311,7 +312,7 @@ def outcome_reward(pred: Any, ref: Any, kind: str | None = None, cfg: CheckConfi
     Uses the project's unit-aware checker (:func:`verifiers.check`), which never raises; the binary
     reward ignores the checker's mode-specific marks (``Verdict.score``).
     """
-    return 1.0 if check(pred, ref, kind, cfg).equivalent else 0.0
+    return 1.0 if _answer.check(pred, ref, kind, cfg).equivalent else 0.0
 
 
 # --------------------------------------------------------------------------------------------------
@@ -469,7 +470,7 @@ class _Outcome(RewardFunc):
         if why := _no_final_answer(text):
             return 0.0, why
         kind = row.get(self.kind_column) if self.kind_column else None
-        v = check(text, row[self.answer_column], kind or None, self.cfg)
+        v = _answer.check(text, row[self.answer_column], kind or None, self.cfg)
         return (1.0 if v.equivalent else 0.0), v.reason
 
 
@@ -508,12 +509,15 @@ class _RLVP(RewardFunc):
         rc = canonical(str(ref), "numeric", ref=str(ref))
         if rc is None:
             return 0.0, f"reference {str(ref)[:40]!r} is not a numeric quantity"
-        pc = canonical(text, "numeric", ref=str(ref))
+        # the answer is read by the checker over the whole text (verifiers.check: one committed answer; hedges,
+        # alternatives and self-corrections are its business), then its canonical value is scored
+        v = _answer.check(text, str(ref), "numeric")
+        pc = canonical(f"\\boxed{{{v.pred_canonical}}}", "numeric", ref=str(ref)) if v.pred_canonical else None
         if pc is None:
             a = extract_answer(text)
             if a is None:
-                return 0.0, "no answer extracted"
-            return 0.0, f"answer {a[:40]!r} not readable as a number (with a unit)"
+                return 0.0, f"no answer read ({v.reason})"
+            return 0.0, f"answer {a[:40]!r} not read as one number with a unit ({v.reason})"
         (pv, pu), (rv, ru) = pc, rc
         if not _same_unit(pu, ru):
             return 0.0, f"dimension mismatch: {pu or 'dimensionless'} vs {ru or 'dimensionless'}"

@@ -65,6 +65,8 @@ def not_a_law(lhs: str, rhs: str) -> str | None:
         return f"the equation for {lhs} cannot be read as an expression ({e})"
     if not free:
         return f"the equation for {lhs} is a number ({rhs[:30]}), not a law relating quantities"
+    if lhs in free and P.identity(lhs, rhs):
+        return f"the equation for {lhs} holds for any values (`{lhs} = {rhs[:30]}`): an identity, not a law"
     return None
 
 

@@ -410,10 +410,12 @@ _PRINCIPLE_FORMULA = re.compile(r"([^:;,=]{1,60})=([^:;,=]{1,80})")
 def _circular(principle: str) -> str | None:
     """Why a principle's formula is circular (`a = m*a/m`: true for any values, it names no law), else None."""
     for m in _PRINCIPLE_FORMULA.finditer((principle or "").replace("$", "")):
-        left = re.split(r"[.!?]\s|:|\b(?:law|is|gives|that|so|then|where)\b", m.group(1))[-1].strip()
+        words = m.group(1).split()
         right = re.split(r"\.\s|\.$|\s(?:for|with|when|where|and|so|at)\s", m.group(2).strip())[0].strip().rstrip(".")
-        if left and right and identity(left, right):
-            return f"the principle's formula `{left} = {right}` holds for any values: circular, it names no law"
+        for k in range(1, min(4, len(words)) + 1):  # the formula's left side: the last words before `=`
+            left = " ".join(words[-k:])
+            if right and identity(left, right):
+                return f"the principle's formula `{left} = {right}` holds for any values: circular, it names no law"
     return None
 
 

@@ -52,7 +52,10 @@ def verify_reference_free(question: str, solution: str, gold: str | None = None)
     for s, _, u, _, _ in P.values(sol.get("calculation")):
         if u:  # a result written without a unit has an unknown unit, not a dimensionless one
             units.setdefault(s, u)
-    sol_eqs = split_juxtaposed(P.equations(sol.get("governing_equation")), {s for s, *_ in svals})
+    eqs, _, idents = P.governing(sol.get("governing_equation"), {s for s, *_ in svals}, {s: v for s, v, *_ in svals})
+    if idents:
+        return at_step(3, idents[0][1], n)
+    sol_eqs = split_juxtaposed(eqs, {s for s, *_ in svals})
     checked = []
     # 3. dimensional consistency of every governing equation
     if not sol_eqs:
