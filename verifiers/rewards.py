@@ -38,7 +38,9 @@ output over ``MAX_COMPLETION_CHARS`` and to one with several different boxed ans
 adapters give 0.0, by default, to a completion whose seven-tag format is broken (a missing, broken or
 out-of-order tag: ``verifiers.stepformat.format_error``).  A step verifier that gives no verdict
 (``valid=False``) gets None, which TRL reads as "no reward from this function" (it is counted in
-``invalid_count`` and its reason kept); it is never paid as a correct or a wrong solution.  They do raise ``ValueError``
+``invalid_count`` and its reason kept); it is never paid as a correct or a wrong solution (trainers/grpo.py
+removes such a completion from its group and counts it).  Every final answer is read by
+``verifiers.check`` over the whole completion (outcome, RLVP, and the step verifier's final-answer step).  They do raise ``ValueError``
 on a configuration error that no completion can fix: a dataset column they need is missing, or a
 column's length differs from the number of completions.
 """

@@ -19,14 +19,17 @@ gives an exact one) it checks, in the order of the text (step by step, line by l
                name words from the reference's analysis - is what the analysis says is asked
   step 2 (CM)  the principle names the same law as the reference (stepparse.same_law: law keys such
                as 'energy_cons' or 'friction', contradictions such as 'frictionless' caught)
-  step 3 (CM)  each governing equation gives, at the true values, the reference's value for its
-               quantity, and is dimensionally consistent (pint)
+  step 3 (CM)  each governing equation - in any arrangement, solved for its one unknown
+               (stepparse.governing) - gives, at the true values, the reference's value for its
+               quantity, and is dimensionally consistent (pint); an identity (`s = s`) is no law
   step 4 (MC)  each identified value is the reference's (matched by name, or by value and unit when
                the symbol is renamed) or a number of the question (raw or in SI)
   step 5 (CE)  each substitution equals its own equation at the solution's own values (or at the true
                ones: a step that follows from an earlier error is not counted again)
   step 6 (CE)  each calculation result equals its substitution
-  step 7 (CE)  the final answer equals the last calculation (units converted)
+  step 7 (CE)  the final answer equals the last calculation (units converted) and, read by
+               verifiers.check over the whole text, the reference's answer (a wrong answer whose steps
+               all check is an error here, not "no verdict")
 
 LaTeX and plain notation, units in any form the answer checker reads, prose inside tags and
 renamed symbols are read by verifiers.stepparse. Without a seven-tag reference the reference-free
