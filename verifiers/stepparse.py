@@ -554,7 +554,9 @@ def solve_for(lhs: str, rhs: str, x: str) -> list[str]:
     if not outs:
         try:
             num = sp.together(f).as_numer_denom()[0]
-            poly = sp.Poly(sp.expand(num), X) if len(str(num)) < 300 else None
+            small = len(str(num)) < 300 and not any(  # expand((t + 1)^999) would run for long: not a quadratic
+                x.is_Pow and x.exp.is_Number and abs(x.exp) > 4 for x in sp.preorder_traversal(num))
+            poly = sp.Poly(sp.expand(num), X) if small else None
         except (sp.PolynomialError, sp.GeneratorsNeeded, ValueError, TypeError, RecursionError):
             poly = None
         if poly is not None and 1 <= poly.degree() <= 2 and not any(c.has(X) for c in poly.all_coeffs()):
