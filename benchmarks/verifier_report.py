@@ -4,7 +4,9 @@
    accuracy, class accuracy, ProcessBench F1 (harmonic mean of the accuracy on erroneous and on correct
    samples), and every miss listed;
 2. the same on procgen's injected errors (fresh seed, every class at every step it is injected at);
-3. the reward of each reward-hacking case (tests/test_reward_hacking.py) beside an honest wrong answer;
+3. the reward of each reward-hacking case (tests/test_reward_hacking.py) beside an honest wrong answer, and issue
+   32's attacks (tests/test_reward_hacking_r2.py) on every template beside an honest slip at step 5 (--hacking:
+   only that table);
 4. the reference-free mode on real JEEBench physics problems ($R3BENCH_DATA_DIR): hand-made seven-tag
    solutions (right and with a slip) and answer-only outputs for every problem, verdicts counted.
 Writes DIR/summary.md and DIR/results.json (default benchmarks/results/verifier).
@@ -65,6 +67,39 @@ def hacking():
         vals = m._score(f, cols, [m.HONEST_WRONG, m.P.solution] + [m.HACKS[x] for x in names])
         table[rname] = dict(zip(["honest wrong", "honest right"] + names, vals))
     return table, names, m.STATES_RIGHT_ANSWER
+
+
+def hacking_r2():
+    """Issue 32's attack suite (tests/test_reward_hacking_r2.py) on one problem of every template: per attack the
+    position reward (TRL adapter) and the stepfix reward (step_reward of the verdict), max and mean, beside the
+    honest solution with one slip at step 5."""
+    spec = importlib.util.spec_from_file_location("hacks_r2", ROOT / "tests" / "test_reward_hacking_r2.py")
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    from verifiers.rewards import step_reward
+
+    rows = {}
+    for kind in ["honest with a slip at step 5"] + m.ATTACKS:
+        pos, sf, none = [], [], 0
+        for p in m.PROBS:
+            text = m.attack(p, kind)
+            vals, _ = m._position(p, [text])
+            r = step_reward(verify(p.question, text, p.solution))
+            none += vals[0] is None or not r.ok
+            pos.append(vals[0] if vals[0] is not None else float("nan"))
+            sf.append(r.value)
+        rows[kind] = {"n": len(m.PROBS), "position_max": max(pos), "position_mean": sum(pos) / len(pos),
+                      "stepfix_max": max(sf), "no_verdict": none}
+    return rows
+
+
+def hacking_r2_md(rows) -> list[str]:
+    md = ["## Issue 32's attacks on every template, beside an honest solution with one slip at step 5", "",
+          "| attack | problems | position max | position mean | stepfix max | no verdict |", "|---|---|---|---|---|---|"]
+    for k, r in rows.items():
+        md.append(f"| {k} | {r['n']} | {r['position_max']:.3f} | {r['position_mean']:.3f} | {r['stepfix_max']:.3f} | "
+                  f"{r['no_verdict']} |")
+    return md
 
 
 def _st(pa, pr, ge, vi, su, ca, fa):
@@ -178,12 +213,17 @@ def reference_free():
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "verifier"))
+    ap.add_argument("--hacking", action="store_true", help="only issue 32's attack table (about a minute)")
     a = ap.parse_args(argv)
+    if a.hacking:
+        print("\n".join(hacking_r2_md(hacking_r2())))
+        return 0
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     ho, misses = heldout()
     inj = injected()
     hack, names, right = hacking()
+    hack2 = hacking_r2()
     rf_rows, rf_counts, n_jee, (rf_agree, rf_total) = reference_free()
     fmt = lambda x: "-" if x is None else f"{x:.3f}"  # noqa: E731
     md = ["# Step verifier and rewards: measurements", "",
@@ -209,6 +249,7 @@ def main(argv=None):
         star = " *" if case in right else ""
         md.append(f"| {case}{star} | " + " | ".join(fmt(hack[r][case]) for r in ("position", "pspo_wrs", "outcome", "rlvp"))
                   + " |")
+    md += [""] + hacking_r2_md(hack2)
     md += ["", f"## Reference-free mode on real JEEBench physics problems ({n_jee} problems)", "",
            f"Hand-made seven-tag solutions of {len(JEE)} problems (right, a calculation slip, and where written a wrong "
            f"law or a misread value): verdict as intended for {rf_agree} of {rf_total}. Answer-only outputs for all "
@@ -219,7 +260,7 @@ def main(argv=None):
     md += [f"| {r[0].removeprefix('jeebench-')} | {r[1]} | {r[2]} | {r[3]} | {r[4].replace('|', '/')} |" for r in rf_rows]
     (out / "summary.md").write_text("\n".join(md) + "\n", encoding="utf-8")
     (out / "results.json").write_text(json.dumps({"heldout": ho, "heldout_misses": misses, "injected": inj,
-                                                  "hacking": hack, "reference_free": [list(r) for r in rf_rows],
+                                                  "hacking": hack, "hacking_r2": hack2, "reference_free": [list(r) for r in rf_rows],
                                                   "reference_free_agree": [rf_agree, rf_total],
                                                   "reference_free_counts": {" / ".join(map(str, k)): v
                                                                             for k, v in rf_counts.items()}},

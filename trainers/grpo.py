@@ -26,8 +26,11 @@ it the base model (the fresh LoRA disabled). `use_vllm` and the vllm_* fields ar
 must be a multiple of `group_size`.
 
 A reward function that fails on a completion for a reason outside the completion (verifier error,
-scorer error) returns None for it: TRL then leaves it out of the group baseline and gives it no
-advantage (skipped), and the count is logged as `reward_failures/<name>`. Completions that are
+scorer error, no verdict) returns None for it, and the completion is removed from its group: its
+rewards are all NaN (out of the group's mean and std, whatever the other reward functions said), its
+completion mask is zeroed (no loss, no KL, no tokens counted) and its advantage is 0; the counts are
+logged as `reward_failures/<name>` and `no_verdict_removed` (issue 32: a None set to the group mean
+beat every honest answer below the mean). Completions that are
 simply wrong or malformed get the reward's 0 with its reason. Seconds in generation and in reward
 computation (verification) per step are logged as `time_generate_s`, `time_verify_s`, and the
 rest of the step (log-prob forwards, loss, backward) as `time_rest_s` (common.TimingMixin, shared
@@ -154,8 +157,15 @@ class CountingReward:
                 res.append(None)
             else:
                 res.append(r)
+        self.last_none = [r is None for r in res]  # read by GRPOPhases: these completions leave their group
         self.times["verify"] += time.perf_counter() - t0
         return res
+
+
+def no_verdict_rows(reward_funcs, n: int) -> list[int]:
+    """The completions (local indices) to which some reward function gave no reward (None) in its last call."""
+    flags = [getattr(f, "last_none", None) for f in reward_funcs]
+    return [i for i in range(n) if any(fl is not None and len(fl) == n and fl[i] for fl in flags)]
 
 
 def reward_funcs(cfg, counts, times) -> list:
@@ -205,6 +215,25 @@ class GRPOPhases(common.TimingMixin):
     def _generate(self, prompts):
         with self.timed("generate"):
             return super()._generate(prompts)
+
+    def _calculate_rewards(self, inputs, prompts, completions, completion_ids_list):
+        # a completion without a verdict is removed from its group, not paid the group mean: all its rewards NaN
+        # (TRL then leaves it out of the mean and std and gives it advantage 0) and its mask zeroed below
+        out = super()._calculate_rewards(inputs, prompts, completions, completion_ids_list)
+        self.r3_removed = no_verdict_rows(self.reward_funcs, len(prompts))
+        if self.r3_removed:
+            first = self.accelerator.process_index * len(prompts)
+            out[[first + i for i in self.r3_removed], :] = float("nan")
+            self.r3_counts["no_verdict_removed"] += len(self.r3_removed)
+        return out
+
+    def _generate_and_score_completions(self, inputs):
+        self.r3_removed = []
+        out = super()._generate_and_score_completions(inputs)
+        for i in self.r3_removed:
+            out["completion_mask"][i] = 0
+            out["advantages"][i] = 0.0
+        return out
 
     def log(self, logs, start_time=None):
         if "loss" in logs:

@@ -38,7 +38,9 @@ output over ``MAX_COMPLETION_CHARS`` and to one with several different boxed ans
 adapters give 0.0, by default, to a completion whose seven-tag format is broken (a missing, broken or
 out-of-order tag: ``verifiers.stepformat.format_error``).  A step verifier that gives no verdict
 (``valid=False``) gets None, which TRL reads as "no reward from this function" (it is counted in
-``invalid_count`` and its reason kept); it is never paid as a correct or a wrong solution.  They do raise ``ValueError``
+``invalid_count`` and its reason kept); it is never paid as a correct or a wrong solution (trainers/grpo.py
+removes such a completion from its group and counts it).  Every final answer is read by
+``verifiers.check`` over the whole completion (outcome, RLVP, and the step verifier's final-answer step).  They do raise ``ValueError``
 on a configuration error that no completion can fix: a dataset column they need is missing, or a
 column's length differs from the number of completions.
 """
@@ -50,7 +52,8 @@ import operator
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence
 
-from verifiers.answer import canonical, check
+from verifiers import answer as _answer
+from verifiers.answer import canonical
 from verifiers.config import CheckConfig
 from verifiers.extract import extract_answer
 from verifiers.seventag import parse
@@ -311,7 +314,7 @@ def outcome_reward(pred: Any, ref: Any, kind: str | None = None, cfg: CheckConfi
     Uses the project's unit-aware checker (:func:`verifiers.check`), which never raises; the binary
     reward ignores the checker's mode-specific marks (``Verdict.score``).
     """
-    return 1.0 if check(pred, ref, kind, cfg).equivalent else 0.0
+    return 1.0 if _answer.check(pred, ref, kind, cfg).equivalent else 0.0
 
 
 # --------------------------------------------------------------------------------------------------
@@ -469,7 +472,7 @@ class _Outcome(RewardFunc):
         if why := _no_final_answer(text):
             return 0.0, why
         kind = row.get(self.kind_column) if self.kind_column else None
-        v = check(text, row[self.answer_column], kind or None, self.cfg)
+        v = _answer.check(text, row[self.answer_column], kind or None, self.cfg)
         return (1.0 if v.equivalent else 0.0), v.reason
 
 
@@ -508,12 +511,15 @@ class _RLVP(RewardFunc):
         rc = canonical(str(ref), "numeric", ref=str(ref))
         if rc is None:
             return 0.0, f"reference {str(ref)[:40]!r} is not a numeric quantity"
-        pc = canonical(text, "numeric", ref=str(ref))
+        # the answer is read by the checker over the whole text (verifiers.check: one committed answer; hedges,
+        # alternatives and self-corrections are its business), then its canonical value is scored
+        v = _answer.check(text, str(ref), "numeric")
+        pc = canonical(f"\\boxed{{{v.pred_canonical}}}", "numeric", ref=str(ref)) if v.pred_canonical else None
         if pc is None:
             a = extract_answer(text)
             if a is None:
-                return 0.0, "no answer extracted"
-            return 0.0, f"answer {a[:40]!r} not readable as a number (with a unit)"
+                return 0.0, f"no answer read ({v.reason})"
+            return 0.0, f"answer {a[:40]!r} not read as one number with a unit ({v.reason})"
         (pv, pu), (rv, ru) = pc, rc
         if not _same_unit(pu, ru):
             return 0.0, f"dimension mismatch: {pu or 'dimensionless'} vs {ru or 'dimensionless'}"

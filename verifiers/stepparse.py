@@ -17,7 +17,9 @@ Shared by the symbolic step verifier with a reference (verifiers.steps) and the 
 """
 from __future__ import annotations
 
+import keyword
 import math
+import random
 import re
 from typing import Any, Callable, Mapping
 
@@ -55,6 +57,7 @@ _UGREEK = {ord(k): v for k, v in {"α": "alpha", "β": "beta", "γ": "gamma", "�
 
 _HALF = re.compile(r"_\{\s*1\s*/\s*2\s*\}|_\(1/2\)|_½")  # T_{1/2} -> T_half
 _DELTA = re.compile(r"(?:\\Delta|Δ)\s*([A-Za-z])")  # \Delta T, ΔT -> Delta_T (one symbol)
+_OHM = re.compile(r"(\d)\s*(?:\\[,;: ]|~|\s)*(?:\\(?:mathrm|text|rm)\s*\{\s*(?:Ω|\\Omega)\s*\}|Ω|\\Omega(?![A-Za-z]))")
 _DEG = re.compile(r"(\d+(?:\.\d+)?)\s*(?:°|\^\s*\{?\\circ\}?|\\circ|\\degree|\s+deg(?:rees?)?\b)")
 
 
@@ -97,6 +100,7 @@ def expr_text(s: str) -> str:
     if len(s) > MAX_EXPR:
         raise ExprError("expression too long")
     s = s.replace("−", "-").replace("–", "-").replace("π", " pi ").replace("√", "sqrt").replace("½", "(1/2)")
+    s = _OHM.sub(r"\1 ohm", s)  # 4 Ω, 4\,\Omega: the unit, not the Greek letter
     s = _DELTA.sub(r"Delta_\1", _HALF.sub("_half", s)).translate(_UGREEK)
     s = _DEG.sub(r"(\1*pi/180)", s)  # 30° inside an expression: radians, as sin/cos expect
     s = re.sub(r"\\(?:left|right|big|Big|displaystyle)\b", "", s)
@@ -111,7 +115,18 @@ def expr_text(s: str) -> str:
     s = s.replace("{", "(").replace("}", ")").replace("[", "(").replace("]", ")")
     if "\\" in s:
         raise ExprError(f"unknown LaTeX command in {s[:40]!r}")
-    return _implicit(s)
+    return _KW_RE.sub(r"\1" + _KW_TAIL, _implicit(s))
+
+
+# A symbol spelled as a Python keyword (`lambda` for a wavelength) made the whitelisted parser refuse the
+# whole line, so a wrong wave law escaped the law check (issue 32): such a name is renamed to `lambda__kw`
+# inside expressions; names() gives it back under its own spelling and evaluate() maps env keys the same way.
+_KW_TAIL = "__kw"
+_KW_RE = re.compile(r"(?<![A-Za-z_0-9])(" + "|".join(k for k in keyword.kwlist if k.islower()) + r")(?![A-Za-z_0-9])")
+
+
+def _kw_env(env: Mapping[str, Any]) -> dict:
+    return {(k + _KW_TAIL if _KW_RE.fullmatch(k) else k): v for k, v in env.items()}
 
 
 _TOK = re.compile(r"\s*(?:(\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)|([A-Za-z_][A-Za-z_0-9]*)|(\*\*|[-+*/^(),]))")
@@ -143,18 +158,19 @@ def _implicit(s: str) -> str:
 
 def names(text: str) -> set[str]:
     """The free names of an expression (function names and pi left out)."""
-    return {n for n in _IDENT.findall(expr_text(text)) if n not in FUNCS and n not in CONSTS}
+    return {n[:-len(_KW_TAIL)] if n.endswith(_KW_TAIL) else n
+            for n in _IDENT.findall(expr_text(text)) if n not in FUNCS and n not in CONSTS}
 
 
 def evaluate_objects(text: str, env: Mapping[str, Any], funcs: Mapping[str, Callable] | None = None) -> Any:
     """The expression's value over the objects in `env` (e.g. pint quantities): safeexpr.evaluate_objects on
     the plain form of `text`. The objects' own errors (a pint DimensionalityError) propagate."""
-    return safeexpr.evaluate_objects(expr_text(text), env, funcs, max_len=4 * MAX_EXPR)
+    return safeexpr.evaluate_objects(expr_text(text), _kw_env(env), funcs, max_len=4 * MAX_EXPR)
 
 
 def evaluate(text: str, env: Mapping[str, float]) -> float:
     """The finite float value of an expression (safeexpr.evaluate); ExprError when it cannot be had."""
-    return safeexpr.evaluate(expr_text(text), {k: float(v) for k, v in env.items()}, max_len=4 * MAX_EXPR)
+    return safeexpr.evaluate(expr_text(text), _kw_env({k: float(v) for k, v in env.items()}), max_len=4 * MAX_EXPR)
 
 
 def close(a: float, b: float, rel: float | None = None) -> bool:
@@ -166,11 +182,15 @@ def close(a: float, b: float, rel: float | None = None) -> bool:
 
 # --- quantities and lines -------------------------------------------------------------------------
 
+_BRACKET_UNIT = re.compile(r"(\d)\s*\[\s*([^\[\]\d][^\[\]]{0,30}?)\s*\]")
+
+
 def quantity(text: str) -> tuple[float, str] | None:
     """(SI value, SI unit) of `value unit` text, via the answer checker's reader; None when unreadable."""
     t = (text or "").strip().rstrip(".,;")
     if not t or len(t) > 200 or NONFINITE.search(t):
         return None
+    t = _BRACKET_UNIT.sub(r"\1 \2", t)  # 4 [m/s]: the unit in brackets (a convention of engineering texts)
     got = canonical(f"\\boxed{{{t}}}", "numeric")
     return (float(got[0]), got[1]) if got else None
 
@@ -315,7 +335,9 @@ LAWS = {
     "work": r"\bwork\b",
     "spring": r"spring|hooke|elastic (?:potential )?energy",
     "centripetal": r"centripetal|circular motion",
-    "gravitation": r"law of (?:universal )?gravitation|gravitational (?:force|field|attraction)|g\s*m\s*/\s*r",
+    "gravitation": r"law of (?:universal )?gravit|universal gravitation|gravitational (?:force|field|attraction|pull)"
+                   r"|g\s*m\s*/\s*r|force of gravity|gravity force|weight (?:of [a-z ]{1,30})?(?:near|at|on) (?:the )?"
+                   r"(?:earth|planet|moon|surface)|inverse.square law of gravit",
     "kepler": r"kepler",
     "shm": r"simple harmonic|harmonic oscillat|pendulum|oscillat",
     "wave": r"\bwave|wavelength|frequency times|v\s*=\s*f\s*\*?\s*lambda",
@@ -327,13 +349,18 @@ LAWS = {
     "adiabatic": r"adiabatic",
     "carnot": r"carnot",
     "calorimetry": r"calorimetr|heat lost\b.*\bheat gained|heat gained\b.*\bheat lost|specific heat",
-    "coulomb": r"coulomb'?s? law",
+    "coulomb": r"\bcoulomb(?:'s)?\b(?!s)|electrostatic force between",
     "field": r"electric field",
     "capacitor": r"capacit",
     "ohm": r"ohm'?s? law|\bv\s*=\s*i\s*\*?\s*r\b",
     "series": r"\bseries\b",
     "parallel": r"\bparallel\b(?! plate)",
-    "power": r"\bpower\b",
+    # 'power' alone named the law for any text with the word ('Heat for a power source', issue 32): the key
+    # needs the quantity named as a power of something, or its formula
+    "power": r"(?:electric(?:al)?|mechanical|average) power|power (?:is|=|equals|dissipated|delivered|consumed"
+             r"|supplied|used|drawn|output|input|developed|of the)|\bp\s*=\s*(?:v\s*\*?\s*i|i\s*\*?\s*v|i\s*\^\s*2"
+             r"\s*\*?\s*r|v\s*\^\s*2\s*/\s*r|w\s*/\s*t|f\s*\*?\s*v|e\s*/\s*t)\b|rate of (?:doing )?work"
+             r"|work (?:done )?per (?:unit )?time|joule heating",
     "rc": r"\brc\b|charging|discharging",
     "ampere": r"amp[eè]re'?s? law|biot|magnetic field of",
     "lorentz": r"magnetic force|lorentz",
@@ -372,6 +399,26 @@ def laws(text: str) -> set[str]:
     return {k for k, rx in _LAW_RE.items() if rx.search(t)}
 
 
+#: keys a principle may add to the reference's without naming another law (the setting of a law, not a law)
+_CONTEXT = {"momentum", "work", "series", "parallel", "frictionless", "field", "ideal_gas"}
+#: laws a principle may name besides the reference's (a law and the one that supplies its input: 'Newton's law of
+#: gravitation gives the centripetal force'); more is a list of laws, not one (issue 32: the whole table passed)
+MAX_EXTRA_LAWS = 2
+_PRINCIPLE_FORMULA = re.compile(r"([^:;,=]{1,60})=([^:;,=]{1,80})")
+
+
+def _circular(principle: str) -> str | None:
+    """Why a principle's formula is circular (`a = m*a/m`: true for any values, it names no law), else None."""
+    for m in _PRINCIPLE_FORMULA.finditer((principle or "").replace("$", "")):
+        words = m.group(1).split()
+        right = re.split(r"\.\s|\.$|\s(?:for|with|when|where|and|so|at)\s", m.group(2).strip())[0].strip().rstrip(".")
+        for k in range(1, min(4, len(words)) + 1):  # the formula's left side: the last words before `=`
+            left = " ".join(words[-k:])
+            if right and identity(left, right):
+                return f"the principle's formula `{left} = {right}` holds for any values: circular, it names no law"
+    return None
+
+
 def _words(s: str) -> set:
     return {w for w in re.findall(r"[a-z]+", (s or "").lower()) if len(w) > 3}
 
@@ -385,6 +432,11 @@ def same_law(principle: str, reference: str) -> tuple[bool, str]:
     solution naming a known law is rejected; otherwise step 2 is not judged (step 3 checks the law).
     """
     a, b = laws(principle), laws(reference)
+    if (why := _circular(principle)):
+        return False, why
+    extra = a - b - OPTIONAL - _CONTEXT
+    if b and len(extra) > MAX_EXTRA_LAWS:
+        return False, f"the principle names {len(extra)} laws besides the one that applies ({', '.join(sorted(extra))})"
     for x, y in CONFLICTS:
         if (x in a and y in b and x not in b and y not in a) or (y in a and x in b and y not in b and x not in a):
             return False, f"the principle says {x if x in a else y} where {y if x in a else x} applies"
@@ -403,3 +455,207 @@ def same_law(principle: str, reference: str) -> tuple[bool, str]:
     # neither names a law the table knows: a paraphrase cannot be told from another law by words alone,
     # so step 2 is not judged and the equations decide at step 3 (false alarms cost more than a step)
     return True, "not judged (no known law named): the governing equations are checked at step 3"
+
+
+# --- governing equations in any arrangement -------------------------------------------------------
+
+_IDENTITY_POINTS = 3
+
+
+def _random_env(names_: set, rng) -> dict:
+    return {n: rng.uniform(0.5, 2.5) for n in names_}
+
+
+def identity(lhs: str, rhs: str) -> bool:
+    """Whether `lhs = rhs` holds for every value of its symbols (`s = s`, `s = s + 0`, `a = m*a/m`): an
+    identity says nothing checkable, so it is no law (issue 32). Decided numerically at random points."""
+    try:
+        free = names(lhs) | names(rhs)
+    except ExprError:
+        return False
+    if not free:
+        return False
+    rng = random.Random(0)
+    for _ in range(_IDENTITY_POINTS):
+        env = _random_env(free, rng)
+        try:
+            a, b = evaluate(lhs, env), evaluate(rhs, env)
+        except ExprError:
+            return False
+        if abs(a - b) > 1e-9 * max(1.0, abs(a), abs(b)):
+            return False
+    return True
+
+
+def _sympy(text: str):
+    """The sympy object of an expression, read by safeexpr.parse (whitelisted tree; never eval); every name is a
+    symbol, `e` included (the electron charge in physics)."""
+    plain = expr_text(text)
+    syms = {n for n in _IDENT.findall(plain) if n not in FUNCS and n not in CONSTS}
+    return safeexpr.parse(plain, symbols=syms, max_len=4 * MAX_EXPR)
+
+
+def _invert(lhs, rhs, x):
+    """rhs with the operations around the single occurrence of x in lhs undone (lhs = rhs solved for x)."""
+    import sympy as sp
+
+    for _ in range(40):
+        if lhs == x:
+            return rhs
+        if lhs.is_Add or lhs.is_Mul:
+            inner = [a for a in lhs.args if a.has(x)]
+            if len(inner) != 1:
+                return None
+            rest = lhs.func(*[a for a in lhs.args if not a.has(x)])
+            lhs, rhs = inner[0], (rhs - rest if lhs.is_Add else rhs / rest)
+        elif lhs.is_Pow:
+            b, e = lhs.args
+            if b.has(x) and not e.has(x):
+                lhs, rhs = b, rhs ** (1 / e)
+            elif e.has(x) and not b.has(x):
+                lhs, rhs = e, sp.log(rhs) / sp.log(b)
+            else:
+                return None
+        elif isinstance(lhs, sp.exp):
+            lhs, rhs = lhs.args[0], sp.log(rhs)
+        elif isinstance(lhs, sp.log):
+            lhs, rhs = lhs.args[0], sp.exp(rhs)
+        elif isinstance(lhs, (sp.sin, sp.cos, sp.tan, sp.asin, sp.acos, sp.atan)):
+            inv = {sp.sin: sp.asin, sp.cos: sp.acos, sp.tan: sp.atan, sp.asin: sp.sin, sp.acos: sp.cos,
+                   sp.atan: sp.tan}[lhs.func]
+            lhs, rhs = lhs.args[0], inv(rhs)
+        else:
+            return None
+    return None
+
+
+def solve_for(lhs: str, rhs: str, x: str) -> list[str]:
+    """`lhs = rhs` solved for the symbol x, as expression texts of the calculator grammar (`h = g t^2/2` for t:
+    ['sqrt(2)*sqrt(h/g)']); [] when it cannot be (x in several places beyond a quadratic, an unknown function).
+    The sides are read by safeexpr.parse and rearranged as sympy objects: no text is evaluated."""
+    import sympy as sp
+
+    try:
+        a, b = _sympy(lhs), _sympy(rhs)
+    except (ExprError, RecursionError):
+        return []
+    X = next((s for s in (a.free_symbols | b.free_symbols) if s.name == (x + _KW_TAIL if _KW_RE.fullmatch(x) else x)), None)
+    if X is None:
+        return []
+    f = a - b
+    if not f.has(X):
+        return []
+    outs = []
+    if a.has(X) != b.has(X):
+        one, other = (a, b) if a.has(X) else (b, a)
+        got = _invert(one, other, X)
+        if got is not None:
+            outs.append(got)
+    if not outs:
+        try:
+            num = sp.together(f).as_numer_denom()[0]
+            small = len(str(num)) < 300 and not any(  # expand((t + 1)^999) would run for long: not a quadratic
+                x.is_Pow and x.exp.is_Number and abs(x.exp) > 4 for x in sp.preorder_traversal(num))
+            poly = sp.Poly(sp.expand(num), X) if small else None
+        except (sp.PolynomialError, sp.GeneratorsNeeded, ValueError, TypeError, RecursionError):
+            poly = None
+        if poly is not None and 1 <= poly.degree() <= 2 and not any(c.has(X) for c in poly.all_coeffs()):
+            c = poly.all_coeffs()
+            if len(c) == 2:
+                outs.append(-c[1] / c[0])
+            else:
+                d = sp.sqrt(c[1] ** 2 - 4 * c[0] * c[2])
+                outs += [(-c[1] + d) / (2 * c[0]), (-c[1] - d) / (2 * c[0])]
+    texts = []
+    for o in outs:
+        if o.has(sp.I, sp.zoo, sp.nan) or len(str(o)) > 2 * MAX_EXPR:
+            continue
+        t = str(o).replace(_KW_TAIL, "")
+        try:
+            names(t)
+        except ExprError:
+            continue
+        texts.append(t)
+    return texts
+
+
+def _sides(line: str) -> tuple[str, str] | None:
+    ln = re.sub(r"\\approx|≈|\\simeq", "=", line)
+    parts = [p.strip() for p in ln.split("=")]
+    if len(parts) < 2 or not all(parts):
+        return None
+    left = re.sub(r"^[A-Za-z ,'()-]{0,60}?:\s*", "", parts[0]) if ":" in parts[0] else parts[0]
+    return left, parts[-1]
+
+
+def governing(step, givens: set, env: Mapping[str, float] | None = None) -> tuple[list, list, list]:
+    """The governing equations of a step in any arrangement: (eqs, relations, identities).
+
+    eqs: (symbol, [expression], line) as equations() gives them, a natural form solved for its one unknown
+    (`h = \\frac{1}{2} g t^2` with h given -> ('t', ['sqrt(2)*sqrt(h/g)'])); a natural form that a later line
+    already solves for the same symbol is a relation only. relations: (lhs text, rhs text, line) of the lines
+    that relate known quantities (checked at the true values, not in the arithmetic). identities: (line, why)
+    of the lines that hold for any values (`s = s`, `s = s + 0`, `a = m*a/m`): no law.
+    `givens`: the symbols with identified values; `env`: their values, to choose among a quadratic's roots.
+    """
+    eqs, rels, idents, defined = [], [], [], set()
+    explicit = {e[0]: e[2] for e in equations(step)}
+    known = set(givens) | set(explicit)
+    for i, ln in enumerate(lines(step)):
+        sd = _sides(ln)
+        if sd is None:
+            continue
+        left, right = (juxtaposed(x, known) for x in sd)
+        if identity(left, right):
+            idents.append((i, f"`{left} = {right}` holds for any values: an identity, not a law"))
+            continue
+        name = lhs_name(left)
+        try:
+            free_r = names(right)
+            free_l = names(left) if name is None else {name}
+        except ExprError:
+            if name:
+                eqs.append((name, [p.strip() for p in re.sub(r"\\approx|≈|\\simeq", "=", ln).split("=")[1:]], i))
+            continue
+        if name and name not in free_r and (name not in givens or not (free_r - givens - defined)):
+            eqs.append((name, [p.strip() for p in re.sub(r"\\approx|≈|\\simeq", "=", ln).split("=")[1:]], i))
+            defined.add(name)
+            continue
+        unknown = (free_l | free_r) - givens - defined
+        if name and name in free_r:
+            unknown = {name}
+        if len(unknown) != 1:
+            rels.append((left, right, i))
+            continue
+        x = unknown.pop()
+        if explicit.get(x, -1) > i:  # solved by a later line
+            rels.append((left, right, i))
+            continue
+        cands = solve_for(left, right, x)
+        if not cands:
+            rels.append((left, right, i))
+            continue
+        pick = cands[0]
+        if env and len(cands) > 1:
+            for c in cands:
+                try:
+                    if evaluate(c, env) > 0:
+                        pick = c
+                        break
+                except ExprError:
+                    continue
+        eqs.append((x, [pick], i))
+        defined.add(x)
+    return eqs, rels, idents
+
+
+def juxtaposed(text: str, known: set) -> str:
+    """`mgh`, `kx` written for products of known one-letter symbols, spelled apart (`m g h`); else the text."""
+    try:
+        free = names(text)
+    except ExprError:
+        return text
+    for name in sorted(free - set(known), key=len, reverse=True):
+        if len(name) > 1 and all(ch in known for ch in name):
+            text = re.sub(rf"(?<![\w\\]){name}(?!\w)", " ".join(name), text)
+    return text

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from verifiers import seventag
 from verifiers import stepparse as P
-from verifiers.answer import check
+from verifiers import answer
 from verifiers.config import CheckConfig
 from verifiers.stepcheck import check_arithmetic, dimension_ok, not_a_law, split_juxtaposed
 from verifiers.stepformat import format_error
@@ -52,7 +52,10 @@ def verify_reference_free(question: str, solution: str, gold: str | None = None)
     for s, _, u, _, _ in P.values(sol.get("calculation")):
         if u:  # a result written without a unit has an unknown unit, not a dimensionless one
             units.setdefault(s, u)
-    sol_eqs = split_juxtaposed(P.equations(sol.get("governing_equation")), {s for s, *_ in svals})
+    eqs, _, idents = P.governing(sol.get("governing_equation"), {s for s, *_ in svals}, {s: v for s, v, *_ in svals})
+    if idents:
+        return at_step(3, idents[0][1], n)
+    sol_eqs = split_juxtaposed(eqs, {s for s, *_ in svals})
     checked = []
     # 3. dimensional consistency of every governing equation
     if not sol_eqs:
@@ -82,7 +85,7 @@ def verify_reference_free(question: str, solution: str, gold: str | None = None)
     if not gold:
         return invalid(f"no reference and no gold answer: checked {', '.join(checked)}; steps 1-3 cannot be "
                        "judged without a reference", n)
-    verdict = check(sol.get("final_answer").content, str(gold))
+    verdict = answer.check(solution, str(gold))  # the whole text: the checker reads the committed answer
     if verdict.equivalent:
         return StepVerdict(0, None, f"answer matches the gold ({verdict.reason}); checked {', '.join(checked)} "
                            "without a reference", n)

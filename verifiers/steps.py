@@ -19,14 +19,17 @@ gives an exact one) it checks, in the order of the text (step by step, line by l
                name words from the reference's analysis - is what the analysis says is asked
   step 2 (CM)  the principle names the same law as the reference (stepparse.same_law: law keys such
                as 'energy_cons' or 'friction', contradictions such as 'frictionless' caught)
-  step 3 (CM)  each governing equation gives, at the true values, the reference's value for its
-               quantity, and is dimensionally consistent (pint)
+  step 3 (CM)  each governing equation - in any arrangement, solved for its one unknown
+               (stepparse.governing) - gives, at the true values, the reference's value for its
+               quantity, and is dimensionally consistent (pint); an identity (`s = s`) is no law
   step 4 (MC)  each identified value is the reference's (matched by name, or by value and unit when
                the symbol is renamed) or a number of the question (raw or in SI)
   step 5 (CE)  each substitution equals its own equation at the solution's own values (or at the true
                ones: a step that follows from an earlier error is not counted again)
   step 6 (CE)  each calculation result equals its substitution
-  step 7 (CE)  the final answer equals the last calculation (units converted)
+  step 7 (CE)  the final answer equals the last calculation (units converted) and, read by
+               verifiers.check over the whole text, the reference's answer (a wrong answer whose steps
+               all check is an error here, not "no verdict")
 
 LaTeX and plain notation, units in any form the answer checker reads, prose inside tags and
 renamed symbols are read by verifiers.stepparse. Without a seven-tag reference the reference-free
@@ -47,7 +50,7 @@ from verifiers import stepparse as P
 from verifiers.judge import judge_backend
 from verifiers.psv import psv_backend
 from verifiers.stepcheck import check_arithmetic, dimension_ok, not_a_law, split_juxtaposed
-from verifiers.stepformat import format_error
+from verifiers.stepformat import boxed_all, format_error
 from verifiers.stepref import verify_reference_free
 from verifiers.verdict import StepVerdict, at_step, invalid
 
@@ -69,7 +72,8 @@ def _sym_re(sym: str):
     """The symbol as a word; a subscript matches in either case (F_b, F_B)."""
     head, sep, sub = sym.partition("_")
     pat = re.escape(head) + (f"_(?i:{re.escape(sub)})" if sep else "")
-    return re.compile(rf"(?<![\w'’\\]){pat}(?![\w'’])")
+    # not a unit after a number: 'after 2.8 s' does not name the distance s (issue 32)
+    return re.compile(rf"(?<![\w'’\\])(?<!\d\s)(?<!\d\s\s)(?<!\d\\,){pat}(?![\w'’])")
 
 
 def _asked_clause(pa: str) -> str:
@@ -93,8 +97,16 @@ def _target_names(ref, target: str) -> set[str]:
     return out
 
 
+def _ref_eqs(ref) -> list:
+    """The reference's governing equations, each solved for its quantity (a natural form such as
+    `h = g t^2 / 2` with h given is read as the equation for t)."""
+    vals = P.values(ref.get("value_identification"))
+    eqs, _, _ = P.governing(ref.get("governing_equation"), {s for s, *_ in vals}, {s: v for s, v, *_ in vals})
+    return eqs
+
+
 def _ref_target(ref) -> str | None:
-    eqs = P.equations(ref.get("governing_equation"))
+    eqs = _ref_eqs(ref)
     if eqs:
         return eqs[-1][0]
     m = re.search(r"\(([A-Za-z_][A-Za-z_0-9]*)\)", ref.get("problem_analysis").content if ref.get("problem_analysis") else "")
@@ -113,8 +125,13 @@ def _check_target(sol, ref) -> str | None:
         return None
     # another quantity named as the asked one: '(v_t)' in parentheses, or a symbol the reference computes
     others = {m.group(1) for m in re.finditer(r"\(\s*\$?([A-Za-z][A-Za-z_0-9]{0,8})\$?\s*\)", clause)}
-    others |= {s for s, _, _ in P.equations(ref.get("governing_equation")) + P.equations(ref.get("calculation"))
-               if s != tgt and _sym_re(s).search(clause)}
+    ref_syms = {s for s, _, _ in _ref_eqs(ref) + P.equations(ref.get("calculation"))
+                + P.equations(ref.get("value_identification"))}
+    # a symbol in parentheses that the reference does not use is the asked quantity renamed ('the kinetic
+    # energy (E_k)' where the reference says K); only a quantity of the reference named instead is another one
+    others = {o for o in others if o in ref_syms} if any(re.search(rf"\b{re.escape(w)}", clause, re.I) for w in names) \
+        else others
+    others |= {s for s in ref_syms if s != tgt and _sym_re(s).search(clause)}
     if others - {tgt}:
         return f"problem_analysis takes {sorted(others - {tgt})[0]} for the asked quantity {tgt}"
     if any(re.search(rf"\b{re.escape(w)}", clause, re.I) for w in names):
@@ -184,8 +201,12 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
         true_env[s] = rvals[m][0] if m else v
     for s, (v, u) in known.items():
         units.setdefault(s, u)
-    # 3. governing equations, at the true values
-    sol_eqs = split_juxtaposed(P.equations(get("governing_equation")), {s for s, *_ in svals})
+    # 3. governing equations (any arrangement, solved for their quantity), at the true values
+    givens = {s for s, *_ in svals}
+    eqs, rels, idents = P.governing(get("governing_equation"), givens, {s: v for s, v, *_ in svals})
+    if idents:
+        return at_step(3, idents[0][1], n)
+    sol_eqs = split_juxtaposed(eqs, givens)
     if not sol_eqs:
         return at_step(3, "no governing equation of the form `quantity = expression`", n)
     for i, (lhs, parts, _) in enumerate(sol_eqs):
@@ -210,6 +231,15 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
             if (why := _wrong_law_stated_at_step_2(get("principle").content, ref.get("principle").content)):
                 return at_step(2, why, n)
             return at_step(3, f"the equation for {lhs} is dimensionally inconsistent", n)
+    for left, right, _ in rels:  # relations among known quantities: both sides at the true values
+        try:
+            a, b = P.evaluate(left, true_env), P.evaluate(right, true_env)
+        except P.ExprError:
+            continue
+        if not P.close(a, b):
+            if (why := _wrong_law_stated_at_step_2(get("principle").content, ref.get("principle").content)):
+                return at_step(2, why, n)
+            return at_step(3, f"`{left} = {right}` does not hold at the true values ({a:.4g} vs {b:.4g})", n)
     # 4. values: the reference's, or numbers of the question
     qnums = P.numbers_in(question or "")
     for s, v, u, text, _ in svals:
@@ -231,7 +261,10 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
         missing = sorted(free - defined)
         if missing:
             return at_step(4, f"{missing[0]} is used in the equation for {lhs} but its value is never identified", n)
-    return check_arithmetic(sol, sol_eqs, {s: v for s, v, *_ in svals}, true_env, n, known.get(target))
+    rfa = ref.get("final_answer").content if ref.get("final_answer") else ""
+    rbox = boxed_all(rfa)
+    return check_arithmetic(sol, sol_eqs, {s: v for s, v, *_ in svals}, true_env, n, known.get(target),
+                            solution, (rbox[-1] if rbox else rfa.strip()) or None)
 
 
 BACKENDS = {"symbolic": verify_symbolic, "judge": judge_backend, "psv": psv_backend}
