@@ -307,3 +307,14 @@ def test_budget_stops_cleanly_with_a_reason(serve, tmp_path):
     j.verify("a", P.solution), j.verify("b", P.solution)
     with pytest.raises(JudgeBudgetExceeded, match="cost budget"):
         j.verify("c", P.solution)
+
+
+def test_budget_passes_through_the_verify_front_door(serve, tmp_path, monkeypatch):
+    """verifiers.steps.verify books every other failure as 'no verdict'; a spent budget must stop the run."""
+    from verifiers import judge as J
+    from verifiers.steps import verify
+    s = serve([GOOD], usage=(100, 20))
+    monkeypatch.setattr(J, "_DEFAULT", _judge(s.url, tmp_path, max_tokens=100))
+    assert verify("q0", P.solution, P.solution, backend="judge").first_error == 4
+    with pytest.raises(JudgeBudgetExceeded):
+        verify("q1", P.solution, P.solution, backend="judge")

@@ -47,7 +47,7 @@ import re
 
 from verifiers import seventag
 from verifiers import stepparse as P
-from verifiers.judge import judge_backend
+from verifiers.judge import JudgeBudgetExceeded, judge_backend
 from verifiers.psv import psv_backend
 from verifiers.stepcheck import check_arithmetic, dimension_ok, not_a_law, split_juxtaposed
 from verifiers.stepformat import boxed_all, format_error
@@ -271,12 +271,16 @@ BACKENDS = {"symbolic": verify_symbolic, "judge": judge_backend, "psv": psv_back
 
 
 def verify(question: str, solution: str, reference: str, backend: str = "symbolic") -> StepVerdict:
-    """Never raises on model output: an internal failure is a verdict whose explanation says so."""
+    """Never raises on model output: an internal failure is a verdict whose explanation says so.
+    The one exception that passes: a judge whose budget is spent (JudgeBudgetExceeded) - the run stops
+    and says why rather than booking every later sample as 'no verdict'."""
     fn = BACKENDS.get(backend)
     if fn is None:
         raise ValueError(f"unknown verifier backend {backend!r} (have: {', '.join(BACKENDS)})")
     try:
         return fn(question, solution, reference)
+    except JudgeBudgetExceeded:
+        raise
     except Exception as e:  # noqa: BLE001 - a verifier bug is recorded as no verdict, not a crashed RL run
         return invalid(f"verifier error: {type(e).__name__}: {str(e)[:100]}", seventag.parse(solution or "").n)
 
