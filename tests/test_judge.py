@@ -41,7 +41,8 @@ class Server:
             def _reply(self, body):
                 if delay:
                     time.sleep(delay)
-                if no_schema and "response_format" in body:  # as a server without structured output says
+                refused = no_schema is True or body.get("response_format", {}).get("type") == no_schema
+                if no_schema and "response_format" in body and refused:  # as a server without it says
                     self.send_response(400)
                     self.send_header("Content-Type", "application/json")
                     self.end_headers()
@@ -259,6 +260,16 @@ def test_structured_output_is_requested_and_dropped_where_refused(serve, tmp_pat
     j.verify("another question", P.solution)
     assert len(s.requests) == 4 and "response_format" not in s.requests[3]  # remembered
     assert j.stats()["structured"] == "off" and j.stats()["dropped_total"] == 0
+
+
+def test_a_refused_format_is_dropped_once_under_concurrency(serve, tmp_path):
+    """Threads that all see json_schema refused step down one rung together, not one rung each (the
+    race made a llama.cpp server, which takes json_object, end with no structured output at all)."""
+    s = serve([GOOD], no_schema="json_schema", delay=0.3)
+    j = _judge(s.url, tmp_path, max_concurrency=4)
+    rows = [{"question": f"q{i}", "solution": P.solution, "reference": ""} for i in range(4)]
+    assert [v.first_error for v in j.verify_many(rows, workers=4)] == [4] * 4
+    assert s.max_active == 4 and j.stats()["structured"] == "json_object"
 
 
 def test_concurrency_is_limited_across_threads(serve, tmp_path):

@@ -82,7 +82,8 @@ class JudgeBudgetExceeded(RuntimeError):
 #: what a verdict must look like; sent as a JSON-schema response_format where the server takes one
 SCHEMA = {"type": "object", "additionalProperties": False,
           "required": ["first_error", "error_class", "explanation"],
-          "properties": {"first_error": {"type": "integer", "minimum": 0, "maximum": N_STEPS},
+          # an enum, not minimum/maximum: llama.cpp's grammar ignores ranges (a 135M judge then says 2018)
+          "properties": {"first_error": {"type": "integer", "enum": list(range(N_STEPS + 1))},
                          "error_class": {"enum": ["MC", "CM", "CE", None]},
                          "explanation": {"type": "string"}}}
 
@@ -262,10 +263,9 @@ class Judge:
         h = hashlib.sha256(f"{self.base_url}\n{self.model}\n{self.temperature}\n{prompt}".encode()).hexdigest()
         return self.cache_dir / f"{h}.json"
 
-    def _create(self, messages):
+    def _create(self, messages, fmt):
         kw = dict(model=self.model, temperature=self.temperature, messages=messages,
                   max_tokens=self.max_reply_tokens)
-        fmt = self._formats[0]
         if fmt == "json_schema":
             kw["response_format"] = {"type": "json_schema", "json_schema": {"name": "step_verdict", "schema": SCHEMA}}
         elif fmt == "json_object":
@@ -294,15 +294,16 @@ class Judge:
         last = None
         for attempt in range(self.retries + 1):
             wait = self.backoff_s * 2 ** attempt
+            fmt = self._formats[0]
             try:
-                return self._create(messages)
+                return self._create(messages, fmt)
             except openai.APIStatusError as e:
                 last = e
                 code = e.status_code
                 said = str(e).lower()
-                if self._formats[0] and ("response_format" in said or "json_schema" in said):
+                if fmt and ("response_format" in said or "json_schema" in said):
                     with self._lock:  # this server refuses that form (400, 422 or even 500): the next one
-                        if len(self._formats) > 1:
+                        if self._formats[0] == fmt and len(self._formats) > 1:  # once, whatever the threads
                             self._formats.pop(0)
                     continue
                 if code != 429 and code < 500:  # 401/403/400/404: another try cannot succeed
