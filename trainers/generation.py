@@ -25,6 +25,7 @@ end-of-turn id (kept) and without padding.
 from __future__ import annotations
 
 import importlib.util
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from trainers.common import ConfigError, option
@@ -38,6 +39,11 @@ class Sampling:
     temperature: float = 1.0
     top_p: float = 1.0
     do_sample: bool = True
+    # the call's own seed (trainers.distributed.generation_seed: per rank, step and call); None = the
+    # global random state as it is
+    seed: int | None = None
+    # FSDP / ZeRO-3 without gathered weights: every rank runs generate's loop until all are done
+    synced_gpus: bool = False
 
 
 @dataclass
@@ -100,6 +106,21 @@ def render(tok, chats: list[list[dict]]) -> list[str]:
     return [tok.apply_chat_template(c, tokenize=False, add_generation_prompt=True) for c in chats]
 
 
+@contextmanager
+def seeded(seed: int | None, device=None):
+    """The torch random state seeded with `seed` inside the block and restored after it (the training's
+    own stream - dropout, data order - is not disturbed); nothing is done with seed None."""
+    if seed is None:
+        yield
+        return
+    import torch
+
+    devices = [device] if device is not None and getattr(device, "type", "cpu") == "cuda" else []
+    with torch.random.fork_rng(devices=devices):
+        torch.manual_seed(seed)
+        yield
+
+
 class HFGenerator:
     """Batched `model.generate` with the KV cache, stopping at the end-of-turn ids."""
 
@@ -133,7 +154,9 @@ class HFGenerator:
                       eos_token_id=stops, use_cache=True)
             if sp.do_sample:
                 kw.update(temperature=sp.temperature, top_p=sp.top_p)
-            with torch.no_grad():
+            if sp.synced_gpus:
+                kw["synced_gpus"] = True
+            with torch.no_grad(), seeded(sp.seed, model.device):
                 out = model.generate(**enc, **kw)
         finally:
             if merged:
