@@ -50,7 +50,10 @@ def stepfix_double_cls():
                 self._skip_q = {r["question"] for r in inputs if (step, r["id"]) in replay}
             else:
                 self._skip_q = {r["question"] for r in inputs} if (distributed.rank() == 1 and step == 1) else set()
-            return super().compute_loss(model, inputs, return_outputs, num_items_in_batch)
+            loss = super().compute_loss(model, inputs, return_outputs, num_items_in_batch)
+            if os.environ.get("R3_NAN_RANK") == str(distributed.rank()):  # a non-finite loss on one rank
+                loss = loss * float("nan")
+            return loss
 
         def generate(self, model, chats):
             eos = self.tok.convert_tokens_to_ids("<|im_end|>")
@@ -87,9 +90,9 @@ class LengthRewardDouble:
         return out
 
 
-def install_grpo_doubles():
-    """GENERATION DOUBLE for TRL's GRPO (its _generate_single_turn) and the reward double, installed
-    into trainers.grpo (its build makes the trainer class from grpo.GRPOPhases)."""
+def grpo_generation_double():
+    """GENERATION DOUBLE for TRL's GRPO: trainers.grpo.GRPOPhases with _generate_single_turn replaced
+    (grpo.build makes the trainer class from grpo.GRPOPhases)."""
     from trainers import grpo
 
     class GenerationDouble(grpo.GRPOPhases):
@@ -101,8 +104,20 @@ def install_grpo_doubles():
                 out.append(_hash_ids(f"{ids}|{k}", 3 + 3 * k) + [eos])
             return out, None
 
-    grpo.GRPOPhases = GenerationDouble
-    grpo.REWARD_FACTORIES["length"] = lambda cfg: LengthRewardDouble()
+    return GenerationDouble
+
+
+def install_grpo_doubles(setattr_=setattr, setitem=None):
+    """The GRPO generation double and the reward double ("length") installed into trainers.grpo
+    (a test passes monkeypatch.setattr / monkeypatch.setitem so that they are undone after it)."""
+    from trainers import grpo
+
+    gen = grpo_generation_double()
+    setattr_(grpo, "GRPOPhases", gen)
+    if setitem is None:
+        grpo.REWARD_FACTORIES["length"] = lambda cfg: LengthRewardDouble()
+    else:
+        setitem(grpo.REWARD_FACTORIES, "length", lambda cfg: LengthRewardDouble())
 
 
 def main(argv=None) -> int:
