@@ -204,3 +204,65 @@ def test_chunked_kl_finds_the_backbone_through_ddp(tiny, tmp_path):
         dist.destroy_process_group()
     assert plain is not None and wrapped is not None, "no backbone found through the DDP wrapper"
     assert torch.allclose(plain[0], wrapped[0], atol=1e-6) and wrapped[1] is model.get_output_embeddings()
+
+
+# ------------------------------------------------------------------------------ full fine-tuning
+
+@pytest.mark.slow
+def test_full_finetuning_beside_lora(tiny, data, tmp_path):
+    """`lora: false` trains every weight; `init_adapter` is merged into the start point (saved once to
+    OUTPUT_DIR/init_merged) and the reference is a frozen copy of that start point, not the base."""
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoModelForCausalLM
+
+    torch.manual_seed(1)
+    ad = get_peft_model(AutoModelForCausalLM.from_pretrained(tiny), LoraConfig(r=4, target_modules="all-linear"))
+    with torch.no_grad():
+        for n, p in ad.named_parameters():
+            if "lora_B" in n:
+                p.normal_(0, 0.2)
+    ad.save_pretrained(str(tmp_path / "adapter"))
+    out = tmp_path / "full"
+    cfg = common.make(stepfix.Config, **common_kw(tiny, out, data=data, batch_size=2, max_train_samples=2, max_steps=1),
+                      lora=False, init_adapter=str(tmp_path / "adapter"))
+    seen = {}
+
+    class Probe(dist_doubles.stepfix_double_cls()):
+        def compute_loss(self, model, inputs, *a, **k):
+            seen["trainable"] = sum(p.numel() for p in model.parameters() if p.requires_grad)
+            seen["total"] = sum(p.numel() for p in model.parameters())
+            seen["ref"] = {n: p.detach().clone() for n, p in self.ref_model.named_parameters()}
+            seen["ref_frozen"] = not any(p.requires_grad for p in self.ref_model.parameters())
+            return super().compute_loss(model, inputs, *a, **k)
+
+    res = stepfix.train(cfg, trainer_cls=Probe)
+    assert seen["trainable"] == seen["total"] and seen["ref_frozen"]
+    merged = AutoModelForCausalLM.from_pretrained(str(out / "init_merged"))
+    start = dict(merged.named_parameters())
+    assert all(torch.equal(start[n], p) for n, p in seen["ref"].items()), "reference is not the merged start point"
+    base = dict(AutoModelForCausalLM.from_pretrained(tiny).named_parameters())
+    assert any(not torch.equal(base[n], start[n]) for n in start), "the adapter was not merged into the start point"
+    final = AutoModelForCausalLM.from_pretrained(str(out / "final"))
+    assert any(not torch.equal(start[n], p) for n, p in final.named_parameters()), "no weight moved"
+    assert res["lm_eval_model_args"] == f"pretrained={out / 'final'}"
+
+
+def test_psv_scores_on_the_training_device_and_dtype(tiny):
+    from verifiers import psv
+    from r3bench import procgen
+
+    sols = [p.solution for p in procgen.generate(n=4, seed=3)[:2]]
+    try:
+        psv.set_placement("cpu", "bfloat16")
+        v = psv.PSV(tiny)
+        assert v.model.dtype == torch.bfloat16
+    finally:
+        psv.set_placement("cpu", "float32")
+    v32 = psv.PSV(tiny)
+    assert v32.model.dtype == torch.float32
+    batch = v32.step_scores_batch([("q1", sols[0]), ("q2", sols[1]), ("q3", "no steps")])
+    assert batch[2] == [] and len(batch[0]) == 7
+    one = [v32.step_scores("q1", sols[0]), v32.step_scores("q2", sols[1])]
+    for a, b in zip(batch[:2], one):
+        assert all(abs(x - y) < 1e-5 for x, y in zip(a, b))
+    assert all(abs(x - y) < 2e-2 for x, y in zip(v.step_scores("q1", sols[0]), one[0]))  # bf16 vs fp32

@@ -370,6 +370,17 @@ def use_bf16(cfg) -> bool:
     return v == "true"
 
 
+def training_placement(cfg) -> tuple[str, str]:
+    """(device, torch dtype name) the policy trains on in this process: cuda:LOCAL_RANK in bf16 when
+    `bf16` says so, else the CPU in float32."""
+    import torch
+
+    dtype = "bfloat16" if use_bf16(cfg) else "float32"
+    if torch.cuda.is_available():
+        return f"cuda:{int(os.environ.get('LOCAL_RANK', '0'))}", dtype
+    return "cpu", dtype
+
+
 def load_tokenizer(path: str, padding_side: str = "right"):
     from transformers import AutoTokenizer
 
@@ -1028,6 +1039,7 @@ def run_training(cfg, build: Callable, **build_kw):
     check_init_adapter(cfg)
     apply_mmap_threshold(cfg.malloc_mmap_threshold)
     psv.set_resolver(model_path)  # the psv verifier backend's R3BENCH_PSV_MODEL may be a short name too
+    psv.set_placement(*training_placement(cfg))  # PSV verifier and PSPO scorer beside the policy
     ckpt = resume_checkpoint(cfg)
     status, extra = "interrupted", {}
     try:

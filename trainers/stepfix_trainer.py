@@ -23,6 +23,23 @@ from verifiers.feedback import feedback as make_feedback
 from verifiers.steps import verify as verify_steps
 
 
+def prepare_reference(ref, accelerator):
+    """The frozen reference placed as the policy is: sharded like it under ZeRO-3 / FSDP (TRL's
+    prepare_deepspeed / prepare_fsdp, as TRL's trainers prepare theirs), else moved to its device."""
+    if ref is None or accelerator is None:
+        return ref
+    st = accelerator.state
+    if getattr(st, "deepspeed_plugin", None) is not None:
+        from trl.models.utils import prepare_deepspeed
+
+        return prepare_deepspeed(ref, accelerator)
+    if getattr(st, "fsdp_plugin", None) is not None:
+        from trl.models.utils import prepare_fsdp
+
+        return prepare_fsdp(ref, accelerator)
+    return ref.to(accelerator.device)
+
+
 class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
     """HF Trainer whose compute_loss runs the method (trainers.stepfix) on a batch of problem rows.
 
@@ -35,7 +52,7 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
 
     def __init__(self, *a, stepfix_cfg=None, ref_model=None, tok=None, **kw):
         super().__init__(*a, **kw)
-        self.cfg, self.ref_model, self.tok = stepfix_cfg, ref_model, tok
+        self.cfg, self.ref_model, self.tok = stepfix_cfg, prepare_reference(ref_model, self.accelerator), tok
         self.model_accepts_loss_kwargs = False
         self._acc = defaultdict(list)
         self._counts = Counter()
