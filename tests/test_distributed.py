@@ -13,8 +13,7 @@ micro-batch is skipped (the verifier double finds its y1 right): before the fix 
 with "Received data size doesn't match expected size".
 
 `torchrun --nproc_per_node 2` is used because `accelerate launch --cpu --num_processes 2` starts one
-process on these machines (../shared/docs/FACTS.md); accelerate's MULTI_CPU config is the other route
-(test_accelerate_multi_cpu_config_starts_two_processes)."""
+process on these machines (../shared/docs/FACTS.md)."""
 from __future__ import annotations
 
 import json
