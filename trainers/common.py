@@ -76,6 +76,7 @@ import yaml
 from r3bench.core import models
 from r3bench.eval.hook import tasks_dir
 from r3bench.procgen.export import export
+from trainers import distributed
 from verifiers import psv
 from verifiers.sandbox import isolation_level
 
@@ -119,6 +120,9 @@ class BaseConfig:
     lora_alpha: int = option(16, "LoRA alpha")
     lora_dropout: float = option(0.05, "LoRA dropout")
     lora_targets: str = option("all-linear", "LoRA target modules: all-linear or comma-separated module names")
+    lora: bool = option(True, "train a LoRA adapter (true) or every weight of the model (false: full fine-tuning; "
+                        "`init_adapter` is then merged into the weights first, and the reference model is a frozen "
+                        "copy of that start point)")
     init_adapter: str = option("", "start from this LoRA adapter folder (trainable) instead of a fresh LoRA")
     save_steps: int = option(50, "checkpoint every N optimizer steps")
     save_total_limit: int = option(2, "keep at most this many checkpoints")
@@ -312,10 +316,11 @@ def data_file(cfg, name: str, log=print) -> Path:
             return p / name
         raise TrainDataError(f"data {cfg.data!r} is neither a file nor a folder")
     out = Path(cfg.output_dir) / "data"
-    if not (out / "manifest.json").is_file():
-        if is_main_process():
+    # once for all processes, before the process group exists (torchrun starts every rank at once):
+    # the first to take the lock exports, the others wait on it and find the manifest written
+    with distributed.file_lock(Path(cfg.output_dir) / ".data.lock"):
+        if not (out / "manifest.json").is_file():
             export(out, n=cfg.procgen_n, seed=cfg.procgen_seed, log=log)
-        wait_for_everyone()
     return out / name
 
 
@@ -338,7 +343,7 @@ def user_chat(text: str) -> list[dict]:
 # ------------------------------------------------------------------------------------------ model
 
 def is_main_process() -> bool:
-    return int(os.environ.get("RANK", "0")) == 0
+    return distributed.is_main_process()
 
 
 def wait_for_everyone():
@@ -363,6 +368,17 @@ def use_bf16(cfg) -> bool:
     if v == "auto":
         return torch.cuda.is_available() and torch.cuda.is_bf16_supported()
     return v == "true"
+
+
+def training_placement(cfg) -> tuple[str, str]:
+    """(device, torch dtype name) the policy trains on in this process: cuda:LOCAL_RANK in bf16 when
+    `bf16` says so, else the CPU in float32."""
+    import torch
+
+    dtype = "bfloat16" if use_bf16(cfg) else "float32"
+    if torch.cuda.is_available():
+        return f"cuda:{int(os.environ.get('LOCAL_RANK', '0'))}", dtype
+    return "cpu", dtype
 
 
 def load_tokenizer(path: str, padding_side: str = "right"):
@@ -399,6 +415,8 @@ def policy_model(cfg, path: str):
     from transformers import set_seed
 
     set_seed(cfg.seed)  # the fresh LoRA's initialisation is part of the run: same seed, same weights
+    if not cfg.lora:
+        return full_model(cfg, path)
     base = load_base(path, cfg)
     if cfg.init_adapter:
         if not (Path(cfg.init_adapter) / "adapter_config.json").is_file():
@@ -410,15 +428,44 @@ def policy_model(cfg, path: str):
 def frozen_reference(cfg, path: str):
     """pi_ref: the base with `init_adapter` merged in (frozen), or None when there is no init adapter
     (then the reference is the policy with its adapter disabled)."""
-    if not cfg.init_adapter:
+    if not cfg.lora:  # full fine-tuning: no adapter to disable, so the start point is loaded again, frozen
+        ref = load_base(start_path(cfg, path), cfg)
+    elif not cfg.init_adapter:
         return None
-    from peft import PeftModel
+    else:
+        from peft import PeftModel
 
-    ref = PeftModel.from_pretrained(load_base(path, cfg), cfg.init_adapter).merge_and_unload()
+        ref = PeftModel.from_pretrained(load_base(path, cfg), cfg.init_adapter).merge_and_unload()
     ref.eval()
     for p in ref.parameters():
         p.requires_grad_(False)
     return ref
+
+
+def start_path(cfg, path: str) -> str:
+    """The folder of the model a full fine-tuning run starts from: the base, or with `init_adapter` the
+    base with that adapter merged, saved once (under a file lock, by whichever process comes first) to
+    OUTPUT_DIR/init_merged. A folder, not an in-memory merge: TRL's GRPO and DPO trainers load their
+    own reference model from the policy's config name, which must then name the SFT model, not the base."""
+    if not cfg.init_adapter:
+        return path
+    out = Path(cfg.output_dir) / "init_merged"
+    with distributed.file_lock(Path(cfg.output_dir) / ".init_merged.lock"):
+        if not (out / "config.json").is_file():
+            from peft import PeftModel
+
+            merged = PeftModel.from_pretrained(load_base(path, cfg), cfg.init_adapter).merge_and_unload()
+            merged.save_pretrained(str(out))
+            load_tokenizer(path).save_pretrained(str(out))
+    return str(out)
+
+
+def full_model(cfg, path: str):
+    """The policy of full fine-tuning (`lora: false`): every weight trainable, from start_path."""
+    model = load_base(start_path(cfg, path), cfg)
+    for p in model.parameters():
+        p.requires_grad_(True)
+    return model
 
 
 def report_to(cfg) -> list[str]:
@@ -481,6 +528,9 @@ def training_args_kwargs(cfg) -> dict:
         report_to=report_to(cfg), bf16=use_bf16(cfg), dataloader_num_workers=cfg.dataloader_num_workers,
         disable_tqdm=False, use_cpu=not _cuda(), gradient_checkpointing=cfg.gradient_checkpointing,
         gradient_checkpointing_kwargs={"use_reentrant": False} if cfg.gradient_checkpointing else None,
+        # DDP broadcasts buffers at every forward by default, which makes the NUMBER of forwards a
+        # collective that every rank must match; the only buffers here are constant (rotary tables)
+        ddp_broadcast_buffers=False,
     )
 
 
@@ -568,8 +618,9 @@ def eval_cost_note(cfg) -> str:
 def no_eval_note(cfg, base_path: str, adapter: Path) -> str:
     """The end-of-run line of a run without evaluation: how to score its adapter and what it costs."""
     limit = f" --limit {cfg.eval_limit}" if cfg.eval_limit else ""
+    margs = lm_eval_args(base_path, adapter, getattr(cfg, "lora", True))
     return (f"[r3bench] no evaluation (eval_tasks is empty, the default). Score the adapter with: lm_eval --model hf "
-            f"--model_args {lm_eval_args(base_path, adapter)} --tasks r3_procgen --apply_chat_template{limit} "
+            f"--model_args {margs} --tasks r3_procgen --apply_chat_template{limit} "
             f"--gen_kwargs max_gen_toks={cfg.eval_max_gen_toks}, or train with --eval_tasks r3_procgen. Cost: "
             f"{eval_cost_note(cfg)}")
 
@@ -635,10 +686,12 @@ class GuardMixin:
     def training_step(self, model, inputs, num_items_in_batch=None):
         loss = super().training_step(model, inputs, num_items_in_batch)
         val = float(loss.detach().float().item()) if hasattr(loss, "detach") else float(loss)
-        if not math.isfinite(val):
-            raise NonFiniteLoss(f"loss is {val} at step {self.state.global_step + 1}; stopped before the "
-                                "optimizer step; the last checkpoint in output_dir is intact")
-        self.r3_loss_sum += val  # what HF adds to its tr_loss (already scaled for accumulation)
+        # every rank learns of a non-finite loss on any rank and stops with the reason (one rank raising
+        # alone left the others waiting in the next collective)
+        every = distributed.stop_together(val, f"loss at step {self.state.global_step + 1}")
+        # what HF adds to its tr_loss (already scaled for accumulation), averaged over the ranks as HF's
+        # logged loss is: the same whole-run loss on every rank
+        self.r3_loss_sum += sum(every) / len(every)
         return loss
 
     def r3_state(self) -> dict:
@@ -841,6 +894,12 @@ def write_run(cfg, **extra) -> Path:
         tmp = path.with_suffix(".json.partial")
         tmp.write_text(json.dumps(rec, indent=1, default=str))
         tmp.replace(path)
+    elif extra.get("status") not in (None, "running", "finished"):
+        # another rank's failure: its own file (run.json is rank 0's), so the reason is not lost when the
+        # launcher stops rank 0 because this rank died
+        rank_path = out / f"run.rank{distributed.rank()}.json"
+        rank_path.write_text(json.dumps({"rank": distributed.rank(), **{k: rec.get(k) for k in
+                                         ("status", "error", "traceback")}}, indent=1, default=str))
     return path
 
 
@@ -914,6 +973,12 @@ def resume_checkpoint(cfg, log=None) -> str | None:
         return None
     if not ckpts:
         raise ConfigError(f"--resume: no checkpoint-* folder in {cfg.output_dir}")
+    with distributed.file_lock(out / ".resume.lock"):  # rank 0 may be moving half-written ones aside
+        return _pick_checkpoint(cfg, out, _checkpoints(out), log)
+
+
+def _pick_checkpoint(cfg, out: Path, ckpts: list[Path], log=None) -> str:
+    """resume_checkpoint's choice; only the main process renames (every rank skips the same ones)."""
     skipped = []
     for ck in reversed(ckpts):
         problems = checkpoint_problems(ck)
@@ -928,6 +993,9 @@ def resume_checkpoint(cfg, log=None) -> str | None:
         i = 1
         while dest.exists():
             dest, i = out / f"broken-{ck.name}.{i}", i + 1
+        if not is_main_process():
+            skipped.append({"checkpoint": ck.name, "problems": problems[:5], "moved_to": dest.name})
+            continue
         ck.rename(dest)
         skipped.append({"checkpoint": ck.name, "problems": problems[:5], "moved_to": dest.name})
     raise ConfigError(f"--resume: no intact checkpoint in {cfg.output_dir}; half-written ones moved aside: "
@@ -942,8 +1010,10 @@ def save_final(trainer, tokenizer, cfg) -> Path:
     return final
 
 
-def lm_eval_args(base_path: str, adapter: Path) -> str:
-    return f"pretrained={base_path},peft={adapter}"
+def lm_eval_args(base_path: str, adapter: Path, lora: bool = True) -> str:
+    """lm-eval's --model_args for the run's final folder: an adapter over the base, or (full fine-tuning)
+    the model itself."""
+    return f"pretrained={base_path},peft={adapter}" if lora else f"pretrained={adapter}"
 
 
 def check_init_adapter(cfg) -> None:
@@ -969,6 +1039,7 @@ def run_training(cfg, build: Callable, **build_kw):
     check_init_adapter(cfg)
     apply_mmap_threshold(cfg.malloc_mmap_threshold)
     psv.set_resolver(model_path)  # the psv verifier backend's R3BENCH_PSV_MODEL may be a short name too
+    psv.set_placement(*training_placement(cfg))  # PSV verifier and PSPO scorer beside the policy
     ckpt = resume_checkpoint(cfg)
     status, extra = "interrupted", {}
     try:
@@ -985,7 +1056,7 @@ def run_training(cfg, build: Callable, **build_kw):
             this_session = trainer.train(resume_from_checkpoint=ckpt).training_loss
         final = save_final(trainer, tok, cfg)
         loss, how = whole_run_loss(trainer, resumed)
-        result = {"adapter": str(final), "lm_eval_model_args": lm_eval_args(base, final), "train_loss": loss,
+        result = {"adapter": str(final), "lm_eval_model_args": lm_eval_args(base, final, cfg.lora), "train_loss": loss,
                   "train_loss_covers": how, "train_loss_this_session": this_session,
                   "global_step": trainer.state.global_step}
         if ckpt is not None:

@@ -25,6 +25,8 @@ end-of-turn id (kept) and without padding.
 from __future__ import annotations
 
 import importlib.util
+import os
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from trainers.common import ConfigError, option
@@ -38,19 +40,29 @@ class Sampling:
     temperature: float = 1.0
     top_p: float = 1.0
     do_sample: bool = True
+    # the call's own seed (trainers.distributed.generation_seed: per rank, step and call); None = the
+    # global random state as it is
+    seed: int | None = None
+    # FSDP / ZeRO-3 without gathered weights: every rank runs generate's loop until all are done
+    synced_gpus: bool = False
 
 
 @dataclass
 class VllmFields:
     """The config fields of vLLM sampling, with TRL GRPOConfig's names (a Config mixin)."""
 
-    use_vllm: bool = option(False, "sample with vLLM in the training process (TRL's colocate mode; needs CUDA + vllm)")
-    vllm_mode: str = option("colocate", "TRL's vllm_mode; only colocate is implemented for stepfix")
+    use_vllm: bool = option(False, "sample with vLLM (needs CUDA + vllm): in the training process (vllm_mode colocate) "
+                            "or from a `trl vllm-serve` server (vllm_mode server)")
+    vllm_mode: str = option("colocate", "TRL's vllm_mode: colocate (an engine per rank, sharing its GPU) | server")
+    vllm_server_base_url: str = option("http://127.0.0.1:8000", "vllm_mode server: the `trl vllm-serve` server's URL")
+    vllm_server_timeout: float = option(240.0, "vllm_mode server: seconds to wait for the server at start")
     vllm_gpu_memory_utilization: float = option(0.3, "share of GPU memory vLLM may take (TRL's name)")
     vllm_max_model_length: int = option(0, "vLLM max_model_len (0 = the model's)")
 
     def check_vllm(self) -> None:
         check_available(self.use_vllm)
+        if self.vllm_mode not in ("colocate", "server"):
+            raise ConfigError(f"vllm_mode must be colocate or server, got {self.vllm_mode!r}")
         if not 0 < self.vllm_gpu_memory_utilization <= 1:
             raise ConfigError(f"vllm_gpu_memory_utilization must be in (0, 1], got {self.vllm_gpu_memory_utilization}")
 
@@ -58,9 +70,12 @@ class VllmFields:
         """These fields as TRL GRPOConfig keyword arguments."""
         if not self.use_vllm:
             return {}
-        return {"use_vllm": True, "vllm_mode": self.vllm_mode,
-                "vllm_gpu_memory_utilization": self.vllm_gpu_memory_utilization,
-                "vllm_max_model_length": self.vllm_max_model_length or None}
+        kw = {"use_vllm": True, "vllm_mode": self.vllm_mode,
+              "vllm_gpu_memory_utilization": self.vllm_gpu_memory_utilization,
+              "vllm_max_model_length": self.vllm_max_model_length or None}
+        if self.vllm_mode == "server":
+            kw.update(vllm_server_base_url=self.vllm_server_base_url, vllm_server_timeout=self.vllm_server_timeout)
+        return kw
 
 
 def stop_token_ids(tok, model=None) -> list[int]:
@@ -100,6 +115,21 @@ def render(tok, chats: list[list[dict]]) -> list[str]:
     return [tok.apply_chat_template(c, tokenize=False, add_generation_prompt=True) for c in chats]
 
 
+@contextmanager
+def seeded(seed: int | None, device=None):
+    """The torch random state seeded with `seed` inside the block and restored after it (the training's
+    own stream - dropout, data order - is not disturbed); nothing is done with seed None."""
+    if seed is None:
+        yield
+        return
+    import torch
+
+    devices = [device] if device is not None and getattr(device, "type", "cpu") == "cuda" else []
+    with torch.random.fork_rng(devices=devices):
+        torch.manual_seed(seed)
+        yield
+
+
 class HFGenerator:
     """Batched `model.generate` with the KV cache, stopping at the end-of-turn ids."""
 
@@ -133,7 +163,9 @@ class HFGenerator:
                       eos_token_id=stops, use_cache=True)
             if sp.do_sample:
                 kw.update(temperature=sp.temperature, top_p=sp.top_p)
-            with torch.no_grad():
+            if sp.synced_gpus:
+                kw["synced_gpus"] = True
+            with torch.no_grad(), seeded(sp.seed, model.device):
                 out = model.generate(**enc, **kw)
         finally:
             if merged:
@@ -142,13 +174,74 @@ class HFGenerator:
         return [trim(row, stops, pad) or [stops[0]] for row in out[:, enc["input_ids"].shape[1]:].tolist()]
 
 
-class VLLMGenerator:
-    """vLLM in the training process (TRL's vllm_mode="colocate"); needs CUDA and vllm."""
+def merged_named_params(model):
+    """(vLLM parameter name, tensor) of the policy with its LoRA merged (the caller merges and unmerges):
+    TRL 1.16's naming (trl/generation/vllm_generation.py, VLLMGeneration._iter_named_params): peft's
+    prefixes and `.base_layer` dropped, the LoRA factors themselves left out (merged already),
+    modules_to_save's copy under the module's own name, activation-checkpoint wrappers unnamed."""
+    peft = hasattr(model, "merge_adapter")
+    for name, p in model.named_parameters():
+        if peft:
+            name = name.removeprefix("base_model.model.").replace(".base_layer", "")
+            if model.prefix in name or "original_module" in name:
+                continue
+            name = name.replace("modules_to_save.default.", "")
+        yield name.replace("_checkpoint_wrapped_module.", ""), p.data
+
+
+def policy_version(model) -> int:
+    """A number that changes whenever an optimizer step changes a trainable parameter (in-place updates
+    bump a tensor's version counter): the weight-sync trigger, once per optimizer step."""
+    return sum(int(p._version) for p in model.parameters() if p.requires_grad)
+
+
+class _VLLMBase:
+    """Weight sync and sampling shared by the colocate and server modes: `generate` first pushes the
+    policy's weights (LoRA merged) when an optimizer step changed them since the last push, then samples
+    with the call's seed (Sampling.seed: per rank, step and call)."""
+
+    def __init__(self):
+        self._synced_version = None
+        self.syncs = 0  # weight pushes so far (tests, logs)
+
+    def _push(self, named) -> None:  # a mode's way of loading (name, tensor) pairs
+        raise NotImplementedError
+
+    def sync_weights(self, model) -> None:
+        peft = hasattr(model, "merge_adapter")
+        if peft:
+            model.merge_adapter()
+        try:
+            self._push(merged_named_params(model))
+        finally:
+            if peft:
+                model.unmerge_adapter()
+        self.syncs += 1
+
+    def maybe_sync(self, model) -> None:
+        version = policy_version(model)
+        if version != self._synced_version:  # the optimizer changed the policy since the last sync
+            self.sync_weights(model)
+            self._synced_version = version
+
+    def prompts(self, tok, chats) -> list[list[int]]:
+        return [tok(t, add_special_tokens=False)["input_ids"] for t in render(tok, chats)]
+
+
+class VLLMGenerator(_VLLMBase):
+    """vLLM in the training process (TRL's vllm_mode="colocate"); needs CUDA and vllm. Every rank holds
+    its own engine (TRL's external launcher) and samples its own prompts with its own seed.
+
+    `llm`: an engine made elsewhere (tests pass a double of vllm.LLM's interface)."""
 
     name = "vllm"
 
     def __init__(self, model_path: str, gpu_memory_utilization: float = 0.3, max_model_length: int | None = None,
-                 seed: int = 0, dtype: str = "auto"):
+                 seed: int = 0, dtype: str = "auto", llm=None):
+        super().__init__()
+        if llm is not None:
+            self.llm = llm
+            return
         check_available(True)
         import os
 
@@ -166,41 +259,75 @@ class VLLMGenerator:
         self.llm = LLM(model=model_path, gpu_memory_utilization=gpu_memory_utilization, max_model_len=max_model_length,
                        seed=seed, dtype=dtype, enable_prefix_caching=True, max_num_batched_tokens=4096,
                        distributed_executor_backend="external_launcher")
-        self._synced_version = None
 
-    def sync_weights(self, model) -> None:
-        """Load the policy's weights into vLLM with the LoRA merged: TRL 1.16's colocate sync
-        (trl/generation/vllm_generation.py, VLLMGeneration._iter_named_params + sync_weights)."""
-        peft = hasattr(model, "merge_adapter")
-        if peft:
-            model.merge_adapter()
-        try:
-            target = self.llm.llm_engine.model_executor.driver_worker.model_runner.model
-            for name, p in model.named_parameters():
-                if peft:
-                    name = name.removeprefix("base_model.model.").replace(".base_layer", "")
-                    if model.prefix in name or "original_module" in name:  # LoRA factors: merged already
-                        continue
-                    name = name.replace("modules_to_save.default.", "")
-                target.load_weights([(name.replace("_checkpoint_wrapped_module.", ""), p.data)])
-            self.llm.reset_prefix_cache()
-        finally:
-            if peft:
-                model.unmerge_adapter()
+    def _push(self, named) -> None:
+        """Load the merged weights into the engine (TRL 1.16's colocate sync), then drop its prefix cache."""
+        target = self.llm.llm_engine.model_executor.driver_worker.model_runner.model
+        for name, t in named:
+            target.load_weights([(name, t)])
+        self.llm.reset_prefix_cache()
 
     def generate(self, model, tok, chats: list[list[dict]], sp: Sampling) -> list[list[int]]:
         from vllm import SamplingParams
 
-        version = sum(int(p._version) for p in model.parameters() if p.requires_grad)
-        if version != self._synced_version:  # the optimizer changed the policy since the last sync
-            self.sync_weights(model)
-            self._synced_version = version
+        if not chats:
+            return []
+        self.maybe_sync(model)
         stops = stop_token_ids(tok, model)
         params = SamplingParams(max_tokens=sp.max_new_tokens, temperature=sp.temperature if sp.do_sample else 0.0,
-                                top_p=sp.top_p, stop_token_ids=stops)
-        prompts = [{"prompt_token_ids": tok(t, add_special_tokens=False)["input_ids"]} for t in render(tok, chats)]
-        outs = self.llm.generate(prompts, params, use_tqdm=False)
+                                top_p=sp.top_p, stop_token_ids=stops, seed=sp.seed)
+        outs = self.llm.generate([{"prompt_token_ids": ids} for ids in self.prompts(tok, chats)], params,
+                                 use_tqdm=False)
         return [trim(list(o.outputs[0].token_ids), stops, None) or [stops[0]] for o in outs]
+
+
+class VLLMServerGenerator(_VLLMBase):
+    """A vLLM server (TRL's vllm_mode="server": `trl vllm-serve --model M` on GPUs of its own) through
+    TRL's VLLMClient. Rank 0 pushes the weights after each optimizer step (one weight-update group; the
+    server's NCCL communicator) and every rank waits for it before sampling (a barrier), then every
+    rank sends its own prompts with its own seed.
+
+    `client`: a client made elsewhere (tests pass a double of trl's VLLMClient interface)."""
+
+    name = "vllm-server"
+
+    def __init__(self, base_url: str, client=None, device=0, timeout: float = 240.0):
+        super().__init__()
+        from trainers import distributed
+
+        self._main = distributed.is_main_process()
+        if client is not None:
+            self.client = client
+            return
+        check_available(True)
+        from trl.generation.vllm_client import VLLMClient
+
+        self.client = VLLMClient(base_url=base_url, connection_timeout=timeout)
+        if self._main:
+            self.client.init_communicator(device=device)
+
+    def sync_weights(self, model) -> None:
+        from trainers import distributed
+
+        if self._main:
+            super().sync_weights(model)
+        distributed.barrier()  # no rank samples from the server before rank 0's push is complete
+
+    def _push(self, named) -> None:
+        with self.client.weight_update():
+            for name, t in named:
+                self.client.update_named_param(name, t)
+        self.client.reset_prefix_cache()
+
+    def generate(self, model, tok, chats: list[list[dict]], sp: Sampling) -> list[list[int]]:
+        self.maybe_sync(model)  # every rank: the barrier inside must be reached by all
+        if not chats:
+            return []
+        stops = stop_token_ids(tok, model)
+        out = self.client.generate(self.prompts(tok, chats), n=1, temperature=sp.temperature if sp.do_sample else 0.0,
+                                   top_p=sp.top_p, max_tokens=sp.max_new_tokens,
+                                   generation_kwargs={"seed": sp.seed, "stop_token_ids": stops})
+        return [trim(list(ids), stops, None) or [stops[0]] for ids in out["completion_ids"]]
 
 
 def check_available(use_vllm: bool) -> None:
@@ -213,8 +340,14 @@ def check_available(use_vllm: bool) -> None:
 def make(cfg, model_path: str | None = None):
     """The generator named by cfg: VLLMGenerator when cfg.use_vllm, else HFGenerator."""
     if getattr(cfg, "use_vllm", False):
-        if getattr(cfg, "vllm_mode", "colocate") != "colocate":
-            raise ConfigError(f"vllm_mode {cfg.vllm_mode!r}: only colocate is implemented for stepfix")
+        mode = getattr(cfg, "vllm_mode", "colocate")
+        if mode == "server":
+            import torch
+
+            device = int(os.environ.get("LOCAL_RANK", "0")) if torch.cuda.is_available() else "cpu"
+            return VLLMServerGenerator(cfg.vllm_server_base_url, device=device, timeout=cfg.vllm_server_timeout)
+        if mode != "colocate":
+            raise ConfigError(f"vllm_mode {mode!r}: colocate or server")
         return VLLMGenerator(model_path or cfg.model, cfg.vllm_gpu_memory_utilization,
                              cfg.vllm_max_model_length or None, seed=cfg.seed,
                              dtype="bfloat16" if str(cfg.bf16).lower() != "false" else "float32")

@@ -125,17 +125,31 @@ def completion_logits(model, ids, att, starts, Tc):
 
 def completion_hidden(model, ids, att, starts, Tc):
     """(hidden [B, Tc, H] at the positions predicting each row's completion tokens, LM head), or
-    None when the model has no separable backbone and head (see backbone_and_head) or its head
-    carries an adapter of its own (then the reference head would differ from the policy's)."""
+    None when the model has no separable backbone and head (see backbone_and_head), its head
+    carries an adapter of its own (then the reference head would differ from the policy's), or it is
+    wrapped by FSDP / DeepSpeed (then the caller takes the logits path through the wrapper). A DDP
+    wrapper is looked through for the head, and its forward is the one that runs."""
     import torch
 
-    parts = backbone_and_head(model)
+    from trainers.distributed import unwrap
+
+    inner = unwrap(model)
+    if inner is not model and type(model).__name__ != "DistributedDataParallel":
+        return None  # FSDP / DeepSpeed: the head's weights are shards outside the wrapper's forward
+    parts = backbone_and_head(inner)
     if parts is None or hasattr(parts[1], "lora_A"):
         return None
     dec, head = parts
     B, L = ids.shape
     pos = (torch.tensor(starts, device=ids.device).unsqueeze(1) + torch.arange(Tc, device=ids.device)).clamp(max=L - 1)
-    hidden = dec(input_ids=ids, attention_mask=att, use_cache=False).last_hidden_state
+    if inner is not model:
+        # DDP: the forward must go through the wrapper (it arms the gradient all-reduce of the backward);
+        # the backbone's last hidden state comes back as hidden_states[-1], and the LM head runs at one
+        # position only (logits_to_keep=1) instead of [B, L, V]
+        out = model(input_ids=ids, attention_mask=att, use_cache=False, output_hidden_states=True, logits_to_keep=1)
+        hidden = out.hidden_states[-1]
+    else:
+        hidden = dec(input_ids=ids, attention_mask=att, use_cache=False).last_hidden_state
     return hidden.gather(1, pos.unsqueeze(-1).expand(-1, -1, hidden.shape[-1])), head
 
 

@@ -10,16 +10,34 @@ import json
 import math
 import time
 from collections import Counter, defaultdict
+from contextlib import contextmanager
 from pathlib import Path
 
 import torch
 from transformers import Trainer
 
-from trainers import common, generation
+from trainers import common, distributed, generation
 from trainers.stepfix_loss import (chunked_token_stats, completion_batch, completion_hidden, completion_logits,
                                    reward, skip, stepfix_loss, token_kl, token_logprobs)
 from verifiers.feedback import feedback as make_feedback
 from verifiers.steps import verify as verify_steps
+
+
+def prepare_reference(ref, accelerator):
+    """The frozen reference placed as the policy is: sharded like it under ZeRO-3 / FSDP (TRL's
+    prepare_deepspeed / prepare_fsdp, as TRL's trainers prepare theirs), else moved to its device."""
+    if ref is None or accelerator is None:
+        return ref
+    st = accelerator.state
+    if getattr(st, "deepspeed_plugin", None) is not None:
+        from trl.models.utils import prepare_deepspeed
+
+        return prepare_deepspeed(ref, accelerator)
+    if getattr(st, "fsdp_plugin", None) is not None:
+        from trl.models.utils import prepare_fsdp
+
+        return prepare_fsdp(ref, accelerator)
+    return ref.to(accelerator.device)
 
 
 class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
@@ -34,12 +52,14 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
 
     def __init__(self, *a, stepfix_cfg=None, ref_model=None, tok=None, **kw):
         super().__init__(*a, **kw)
-        self.cfg, self.ref_model, self.tok = stepfix_cfg, ref_model, tok
+        self.cfg, self.ref_model, self.tok = stepfix_cfg, prepare_reference(ref_model, self.accelerator), tok
         self.model_accepts_loss_kwargs = False
         self._acc = defaultdict(list)
         self._counts = Counter()
         self.r2_running_mean = None  # the `mean` baseline's state
         self.generator = None  # trainers.generation backend, made on first use
+        self._gen_calls = 0  # generation calls in this optimizer step (y1, y2, ...): part of their seed
+        self._dummy = False  # True while a zero-weighted forward runs (no state may change)
 
     # -- pieces a test (or a user) may replace
     def generate(self, model, chats: list[list[dict]]) -> list[list[int]]:
@@ -47,8 +67,29 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
         cfg = self.cfg
         if self.generator is None:
             self.generator = generation.make(cfg, common.model_path(cfg.model))
-        sp = generation.Sampling(max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature, top_p=cfg.top_p)
+        sp = generation.Sampling(max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature, top_p=cfg.top_p,
+                                 seed=self._next_seed(), synced_gpus=distributed.sharded(self.accelerator))
         return self.generator.generate(model, self.tok, chats, sp)
+
+    def _next_seed(self) -> int:
+        """This call's sampling seed: per rank, per optimizer step, per call (distributed.generation_seed)."""
+        if getattr(self, "_gen_step", None) != self.state.global_step:  # a resumed run draws the same seeds
+            self._gen_step, self._gen_calls = self.state.global_step, 0
+        self._gen_calls += 1
+        return distributed.generation_seed(self.cfg.seed, self.state.global_step, distributed.rank(), self._gen_calls)
+
+    @contextmanager
+    def for_generation(self, model):
+        """The policy to sample from: TRL's unwrap_model_for_generation (the module inside DDP, with
+        ZeRO-3's parameters gathered and gradient checkpointing off while it samples) and, under FSDP
+        v1, the full parameters summoned, as TRL's GRPO does."""
+        from trl.distributed import DistributedBackend
+        from trl.models.utils import unwrap_model_for_generation
+
+        with unwrap_model_for_generation(model, self.accelerator,
+                                         gradient_checkpointing_kwargs=self.args.gradient_checkpointing_kwargs) as m, \
+                DistributedBackend(self.accelerator).summon_full_params(model, recurse=False):
+            yield m
 
     def r3_state(self) -> dict:
         return {"r2_running_mean": self.r2_running_mean}
@@ -79,7 +120,8 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
         fb0 = self.r3_times["feedback"]
         t0 = time.perf_counter()
         chats1 = [common.user_chat(r["prompt"]) for r in inputs]
-        y1 = self.generate(unwrapped, chats1)
+        with self.for_generation(model) as gen_model:
+            y1 = self.generate(gen_model, chats1)
         t1 = time.perf_counter()
         recs, keep = [], []
         for r, ids in zip(inputs, y1):
@@ -109,11 +151,14 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
             recs.append(rec)
         t2 = t3 = t4 = time.perf_counter()
         used = []
-        if keep:
+        if keep or distributed.sharded(self.accelerator):
             chats2 = [common.user_chat(r["prompt"]) + [{"role": "assistant", "content": text},
                                                        {"role": "user", "content": f"{p1}\n\n{cfg.revise_instruction}"}]
                       for _, r, _, text, p1, _ in keep]
-            y2 = self.generate(unwrapped, chats2)
+            # under FSDP / ZeRO-3 sampling is a collective: a rank with nothing to revise samples one
+            # throw-away y2 so that the ranks with revisions are not left waiting
+            with self.for_generation(model) as gen_model:
+                y2 = self.generate(gen_model, chats2 or chats1[:1])[:len(chats2)]
             t3 = time.perf_counter()
             for (chat1, r, ids1, _, _, rec), ids2, chat2 in zip(keep, y2, chats2):
                 text2 = tok.decode(ids2, skip_special_tokens=True)
@@ -140,16 +185,44 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
         # skipped = contributed no loss: r1 > tau, or no verdict on y1 or on y2
         self._acc["skipped"].extend(1.0 if rec.get("skipped") else 0.0 for rec in recs)
         ref0 = self.r3_times["ref_forward"]
+        scale = self._global_scale(used)
         if used:
             loss, parts = self._loss(model, unwrapped, used)
+            loss = loss * scale
             for i, (*_, rec) in enumerate(used):
                 rec.update({k: float(v[i]) for k, v in parts.items()})
                 self._acc["kl"].append(float(parts["kl"][i]))
         else:
-            loss = sum((p * 0).sum() for p in model.parameters() if p.requires_grad)
+            loss = self._zero_loss(model, unwrapped, chats1, y1)
         self.r3_times["forward"] += time.perf_counter() - t4 - (self.r3_times["ref_forward"] - ref0)
         self._write(recs)
         return loss
+
+    def _global_scale(self, used) -> float:
+        """Factor from this rank's mean loss to its share of the global one: n_local * world / n_global.
+
+        DDP averages gradients over the ranks; the method's loss is a mean over the kept problems of
+        the GLOBAL batch. Without this factor a rank with 1 kept problem weighed as much as one with 4
+        (and two processes gave another update than one process at the same global batch). In one
+        process it is 1. Also gathers the batch's r2 for the `mean` baseline (the same on every rank)."""
+        stats = distributed.gather_objects((len(used), sum(u[4] for u in used)))
+        n_global = sum(n for n, _ in stats)
+        self._batch_r2_mean = sum(s for _, s in stats) / n_global if n_global else None
+        return len(used) * len(stats) / n_global if n_global else 0.0
+
+    def _zero_loss(self, model, unwrapped, chats1, y1):
+        """The loss of a micro-batch with nothing kept: zero, but from the same forwards as a real one
+        (policy on y1, reference, policy on y2, on the first problem's x and y1, weighted by 0), so
+        that every rank runs the wrapper's forward and backward: DDP's gradient all-reduce (gloo: "Received
+        data size doesn't match"; NCCL: a hang) and FSDP's parameter gathers stay in step."""
+        x = self._prompt_ids(chats1[0])
+        dummy = [(x, list(y1[0]), x, list(y1[0]), 0.0, {"r1": 0.0})]
+        self._dummy = True
+        try:
+            loss, _ = self._loss(model, unwrapped, dummy)
+        finally:
+            self._dummy = False
+        return loss * 0.0
 
     def _loss(self, model, unwrapped, used):
         cfg, dev = self.cfg, unwrapped.device
@@ -222,21 +295,42 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
             return None
         if how == "r1":
             return torch.tensor([u[5]["r1"] for u in used], device=r2.device, dtype=r2.dtype)
-        m = float(r2.mean()) if self.r2_running_mean is None else self.r2_running_mean
+        if self._dummy:
+            return torch.zeros_like(r2)
+        # the batch mean over every rank (_global_scale), so that every rank keeps the same running mean
+        batch = getattr(self, "_batch_r2_mean", None)
+        batch = float(r2.mean()) if batch is None else batch
+        m = batch if self.r2_running_mean is None else self.r2_running_mean
         k = self.cfg.baseline_momentum
-        self.r2_running_mean = k * m + (1 - k) * float(r2.mean())
+        self.r2_running_mean = k * m + (1 - k) * batch
         return torch.full_like(r2, m)
 
     def _write(self, recs):
-        if not self.cfg.log_samples or not self.is_world_process_zero():
+        """Every rank's records of this micro-batch, gathered and written by rank 0 (rank order)."""
+        if not self.cfg.log_samples:
+            return
+        for rec in recs:
+            rec["rank"] = distributed.rank()
+        every = distributed.gather_objects(recs)
+        if not self.is_world_process_zero():
             return
         with open(Path(self.args.output_dir) / "stepfix_samples.jsonl", "a", encoding="utf-8") as fh:
-            for rec in recs:
-                fh.write(json.dumps(rec, ensure_ascii=False, default=str) + "\n")
+            for rank_recs in every:
+                for rec in rank_recs:
+                    fh.write(json.dumps(rec, ensure_ascii=False, default=str) + "\n")
+
+    def _gather_stats(self) -> tuple[dict, Counter]:
+        """The statistics since the last log of every rank, merged (every rank calls log)."""
+        acc, counts = defaultdict(list), Counter()
+        for a, c in distributed.gather_objects((dict(self._acc), dict(self._counts))):
+            for k, v in a.items():
+                acc[k].extend(v)
+            counts.update(c)
+        return acc, counts
 
     def log(self, logs, start_time=None):
         if "loss" in logs:  # a training log (not the end-of-train summary)
-            a = self._acc
+            a, counts = self._gather_stats()
             n = len(a["skipped"])
             if n:
                 logs["skip_rate"] = sum(a["skipped"]) / n
@@ -246,7 +340,7 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
                     logs[f"{k}_mean"] = m
                     logs[f"{k}_std"] = math.sqrt(sum((x - m) ** 2 for x in a[k]) / len(a[k]))
             logs["revised"] = len(a["r2"])
-            for k, v in sorted(self._counts.items()):
+            for k, v in sorted(counts.items()):
                 logs[k] = v
             self._acc, self._counts = defaultdict(list), Counter()
         super().log(logs, *([start_time] if start_time is not None else []))  # + TimingMixin's time_*, share_*

@@ -31,13 +31,18 @@ PROMPT = "Problem: {question}\nSolution so far:\n{steps}\nIs the last step corre
 
 class PSV:
     def __init__(self, path: str | os.PathLike, threshold: float = 0.5, good: str = "+", bad: str = "-",
-                 device: str = "cpu"):
+                 device: str | None = None, dtype: str | None = None):
+        """`device` and `dtype` (e.g. "cuda:1", "bfloat16"): where and in what precision the PSV scores;
+        None takes what set_placement set (a trainer sets its own device and training dtype), else the
+        CPU in float32."""
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         path = os.fspath(path)
+        device = device or _PLACEMENT["device"]
+        dtype = getattr(torch, dtype or _PLACEMENT["dtype"])
         self.tok = AutoTokenizer.from_pretrained(path)
-        self.model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).to(device).eval()
+        self.model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype).to(device).eval()
         self.device, self.threshold = device, threshold
         self.good = self.tok.encode(good, add_special_tokens=False)[-1]
         self.bad = self.tok.encode(bad, add_special_tokens=False)[-1]
@@ -45,21 +50,35 @@ class PSV:
             raise ValueError(f"good and bad labels map to one token ({good!r}, {bad!r})")
 
     def step_scores(self, question: str, solution: str) -> list[float]:
+        return self.step_scores_batch([(question, solution)])[0]
+
+    def step_scores_batch(self, items: list[tuple[str, str]], max_batch: int = 64) -> list[list[float]]:
+        """step_scores of many (question, solution) pairs: every step prefix of every solution in
+        forwards of up to `max_batch` prefixes (left-padded, the score read at the last position), on
+        the PSV's device and dtype; the softmax of the two label logits in float32."""
         import torch
 
-        sol = seventag.parse(solution or "")
-        if not sol.steps:
-            return []
-        prompts = [PROMPT.format(question=question, steps=seventag.render(sol.steps[:k + 1]))
-                   for k in range(len(sol.steps))]
+        prompts, owner = [], []
+        for i, (question, solution) in enumerate(items):
+            sol = seventag.parse(solution or "")
+            for k in range(len(sol.steps)):
+                prompts.append(PROMPT.format(question=question, steps=seventag.render(sol.steps[:k + 1])))
+                owner.append(i)
+        out: list[list[float]] = [[] for _ in items]
+        if not prompts:
+            return out
         self.tok.padding_side = "left"
         if self.tok.pad_token is None:
             self.tok.pad_token = self.tok.eos_token
-        enc = self.tok(prompts, return_tensors="pt", padding=True, truncation=True, max_length=2048).to(self.device)
-        with torch.no_grad():
-            logits = self.model(**enc).logits[:, -1, :]
-        pair = torch.stack([logits[:, self.good], logits[:, self.bad]], dim=-1).softmax(-1)
-        return [float(x) for x in pair[:, 0]]
+        for j in range(0, len(prompts), max_batch):
+            enc = self.tok(prompts[j:j + max_batch], return_tensors="pt", padding=True, truncation=True,
+                           max_length=2048).to(self.device)
+            with torch.no_grad():
+                logits = self.model(**enc, logits_to_keep=1).logits[:, -1, :].float()
+            pair = torch.stack([logits[:, self.good], logits[:, self.bad]], dim=-1).softmax(-1)
+            for i, x in zip(owner[j:j + max_batch], pair[:, 0].tolist()):
+                out[i].append(float(x))
+        return out
 
     def verify(self, question: str, solution: str, reference: str = "") -> StepVerdict:
         bad = format_error(solution)
@@ -78,6 +97,17 @@ class PSV:
 
 _DEFAULT: PSV | None = None
 _RESOLVE: Callable[[str], str] | None = None
+_PLACEMENT = {"device": "cpu", "dtype": "float32"}
+
+
+def set_placement(device: str = "cpu", dtype: str = "float32") -> None:
+    """Where PSVs made from now on score (device) and in what dtype (a torch dtype name): a trainer
+    sets its own device and training dtype, so the PSV verifier and the PSPO scorer run beside the
+    policy (they ran in fp32 on the CPU while the policy trained in bf16 on a GPU)."""
+    global _DEFAULT
+    if _PLACEMENT != {"device": device, "dtype": dtype}:
+        _PLACEMENT.update(device=device, dtype=dtype)
+        _DEFAULT = None
 
 
 def set_resolver(resolve: Callable[[str], str] | None) -> None:

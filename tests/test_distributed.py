@@ -1,0 +1,267 @@
+"""The trainers in two processes on the CPU (torchrun, gloo) against one process at the same global batch.
+
+Two processes of batch B and one process of batch 2B see the same problems in a step (the training
+set is cut to one global batch, so every step is the whole set whatever the order); they must give
+the same logged loss and the same trained weights within LOSS_RTOL and WEIGHT_ATOL (measured:
+differences of 1e-7 relative in the loss and at most 1.2e-6 in a weight after 2 AdamW steps at
+lr 1e-3, where a step moves a weight by ~1e-3; benchmarks/results/distributed/summary.md).
+
+Stepfix and GRPO sample from a random tiny model, which no seed makes independent of how a batch
+is split over ranks: there the GENERATION, VERIFIER and REWARD DOUBLES of tests/dist_doubles.py
+stand in (named so), and everything else is the real code. In stepfix's first step rank 1's whole
+micro-batch is skipped (the verifier double finds its y1 right): before the fix gloo failed there
+with "Received data size doesn't match expected size".
+
+`torchrun --nproc_per_node 2` is used because `accelerate launch --cpu --num_processes 2` starts one
+process on these machines (../shared/docs/FACTS.md)."""
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("trl")
+
+import dist_doubles  # noqa: E402  (tests/ is on sys.path: pytest's rootdir-less import mode)
+from trainers import common, distributed, dpo, grpo, sft, stepfix  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+LOSS_RTOL = 1e-5
+WEIGHT_ATOL = 2e-5  # 2% of one AdamW step at lr 1e-3 (DPO measured 1.1e-5: AdamW scales near-zero gradients up)
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    """The one-process run on one thread, as each torchrun process (OMP_NUM_THREADS=1): summation order
+    changes with the thread count, and AdamW turns a 1e-7 change of a near-zero gradient into up to
+    1% of a step."""
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
+def _env(**extra) -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env.update(OMP_NUM_THREADS="1", **extra)
+    env.pop("RANK", None)
+    env.pop("WORLD_SIZE", None)
+    return env
+
+
+def torchrun(target: list[str], args: list[str], timeout: int = 300, **env) -> subprocess.CompletedProcess:
+    """`torchrun --standalone --nproc_per_node 2 TARGET ARGS` (a free port per run)."""
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2", *target, *args]
+    return subprocess.run(cmd, cwd=REPO, env=_env(**env), capture_output=True, text=True, timeout=timeout)
+
+
+def flags(d: dict) -> list[str]:
+    return [x for k, v in d.items() for x in (f"--{k}", str(v))]
+
+
+def common_kw(tiny, out, **kw) -> dict:
+    d = dict(model=tiny, output_dir=str(out), max_steps=2, save_steps=10, report_to="none", lora_dropout=0.0,
+             learning_rate=1e-3, max_length=4096, seed=0, eval_tasks="")
+    d.update(kw)
+    return d
+
+
+def losses(out: Path) -> list[float]:
+    return [json.loads(x)["loss"] for x in (out / "metrics.jsonl").read_text().splitlines() if '"loss"' in x]
+
+
+def weights(out: Path) -> dict:
+    from safetensors.torch import load_file
+
+    return load_file(str(out / "final" / "adapter_model.safetensors"))
+
+
+def assert_same_run(one: Path, two: Path, steps: int = 2):
+    l1, l2 = losses(one), losses(two)
+    assert len(l1) == len(l2) == steps, (l1, l2)
+    for a, b in zip(l1, l2):
+        assert math.isclose(a, b, rel_tol=LOSS_RTOL, abs_tol=1e-7), (l1, l2)
+    w1, w2 = weights(one), weights(two)
+    assert set(w1) == set(w2)
+    diff = max(float((w1[k] - w2[k]).abs().max()) for k in w1)
+    print(f"two vs one process: loss rel diff {max(abs(a - b) / max(abs(a), 1e-12) for a, b in zip(l1, l2)):.2e}, "
+          f"max weight diff {diff:.2e}")
+    assert diff <= WEIGHT_ATOL, f"weights differ by {diff}"
+    moved = max(float(v.abs().max()) for k, v in w1.items() if "lora_B" in k)
+    assert moved > 50 * WEIGHT_ATOL, "the adapter did not move: the comparison would be empty"
+    rec = json.loads((two / "run.json").read_text())
+    assert rec["status"] == "finished", rec.get("error")
+    assert not list(two.glob("run.rank*.json"))
+
+
+def check(proc: subprocess.CompletedProcess):
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-6000:]
+
+
+# ------------------------------------------------------------------------- two processes vs one
+
+@pytest.mark.slow
+def test_sft_two_processes_equal_one_and_export_data_once(tiny, tmp_path):
+    """No `data`: the procedural bank is exported into OUTPUT_DIR/data by whichever rank takes the lock
+    first; before, rank 1 failed with TrainDataError ("cannot open .../sft.jsonl") while rank 0 exported."""
+    two, one = tmp_path / "two", tmp_path / "one"
+    kw = common_kw(tiny, two, batch_size=2, grad_accum=1, max_train_samples=4, procgen_n=30, procgen_seed=1)
+    check(torchrun(["-m", "trainers.sft"], flags({**kw, "data": ""})))
+    assert (two / "data" / "manifest.json").is_file()
+    sft.train(common.make(sft.Config, **{**kw, "output_dir": str(one), "batch_size": 4, "data": str(two / "data")}))
+    assert_same_run(one, two)
+
+
+@pytest.mark.slow
+def test_dpo_two_processes_equal_one(tiny, data, tmp_path):
+    two, one = tmp_path / "two", tmp_path / "one"
+    kw = common_kw(tiny, two, data=data, batch_size=2, max_train_samples=4)
+    check(torchrun(["-m", "trainers.dpo"], flags(kw)))
+    dpo.train(common.make(dpo.Config, **{**kw, "output_dir": str(one), "batch_size": 4}))
+    assert_same_run(one, two)
+
+
+@pytest.mark.slow
+def test_stepfix_two_processes_with_an_all_skipped_rank_equal_one(tiny, data, tmp_path, monkeypatch):
+    two, one = tmp_path / "two", tmp_path / "one"
+    kw = common_kw(tiny, two, data=data, batch_size=2, max_train_samples=4)
+    check(torchrun(["tests/dist_doubles.py", "stepfix"], flags(kw)))
+    recs = [json.loads(x) for x in (two / "stepfix_samples.jsonl").read_text().splitlines()]
+    # every rank's records, gathered to rank 0's file; rank 1 skipped its whole first micro-batch
+    assert sorted({r["rank"] for r in recs}) == [0, 1] and len(recs) == 8
+    assert all(r["skipped"] for r in recs if r["step"] == 1 and r["rank"] == 1)
+    assert not any(r["skipped"] for r in recs if r["step"] == 1 and r["rank"] == 0)
+    logs = [json.loads(x) for x in (two / "metrics.jsonl").read_text().splitlines()]
+    first = next(d for d in logs if d.get("step") == 1 and "skip_rate" in d)
+    assert first["skip_rate"] == 0.5 and first["revised"] == 2 and first["y1_correct"] == 2  # both ranks' statistics
+    skip_file = tmp_path / "skip.json"
+    skip_file.write_text(json.dumps([[r["step"], r["id"]] for r in recs if "> tau" in r.get("skip_reason", "")]))
+    monkeypatch.setenv("R3_SKIP_FILE", str(skip_file))
+    stepfix.train(common.make(stepfix.Config, **{**kw, "output_dir": str(one), "batch_size": 4}),
+                  trainer_cls=dist_doubles.stepfix_double_cls())
+    assert_same_run(one, two)
+
+
+@pytest.mark.slow
+def test_grpo_two_processes_equal_one(tiny, data, tmp_path, monkeypatch):
+    two, one = tmp_path / "two", tmp_path / "one"
+    kw = common_kw(tiny, two, data=data, batch_size=2, max_train_samples=2, group_size=2, rewards="length", beta=0.04)
+    check(torchrun(["tests/dist_doubles.py", "grpo"], flags(kw)))
+    dist_doubles.install_grpo_doubles(monkeypatch.setattr, monkeypatch.setitem)
+    grpo.train(common.make(grpo.Config, **{**kw, "output_dir": str(one), "batch_size": 4}))
+    assert_same_run(one, two)
+
+
+@pytest.mark.slow
+def test_a_non_finite_loss_on_one_rank_stops_every_rank(tiny, data, tmp_path):
+    out = tmp_path / "nan"
+    kw = common_kw(tiny, out, data=data, batch_size=2, max_train_samples=4, max_steps=1)
+    proc = torchrun(["tests/dist_doubles.py", "stepfix"], flags(kw), timeout=240, R3_NAN_RANK="1")
+    assert proc.returncode != 0
+    rec = json.loads((out / "run.json").read_text())
+    assert rec["status"] == "non_finite_loss" and "rank 1: nan" in rec["error"], rec
+    assert not (out / "final").exists()
+
+
+# ------------------------------------------------------------------------------ one process, fast
+
+def test_helpers_in_one_process(tmp_path):
+    assert distributed.gather_objects({"a": 1}) == [{"a": 1}]
+    assert distributed.sum_across(3) == 3.0
+    assert distributed.stop_together(1.5, "loss") == [1.5]
+    with pytest.raises(common.NonFiniteLoss, match="loss is non-finite"):
+        distributed.stop_together(float("nan"), "loss")
+    seeds = {distributed.generation_seed(0, 3, r, 1) for r in range(8)}
+    assert len(seeds) == 8 and distributed.generation_seed(0, 3, 1, 1) == distributed.generation_seed(0, 3, 1, 1)
+    with distributed.file_lock(tmp_path / "x.lock"):
+        assert (tmp_path / "x.lock").exists()
+
+
+def test_chunked_kl_finds_the_backbone_through_ddp(tiny, tmp_path):
+    """Under DDP the chunked path (hidden states + head) was not found on the wrapper and the step fell
+    back to full [B, L, V] logits, silently; now it runs the wrapper's forward and gives the same values."""
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel as DDP
+    from transformers import AutoModelForCausalLM
+
+    from trainers.stepfix_loss import completion_batch, completion_hidden
+
+    model = AutoModelForCausalLM.from_pretrained(tiny, dtype=torch.float32)
+    ids, att, tgt, _, st = completion_batch([([5, 6, 7], [8, 9, 10]), ([11, 12], [13, 14, 15, 16])], 0, "cpu")
+    plain = completion_hidden(model, ids, att, st, tgt.shape[1])
+    dist.init_process_group("gloo", init_method=f"file://{tmp_path / 'pg'}", rank=0, world_size=1)
+    try:
+        wrapped = completion_hidden(DDP(model), ids, att, st, tgt.shape[1])
+    finally:
+        dist.destroy_process_group()
+    assert plain is not None and wrapped is not None, "no backbone found through the DDP wrapper"
+    assert torch.allclose(plain[0], wrapped[0], atol=1e-6) and wrapped[1] is model.get_output_embeddings()
+
+
+# ------------------------------------------------------------------------------ full fine-tuning
+
+@pytest.mark.slow
+def test_full_finetuning_beside_lora(tiny, data, tmp_path):
+    """`lora: false` trains every weight; `init_adapter` is merged into the start point (saved once to
+    OUTPUT_DIR/init_merged) and the reference is a frozen copy of that start point, not the base."""
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoModelForCausalLM
+
+    torch.manual_seed(1)
+    ad = get_peft_model(AutoModelForCausalLM.from_pretrained(tiny), LoraConfig(r=4, target_modules="all-linear"))
+    with torch.no_grad():
+        for n, p in ad.named_parameters():
+            if "lora_B" in n:
+                p.normal_(0, 0.2)
+    ad.save_pretrained(str(tmp_path / "adapter"))
+    out = tmp_path / "full"
+    cfg = common.make(stepfix.Config, **common_kw(tiny, out, data=data, batch_size=2, max_train_samples=2, max_steps=1),
+                      lora=False, init_adapter=str(tmp_path / "adapter"))
+    seen = {}
+
+    class Probe(dist_doubles.stepfix_double_cls()):
+        def compute_loss(self, model, inputs, *a, **k):
+            seen["trainable"] = sum(p.numel() for p in model.parameters() if p.requires_grad)
+            seen["total"] = sum(p.numel() for p in model.parameters())
+            seen["ref"] = {n: p.detach().clone() for n, p in self.ref_model.named_parameters()}
+            seen["ref_frozen"] = not any(p.requires_grad for p in self.ref_model.parameters())
+            return super().compute_loss(model, inputs, *a, **k)
+
+    res = stepfix.train(cfg, trainer_cls=Probe)
+    assert seen["trainable"] == seen["total"] and seen["ref_frozen"]
+    merged = AutoModelForCausalLM.from_pretrained(str(out / "init_merged"))
+    start = dict(merged.named_parameters())
+    assert all(torch.equal(start[n], p) for n, p in seen["ref"].items()), "reference is not the merged start point"
+    base = dict(AutoModelForCausalLM.from_pretrained(tiny).named_parameters())
+    assert any(not torch.equal(base[n], start[n]) for n in start), "the adapter was not merged into the start point"
+    final = AutoModelForCausalLM.from_pretrained(str(out / "final"))
+    assert any(not torch.equal(start[n], p) for n, p in final.named_parameters()), "no weight moved"
+    assert res["lm_eval_model_args"] == f"pretrained={out / 'final'}"
+
+
+def test_psv_scores_on_the_training_device_and_dtype(tiny):
+    from verifiers import psv
+    from r3bench import procgen
+
+    sols = [p.solution for p in procgen.generate(n=4, seed=3)[:2]]
+    try:
+        psv.set_placement("cpu", "bfloat16")
+        v = psv.PSV(tiny)
+        assert v.model.dtype == torch.bfloat16
+    finally:
+        psv.set_placement("cpu", "float32")
+    v32 = psv.PSV(tiny)
+    assert v32.model.dtype == torch.float32
+    batch = v32.step_scores_batch([("q1", sols[0]), ("q2", sols[1]), ("q3", "no steps")])
+    assert batch[2] == [] and len(batch[0]) == 7
+    one = [v32.step_scores("q1", sols[0]), v32.step_scores("q2", sols[1])]
+    for a, b in zip(batch[:2], one):
+        assert all(abs(x - y) < 1e-5 for x, y in zip(a, b))
+    assert all(abs(x - y) < 2e-2 for x, y in zip(v.step_scores("q1", sols[0]), one[0]))  # bf16 vs fp32
