@@ -4,12 +4,13 @@
     m = mixture.build(seed=0)            # deterministic for its arguments
     m.sft, m.rl, m.learning, m.transfer  # tuples of forms.Item
 
-Templates: the whole bank (tiers 1, 2 and 3: 106 templates in 85 formula families). HELDOUT holds
-out, from every training set, 40 templates (33 families):
+Templates: the whole bank (tiers 1, 2 and 3 and templates_more.MORE: 125 templates in 104 formula
+families, 15 topics). HELDOUT holds out, from every training set, 42 templates (35 families):
   - the held-out families of tiers 1-2 (tiers.heldout_templates(1)/(2): 7 families, 14 templates),
     already outside the committed SFT start's data and the test split of r3_procgen_t1/_t2;
   - in tier 3, per topic, the two templates with the smallest sha1 of their name (26 templates;
-    they include r3_procgen_t3's 13 held-out templates). No tier-3 template was in the SFT start's data.
+    they include r3_procgen_t3's 13 held-out templates). No tier-3 template was in the SFT start's data;
+  - in MORE, per topic with two or more of its templates (rotation, fluids), the smallest sha1 (2).
 Sets, each a set of distinct instances (template + sampled values) in one answer form, and no
 instance in two sets (whatever the form):
   sft       training templates, forms in `proportions` (the benchmarks' own by default)
@@ -33,9 +34,10 @@ from dataclasses import dataclass
 from r3bench.procgen.core import instance, problem_id
 from r3bench.procgen.forms import DEFAULT_PROPORTIONS, FORMS, UNIFORM, Item, counts_for, make_item
 from r3bench.procgen.render import make_problem
+from r3bench.procgen.templates_more import MORE
 from r3bench.procgen.tiers import TIER_TEMPLATES, family, heldout_templates
 
-POOL = tuple(t for k in (1, 2, 3) for t in TIER_TEMPLATES[k])
+POOL = tuple(t for k in (1, 2, 3) for t in TIER_TEMPLATES[k]) + tuple(MORE)
 TIER3_HELDOUT_PER_TOPIC = 2
 EVAL_PROPORTIONS = UNIFORM
 # the five real benchmarks: the seven-tag lm-eval tasks (group r3_physics_structured) and the CoT ones
@@ -59,6 +61,10 @@ def _heldout() -> tuple[str, ...]:
         by_topic.setdefault(t.topic, []).append(t.name)
     for names in by_topic.values():
         out.update(sorted(names, key=_h)[:TIER3_HELDOUT_PER_TOPIC])
+    more: dict[str, list] = {}
+    for t in MORE:
+        more.setdefault(t.topic, []).append(t.name)
+    out.update(min(names, key=_h) for names in more.values() if len(names) >= 2)
     return tuple(sorted(out))
 
 
