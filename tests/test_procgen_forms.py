@@ -47,7 +47,7 @@ def test_reference_of_every_form_checks_against_its_gold_and_the_oracle(form):
         assert forms.first_error(it, it.solution) == (0, "all steps correct"), it.id
         # the calculation step carries the value in every form
         calc = sol.get("calculation").content.splitlines()[-1]
-        assert forms.seventag_number(calc.split("=", 1)[1]) == pytest.approx(it.problem.answer_value)
+        assert forms.leading_number(calc.split("=", 1)[1]) == pytest.approx(it.problem.answer_value)
         doc = it.doc()
         assert doc["answer_kind"] == form and prompt_structured(doc).count("\n(") == len(it.options)
 

@@ -5,8 +5,8 @@ integer and numeric (the kinds of r3bench.core.prompts.ANSWER_FORM that the five
     from r3bench.procgen import forms
     p = procgen.generate(n=10, seed=0)[0]
     it = forms.make_item(p, "mcq", random.Random(0))
-    it.options, it.answer        # ('12.5 m', '25 m', '6.25 m', '125 m'), 'B'
-    forms.first_error(it, it.solution)   # (0, 'all steps correct')
+    it.options, it.answer, it.option_sources   # four "<value> <unit>" strings, the gold letter, where each came from
+    forms.first_error(it, it.solution)         # (0, 'all steps correct')
 
 One physics problem (a procgen Problem: template + sampled values) is rendered in one form:
   numeric    the Problem as it is: the boxed value with its SI unit
@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
@@ -229,9 +230,12 @@ def _letters_for(item: Item, env: dict) -> str:
 
 
 def _logdist(a: float, b: float) -> float:
-    if not (math.isfinite(a) and math.isfinite(b)) or a == 0 or b == 0 or (a > 0) != (b > 0):
-        return math.inf if not (math.isfinite(a) and math.isfinite(b)) else 1e6 + abs(a - b)
-    return abs(math.log(abs(a) / abs(b)))
+    """How far apart two values are as a ratio; values of opposite sign (or zero) are farther than any ratio."""
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return math.inf
+    if a == 0 or b == 0 or (a > 0) != (b > 0):
+        return 1e6 + abs(a - b)
+    return abs(math.log(a / b))
 
 
 def integer_answer(d: Derivation) -> tuple[int, bool] | None:
@@ -345,7 +349,7 @@ def final_check(item: Item):
         return None  # the oracle's own numeric check
     if item.form == "integer":
         def ok(fa, want, env):
-            m = seventag_number(want)
+            m = leading_number(want)
             return m is not None and check(fa, str(int(round(m))), kind="integer").equivalent
         return ok
 
@@ -355,8 +359,8 @@ def final_check(item: Item):
     return ok
 
 
-def seventag_number(text: str) -> float | None:
-    import re
+def leading_number(text: str) -> float | None:
+    """The number a `lhs = <number> <unit>` right-hand side starts with."""
     m = re.match(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?", text.strip())
     return float(m.group(0)) if m else None
 

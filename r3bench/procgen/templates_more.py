@@ -4,12 +4,11 @@ more equations for MC@1, a wrong law with its principle for CM@2 and one under t
 CM@3). They are kept out of TEMPLATES (tier 3), so the r3_procgen and r3_procgen_t3 datasets, drawn from
 TEMPLATES, do not change; r3bench.procgen.mixture draws from both.
 """
-from r3bench.procgen.core import Const as C
 from r3bench.procgen.core import Eq as E
 from r3bench.procgen.core import Given as G
 from r3bench.procgen.core import Template as T
 from r3bench.procgen.core import WrongLaw as W
-from r3bench.procgen.templates import Gc, c, g, k_e
+from r3bench.procgen.templates import Gc, g, k_e
 
 MORE = [
     # --- rotation (new topic) ------------------------------------------------------------------
