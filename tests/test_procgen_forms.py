@@ -20,7 +20,9 @@ ITEMS = {f: [forms.make_item(p, f, RNG) for p in PROBS] for f in forms.FORMS}
 
 
 def test_proportions_are_the_benchmarks_own(shared_data):
-    kinds, multi = forms.benchmark_kind_counts(shared_data)
+    from r3bench.eval.procgen_data import benchmark_kind_counts
+
+    kinds, multi = benchmark_kind_counts(shared_data)
     assert kinds == forms.BENCHMARK_KIND_COUNTS and multi == forms.MULTI_K_COUNTS
     p = forms.proportions_of(kinds)
     assert p == forms.DEFAULT_PROPORTIONS and math.isclose(sum(p.values()), 1.0)

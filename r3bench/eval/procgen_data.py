@@ -51,6 +51,21 @@ def dataset_tier(procgen_tier: int = 1, procgen_n: int = TASK_N, procgen_seed: i
 MIXTURE_SETS = ("learning", "transfer")
 
 
+def benchmark_kind_counts(data_dir=None) -> tuple[dict, dict]:
+    """(benchmark -> {answer kind: count}, multi-correct letter count -> n) of the five benchmarks, read
+    with r3bench.eval.data: what r3bench.procgen.forms.BENCHMARK_KIND_COUNTS / MULTI_K_COUNTS record."""
+    from collections import Counter
+
+    from r3bench.procgen.forms import BENCHMARKS
+
+    kinds, multi = {}, Counter()
+    for b in BENCHMARKS:
+        recs = _data.load(b, data_dir)
+        kinds[b] = dict(Counter(r.answer_kind for r in recs))
+        multi.update(len(set(r.answer)) for r in recs if r.answer_kind == "mcq_multi")
+    return kinds, dict(sorted(multi.items()))
+
+
 def mixture_records(procgen_set: str = "learning", seed: int = 0) -> list:
     """Record rows of one evaluation set of the mixture built with its default sizes (mixture.build(seed)):
     answer_kind is the item's form, options the listed options, answer the gold (letters for MCQ)."""

@@ -25,8 +25,8 @@ calculation, so each option can be checked against a line of it); only final_ans
 letter(s) (\\boxed{B}, \\boxed{AC}) or the integer, as the benchmarks' prompts ask.
 
 Proportions of the forms (DEFAULT_PROPORTIONS): the five benchmarks' own, pooled by problem, from
-the counts in BENCHMARK_KIND_COUNTS (computed by `benchmark_kind_counts` with r3bench.eval.data's
-loaders; the kinds procgen cannot emit, symbolic and text, are left out).
+the counts in BENCHMARK_KIND_COUNTS (computed by r3bench.eval.procgen_data.benchmark_kind_counts with
+r3bench.eval.data's loaders; the kinds procgen cannot emit, symbolic and text, are left out).
 """
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ LETTERS = "ABCD"
 BENCHMARKS = ("scieval", "mmlu_high", "mmlu_college", "jeebench", "physicsqa")
 
 # Answer kinds of the five benchmarks, counted with r3bench.eval.data.load(name, ../shared/data)
-# (`benchmark_kind_counts`; tests/test_procgen_forms.py recomputes them where the data is present).
+# (r3bench.eval.procgen_data.benchmark_kind_counts; tests/test_procgen_forms.py recounts them).
 BENCHMARK_KIND_COUNTS = {
     "scieval": {"mcq": 164},
     "mmlu_high": {"mcq": 170},
@@ -68,18 +68,6 @@ def proportions_of(counts: dict) -> dict:
 
 DEFAULT_PROPORTIONS = proportions_of(BENCHMARK_KIND_COUNTS)  # mcq 0.896, mcq_multi 0.046, integer 0.019, numeric 0.040
 UNIFORM = {f: 1 / len(FORMS) for f in FORMS}
-
-
-def benchmark_kind_counts(data_dir=None) -> tuple[dict, dict]:
-    """(benchmark -> {kind: count}, multi-correct letter count -> n) read with r3bench.eval.data."""
-    from r3bench.eval import data as _data  # eval sits above procgen; imported only here
-
-    kinds, multi = {}, Counter()
-    for b in BENCHMARKS:
-        recs = _data.load(b, data_dir)
-        kinds[b] = dict(Counter(r.answer_kind for r in recs))
-        multi.update(len(set(r.answer)) for r in recs if r.answer_kind == "mcq_multi")
-    return kinds, dict(sorted(multi.items()))
 
 
 def counts_for(n: int, proportions: dict) -> dict:
