@@ -10,6 +10,7 @@ from r3bench import procgen
 from r3bench.eval import lmeval
 from r3bench.eval import procgen_data
 from r3bench.procgen import forms, mixture, mixture_export, tiers
+from verifiers import check
 
 ROOT = Path(__file__).resolve().parents[1]
 SIZES = dict(n_sft=240, n_rl=120, n_learning=80, n_transfer=80)
@@ -83,6 +84,10 @@ def test_export_rows_manifest_and_byte_reproducibility(tmp_path):
             for n in ("sft", "rl", "learning", "transfer", "dpo")}
     for n in ("sft", "rl"):  # what trainers.common.train_rows reads: split "train", prompt/completion/answer
         assert {r["split"] for r in rows[n]} == {"train"}
+        # the RL outcome reward's default reads the kind from the gold (no kind column): letters, integers
+        # and values must all be read as their form, and the reference must earn the reward
+        assert all(check(r["completion"], r["answer"]).equivalent for r in rows[n])
+        assert all(check(r["completion"], r["answer"]).kind == r["answer_kind"] for r in rows[n])
     for r in rows["sft"]:
         assert r["messages"][1]["content"] == r["completion"] and r["answer_kind"] in forms.FORMS
         if r["answer_kind"] in ("mcq", "mcq_multi"):
