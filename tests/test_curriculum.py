@@ -30,7 +30,7 @@ def test_tier_templates_are_what_the_tiers_promise():
         assert tiers.family(a.name) == tiers.family(b.name) and a.eqs == b.eqs
         assert any(core.to_si(1.0, g.unit)[0] != 1.0 for g in b.givens), b.name
     assert all(t.tier == 3 for t in procgen.TEMPLATES)
-    names = [t.name for ts in tiers.TIER_TEMPLATES.values() for t in ts]
+    names = [t.name for ts in tiers.TIER_TEMPLATES.values() for t in ts] + [t.name for t in procgen.MORE]
     assert len(names) == len(set(names)) == len(procgen.BY_NAME)
 
 

@@ -7,6 +7,9 @@
 
 Splits: every instance (template + sampled values) appears once; train/validation/test are cut
 from the deduplicated, shuffled list (80/10/10), so no instance is in two splits.
+Answer forms and the benchmark-shaped mixture (issue 35): r3bench.procgen.forms (MCQ, multi-correct
+MCQ, integer, numeric) and r3bench.procgen.mixture (held-out templates, SFT / RL / learning / transfer
+sets, drawn from the tiers and templates_more.MORE).
 Tiers (`generate(n, seed, tier=1|2|3)`, r3bench.procgen.tiers): a curriculum from one-formula integer
 problems to the full bank, with a template-level split (test = templates never trained on).
 """
@@ -20,10 +23,12 @@ from r3bench.procgen.inject import CLASS_NAMES, CLASSES, InjectError, inject
 from r3bench.procgen.oracle import first_error as _oracle
 from r3bench.procgen.render import make_problem, render
 from r3bench.procgen.templates import TEMPLATES, TOPICS
+from r3bench.procgen.templates_more import MORE
 from r3bench.procgen.tiers import TIER_TEMPLATES, TIERS, heldout_templates
 
-# every template of every tier by name (tier-1/2 names start with t1_/t2_, so none collide)
-BY_NAME = {t.name: t for ts in TIER_TEMPLATES.values() for t in ts}
+# every template of every tier and of the mixture's extra bank (templates_more) by name (tier-1/2
+# names start with t1_/t2_, so none collide)
+BY_NAME = {t.name: t for ts in (*TIER_TEMPLATES.values(), MORE) for t in ts}
 
 SPLITS = (("train", 0.8), ("validation", 0.1), ("test", 0.1))
 __all__ = ["generate", "inject_problem", "first_error", "TEMPLATES", "TOPICS", "CLASSES", "CLASS_NAMES",

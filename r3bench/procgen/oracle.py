@@ -44,7 +44,9 @@ def _eval_numeric(rhs: str) -> float:
     return lambdify(rhs, ())()
 
 
-def first_error(t: Template, raw: dict, text: str) -> tuple[int, str]:
+def first_error(t: Template, raw: dict, text: str, final=None) -> tuple[int, str]:
+    """`final`: the step-7 check of an answer form other than numeric (r3bench.procgen.forms.final_check):
+    (final answer content, the last calculation's text, the solution's own values by symbol) -> bool."""
     ref = reference(t, raw)
     sol = seventag.parse(text)
     get = sol.get
@@ -109,7 +111,8 @@ def first_error(t: Template, raw: dict, text: str) -> tuple[int, str]:
     last_lhs = eqs[-1][0]
     fa = get("final_answer")
     want = f"{calcs[len(eqs) - 1][1]}"
-    if fa is None or not check(fa.content, want, kind="numeric").equivalent:
+    if fa is None or not (final(fa.content, want, env) if final is not None
+                          else check(fa.content, want, kind="numeric").equivalent):
         return 7, "final answer does not match the calculation"
     if last_lhs != t.target:
         return 1, "solved for a different quantity"
