@@ -40,6 +40,8 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
         self._counts = Counter()
         self.r2_running_mean = None  # the `mean` baseline's state
         self.generator = None  # trainers.generation backend, made on first use
+        self.r3_nothing_to_learn = 0  # steps whose samples gave no learning signal (run.json)
+        self.r3_progress = common.PhaseProgress()
 
     # -- pieces a test (or a user) may replace
     def generate(self, model, chats: list[list[dict]]) -> list[list[int]]:
@@ -77,10 +79,14 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
         cfg, tok = self.cfg, self.tok
         unwrapped = self.accelerator.unwrap_model(model)
         fb0 = self.r3_times["feedback"]
+        prog = self.r3_progress
+        prog.begin_step(self.state.global_step + 1)
+        prog.phase(f"generating y1 for {len(inputs)} problems (up to {cfg.max_new_tokens} tokens each)")
         t0 = time.perf_counter()
         chats1 = [common.user_chat(r["prompt"]) for r in inputs]
         y1 = self.generate(unwrapped, chats1)
         t1 = time.perf_counter()
+        prog.phase("verifying y1 and writing feedback")
         recs, keep = [], []
         for r, ids in zip(inputs, y1):
             text = tok.decode(ids, skip_special_tokens=True)
@@ -113,6 +119,7 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
             chats2 = [common.user_chat(r["prompt"]) + [{"role": "assistant", "content": text},
                                                        {"role": "user", "content": f"{p1}\n\n{cfg.revise_instruction}"}]
                       for _, r, _, text, p1, _ in keep]
+            prog.phase(f"generating y2 (revisions) for {len(keep)} problems")
             y2 = self.generate(unwrapped, chats2)
             t3 = time.perf_counter()
             for (chat1, r, ids1, _, _, rec), ids2, chat2 in zip(keep, y2, chats2):
@@ -141,6 +148,7 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
         self._acc["skipped"].extend(1.0 if rec.get("skipped") else 0.0 for rec in recs)
         ref0 = self.r3_times["ref_forward"]
         if used:
+            prog.phase(f"update: forward, KL and backward on {len(used)} samples")
             loss, parts = self._loss(model, unwrapped, used)
             for i, (*_, rec) in enumerate(used):
                 rec.update({k: float(v[i]) for k, v in parts.items()})
@@ -149,6 +157,7 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
             loss = sum((p * 0).sum() for p in model.parameters() if p.requires_grad)
         self.r3_times["forward"] += time.perf_counter() - t4 - (self.r3_times["ref_forward"] - ref0)
         self._write(recs)
+        prog.end_step()
         return loss
 
     def _loss(self, model, unwrapped, used):
@@ -248,5 +257,11 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
             logs["revised"] = len(a["r2"])
             for k, v in sorted(self._counts.items()):
                 logs[k] = v
+            why = common.nothing_to_learn(n, self._counts["y1_FORMAT"], a["r2"])
+            logs["nothing_to_learn"] = int(why is not None)
+            if why is not None:
+                self.r3_nothing_to_learn += 1
+                if self.is_world_process_zero():
+                    common.warn_nothing_to_learn(self.state.global_step, why)
             self._acc, self._counts = defaultdict(list), Counter()
         super().log(logs, *([start_time] if start_time is not None else []))  # + TimingMixin's time_*, share_*
