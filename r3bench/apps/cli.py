@@ -145,11 +145,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    problems = []
+    problems, notes = [], []
     ref = None if args.reference == "none" else args.reference
     # nothing found: nothing written (an existing leaderboard.md is not replaced by an empty table)
-    md, csv_path, n = leaderboard.write(args.paths, args.out, reference=ref, problems=problems, write_empty=False)
-    for x in problems:
+    md, csv_path, n = leaderboard.write(args.paths, args.out, reference=ref, problems=problems, write_empty=False,
+                                        notes=notes)
+    for x in problems + notes:
         print(f"r3bench leaderboard: {x}", file=sys.stderr)
     if n == 0:
         print(f"r3bench leaderboard: no lm-eval results, trainer evaluations or run records under {args.paths}",
