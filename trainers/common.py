@@ -567,11 +567,14 @@ def eval_cost_note(cfg) -> str:
 
 def no_eval_note(cfg, base_path: str, adapter: Path) -> str:
     """The end-of-run line of a run without evaluation: how to score its adapter and what it costs."""
-    limit = f" --limit {cfg.eval_limit}" if cfg.eval_limit else ""
+    # a limit that fits a CPU, and results + samples kept beside the run (lm_eval saves nothing without them)
+    limit = cfg.eval_limit or 5
+    out = Path(cfg.output_dir) / "lm_eval"
     return (f"[r3bench] no evaluation (eval_tasks is empty, the default). Score the adapter with: lm_eval --model hf "
-            f"--model_args {lm_eval_args(base_path, adapter)} --tasks r3_procgen --apply_chat_template{limit} "
-            f"--gen_kwargs max_gen_toks={cfg.eval_max_gen_toks}, or train with --eval_tasks r3_procgen. Cost: "
-            f"{eval_cost_note(cfg)}")
+            f"--model_args {lm_eval_args(base_path, adapter)} --tasks r3_procgen --apply_chat_template --device cpu "
+            f"--batch_size 8 --limit {limit} --gen_kwargs max_gen_toks={cfg.eval_max_gen_toks} --output_path {out} "
+            f"--log_samples, or train with --eval_tasks r3_procgen --eval_limit {limit}. Cost: "
+            f"{eval_cost_note(dataclasses.replace(cfg, eval_limit=limit))}")
 
 
 def evaluate_model(model, tokenizer, cfg, tag: str = "final") -> dict:

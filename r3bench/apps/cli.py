@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Iterable, Iterator, TextIO
 
 from r3bench.apps import demo, doctor, reproduce
 from r3bench.core import fetch, models
-from r3bench.eval import data
+from r3bench.eval import data, lmeval
 from r3bench.eval.data import summary_table
 from r3bench.eval.hook import tasks_dir
 from r3bench.procgen.export import export
@@ -129,13 +130,23 @@ def _jsonl_command(name: str, path: str, results) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     cfg = _config(args)
+    if args.jsonl and (args.pred is not None or args.ref is not None):
+        # `r3bench check '--jsonl=FILE' 5`: an answer that reads as an option; nothing is opened
+        print(f"r3bench check: --jsonl takes no PRED/REF; to check an answer that starts with '-', put -- before "
+              f"the answers: r3bench check -- {json.dumps(args.jsonl if args.pred is None else args.pred)} ...",
+              file=sys.stderr)
+        return 2
     if args.jsonl:
         return _jsonl_command("check", args.jsonl, lambda fh: check_lines(fh, cfg))
     if args.pred is None or args.ref is None:
         print("r3bench check: give PRED and REF, or --jsonl FILE", file=sys.stderr)
         return 2
 
-    print(json.dumps(check(args.pred, args.ref, kind=args.kind, cfg=cfg).to_dict(), ensure_ascii=False, indent=2))
+    v = check(args.pred, args.ref, kind=args.kind, cfg=cfg)
+    print(json.dumps(v.to_dict(), ensure_ascii=False, indent=2))
+    if not v.equivalent and check(args.ref, args.pred, kind=args.kind, cfg=cfg).equivalent:
+        print("r3bench check: the arguments look swapped: PRED (the model's output) comes first, REF (the gold "
+              "answer) second; the other way round they agree", file=sys.stderr)
     return 0
 
 
@@ -447,8 +458,38 @@ def cmd_eval(argv: list[str]) -> int:
     except models.ModelError as e:
         print(f"r3bench eval: {e}", file=sys.stderr)
         return 1
+    # before any model loads: r3bench task names and the data directory they read (one line each)
+    names = _task_names(args)
+    problem = lmeval.unknown_tasks_message(names)
+    if problem is None and any(lmeval.needs_data(t) for t in names):
+        found, how = demo.find_data_dir(data_dir)
+        if found is None or not Path(found).is_dir():
+            problem = (f"data directory {found} does not exist" if found else
+                       f"{', '.join(t for t in names if lmeval.needs_data(t))} read(s) the benchmark data: "
+                       f"pass --data-dir DIR or set R3BENCH_DATA_DIR ({how})")
+        elif data_dir is None and not os.environ.get("R3BENCH_DATA_DIR"):
+            data_dir = found
+            print(f"r3bench eval: data directory {how}", file=sys.stderr)
+    if problem:
+        print(f"r3bench eval: {problem}", file=sys.stderr)
+        return 2
     if data_dir:  # handed to the tasks' dataset functions as lm-eval task metadata (merged with the user's)
         args += ["--metadata", json.dumps({"data_dir": str(data_dir)})]
+    return _run_lm_eval(args)
+
+
+def _task_names(args: list[str]) -> list[str]:
+    """The names given to --tasks (comma-separated; either `--tasks X` or `--tasks=X`)."""
+    out = []
+    for i, a in enumerate(args):
+        v = args[i + 1] if a == "--tasks" and i + 1 < len(args) else a[len("--tasks="):] if a.startswith("--tasks=") \
+            else None
+        if v:
+            out += [t.strip() for t in v.split(",") if t.strip()]
+    return out
+
+
+def _run_lm_eval(args: list[str]) -> int:
     try:
         from lm_eval.__main__ import cli_evaluate
     except ImportError:
