@@ -332,3 +332,34 @@ def test_doctor_prints_one_table_of_what_a_run_needs(capsys):
     for row in ("torch", "model file", "data directory", "lm-eval tasks", "sandbox", "free disk", "memory"):
         assert row in out, row
     assert out.count("| ") >= 7
+
+
+def test_lm_eval_samples_show_the_checked_answer_beside_the_target():
+    """Through lm-eval itself (a stand-in LM that always answers (C)): each sample of r3_demo carries
+    answer and reason beside target, filtered_resps keeps the whole response, acc is unchanged."""
+    pytest.importorskip("lm_eval")
+    from lm_eval import simple_evaluate
+    from lm_eval.api.model import LM
+    from lm_eval.tasks import TaskManager
+
+    from r3bench.eval.hook import tasks_dir
+
+    class AlwaysC(LM):
+        def generate_until(self, requests, disable_tqdm=False):
+            return ["Reasoning... so the answer is (C)" for _ in requests]
+
+        def loglikelihood(self, requests, disable_tqdm=False):
+            raise NotImplementedError
+
+        def loglikelihood_rolling(self, requests, disable_tqdm=False):
+            raise NotImplementedError
+
+    r = simple_evaluate(model=AlwaysC(), tasks=["r3_demo"], log_samples=True, bootstrap_iters=0,
+                        task_manager=TaskManager(include_path=str(tasks_dir()), include_defaults=False))
+    samples = r["samples"]["r3_demo"]
+    mcq = [s for s in samples if s["doc"]["answer_kind"] == "mcq"]
+    assert mcq and all(s["answer"] == "C" and s["reason"] and "target" in s for s in mcq)
+    assert all(s["filtered_resps"] == ["Reasoning... so the answer is (C)"] for s in samples)
+    right = sum(s["doc"]["answer"] == "C" for s in mcq) / len(samples)
+    assert r["results"]["r3_demo"]["acc,none"] == pytest.approx(right)
+    assert r["results"]["r3_demo"]["answer,none"] >= 1.0

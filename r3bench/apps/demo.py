@@ -209,7 +209,7 @@ def eval_stage(out: Path, data_dir: str | None, limit: int, max_gen_toks: int) -
         r = res["results"].get(name, {})
         n = res["n-samples"].get(name, {}).get("effective", "?")
         others = ", ".join(f"{k.split(',')[0]}={v:.2f}" for k, v in r.items()
-                           if k.endswith(",none") and not k.startswith(("acc,", "alias")) and isinstance(v, float)
+                           if k.endswith(",none") and not k.startswith(("acc,", "alias", "answer,", "reason,")) and isinstance(v, float)
                            and v == v)
         lines.append(f"| {name} | {n} | {r.get('acc,none', float('nan')):.3f} | {others} |")
     lines.append("")

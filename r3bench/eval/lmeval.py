@@ -174,9 +174,18 @@ def _by_kind(doc, ok: float) -> dict:
     return {f"acc_{k}": (doc["answer_kind"] == k, ok) for k in BENCH_KINDS.get(doc["benchmark"], ())}
 
 
+def checked(v) -> dict:
+    """What the samples file shows beside lm-eval's `target`: the answer the checker read from the
+    response (its canonical form, e.g. "C" or "12 meter / second") and the checker's reason.
+
+    lm-eval's `filtered_resps` keeps the whole response: the step verifier and `r3bench errors` read
+    the solution there."""
+    return {"answer": (v.pred_canonical or "")[:200], "reason": v.reason}
+
+
 def results_cot(doc, results):
     v = _verdict(doc, results[0])
-    return {"acc": float(v.equivalent), **_by_kind(doc, float(v.equivalent))}
+    return {"acc": float(v.equivalent), **_by_kind(doc, float(v.equivalent)), **checked(v)}
 
 
 def results_structured(doc, results):
@@ -219,11 +228,13 @@ def results_sc(doc, results):
     if votes:
         top, _ = votes.most_common(1)[0]
         winner = next(r for r, k in zip(results, keys) if k == top)
-        maj = _verdict(doc, winner).equivalent
+        wv = _verdict(doc, winner)
+        maj = wv.equivalent
     else:
-        maj = False
+        wv, maj = _verdict(doc, results[0]), False
+    # answer and reason: the majority's (the first response's when no response gave an answer)
     return {"acc": float(oks[0]), "maj_at_k": float(maj), "pass_at_k": float(any(oks)),
-            **_by_kind(doc, float(maj))}
+            **_by_kind(doc, float(maj)), **checked(wv)}
 
 
 def agg_kind(items) -> float:
@@ -234,6 +245,11 @@ def agg_kind(items) -> float:
 
 def agg_total(items) -> float:
     return float(sum(items))
+
+
+def agg_distinct(items) -> float:
+    """The number of distinct values (answers or reasons; the values themselves stay in the samples)."""
+    return float(len(set(items)))
 
 
 # --- filters -------------------------------------------------------------------------------------
