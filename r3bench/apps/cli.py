@@ -17,7 +17,7 @@ Subcommands:
   r3bench record PATHS...             a run record beside every lm-eval results file / trainer run
   r3bench errors SAMPLES... --out D   first-error classes (MC/CM/CE) of logged structured samples: table + PNG
   r3bench reproduce PLAN [--dry-run]  train + evaluate a models x methods x tasks grid, then the leaderboard
-  r3bench doctor [--json]             the sandbox's isolation level on this machine and what was probed
+  r3bench doctor [--json]             what a run needs here, in one table; then the sandbox's isolation level
 """
 from __future__ import annotations
 
@@ -234,9 +234,15 @@ def cmd_data(args: argparse.Namespace) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
+    rows = doctor.needs(args.data_dir)
     d = doctor.report(refresh=True)
-    print(json.dumps(d, indent=2) if args.json else doctor.format_report(d))
-    return 0
+    if args.json:
+        print(json.dumps({"needs": rows, "sandbox": d}, indent=2))
+    else:
+        print(doctor.format_needs(rows))
+        print()
+        print(doctor.format_report(d))
+    return 1 if any(r["status"] == "missing" for r in rows) else 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -317,8 +323,10 @@ def build_parser() -> argparse.ArgumentParser:
     vr.add_argument("--n", type=int, default=2494)
     vr.add_argument("--seed", type=int, default=0)
     vr.set_defaults(func=cmd_verifier_report)
-    dr = sub.add_parser("doctor", help="the sandbox's isolation level here (namespaces+seccomp or the fallback)")
+    dr = sub.add_parser("doctor", help="what a run needs here (torch, model, data, lm-eval tasks, sandbox, disk, "
+                                       "memory) in one table, then the sandbox in detail")
     dr.add_argument("--json", action="store_true", help="the full report as JSON")
+    dr.add_argument("--data-dir", default=None, help="benchmark data directory (default: as r3bench demo finds it)")
     dr.set_defaults(func=cmd_doctor)
     sub.add_parser("eval", help="lm_eval with r3bench's tasks (all lm_eval flags pass through)", add_help=False)
     for q in (p, *sub.choices.values()):  # no abbreviations: `--data-d` or `--max_step` is an error, not a guess
