@@ -47,7 +47,7 @@ def accuracy_bars(cells, out) -> Path | None:
     # the axis fits the data (a 0.17 bar is not a sliver under an axis to 1.12); a not-run slot is a
     # low hatched stub labelled n/a, never a full-height bar that dwarfs what was measured
     top = min(1.12, max(0.1, max(c.acc + (c.stderr or 0.0) for c in cells) * 1.45 + 0.04))
-    stub, floor = 0.12 * top, 0.006 * top
+    stub, floor = 0.12 * top, 0.012 * top
     fig, ax = plt.subplots(figsize=(max(5, 1.6 * len(groups) * max(1, len(methods)) / 2), 3.8))
     for j, m in enumerate(methods):
         xs, ys, es, ns, missing = [], [], [], [], []
