@@ -142,10 +142,10 @@ def plan_text(skip_eval: bool, skip_train: bool, with_data: bool) -> str:
     run = [st for st in STAGES if not ((skip_eval and st[0] in ("lm-eval", "training", "leaderboard"))
                                       or (skip_train and st[0] == "training"))]
     total = sum(m for *_, m in run)
-    lines = [f"r3bench demo: {len(run)} stages, expected time about {_minutes(total)} on a quiet 2-core CPU "
+    lines = [f"r3bench demo: {len(run)} stages, expected time {_minutes(total)} on a quiet 2-core CPU "
              "(3-5x longer when other jobs share the cores; a GPU is not used):"]
     for i, (name, what, m) in enumerate(run, 1):
-        note = " + ~30 s converting the model on first use" if name == "lm-eval" else ""
+        note = " + 0.5-1 min converting the model on first use" if name == "lm-eval" else ""
         note += "" if name != "lm-eval" or with_data else " (no data directory: r3_demo only)"
         lines.append(f"  {i}. {name}: {what}: {_minutes(m)}{note}")
     return "\n".join(lines)
