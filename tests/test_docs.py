@@ -100,3 +100,38 @@ def test_statements_found_false_stay_gone(path, false):
 def test_paper_reference_is_not_header_only():
     rows = (REPO / "results" / "paper_reference.csv").read_text().splitlines()
     assert len(rows) > 50 and re.match(r"task,model,method", rows[0])
+
+
+def _commands() -> list[tuple[str, str]]:
+    """(where, command) of every complete `lm_eval --...` / `r3bench eval --...` command in a bash
+    block or an inline code span of README.md and docs/ (continuation lines joined)."""
+    out = []
+    for f in DOCS:
+        text = f.read_text(encoding="utf-8")
+        for m in re.finditer(r"```bash\n(.*?)```", text, re.S):
+            for cmd in m.group(1).replace("\\\n", " ").splitlines():
+                cmd = cmd.split(" #")[0].strip()
+                if re.match(r"(lm_eval|r3bench eval) --", cmd) and "--tasks" in cmd:
+                    out.append((f.name, cmd))
+        for m in re.finditer(r"`((?:lm_eval|r3bench eval) --[^`]*)`", text):
+            if "--tasks" in m.group(1):
+                out.append((f.name, m.group(1)))
+    return out
+
+
+def test_documented_scoring_commands_keep_what_they_run():
+    """Item 2: a scoring command that a user copies saves results and samples (lm_eval saves nothing
+    without --output_path, no samples without --log_samples)."""
+    from r3bench.apps import cli
+
+    cmds = _commands()
+    assert len(cmds) >= 6
+    bad = [f"{w}: {c}" for w, c in cmds if "--output_path" not in c or "--log_samples" not in c]
+    assert not bad, "\n".join(bad)
+    import io
+    import contextlib
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        cli.main(["eval", "--help"])
+    assert "--output_path" in buf.getvalue() and "--log_samples" in buf.getvalue()

@@ -458,7 +458,8 @@ def cmd_eval(argv: list[str]) -> int:
               "Runs lm_eval with r3bench's task folder included, short model names resolved\n"
               "(pretrained=r3bench/smollm2-135m-instruct) and --device cpu without a GPU.\n"
               "Example: r3bench eval --data-dir ../shared/data --tasks r3_physics --model hf \\\n"
-              "  --model_args pretrained=r3bench/smollm2-135m-instruct --limit 5 --output_path results/eval")
+              "  --model_args pretrained=r3bench/smollm2-135m-instruct --limit 5 --output_path results/lm_eval --log_samples\n"
+              "(--limit 5: 25 problems of up to 512 tokens, about two hours on a shared 2-core CPU; minutes on a GPU)")
         return 0
 
     try:
