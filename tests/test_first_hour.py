@@ -363,3 +363,13 @@ def test_lm_eval_samples_show_the_checked_answer_beside_the_target():
     right = sum(s["doc"]["answer"] == "C" for s in mcq) / len(samples)
     assert r["results"]["r3_demo"]["acc,none"] == pytest.approx(right)
     assert r["results"]["r3_demo"]["answer,none"] >= 1.0
+
+
+def test_a_plan_with_a_misspelt_task_fails_when_loaded(tmp_path):
+    """Before any training or model load: the plan names r3_jeebnch."""
+    from r3bench.apps import reproduce
+
+    plan = tmp_path / "p.yaml"
+    plan.write_text("models: [r3bench/smollm2-135m-instruct]\nmethods: [cot]\ntasks: [r3_jeebnch]\n")
+    with pytest.raises(reproduce.PlanError, match="r3_jeebnch.*r3_jeebench"):
+        reproduce.load_plan(str(plan))
