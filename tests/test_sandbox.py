@@ -329,7 +329,8 @@ def test_doctor_reports_the_level(capsys, monkeypatch):
 
     assert cli.main(["doctor"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith(f"sandbox isolation level: {isolation_level()}") and "unshare:" in out
+    # after the table of what a run needs (issue 37): the sandbox in detail
+    assert f"\nsandbox isolation level: {isolation_level()}" in out and "unshare:" in out
     monkeypatch.setenv(ENV_VAR, "fallback")
     d = doctor.report()
     assert d["isolation_level"] == FALLBACK and "WARNING" in doctor.format_report(d)

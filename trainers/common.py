@@ -617,12 +617,15 @@ def eval_cost_note(cfg) -> str:
 
 def no_eval_note(cfg, base_path: str, adapter: Path) -> str:
     """The end-of-run line of a run without evaluation: how to score its adapter and what it costs."""
-    limit = f" --limit {cfg.eval_limit}" if cfg.eval_limit else ""
+    # a limit that fits a CPU, and results + samples kept beside the run (lm_eval saves nothing without them)
+    limit = cfg.eval_limit or 5
+    out = Path(cfg.output_dir) / "lm_eval"
     margs = lm_eval_args(base_path, adapter, getattr(cfg, "lora", True))
     return (f"[r3bench] no evaluation (eval_tasks is empty, the default). Score the adapter with: lm_eval --model hf "
-            f"--model_args {margs} --tasks r3_procgen --apply_chat_template{limit} "
-            f"--gen_kwargs max_gen_toks={cfg.eval_max_gen_toks}, or train with --eval_tasks r3_procgen. Cost: "
-            f"{eval_cost_note(cfg)}")
+            f"--model_args {margs} --tasks r3_procgen --apply_chat_template --device cpu "
+            f"--batch_size 8 --limit {limit} --gen_kwargs max_gen_toks={cfg.eval_max_gen_toks} --output_path {out} "
+            f"--log_samples, or train with --eval_tasks r3_procgen --eval_limit {limit}. Cost: "
+            f"{eval_cost_note(dataclasses.replace(cfg, eval_limit=limit))}")
 
 
 def evaluate_model(model, tokenizer, cfg, tag: str = "final") -> dict:
@@ -767,6 +770,54 @@ class TimingMixin:
             logs.update(self.timing_logs())
             self.r3_times.clear()
         super().log(logs, *([start_time] if start_time is not None else []))
+
+
+NOTHING_TO_LEARN_HINT = ("the adapter cannot change this way: train the SFT start longer (a larger max_steps "
+                         "in trainers/configs/sft.yaml) until its samples pass the seven-tag format and "
+                         "differ in reward")
+
+
+def nothing_to_learn(n: int, format_failures: int, rewards: list) -> str | None:
+    """Why a training step of n samples gives the policy nothing to learn, or None.
+
+    Every sample failed the seven-tag format (its reward is the minimum), no sample reached the loss,
+    or every sample that did earned the same reward (no advantage: the loss is ~0)."""
+    if not n:
+        return None
+    if format_failures >= n:
+        return f"all {n} samples failed the seven-tag format (reward 0)"
+    if not rewards:
+        return f"no sample of {n} reached the loss"
+    if max(rewards) == min(rewards):
+        return f"every sample earned the same reward ({rewards[0]:.3f})"
+    return None
+
+
+def warn_nothing_to_learn(step: int, why: str) -> None:
+    print(f"[r3bench] warning: step {step} had nothing to learn: {why}; {NOTHING_TO_LEARN_HINT}",
+          file=sys.stderr, flush=True)
+
+
+class PhaseProgress:
+    """One stderr line per phase of a training step (generation, verification, update), for the first
+    step and for every step after one that took longer than `long_s` seconds: a step of many minutes
+    (18 on a loaded CPU) is not a silent 0/1 progress bar."""
+
+    def __init__(self, long_s: float = 60.0, out=None, clock=time.perf_counter):
+        self.long_s, self.out, self.clock = long_s, out, clock
+        self.step, self.t0, self.last, self.on = 0, 0.0, None, False
+
+    def begin_step(self, step: int) -> None:
+        self.step, self.t0 = step, self.clock()
+        self.on = self.last is None or self.last > self.long_s
+
+    def phase(self, what: str) -> None:
+        if self.on:
+            print(f"[r3bench] step {self.step}: {what} ({self.clock() - self.t0:.0f} s into the step)",
+                  file=self.out or sys.stderr, flush=True)
+
+    def end_step(self) -> None:
+        self.last = self.clock() - self.t0
 
 
 def resume_record(ckpt: str | None) -> dict | None:
@@ -1061,6 +1112,12 @@ def run_training(cfg, build: Callable, **build_kw):
                   "global_step": trainer.state.global_step}
         if ckpt is not None:
             result["resumed_from"] = Path(ckpt).name
+        if hasattr(trainer, "r3_nothing_to_learn"):  # stepfix, GRPO: steps that could not move the policy
+            result["nothing_to_learn_steps"] = trainer.r3_nothing_to_learn
+            if trainer.r3_nothing_to_learn and trainer.is_world_process_zero():
+                print(f"[r3bench] warning: {trainer.r3_nothing_to_learn} of {trainer.state.global_step} steps had "
+                      f"nothing to learn (metrics.jsonl: nothing_to_learn); {NOTHING_TO_LEARN_HINT}",
+                      file=sys.stderr, flush=True)
         if not cfg.eval_tasks.strip() and type(cfg).scored_by_lm_eval and trainer.is_world_process_zero():
             print(no_eval_note(cfg, base, final), file=sys.stderr, flush=True)
         status, extra = "finished", result

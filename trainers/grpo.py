@@ -210,11 +210,18 @@ class GRPOPhases(common.TimingMixin):
 
     def __init__(self, *a, r3_counts: Counter | None = None, **kw):
         self.r3_counts = r3_counts if r3_counts is not None else Counter()
+        self.r3_nothing_to_learn = 0  # steps where every group earned one reward (run.json)
+        self.r3_progress = common.PhaseProgress()
         super().__init__(*a, **kw)
 
     def _generate(self, prompts):
+        self.r3_progress.begin_step(self.state.global_step + 1)
+        self.r3_progress.phase(f"generating {len(prompts)} completions")
         with self.timed("generate"):
-            return super()._generate(prompts)
+            out = super()._generate(prompts)
+        self.r3_progress.phase("rewards (verification), then the update")
+        self.r3_progress.end_step()
+        return out
 
     def _calculate_rewards(self, inputs, prompts, completions, completion_ids_list):
         # a completion without a verdict is removed from its group, not paid the group mean: all its rewards NaN
@@ -239,6 +246,17 @@ class GRPOPhases(common.TimingMixin):
         if "loss" in logs:
             logs.update(self.r3_counts)
             self.r3_counts.clear()
+            # TRL's per-step share of groups whose rewards all agree (merged into the logs by its own
+            # log, below): 1.0 = every advantage 0, the loss ~0
+            m = getattr(self, "_metrics", {}).get("train", {})
+            same, rew = m.get("frac_reward_zero_std") or [], m.get("reward") or []
+            logs["nothing_to_learn"] = int(bool(same) and min(same) >= 1.0)
+            if logs["nothing_to_learn"]:
+                self.r3_nothing_to_learn += 1
+                if self.is_world_process_zero():
+                    mean = f" (mean {sum(rew) / len(rew):.3f})" if rew else ""
+                    common.warn_nothing_to_learn(self.state.global_step,
+                                                 f"every sample of each group earned the same reward{mean}")
         super().log(logs, start_time)
 
 

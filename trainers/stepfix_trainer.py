@@ -60,6 +60,8 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
         self.generator = None  # trainers.generation backend, made on first use
         self._gen_calls = 0  # generation calls in this optimizer step (y1, y2, ...): part of their seed
         self._dummy = False  # True while a zero-weighted forward runs (no state may change)
+        self.r3_nothing_to_learn = 0  # steps whose samples gave no learning signal (run.json)
+        self.r3_progress = common.PhaseProgress()
 
     # -- pieces a test (or a user) may replace
     def generate(self, model, chats: list[list[dict]]) -> list[list[int]]:
@@ -118,11 +120,15 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
         cfg, tok = self.cfg, self.tok
         unwrapped = self.accelerator.unwrap_model(model)
         fb0 = self.r3_times["feedback"]
+        prog = self.r3_progress
+        prog.begin_step(self.state.global_step + 1)
+        prog.phase(f"generating y1 for {len(inputs)} problems (up to {cfg.max_new_tokens} tokens each)")
         t0 = time.perf_counter()
         chats1 = [common.user_chat(r["prompt"]) for r in inputs]
         with self.for_generation(model) as gen_model:
             y1 = self.generate(gen_model, chats1)
         t1 = time.perf_counter()
+        prog.phase("verifying y1 and writing feedback")
         recs, keep = [], []
         for r, ids in zip(inputs, y1):
             text = tok.decode(ids, skip_special_tokens=True)
@@ -155,6 +161,7 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
             chats2 = [common.user_chat(r["prompt"]) + [{"role": "assistant", "content": text},
                                                        {"role": "user", "content": f"{p1}\n\n{cfg.revise_instruction}"}]
                       for _, r, _, text, p1, _ in keep]
+            prog.phase(f"generating y2 (revisions) for {len(keep)} problems")
             # under FSDP / ZeRO-3 sampling is a collective: a rank with nothing to revise samples one
             # throw-away y2 so that the ranks with revisions are not left waiting
             with self.for_generation(model) as gen_model:
@@ -187,6 +194,7 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
         ref0 = self.r3_times["ref_forward"]
         scale = self._global_scale(used)
         if used:
+            prog.phase(f"update: forward, KL and backward on {len(used)} samples")
             loss, parts = self._loss(model, unwrapped, used)
             loss = loss * scale
             for i, (*_, rec) in enumerate(used):
@@ -196,6 +204,7 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
             loss = self._zero_loss(model, unwrapped, chats1, y1)
         self.r3_times["forward"] += time.perf_counter() - t4 - (self.r3_times["ref_forward"] - ref0)
         self._write(recs)
+        prog.end_step()
         return loss
 
     def _global_scale(self, used) -> float:
@@ -342,5 +351,11 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
             logs["revised"] = len(a["r2"])
             for k, v in sorted(counts.items()):
                 logs[k] = v
+            why = common.nothing_to_learn(n, counts["y1_FORMAT"], a["r2"])  # over every rank
+            logs["nothing_to_learn"] = int(why is not None)
+            if why is not None:
+                self.r3_nothing_to_learn += 1
+                if self.is_world_process_zero():
+                    common.warn_nothing_to_learn(self.state.global_step, why)
             self._acc, self._counts = defaultdict(list), Counter()
         super().log(logs, *([start_time] if start_time is not None else []))  # + TimingMixin's time_*, share_*

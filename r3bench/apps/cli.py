@@ -17,19 +17,20 @@ Subcommands:
   r3bench record PATHS...             a run record beside every lm-eval results file / trainer run
   r3bench errors SAMPLES... --out D   first-error classes (MC/CM/CE) of logged structured samples: table + PNG
   r3bench reproduce PLAN [--dry-run]  train + evaluate a models x methods x tasks grid, then the leaderboard
-  r3bench doctor [--json]             the sandbox's isolation level on this machine and what was probed
+  r3bench doctor [--json]             what a run needs here, in one table; then the sandbox's isolation level
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Iterable, Iterator, TextIO
 
 from r3bench.apps import demo, doctor, reproduce
 from r3bench.core import fetch, models
-from r3bench.eval import data
+from r3bench.eval import data, lmeval
 from r3bench.eval.data import summary_table
 from r3bench.eval.hook import tasks_dir
 from r3bench.procgen.export import export
@@ -129,13 +130,23 @@ def _jsonl_command(name: str, path: str, results) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     cfg = _config(args)
+    if args.jsonl and (args.pred is not None or args.ref is not None):
+        # `r3bench check '--jsonl=FILE' 5`: an answer that reads as an option; nothing is opened
+        print(f"r3bench check: --jsonl takes no PRED/REF; to check an answer that starts with '-', put -- before "
+              f"the answers: r3bench check -- {json.dumps(args.jsonl if args.pred is None else args.pred)} ...",
+              file=sys.stderr)
+        return 2
     if args.jsonl:
         return _jsonl_command("check", args.jsonl, lambda fh: check_lines(fh, cfg))
     if args.pred is None or args.ref is None:
         print("r3bench check: give PRED and REF, or --jsonl FILE", file=sys.stderr)
         return 2
 
-    print(json.dumps(check(args.pred, args.ref, kind=args.kind, cfg=cfg).to_dict(), ensure_ascii=False, indent=2))
+    v = check(args.pred, args.ref, kind=args.kind, cfg=cfg)
+    print(json.dumps(v.to_dict(), ensure_ascii=False, indent=2))
+    if not v.equivalent and check(args.ref, args.pred, kind=args.kind, cfg=cfg).equivalent:
+        print("r3bench check: the arguments look swapped: PRED (the model's output) comes first, REF (the gold "
+              "answer) second; the other way round they agree", file=sys.stderr)
     return 0
 
 
@@ -145,11 +156,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    problems = []
+    problems, notes = [], []
     ref = None if args.reference == "none" else args.reference
     # nothing found: nothing written (an existing leaderboard.md is not replaced by an empty table)
-    md, csv_path, n = leaderboard.write(args.paths, args.out, reference=ref, problems=problems, write_empty=False)
-    for x in problems:
+    md, csv_path, n = leaderboard.write(args.paths, args.out, reference=ref, problems=problems, write_empty=False,
+                                        notes=notes)
+    for x in problems + notes:
         print(f"r3bench leaderboard: {x}", file=sys.stderr)
     if n == 0:
         print(f"r3bench leaderboard: no lm-eval results, trainer evaluations or run records under {args.paths}",
@@ -222,9 +234,15 @@ def cmd_data(args: argparse.Namespace) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
+    rows = doctor.needs(args.data_dir)
     d = doctor.report(refresh=True)
-    print(json.dumps(d, indent=2) if args.json else doctor.format_report(d))
-    return 0
+    if args.json:
+        print(json.dumps({"needs": rows, "sandbox": d}, indent=2))
+    else:
+        print(doctor.format_needs(rows))
+        print()
+        print(doctor.format_report(d))
+    return 1 if any(r["status"] == "missing" for r in rows) else 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -305,8 +323,10 @@ def build_parser() -> argparse.ArgumentParser:
     vr.add_argument("--n", type=int, default=2494)
     vr.add_argument("--seed", type=int, default=0)
     vr.set_defaults(func=cmd_verifier_report)
-    dr = sub.add_parser("doctor", help="the sandbox's isolation level here (namespaces+seccomp or the fallback)")
+    dr = sub.add_parser("doctor", help="what a run needs here (torch, model, data, lm-eval tasks, sandbox, disk, "
+                                       "memory) in one table, then the sandbox in detail")
     dr.add_argument("--json", action="store_true", help="the full report as JSON")
+    dr.add_argument("--data-dir", default=None, help="benchmark data directory (default: as r3bench demo finds it)")
     dr.set_defaults(func=cmd_doctor)
     sub.add_parser("eval", help="lm_eval with r3bench's tasks (all lm_eval flags pass through)", add_help=False)
     for q in (p, *sub.choices.values()):  # no abbreviations: `--data-d` or `--max_step` is an error, not a guess
@@ -438,7 +458,8 @@ def cmd_eval(argv: list[str]) -> int:
               "Runs lm_eval with r3bench's task folder included, short model names resolved\n"
               "(pretrained=r3bench/smollm2-135m-instruct) and --device cpu without a GPU.\n"
               "Example: r3bench eval --data-dir ../shared/data --tasks r3_physics --model hf \\\n"
-              "  --model_args pretrained=r3bench/smollm2-135m-instruct --limit 5 --output_path results/eval")
+              "  --model_args pretrained=r3bench/smollm2-135m-instruct --limit 5 --output_path results/lm_eval --log_samples\n"
+              "(--limit 5: 25 problems of up to 512 tokens, about two hours on a shared 2-core CPU; minutes on a GPU)")
         return 0
 
     try:
@@ -446,8 +467,38 @@ def cmd_eval(argv: list[str]) -> int:
     except models.ModelError as e:
         print(f"r3bench eval: {e}", file=sys.stderr)
         return 1
+    # before any model loads: r3bench task names and the data directory they read (one line each)
+    names = _task_names(args)
+    problem = lmeval.unknown_tasks_message(names)
+    if problem is None and any(lmeval.needs_data(t) for t in names):
+        found, how = demo.find_data_dir(data_dir)
+        if found is None or not Path(found).is_dir():
+            problem = (f"data directory {found} does not exist" if found else
+                       f"{', '.join(t for t in names if lmeval.needs_data(t))} read(s) the benchmark data: "
+                       f"pass --data-dir DIR or set R3BENCH_DATA_DIR ({how})")
+        elif data_dir is None and not os.environ.get("R3BENCH_DATA_DIR"):
+            data_dir = found
+            print(f"r3bench eval: data directory {how}", file=sys.stderr)
+    if problem:
+        print(f"r3bench eval: {problem}", file=sys.stderr)
+        return 2
     if data_dir:  # handed to the tasks' dataset functions as lm-eval task metadata (merged with the user's)
         args += ["--metadata", json.dumps({"data_dir": str(data_dir)})]
+    return _run_lm_eval(args)
+
+
+def _task_names(args: list[str]) -> list[str]:
+    """The names given to --tasks (comma-separated; either `--tasks X` or `--tasks=X`)."""
+    out = []
+    for i, a in enumerate(args):
+        v = args[i + 1] if a == "--tasks" and i + 1 < len(args) else a[len("--tasks="):] if a.startswith("--tasks=") \
+            else None
+        if v:
+            out += [t.strip() for t in v.split(",") if t.strip()]
+    return out
+
+
+def _run_lm_eval(args: list[str]) -> int:
     try:
         from lm_eval.__main__ import cli_evaluate
     except ImportError:

@@ -24,10 +24,13 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import logging
+import os
 import shutil
 import subprocess
 import sys
 import time
+import warnings
 from importlib import resources
 from pathlib import Path
 
@@ -97,6 +100,70 @@ def procgen_stage(out: Path, n: int = 140) -> tuple[bool, str]:
     return ok, "\n".join(lines)
 
 
+REPO = Path(__file__).resolve().parents[2]
+SHARED_DATA = Path("..") / "shared" / "data"
+
+
+def find_data_dir(given: str | None) -> tuple[str | None, str]:
+    """(data directory or None, how it was found): --data-dir, else $R3BENCH_DATA_DIR, else
+    ../shared/data beside the repository (where the tests look), from the current folder or the
+    package's checkout. None says, in words that are not an error, what is left out and how to get it."""
+    if given:
+        return str(given), f"{given} (--data-dir)"
+    env = os.environ.get("R3BENCH_DATA_DIR")
+    if env:
+        return env, f"{env} (R3BENCH_DATA_DIR)"
+    for cand in (SHARED_DATA, REPO.parent / "shared" / "data"):
+        if cand.is_dir():
+            return str(cand), f"{cand} (found at ../shared/data beside the repository, as the tests use it)"
+    return None, ("no benchmark data directory (R3BENCH_DATA_DIR is unset and ../shared/data is absent): the five "
+                  "benchmarks are left out; `r3bench data fetch --data-dir DIR` downloads them, then "
+                  "`r3bench demo --data-dir DIR`")
+
+
+# expected minutes per stage on a quiet 2-core CPU (README command 1; 3-5x when other jobs share the
+# cores); the lm-eval stage converts the model once first (~30 s)
+STAGES = [("checker", "the unit-aware answer checker on labelled pairs", 0.2),
+          ("procedural", "procedural problems, injected errors, the oracle", 0.2),
+          ("lm-eval", "SmolLM2 on r3_demo and 2 problems of each benchmark", 2.0),
+          ("training", "a 2-step LoRA SFT, then 1 stepfix step, scored on r3_demo_structured", 4.0),
+          ("leaderboard", "run records, leaderboard and plots", 0.2)]
+# rough seconds per (problem x generated token) of lm-eval greedy generation, SmolLM2 on a shared
+# 2-core CPU: 20 problems x 512 tokens took about 1 h 33 min (minutes on a GPU)
+CPU_EVAL_S_PER_TOKEN = (60 + 33) * 60 / (20 * 512)
+
+
+def _minutes(m: float) -> str:
+    return "under a minute" if m < 1 else f"~{m:.0f} min"
+
+
+def plan_text(skip_eval: bool, skip_train: bool, with_data: bool) -> str:
+    """What the demo will run and the expected time of each stage, printed before it starts."""
+    run = [st for st in STAGES if not ((skip_eval and st[0] in ("lm-eval", "training", "leaderboard"))
+                                      or (skip_train and st[0] == "training"))]
+    total = sum(m for *_, m in run)
+    lines = [f"r3bench demo: {len(run)} stages, expected time {_minutes(total)} on a quiet 2-core CPU "
+             "(3-5x longer when other jobs share the cores; a GPU is not used):"]
+    for i, (name, what, m) in enumerate(run, 1):
+        note = " + 0.5-1 min converting the model on first use" if name == "lm-eval" else ""
+        note += "" if name != "lm-eval" or with_data else " (no data directory: r3_demo only)"
+        lines.append(f"  {i}. {name}: {what}: {_minutes(m)}{note}")
+    return "\n".join(lines)
+
+
+def score_cost(limit: int, max_gen_toks: int, tasks: int = 1) -> str:
+    return (f"~{max(1, round(CPU_EVAL_S_PER_TOKEN * limit * tasks * max_gen_toks / 60))} min on a shared 2-core CPU "
+            "(rough; minutes on a GPU)")
+
+
+def score_command(model_args: str, run_dir: Path, max_gen_toks: int, limit: int = 5, task: str = "r3_procgen") -> str:
+    """The lm_eval command that scores a run's adapter and keeps what it ran (results and samples
+    under the run folder), on `limit` problems so that it fits a CPU."""
+    return (f"lm_eval --model hf --model_args {model_args} --tasks {task} --apply_chat_template --device cpu "
+            f"--batch_size 8 --limit {limit} --gen_kwargs max_gen_toks={max_gen_toks} "
+            f"--output_path {Path(run_dir) / 'lm_eval'} --log_samples")
+
+
 EVAL_TASKS = ["r3_demo", "r3_demo_structured"]
 BENCH_TASKS = ["r3_scieval", "r3_mmlu_high", "r3_mmlu_college", "r3_jeebench", "r3_physicsqa"]
 
@@ -142,7 +209,7 @@ def eval_stage(out: Path, data_dir: str | None, limit: int, max_gen_toks: int) -
         r = res["results"].get(name, {})
         n = res["n-samples"].get(name, {}).get("effective", "?")
         others = ", ".join(f"{k.split(',')[0]}={v:.2f}" for k, v in r.items()
-                           if k.endswith(",none") and not k.startswith(("acc,", "alias")) and isinstance(v, float)
+                           if k.endswith(",none") and not k.startswith(("acc,", "alias", "answer,", "reason,")) and isinstance(v, float)
                            and v == v)
         lines.append(f"| {name} | {n} | {r.get('acc,none', float('nan')):.3f} | {others} |")
     lines.append("")
@@ -174,7 +241,15 @@ def run_trainer(name: str, config: dict, out: Path) -> dict:
     shown = f"python -m trainers.{name} --config {cfg_file}"
     print(f"running {shown} (log: {log})", flush=True)
     with open(log, "w", encoding="utf-8") as fh:
-        rc = subprocess.run(cmd, stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL).returncode
+        # everything to the log; the trainer's own [r3bench] lines (phases of a long step, warnings, the
+        # end-of-run note) to the console as well, so an 11-minute stage is not two silent lines
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                text=True, encoding="utf-8", errors="replace")
+        for line in proc.stdout:
+            fh.write(line)
+            if line.startswith("[r3bench]"):
+                print(f"  {name}: {line.rstrip()[len('[r3bench] '):]}", flush=True)
+        rc = proc.wait()
     if rc != 0:
         lines = [x for x in log.read_text(encoding="utf-8", errors="replace").splitlines() if x.strip()]
         last = f": {lines[-1].strip()[:300]}" if lines else ""
@@ -220,9 +295,15 @@ def train_stage(out: Path, model: str = "r3bench/smollm2-135m-instruct", sft_ste
                      f"format compliance {num.get('format_compliance')}, n {num.get('n')} |")
     if ev.get("error"):
         lines.append(f"| lm-eval | - | - | failed: {ev['error']} |")
-    lines += ["", f"{time.perf_counter() - t0:.0f} s on this machine. Score the adapter with: "
-              f"`lm_eval --model hf --model_args {r2['lm_eval_model_args']} --tasks r3_procgen --apply_chat_template`",
-              "", "A few steps of a 135M model: a smoke test of the pipeline, not a result "
+    lines += ["", f"{time.perf_counter() - t0:.0f} s on this machine. Score the adapter on 5 procedural problems "
+              f"({score_cost(5, eval_max_gen_toks)}; results and samples under {runs / 'stepfix' / 'lm_eval'}): "
+              f"`{score_command(r2['lm_eval_model_args'], runs / 'stepfix', eval_max_gen_toks)}`"]
+    if r2.get("nothing_to_learn_steps"):
+        lines += ["", f"Warning: {r2['nothing_to_learn_steps']} of {r2['global_step']} stepfix steps had nothing to "
+                  "learn (every sample failed the seven-tag format or earned the same reward): the 2-step SFT is "
+                  "too short to teach the format; a longer SFT (trainers/configs/sft.yaml) gives stepfix something "
+                  "to learn."]
+    lines += ["", "A few steps of a 135M model: a smoke test of the pipeline, not a result "
               "(see benchmarks/results/train_compare for the measured comparison)."]
     return "\n".join(lines), not ev.get("error")
 
@@ -247,10 +328,49 @@ def results_stage(out: Path, data_dir: str | None = None) -> str:
     return "\n".join(lines)
 
 
+class _Stages:
+    """`## [k/N] name (expected ...)` before each stage and `(name: done in X s)` after it."""
+
+    def __init__(self, skip_eval: bool, skip_train: bool):
+        self.run = [st for st in STAGES if not ((skip_eval and st[0] in ("lm-eval", "training", "leaderboard"))
+                                               or (skip_train and st[0] == "training"))]
+        self.t0 = None
+
+    def begin(self, name: str, title: str) -> None:
+        k, (_, _, m) = next((i, st) for i, st in enumerate(self.run, 1) if st[0] == name)
+        print(f"\n## [{k}/{len(self.run)}] {title} (expected {_minutes(m)})", flush=True)
+        self.t0 = time.perf_counter()
+
+    def end(self, name: str) -> None:
+        print(f"({name}: done in {time.perf_counter() - self.t0:.0f} s)", flush=True)
+
+
+def quiet_libraries() -> None:
+    """Silence what does not concern a demo user: lm-eval's and transformers' info and warning lines
+    (deprecations, generation-config notes), Python warnings of the libraries."""
+    for name in ("lm_eval", "lm-eval", "transformers", "datasets", "accelerate", "peft", "httpx"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+    warnings.filterwarnings("ignore", category=FutureWarning)
+    warnings.filterwarnings("ignore", category=DeprecationWarning)
+    warnings.filterwarnings("ignore", category=UserWarning, module=r"(transformers|torch|lm_eval|peft|datasets)")
+    try:
+        from transformers.utils import logging as tlog
+
+        tlog.set_verbosity_error()
+    except ImportError:
+        pass
+
+
 def run(out_dir: str = "results/demo", data_dir: str | None = None, eval_limit: int = 2,
         max_gen_toks: int = 160, skip_eval: bool = False, skip_train: bool = False) -> int:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    data_dir, how = find_data_dir(data_dir)
+    print(plan_text(skip_eval, skip_train, data_dir is not None))
+    print(f"data: {how}", flush=True)
+    quiet_libraries()
+    stages = _Stages(skip_eval, skip_train)
+    stages.begin("checker", "Unit-aware answer checker")
     rows = check_table(load_pairs())
     agree = sum(r["agrees"] for r in rows)
     with open(out / "check.jsonl", "w", encoding="utf-8") as fh:
@@ -270,35 +390,41 @@ def run(out_dir: str = "results/demo", data_dir: str | None = None, eval_limit: 
         print(f"seven-tag example: n={st['n_steps']} steps, compliance={st['format_compliance']:.2f}, "
               f"final answer {st['final_answer']!r}")
 
-    dt, errors = summary_table(data_dir)
-    if dt is not None:
-        print()
-        print(dt)
-        with open(out / "check.md", "a", encoding="utf-8") as fh:
-            fh.write("\n## Benchmarks in the data directory\n\n" + dt + "\n")
-    for e in errors:
-        print(f"data: {e}")
+    if data_dir is not None:
+        dt, errors = summary_table(data_dir)
+        if dt is not None:
+            print()
+            print(dt)
+            with open(out / "check.md", "a", encoding="utf-8") as fh:
+                fh.write("\n## Benchmarks in the data directory\n\n" + dt + "\n")
+        for e in errors:
+            print(f"data: {e}")
     print(f"wrote {out / 'check.md'} and {out / 'check.jsonl'}")
-    print("\n## Procedural problems with exact step labels")
+    stages.end("checker")
+    stages.begin("procedural", "Procedural problems with exact step labels")
     ok_pg, pg_md = procgen_stage(out)
     print(pg_md)
     with open(out / "check.md", "a", encoding="utf-8") as fh:
         fh.write("\n## Procedural problems\n\n" + pg_md + "\n")
+    stages.end("procedural")
     ok_eval = True
     if not skip_eval:
-        print("\n## lm-eval on SmolLM2-135M-Instruct (r3bench tasks)")
+        stages.begin("lm-eval", "lm-eval on SmolLM2-135M-Instruct (r3bench tasks)")
         table_eval, ok_eval = eval_stage(out, data_dir, eval_limit, max_gen_toks)
         (out / "eval.md").write_text("# r3bench demo: lm-eval\n\n" + table_eval + "\n", encoding="utf-8")
         print(table_eval)
         print(f"wrote {out / 'eval.md'} and lm-eval's results/samples under {out / 'lm_eval'}")
+        stages.end("lm-eval")
     ok_train = True
     if not skip_train and not skip_eval:
-        print("\n## Training: short SFT, then stepfix from the SFT adapter (SmolLM2, procedural bank)")
+        stages.begin("training", "Training: short SFT, then stepfix from the SFT adapter (SmolLM2, procedural bank)")
         table_train, ok_train = train_stage(out, eval_max_gen_toks=max_gen_toks)
         (out / "train.md").write_text("# r3bench demo: training\n\n" + table_train + "\n", encoding="utf-8")
         print(table_train)
         print(f"wrote {out / 'train.md'}; runs under {out / 'runs'}")
+        stages.end("training")
     if not skip_eval:
-        print("\n## Leaderboard of this demo's cells")
+        stages.begin("leaderboard", "Leaderboard of this demo's cells")
         print(results_stage(out, data_dir))
+        stages.end("leaderboard")
     return 0 if agree == len(rows) and ok_eval and ok_pg and ok_train else 1

@@ -1,6 +1,9 @@
-"""`r3bench doctor`: what this machine gives the sandbox that runs model-written code, and why.
+"""`r3bench doctor`: what a run needs on this machine, in one table, then the sandbox in detail.
 
-    report(refresh=False) -> dict       # plain data; the CLI prints it (this module never prints)
+    needs(data_dir=None) -> list[dict]  # rows: torch, the model file, the data directory, lm-eval task
+                                        # discovery, the sandbox level, free disk, memory (ok / warn / missing)
+    format_needs(rows) -> str           # the table
+    report(refresh=False) -> dict       # the sandbox: plain data; the CLI prints it (this module never prints)
     format_report(d) -> str
 
 The level comes from verifiers.sandbox.isolation_level() (a cached probe: one namespaced run of
@@ -10,10 +13,13 @@ piece is missing: the util-linux `unshare` binary, permission to create mount/ne
 """
 from __future__ import annotations
 
+import importlib.util
 import os
 import platform
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 from verifiers import sandbox
 from verifiers import seccomp
@@ -69,4 +75,101 @@ def format_report(d: dict) -> str:
     if d["isolation_level"] != d["levels"][0]:
         lines.append(f"  WARNING: model-written code runs at {d['isolation_level']!r}, not {d['levels'][0]!r}: "
                      "see docs/sandbox.md for what that level does not stop")
+    return "\n".join(lines)
+
+
+# what a run needs: below these, the demo or a trainer runs out of disk or memory
+MIN_FREE_DISK_GB = 5.0   # the venv is ~2.4 GB, the converted model 0.54 GB, a run folder up to ~1 GB
+MIN_MEMORY_GB = 4.0      # stepfix peaks at ~3.3 GB (docs/training.md)
+
+
+def _row(name: str, status: str, detail: str) -> dict:
+    return {"check": name, "status": status, "detail": detail}
+
+
+def _torch() -> dict:
+    if importlib.util.find_spec("torch") is None:
+        return _row("torch", "missing", "pip install torch==2.13.0 (the CPU build: README)")
+    import torch
+
+    gpu = torch.cuda.is_available()
+    return _row("torch", "ok", f"{torch.__version__}, " + (f"GPU: {torch.cuda.get_device_name(0)}" if gpu else
+                                                           f"CPU only, {torch.get_num_threads()} threads"))
+
+
+def _model() -> dict:
+    from r3bench.core import models
+
+    try:
+        gguf = models.gguf_path()
+    except models.ModelError as e:
+        return _row("model file", "missing", str(e))
+    conv = models.cache_root() / "models" / models.SHORT_NAMES["r3bench/smollm2-135m-instruct"]
+    why = models.check_cache(conv)
+    return _row("model file", "ok", f"{gguf.name} ({gguf.stat().st_size / 1e6:.0f} MB); converted: "
+                + ("yes" if why is None else "not yet (the first run converts it, ~30 s)"))
+
+
+def _data(data_dir) -> dict:
+    from r3bench.apps.demo import find_data_dir
+    from r3bench.core.fetch import SOURCES
+
+    found, how = find_data_dir(data_dir)
+    if found is None:
+        return _row("data directory", "warn", how)
+    if not Path(found).is_dir():
+        return _row("data directory", "missing", f"{found} does not exist")
+    have = sum((Path(found) / src.dest).is_file() for src in SOURCES)
+    return _row("data directory", "ok" if have == len(SOURCES) else "warn",
+                f"{how}; {have} of {len(SOURCES)} benchmark files")
+
+
+def _lm_eval() -> dict:
+    if importlib.util.find_spec("lm_eval") is None:
+        return _row("lm-eval tasks", "missing", "pip install 'r3bench[eval]'")
+    import lm_eval
+    from lm_eval.tasks import TaskManager
+
+    from r3bench.eval.hook import tasks_dir
+
+    try:
+        names = [t for t in TaskManager(include_path=str(tasks_dir()), include_defaults=False).all_tasks
+                 if t.startswith("r3_")]
+    except Exception as e:  # noqa: BLE001 - a broken index is what this row reports
+        return _row("lm-eval tasks", "missing", f"task index failed: {type(e).__name__}: {str(e)[:120]}")
+    return _row("lm-eval tasks", "ok" if names else "missing",
+                f"lm-eval {getattr(lm_eval, '__version__', '?')}: {len(names)} r3_* tasks and groups found")
+
+
+def _sandbox() -> dict:
+    level = sandbox.isolation_level()
+    return _row("sandbox", "ok" if level == sandbox.LEVELS[0] else "warn",
+                f"{level} (details below; docs/sandbox.md)")
+
+
+def _disk(path=".") -> dict:
+    free = shutil.disk_usage(path).free / 1e9
+    return _row("free disk", "ok" if free >= MIN_FREE_DISK_GB else "warn",
+                f"{free:.1f} GB free here (want >= {MIN_FREE_DISK_GB:g} GB)")
+
+
+def _memory() -> dict:
+    try:
+        info = dict(line.split(":", 1) for line in Path("/proc/meminfo").read_text().splitlines() if ":" in line)
+        avail = int(info["MemAvailable"].split()[0]) / 1e6
+    except (OSError, KeyError, ValueError):
+        return _row("memory", "warn", "unknown (no /proc/meminfo)")
+    return _row("memory", "ok" if avail >= MIN_MEMORY_GB else "warn",
+                f"{avail:.1f} GB available (want >= {MIN_MEMORY_GB:g} GB)")
+
+
+def needs(data_dir=None) -> list[dict]:
+    """One row per thing a run needs: torch, the model file, the data directory, lm-eval task
+    discovery, the sandbox level, free disk, memory; status ok, warn or missing."""
+    return [_torch(), _model(), _data(data_dir), _lm_eval(), _sandbox(), _disk(), _memory()]
+
+
+def format_needs(rows: list[dict]) -> str:
+    lines = ["| check | status | detail |", "|---|---|---|"]
+    lines += [f"| {r['check']} | {r['status']} | {r['detail'].replace('|', '/')} |" for r in rows]
     return "\n".join(lines)

@@ -119,6 +119,11 @@ def load_plan(name_or_path: str) -> dict:
         raise PlanError("plan field 'models' must be a list of model ids or folders (strings)")
     if not isinstance(plan["tasks"], list) or not all(isinstance(t, str) and t for t in plan["tasks"]):
         raise PlanError("plan field 'tasks' must be a list of task names (strings), or one task name")
+    from r3bench.eval.lmeval import unknown_tasks_message
+
+    bad = unknown_tasks_message(plan["tasks"])  # before anything trains or loads a model
+    if bad:
+        raise PlanError(f"plan field 'tasks': {bad}")
     for key in ("eval", "train"):
         if plan.get(key) is not None and not isinstance(plan[key], dict):
             raise PlanError(f"plan field {key!r} must be a mapping field -> value, got {type(plan[key]).__name__}")

@@ -13,6 +13,7 @@ The data directory comes from `--metadata '{"data_dir": "..."}'` or R3BENCH_DATA
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from importlib import resources
 
@@ -33,6 +34,42 @@ BENCH_KINDS = {"jeebench": _JEE_KINDS, "physicsqa": _JEE_KINDS + tuple(k for k i
 # when wrong, multi -2 with a wrong option, Integer / Numeric 0 when wrong: no negative marking)
 JEE = CheckConfig(mode="jeebench")
 JEE_MARKS = CheckConfig(mode="jeebench_marks")
+
+
+# --- task names (checked before a model loads) -------------------------------------------------
+
+_NAME = re.compile(r"^(?:task|group): *([A-Za-z0-9_.-]+) *$", re.M)
+# tasks that read no data directory: embedded problems, the procedural bank, the PDE instances
+_NO_DATA = ("r3_demo", "r3_procgen", "r3_pde")
+
+
+def task_names() -> set[str]:
+    """Every task and group name of r3bench's task folder (tasks/r3/*.yaml)."""
+    from r3bench.eval.hook import tasks_dir
+
+    return {m for f in sorted(tasks_dir().glob("*.yaml")) for m in _NAME.findall(f.read_text(encoding="utf-8"))}
+
+
+def needs_data(task: str) -> bool:
+    """Whether an r3bench task (or group) reads the benchmark data directory."""
+    return task in task_names() and not task.startswith(_NO_DATA)
+
+
+def unknown_tasks_message(names) -> str | None:
+    """One line naming the r3bench-like task names that are not r3bench's, with the closest names; None
+    when every name is known (names unlike any of r3bench's are left to lm-eval: they may be its own)."""
+    import difflib
+
+    known, bad = task_names(), []
+    for t in names:
+        if t in known or "*" in t or t.endswith(".yaml"):
+            continue
+        close = difflib.get_close_matches(t, sorted(known), n=3, cutoff=0.75)
+        if close or t.startswith("r3_"):
+            bad.append(f"{t!r} (closest: {', '.join(close) or 'none'})")
+    if not bad:
+        return None
+    return f"unknown task {'; '.join(bad)}; all r3bench tasks: r3bench tasks-path, or tasks/r3/README.md"
 
 
 # --- datasets ------------------------------------------------------------------------------------
@@ -137,9 +174,18 @@ def _by_kind(doc, ok: float) -> dict:
     return {f"acc_{k}": (doc["answer_kind"] == k, ok) for k in BENCH_KINDS.get(doc["benchmark"], ())}
 
 
+def checked(v) -> dict:
+    """What the samples file shows beside lm-eval's `target`: the answer the checker read from the
+    response (its canonical form, e.g. "C" or "12 meter / second") and the checker's reason.
+
+    lm-eval's `filtered_resps` keeps the whole response: the step verifier and `r3bench errors` read
+    the solution there."""
+    return {"answer": (v.pred_canonical or "")[:200], "reason": v.reason}
+
+
 def results_cot(doc, results):
     v = _verdict(doc, results[0])
-    return {"acc": float(v.equivalent), **_by_kind(doc, float(v.equivalent))}
+    return {"acc": float(v.equivalent), **_by_kind(doc, float(v.equivalent)), **checked(v)}
 
 
 def results_structured(doc, results):
@@ -182,11 +228,13 @@ def results_sc(doc, results):
     if votes:
         top, _ = votes.most_common(1)[0]
         winner = next(r for r, k in zip(results, keys) if k == top)
-        maj = _verdict(doc, winner).equivalent
+        wv = _verdict(doc, winner)
+        maj = wv.equivalent
     else:
-        maj = False
+        wv, maj = _verdict(doc, results[0]), False
+    # answer and reason: the majority's (the first response's when no response gave an answer)
     return {"acc": float(oks[0]), "maj_at_k": float(maj), "pass_at_k": float(any(oks)),
-            **_by_kind(doc, float(maj))}
+            **_by_kind(doc, float(maj)), **checked(wv)}
 
 
 def agg_kind(items) -> float:
@@ -197,6 +245,11 @@ def agg_kind(items) -> float:
 
 def agg_total(items) -> float:
     return float(sum(items))
+
+
+def agg_distinct(items) -> float:
+    """The number of distinct values (answers or reasons; the values themselves stay in the samples)."""
+    return float(len(set(items)))
 
 
 # --- filters -------------------------------------------------------------------------------------

@@ -16,8 +16,8 @@ Reads, under each path (a file or a folder, searched recursively):
 
 Writes OUT/leaderboard.md and OUT/leaderboard.csv: a row per (task, model), a column per method (the
 base model on a seven-tag task in its own column, "base (seven-tag)", not under CoT),
-cells `acc ± stderr (n)` linked to their record (relative to OUT when OUT holds the PATH, else to
-the PATH; sources are relative to the PATH they were found under), the JEEBench official score
+cells `acc ± stderr (n)` linked to their record (relative to OUT, wherever OUT is; sources are
+relative to the PATH they were found under), the JEEBench official score
 (`jee_score`) as its own columns, and the paper's number for the same task, model and method beside
 the cell when a reference table is given (results/paper_reference.csv). Rows, columns and numbers are
 sorted and formatted deterministically, so the same inputs give the same bytes. When two sources give
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -84,8 +85,9 @@ def _shown_path(p: Path) -> str:
     return "/".join(p.parts[-3:]) if p.is_absolute() else p.as_posix()
 
 
-def collect(paths, problems: list | None = None) -> list[Cell]:
-    """Cells from every result, run and record under `paths`; unreadable inputs go to `problems`."""
+def collect(paths, problems: list | None = None, notes: list | None = None) -> list[Cell]:
+    """Cells from every result, run and record under `paths`; unreadable inputs go to `problems`,
+    trainer runs without an evaluation (no cell) to `notes`."""
     problems = [] if problems is None else problems
     cells = []
     for p in map(Path, paths):
@@ -101,6 +103,10 @@ def collect(paths, problems: list | None = None) -> list[Cell]:
                     rec = record_path(f)
                 elif f.name == "run.json":
                     got, rec = from_run(f.parent, root), record_path(f.parent)
+                    if not got and notes is not None:
+                        notes.append(f"{relative(f.parent, root)}: no evaluation in this run (eval_tasks was "
+                                     "empty), so no cell: score its adapter with the lm_eval command the run "
+                                     "printed and pass that --output_path here")
                 elif f.name == "base.json" and f.parent.name == "eval":
                     got, rec = from_base_eval(f, root), None
                 elif _is_record(f):
@@ -196,7 +202,7 @@ def paper_table(reference: dict, tasks: set, models: set) -> list[str]:
     return out
 
 
-def tables(cells, reference: dict | None = None, problems=()) -> tuple[str, str]:
+def tables(cells, reference: dict | None = None, problems=(), notes=()) -> tuple[str, str]:
     reference = reference or {}
     grid, conflicts = {}, []
     for c in cells:
@@ -216,7 +222,7 @@ def tables(cells, reference: dict | None = None, problems=()) -> tuple[str, str]
     md = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["task", "model", "method", "acc", "acc_stderr", "n", "jee_score", "jee_marks", "paper_acc",
+    w.writerow(["task", "model", "method", "column", "acc", "acc_stderr", "n", "jee_score", "jee_marks", "paper_acc",
                 "paper_source", "source", "record"])
 
     def cell(task, model, col):
@@ -249,7 +255,7 @@ def tables(cells, reference: dict | None = None, problems=()) -> tuple[str, str]
             if c:
                 m = c.method
                 ref = reference.get((task, model, m)) or {}
-                w.writerow([task, model, m, _f6(c.acc), _f6(c.stderr), "" if c.n is None else c.n, _f6(c.jee_score),
+                w.writerow([task, model, m, column_label(col), _f6(c.acc), _f6(c.stderr), "" if c.n is None else c.n, _f6(c.jee_score),
                             _f6(c.jee_marks), _f6(ref.get("acc")), ref.get("source", ""), c.source, c.record])
     if SEVENTAG_BASE in methods:
         md += ["", "base (seven-tag) = the base model (no training, no strategy) prompted with the seven-tag format "
@@ -261,33 +267,36 @@ def tables(cells, reference: dict | None = None, problems=()) -> tuple[str, str]
     md += paper_table(reference, {t for t, _ in rows}, {m for _, m in rows})
     if conflicts:
         md += ["", "Cells given by more than one source (the later one kept):", ""] + [f"- {x}" for x in conflicts]
+    if notes:
+        md += ["", "Trainer runs without a cell:", ""] + [f"- {x}" for x in notes]
     if problems:
         md += ["", "Inputs that could not be read:", ""] + [f"- {x}" for x in problems]
     return "\n".join(md) + "\n", buf.getvalue()
 
 
 def write(paths, out: str | Path = "results", reference: str | Path | None = REFERENCE,
-          problems: list | None = None, write_empty: bool = True) -> tuple[Path, Path, int]:
+          problems: list | None = None, write_empty: bool = True, notes: list | None = None) -> tuple[Path, Path, int]:
     """Collect, tabulate and write OUT/leaderboard.md + .csv; returns (md, csv, number of cells in the
     table: one per task, model and method, however many sources gave it).
 
     Unreadable inputs are listed in the table and appended to `problems`. With `write_empty=False`
     nothing is written when no cell was found (an existing table is left as it is)."""
     problems = [] if problems is None else problems
+    notes = [] if notes is None else notes
     out = Path(out)
     cells = []
     for p in map(Path, paths):
-        got = collect([p], problems)
+        got = collect([p], problems, notes)
         root = (p if p.is_dir() else p.parent).resolve()
-        if root.is_relative_to(out.resolve()):  # links relative to the table when it sits above its inputs
-            pre = root.relative_to(out.resolve())
+        if root != out.resolve():  # links relative to the table, wherever it is written
+            pre = Path(os.path.relpath(root, out.resolve()))
             got = [replace(c, record=(pre / c.record).as_posix()) if c.record else c for c in got]
         cells += got
     n = len({(c.task, c.model, c.method) for c in cells})
     if n == 0 and not write_empty:
         return out / "leaderboard.md", out / "leaderboard.csv", 0
     ref = load_reference(reference, problems)
-    md, csv_text = tables(cells, ref, problems)
+    md, csv_text = tables(cells, ref, problems, notes)
     out.mkdir(parents=True, exist_ok=True)
     (out / "leaderboard.md").write_text("# r3bench leaderboard\n\n" + md, encoding="utf-8")
     (out / "leaderboard.csv").write_text(csv_text, encoding="utf-8")
