@@ -41,10 +41,25 @@ def ns(monkeypatch):
     return _ns_level(monkeypatch)
 
 
+# what the fallback level does not stop (strict expected failures there: docs/sandbox.md's fallback table)
+FALLBACK_MISSES = {
+    "memfd_secret_is_denied": "no seccomp filter",
+    "io_setup_is_denied": "no seccomp filter",
+    "inotify_on_host_files": "no seccomp filter",
+    "flock_on_a_bound_host_file": "no seccomp filter, and the host's files themselves",
+    "dev_nodes_are_read_only": "the host's /dev itself (the hook switched off)",
+    "path_socket_in_a_bound_tree": "no seccomp filter: socket(AF_UNIX) reaches any host socket",
+    "fifo_in_a_bound_tree": "no Landlock domain: the host's FIFOs themselves (the hook switched off)",
+}
+
+
 @pytest.fixture(params=["ns", "fallback"])
 def level(request, monkeypatch):
     if request.param == "fallback":
         monkeypatch.setenv("R3BENCH_SANDBOX_ISOLATION", "fallback")
+        name = request.node.originalname.removeprefix("test_")
+        if name in FALLBACK_MISSES:
+            request.applymarker(pytest.mark.xfail(strict=True, reason="fallback level: " + FALLBACK_MISSES[name]))
         return FALLBACK
     return _ns_level(monkeypatch)
 
@@ -121,7 +136,7 @@ def test_ipc_namespace_limits_are_small(ns):
     assert int(got["kernel/sem"][2]) <= 32, got
 
 
-def test_memfd_secret_is_denied(ns):
+def test_memfd_secret_is_denied(level):
     """memfd_secret (syscall 447): memory outside RLIMIT_AS, like memfd_create (240 MB held). Now ENOSYS."""
     if os.uname().machine != "x86_64":
         pytest.skip("x86_64 syscall number")
@@ -130,10 +145,10 @@ libc = _c.CDLL(None, use_errno=True)
 fd = libc.syscall(447, 0)
 result = fd if fd >= 0 else -_c.get_errno()
 '''
-    assert int(_value(_run(code, ns))) == -errno.ENOSYS
+    assert int(_value(_run(code, level))) == -errno.ENOSYS
 
 
-def test_io_setup_is_denied(ns):
+def test_io_setup_is_denied(level):
     """io_setup takes AIO contexts from the host-wide fs.aio-max-nr (a host io_setup got EAGAIN meanwhile)."""
     if os.uname().machine != "x86_64":
         pytest.skip("x86_64 syscall number")
@@ -143,7 +158,7 @@ ctx = _c.c_ulong(0)
 rc = libc.syscall(206, 4096, _c.byref(ctx))
 result = rc if rc >= 0 else -_c.get_errno()
 '''
-    assert int(_value(_run(code, ns))) == -errno.ENOSYS
+    assert int(_value(_run(code, level))) == -errno.ENOSYS
 
 
 def test_socket_send_buffers_are_bounded(ns):
@@ -188,15 +203,24 @@ def test_memory_cgroup_counts_scratch_files(ns):
     assert r.status == "memory" and "cgroup" in r.reason, r
 
 
-def test_no_memory_cgroup_is_left_behind(ns):
+def test_no_memory_cgroup_is_left_behind(ns, monkeypatch):
+    """Each run's cgroup is removed after it (also after a timeout kill); other processes' runs may share
+    the parent directory, so only the cgroups of these runs are looked for."""
     kind, parent = sb._cgroup_parent()
     if kind is None:
         pytest.skip(f"no memory cgroup here: {parent}")
+    made, make = [], sb._cgroup_make
+
+    def record(limits):
+        cg = make(limits)
+        made.append(cg)
+        return cg
+    monkeypatch.setattr(sb, "_cgroup_make", record)
     _run("result = 1", ns)
     _run("import os\nwhile True:\n    os.getpid()", ns, SandboxLimits(wall_s=1, cpu_s=5))
-    left = [d for d in os.listdir(parent) if d.startswith(sb.CGROUP_PREFIX)]
+    assert len(made) == 2 and all(made), made
     pending = [cg["path"] for cg in sb._CGROUP_LEFT]
-    assert [d for d in left if os.path.join(parent, d) not in pending] == [], left
+    assert [cg["path"] for cg in made if os.path.exists(cg["path"]) and cg["path"] not in pending] == []
 
 
 # -- the fallback level leaves no SysV object behind -------------------------------------------------------------
@@ -221,11 +245,11 @@ result = made
 
 # -- host-wide side effects --------------------------------------------------------------------------------------
 
-def test_dev_nodes_are_read_only(ns):
+def test_dev_nodes_are_read_only(level):
     """os.utime('/dev/null') changed the host's node (the /dev binds were read-write); writing to the
     nodes still works."""
     st = os.stat("/dev/null")
-    code = r'''
+    code = DISARM + r'''
 import os
 with open('/dev/null', 'w') as f:
     f.write('still writable')
@@ -236,7 +260,7 @@ except OSError as e:
     result = e.errno
 '''
     try:
-        r = _run(code, ns)
+        r = _run(code, level)
         assert r.value == str(errno.EROFS), r
         assert os.stat("/dev/null").st_mtime_ns == st.st_mtime_ns
     finally:
@@ -248,7 +272,7 @@ def _bound_file():
     return os.__file__  # the standard library: inside a read-only bind of the sandbox
 
 
-def test_flock_on_a_bound_host_file(ns):
+def test_flock_on_a_bound_host_file(level):
     """flock(LOCK_EX) through a read-only bind locked the host's file (a host flock got EWOULDBLOCK)."""
     code = f'''
 import fcntl
@@ -259,7 +283,7 @@ try:
 except OSError as e:
     result = e.errno
 '''
-    assert _run(code, ns).value == str(errno.ENOLCK)
+    assert _run(code, level).value == str(errno.ENOLCK)
 
 
 def test_fcntl_locks_on_a_bound_host_file(ns):
@@ -279,14 +303,14 @@ result = out
     assert _value(_run(code, ns)) == [errno.ENOLCK, errno.ENOLCK]
 
 
-def test_inotify_on_host_files(ns):
+def test_inotify_on_host_files(level):
     """inotify watches on the bound trees saw the host's open/read events (an information leak)."""
     code = DISARM + r'''
 libc = _c.CDLL(None, use_errno=True)
 fd = libc.inotify_init1(0)
 result = fd if fd >= 0 else -_c.get_errno()
 '''
-    assert int(_value(_run(code, ns))) == -errno.ENOSYS
+    assert int(_value(_run(code, level))) == -errno.ENOSYS
 
 
 @pytest.fixture
@@ -302,7 +326,7 @@ def bound_dir():
         os.rmdir(d)
 
 
-def test_path_socket_in_a_bound_tree(ns, bound_dir):
+def test_path_socket_in_a_bound_tree(level, bound_dir):
     """A listening Unix socket inside a bound tree accepted the sandbox's connection (the read-only bind
     does not cover connect). Now socket(AF_UNIX) is EAFNOSUPPORT."""
     path = os.path.join(bound_dir, "s")
@@ -322,7 +346,7 @@ else:
     result = 'connected' if libc.connect(fd, addr, 2 + len(p) + 1) == 0 else -_c.get_errno()
 '''
     try:
-        r = _run(code, ns)
+        r = _run(code, level)
         assert r.value == str(errno.EAFNOSUPPORT), r
         with pytest.raises(BlockingIOError):
             srv.accept()
@@ -359,7 +383,7 @@ else:
         srv.close()
 
 
-def test_fifo_in_a_bound_tree(ns, bound_dir):
+def test_fifo_in_a_bound_tree(level, bound_dir):
     """A FIFO in a bound tree that a host process reads: the sandbox wrote into it. Now opening a file for
     writing outside the scratch directory and /dev's nodes is refused by Landlock (EACCES)."""
     if sb.probe().get("landlock_abi", None) == 0:
@@ -378,7 +402,7 @@ except OSError as e:
     result = e.errno
 '''
     try:
-        r = _run(code, ns)
+        r = _run(code, level)
         assert r.value == str(errno.EACCES), r
         assert select.select([reader], [], [], 0)[0] == [] or os.read(reader, 100) == b""
     finally:
