@@ -12,9 +12,11 @@ the host's clock for its run (interpreter start, imports, the program's top leve
 or a clock inside the run shares the program's process, which can switch it off (`setitimer(0)`) or patch
 it (`time.perf_counter`). Everything the program sends back is checked again here (shape from the byte
 count, finiteness, any `result` it wrote instead), so tampering with the driver gains nothing, and no
-output of the program makes `verify` raise. A program that does not compile is run once (the same
-error on every instance), and a run that reaches the time limit ends the program's verification (the
-remaining instances count as invalid, not run), as the single run's wall clock did before.
+output of the program makes `verify` raise. The first instance runs alone: a program that does not
+compile (the same error on every instance) or reaches the time limit there is not run again (the
+remaining instances count as invalid, not run), as the single run's wall clock did before. The other
+instances run `workers` at a time (default: half the CPUs): the runs are independent processes, so
+this costs latency only where CPUs are free, and each run keeps its own clock.
 
 Per instance (paper's hybrid verifier):
   V       = error-free execution x correct shape x finite values (0 or 1)
@@ -34,7 +36,9 @@ import ast
 import base64
 import dataclasses
 import math
+import os
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -55,6 +59,7 @@ class VerifyConfig:
     instance_s: float = 3.0  # per-instance time (the prompt says "about 2 s": margin for load), the host's clock
     startup_s: float = 4.0  # interpreter + numpy/scipy import, in each instance's run
     memory_mb: int = 1024
+    workers: int = 0  # instance runs at a time after the first (0: half the CPUs, at most n - 1)
 
 
 @dataclass(frozen=True)
@@ -78,7 +83,7 @@ class ProgramVerdict:
     nrmse: float
     reason: str
     instances: tuple = field(default=())
-    seconds: float = 0.0  # wall time of the sandbox run
+    seconds: float = 0.0  # wall time of the sandbox runs, summed (one per instance)
     isolation: str = ""  # the sandbox's isolation level for this run (verifiers.sandbox.LEVELS); "" when none ran
     verifier_ok: bool = True  # False: the verifier itself failed (not the program's fault; a trainer skips it)
 
@@ -262,19 +267,20 @@ def _verify(code, family, insts, cfg):
         return ProgramVerdict(False, False, 0.0, 1.0, "no program (no ```python``` block defining solve)")
     if not insts:
         return ProgramVerdict(False, False, 0.0, 1.0, "verifier error: no instances", verifier_ok=False)
-    verdicts, seconds, levels = [], 0.0, []
-    for inst in insts:
-        v, res = _run_instance(code, family, inst, cfg)
-        verdicts.append(v)
-        seconds += res.seconds
-        levels.append(res.isolation)
-        if res.status == "error" and res.reason.startswith(_COMPILE_ERRORS):  # the same on every instance
-            verdicts += [_invalid(v.reason) for _ in insts[len(verdicts):]]
-            break
-        if res.status == "timeout":  # the program is invalid already; a hang costs one run, not one per instance
-            n = len(verdicts)
-            verdicts += [_invalid(f"not run: instance {n - 1} reached the time limit") for _ in insts[n:]]
-            break
+    # the first instance alone: a program that does not compile, or hangs, is not run again
+    v, res = _run_instance(code, family, insts[0], cfg)
+    verdicts, seconds, levels = [v], res.seconds, [res.isolation]
+    if res.status == "error" and res.reason.startswith(_COMPILE_ERRORS):  # the same on every instance
+        verdicts += [_invalid(v.reason) for _ in insts[1:]]
+    elif res.status == "timeout":  # the program is invalid already; a hang costs one run, not one per instance
+        verdicts += [_invalid("not run: instance 0 reached the time limit") for _ in insts[1:]]
+    elif len(insts) > 1:
+        workers = cfg.workers or max(1, min(len(insts) - 1, (os.cpu_count() or 1) // 2))
+        with ThreadPoolExecutor(workers) as ex:
+            for v, res in ex.map(lambda i: _run_instance(code, family, i, cfg), insts[1:]):
+                verdicts.append(v)
+                seconds += res.seconds
+                levels.append(res.isolation)
     known = [lv for lv in levels if lv in LEVELS]
     isolation = max(known, key=LEVELS.index) if known else (levels[0] if levels else "")  # the weakest
     return combine(verdicts, cfg, round(seconds, 4), isolation)
