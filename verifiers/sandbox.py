@@ -26,7 +26,14 @@ Isolation levels (every SandboxResult says which one it ran under, in `isolation
   - an unprivileged uid per run (no groups; when the host is root) or, in a user namespace, no
     capabilities; no_new_privs;
   - a seccomp filter (verifiers/seccomp.py: no mknod, ptrace, mount, keyrings, namespace creation,
-    bpf, perf_event_open, kexec, io_uring, ...; a denied call kills the worker with SIGSYS);
+    bpf, perf_event_open, kexec, io_uring, ...): the kernel reports a denied call to the supervisor
+    (user notification), which ends the run; memfd_create/memfd_secret, io_setup, inotify, file
+    locks, socket buffer sizes, AF_UNIX sockets and datagram socketpairs get an errno;
+  - a memory cgroup per run (memory_mb + CGROUP_EXTRA_MB, everything the run allocates, kernel
+    objects included; cgroup v2 where delegated, else v1's memory controller, else none with a
+    warning), the IPC namespace's own shm/msg/sem/mqueue limits set small, /dev's nodes bound
+    read-only, and a Landlock domain (files opened for writing only in the scratch directory and
+    /dev's nodes; no signals out of the domain);
   - rlimits: CPU (soft `cpu_s`: SIGXCPU, hard +1: SIGKILL), AS (`memory_mb`), FSIZE
     (`file_size_mb`), NOFILE 256, CORE 0, NPROC 1 + `max_processes` (the per-run uid owns no other
     process, and the kernel enforces NPROC for it, unlike for root);
@@ -54,9 +61,11 @@ loudly), "fallback" (or "off"; force "rlimits+audit-hook"), "require" (namespace
 run returns status "error"; for RL runs that must not run unconfined).
 
 Statuses: "ok"; "error" (an exception: its type and message, a non-zero exit, a tampered report
-channel, a failed setup); "timeout" (the wall clock, or "cpu time limit" on SIGXCPU / the hard CPU
-SIGKILL); "memory" (MemoryError, or a native allocation failure under RLIMIT_AS); "refused" (a
-guard, the seccomp filter, or the file-size limit); "killed" (any other signal).
+channel, "report too large", a failed setup); "timeout" (the wall clock, kept here, or "cpu time
+limit" on SIGXCPU / the hard CPU SIGKILL when the kernel measured the CPU time); "memory"
+(MemoryError, a native allocation failure under RLIMIT_AS, or the memory cgroup's OOM kill);
+"refused" (a guard, the kernel's report of a denied call in any process of the run, or the file-size
+limit); "killed" (any other signal, also a SIGSYS or SIGXCPU the program raised itself).
 """
 from __future__ import annotations
 

@@ -21,11 +21,16 @@ Supervisor, before the fork (it is root in fresh mount/network/PID namespaces):
      under a mounted directory, an empty tmpfs covers it), and the project's packages in
      site-packages are covered too, so `import r3bench` (its PDE reference solvers) fails;
   3. pivot_root into it and detaches the old root: nothing of the host's filesystem stays reachable;
-  4. builds the seccomp filter (verifiers/seccomp.py, loaded from its path before the pivot).
-Worker, after the fork, in this order: closes the result fd (it never has a handle to it), sets the
-rlimits (CPU, AS, FSIZE, NOFILE, NPROC, CORE), drops to an unprivileged uid chosen per run (no
-groups; in a user namespace, when the host is not root: all capabilities dropped instead), sets
-no_new_privs, loads the seccomp filter, closes every other fd (the setup pipe last: it carries a
+  4. builds the seccomp filter (verifiers/seccomp.py, loaded from its path before the pivot) and loads
+     it into itself in the notify mode: the kernel reports every denied call of the worker and its
+     children on a listener fd only the supervisor keeps; it records the call and kills the run.
+  Before the pivot it also sets the IPC namespace's limits (IPC_LIMITS) and opens the run's memory
+  cgroup's cgroup.procs (made by the host).
+Worker, after the fork, in this order: closes the result fd (it never has a handle to it), joins the
+memory cgroup, sets the rlimits (CPU, AS, FSIZE, NOFILE, NPROC, CORE), drops to an unprivileged uid
+chosen per run (no groups; in a user namespace, when the host is not root: all capabilities dropped
+instead), sets no_new_privs, a Landlock domain (writes only in the scratch directory and /dev's
+nodes), closes every other fd (the seccomp listener too; the setup pipe last: it carries a
 confinement failure to the supervisor, and is closed before any of the code runs, so the code
 cannot claim one), then installs the audit-hook guards (the second layer, unchanged from the
 in-process sandbox) and runs the code.
@@ -34,9 +39,11 @@ Results. The worker reports on its own pipe to the supervisor (lines "R <hex>" f
 guards saw, one "F <hex json>" for the outcome). The code runs in that process and can write to that
 pipe too: its report is *the program's claim* (like its stdout). The supervisor accepts at most one
 final line of the fixed format; a second one, a malformed line, an unparsable one (never an
-exception in the supervisor) or an oversized report marks the run as tampered with. What the code cannot forge is what the supervisor observes from outside: the
-worker's exit status or killing signal (SIGSYS = the seccomp filter, SIGXCPU/SIGKILL = CPU limit),
-its CPU time, whether the confinement was set up. The supervisor writes one "S <hex json>" line with
+exception in the supervisor) marks the run as tampered with, an oversized one as "report too large".
+What the code cannot forge is what the supervisor observes from outside: the kernel's reports of
+denied calls, the worker's exit status or killing signal, its CPU time (rusage: the CPU limit is
+judged by it, not by the signal), whether the confinement was set up. Its line has a known maximum
+size (payload "report_max"): the program's text in it is cut first. The supervisor writes one "S <hex json>" line with
 both on the result fd, which only it holds, and exits; as PID 1 its exit makes the kernel kill every
 process left in the namespace (also those that called setsid). A status the program could fake
 (ok / error / refused by the guards) therefore only ever describes the program's own behaviour; the
