@@ -69,6 +69,7 @@ limit); "killed" (any other signal, also a SIGSYS or SIGXCPU the program raised 
 """
 from __future__ import annotations
 
+import atexit
 import json
 import keyword
 import logging
@@ -571,11 +572,14 @@ def _cgroup_remove(cg, wait_s=2.0):
         delay = min(0.05, delay * 2)
 
 
-def _cgroup_sweep():
+def _cgroup_sweep(wait_s=0.0):
     with _LOCK:
         left, _CGROUP_LEFT[:] = list(_CGROUP_LEFT), []
     for cg in left:
-        _cgroup_remove(cg, wait_s=0.0)
+        _cgroup_remove(cg, wait_s=wait_s)
+
+
+atexit.register(_cgroup_sweep, 1.0)  # a cgroup still busy after the last run goes with the process
 
 
 # -- SysV IPC objects at the fallback level (no IPC namespace of its own) ----------------------------------------

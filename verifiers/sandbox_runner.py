@@ -735,7 +735,10 @@ def _supervise(rfd, payload_path):
             setup["seccomp_notify"] = True
         except Exception as e:  # SeccompUnavailable: the worker loads a killing filter instead
             setup["seccomp_notify_error"] = str(e)[:300]
-            seccomp_filter = mod.build(kill=True)
+            try:
+                seccomp_filter = mod.build(kill=True)
+            except Exception as e2:
+                seccomp_filter, setup["seccomp"], setup["seccomp_error"] = None, False, str(e2)[:300]
     pr, pw = os.pipe()
     # the setup pipe: the worker writes here only if its confinement failed, and closes it before the
     # code runs, so a "setup failed" report cannot come from the code (it once could: an "X" line on
