@@ -1,18 +1,29 @@
-"""Per-run cost of the kernel-isolated sandbox against the in-process one it replaced, in the same run.
+"""Per-run cost of the kernel-isolated sandbox against the sandboxes before it, in the same run, and the
+memory the host loses to a run that attacks every memory class.
 
-    python benchmarks/bench_sandbox.py [--n 30] [--n-pde 15] [--throughput 24] [--out benchmarks/results/sandbox]
+    python benchmarks/bench_sandbox.py [--n 30] [--n-pde 15] [--throughput 24] [--attack-runs 3]
+                                       [--before-rev REV] [--out benchmarks/results/sandbox]
 
-Baseline: benchmarks/_sandbox_legacy.py, the verifiers/sandbox.py of the commit before the kernel
-isolation (audit hook + rlimits in one child interpreter), kept unchanged for this comparison.
-New: verifiers.sandbox at the level this machine gives (namespaces+seccomp here; the level is
+Baselines: "legacy" = benchmarks/_sandbox_legacy.py, the verifiers/sandbox.py of the commit before the
+kernel isolation (audit hook + rlimits in one child interpreter), kept unchanged for this comparison;
+"before" = verifiers/sandbox.py, sandbox_runner.py and seccomp.py as of `--before-rev` (default: the
+commit before issue 36's sandbox changes), taken from git into a temporary directory (skipped without
+git). New: verifiers.sandbox at the level this machine gives (namespaces+seccomp here; the level is
 written into the summary) and, for reference, the same module forced to its fallback level.
 
-Programs: "trivial" (`result = 1`) and "pde" (what the PDE verifier runs per program: a bank solver
-for the heat family + the verifier's driver on 3 hidden instances, with the verifier's limits and
+Programs: "trivial" (`result = 1`) and "pde" (what the PDE verifier runs per instance: a bank solver
+for the heat family + the verifier's driver on one hidden instance, with the verifier's limits and
 inputs; NumPy imported in the sandbox). Runs of the compared sandboxes are interleaved (A, B, A, B
 ...) so that load from other processes on the machine hits both alike. Throughput: `--throughput`
 runs of the trivial program through a 2-thread pool (two runs in flight at a time), runs/second.
-Figures: median and mean wall ms per run; the ratio new / legacy of the medians.
+Figures: median and mean wall ms per run; the ratios new / legacy and new / before of the medians.
+
+Memory (`--attack-runs`): ATTACK (SysV shared memory and message queues, POSIX queues, memfd_create,
+memfd_secret, socket buffers, pipe buffers, scratch files, the heap up to RLIMIT_AS; each as far as the
+kernel lets it, then held) at memory_mb = 128, while this process polls MemAvailable (/proc/meminfo)
+every 10 ms: the host's loss is the lowest MemAvailable during the run against the median of the 0.5 s
+before it; "left" is MemAvailable 1 s after the run against that baseline. The same for a run that only
+sleeps (what the interpreters themselves take), and for the "before" sandbox.
 """
 from __future__ import annotations
 
@@ -28,25 +39,64 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import importlib.util  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+import threading  # noqa: E402
+
 from benchmarks import _sandbox_legacy as legacy  # noqa: E402
 from r3bench.pde import bank, families  # noqa: E402
 from r3bench.pde import verify as pv  # noqa: E402
 from verifiers import sandbox  # noqa: E402
 
 
+REPO = Path(__file__).resolve().parent.parent
+BEFORE_REV = "5f0abde"  # the commit before issue 36's sandbox changes
+_BEFORE = {}
+
+
+def _before(rev):
+    """verifiers.sandbox as of `rev` (with its runner and seccomp module beside it), or None without git."""
+    if rev in _BEFORE:
+        return _BEFORE[rev]
+    d = Path(tempfile.mkdtemp(prefix="r3bench-before-"))
+    try:
+        for name in ("sandbox.py", "sandbox_runner.py", "seccomp.py"):
+            text = subprocess.run(["git", "-C", str(REPO), "show", f"{rev}:verifiers/{name}"], capture_output=True,
+                                  text=True, check=True).stdout
+            (d / name).write_text(text)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f"no 'before' baseline ({rev}): {e}", file=sys.stderr)
+        _BEFORE[rev] = None
+        return None
+    spec = importlib.util.spec_from_file_location("r3bench_sandbox_before", d / "sandbox.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses look their module up there
+    spec.loader.exec_module(mod)
+    mod.PROJECT_ROOT = REPO  # it masks the checkout it belongs to
+    _BEFORE[rev] = mod
+    return mod
+
+
 def _programs():
-    insts = families.instances("heat", 0, 3)
-    out_bytes = sum(8 * int(__import__("numpy").prod(i["shape"])) for i in insts)
+    inst = families.instances("heat", 0, 1)[0]
+    out_bytes = 8 * int(__import__("numpy").prod(inst["shape"]))
     cfg = pv.VerifyConfig()
     pde = (bank.HELD_OUT_BANK["heat"]["spectral"] + "\n" + pv._DRIVER,
-           {"_r3_insts": [{"args": i["args"], "shape": i["shape"]} for i in insts], "_r3_limit": cfg.instance_s},
-           pv._sandbox_limits(cfg, len(insts), out_bytes))
+           {"_r3_inst": {"args": inst["args"], "shape": inst["shape"]}}, pv._sandbox_limits(cfg, out_bytes))
     return {"trivial": ("result = 1", None, None), "pde": pde}
 
 
-def _runner(name):
+def _runner(name, rev=BEFORE_REV):
     if name == "legacy":
         return lambda code, lim, inputs: legacy.run_python(code, lim or legacy.SandboxLimits(), inputs)
+    if name == "before":
+        mod = _before(rev)
+
+        def run_before(code, lim, inputs):
+            os.environ[sandbox.ENV_VAR] = "auto"
+            return mod.run_python(code, lim or mod.SandboxLimits(), inputs)
+        return run_before
 
     def run(code, lim, inputs):
         os.environ[sandbox.ENV_VAR] = "fallback" if name == "new-fallback" else "auto"
@@ -57,7 +107,8 @@ def _runner(name):
 def _limits_for(name, lim):
     if lim is None:
         return None
-    cls = legacy.SandboxLimits if name == "legacy" else sandbox.SandboxLimits
+    cls = legacy.SandboxLimits if name == "legacy" else _before(BEFORE_REV).SandboxLimits if name == "before" \
+        else sandbox.SandboxLimits
     return cls(**{k: getattr(lim, k) for k in lim.__dataclass_fields__})
 
 
@@ -94,6 +145,182 @@ def throughput(name, n, workers=2):
     return n / dt
 
 
+# the audit hook switched off from inside (tests/_sandbox_programs.py's DISARM): only the kernel limits what follows
+DISARM = r'''
+import ctypes as _c, struct as _st
+try:
+    open('/r3-disarm-probe', 'w')
+except PermissionError as _e:
+    _tb = _e.__traceback__
+    while _tb.tb_next is not None:
+        _tb = _tb.tb_next
+    _w = _tb.tb_frame.f_locals['_watch']
+    _b = _c.create_string_buffer(16)
+    _c.memmove(_b, id(_w) + 32, 16)
+    _mask, _table = _st.unpack('qQ', _b.raw)
+    _c.memset(_table, 0, (_mask + 1) * 16)
+except OSError:
+    pass
+'''
+ATTACK = DISARM + r'''
+import ctypes as _c, os, time
+libc = _c.CDLL(None, use_errno=True)
+libc.shmat.restype = _c.c_void_p
+libc.mmap.restype = _c.c_void_p
+libc.mmap.argtypes = [_c.c_void_p, _c.c_size_t, _c.c_int, _c.c_int, _c.c_int, _c.c_long]
+MB = 1 << 20
+got = {}
+def step(name, fn):
+    try:
+        got[name] = fn()
+    except BaseException as e:  # MemoryError, OSError: as far as it went
+        got[name] = repr(e)[:40]
+    print(name, got[name], flush=True)
+def shm():
+    n = 0
+    for i in range(64):
+        s = libc.shmget(0, 8 * MB, 0o1600)
+        if s < 0: break
+        a = libc.shmat(s, None, 0)
+        if a in (None, 2 ** 64 - 1): break
+        _c.memset(a, 1, 8 * MB); n += 8
+    return n
+def msg():
+    buf = _c.create_string_buffer(8 + 8000); n = 0
+    _c.memset(buf, 1, 8)  # mtype > 0
+    for i in range(32000):
+        q = libc.msgget(0, 0o1600)
+        if q < 0: break
+        for j in range(2):
+            if libc.msgsnd(q, buf, 8000, 0o4000) != 0: break
+            n += 8000
+    return n // MB
+def memfd(nr):
+    n = 0
+    for i in range(240):
+        fd = libc.syscall(nr, b"x", 0) if nr == 319 else libc.syscall(nr, 0)
+        if fd < 0: break
+        if libc.ftruncate(fd, MB) != 0: break
+        a = libc.mmap(None, MB, 3, 1, fd, 0)
+        if a in (None, 2 ** 64 - 1): break
+        _c.memset(a, 1, MB); n += 1
+    return n
+def sockets():
+    chunk = _c.create_string_buffer(65536); n = 0
+    for i in range(60):
+        sv = (_c.c_int * 2)()
+        if libc.socketpair(1, 1, 0, sv) != 0: break
+        for fd in sv:
+            size = _c.c_int(4 * MB); libc.setsockopt(fd, 1, 7, _c.byref(size), 4)
+        for fd in sv:
+            while True:
+                k = libc.send(fd, chunk, 65536, 0x40)
+                if k <= 0: break
+                n += k
+    return n // MB
+def pipes():
+    n = 0; chunk = b"x" * 65536
+    for i in range(30):
+        r, w = os.pipe(); os.set_blocking(w, False)
+        try: libc.fcntl(w, 1031, MB)  # F_SETPIPE_SZ
+        except Exception: pass
+        try:
+            while True: n += os.write(w, chunk)
+        except OSError: pass
+    return n // MB
+def files():
+    n = 0; chunk = b"x" * MB
+    for i in range(4):
+        with open("f%d" % i, "wb") as f:
+            for j in range(64):
+                f.write(chunk); n += 1
+    return n
+held = []
+def heap():
+    while True: held.append(bytearray(8 * MB))
+step("shm_mb", shm); step("msg_mb", msg); step("memfd_mb", lambda: memfd(319)); step("memfd_secret_mb", lambda: memfd(447))
+step("sockets_mb", sockets); step("pipes_mb", pipes); step("files_mb", files); step("heap", heap)
+time.sleep(2)  # held while the kernel counts
+'''
+ATTACK_LIMITS = dict(wall_s=12, cpu_s=10, memory_mb=128, file_size_mb=64, max_files=4)
+SLEEPER = "import time\ntime.sleep(2)"
+
+
+def _monitor_parent():
+    """This process's cgroup v1 memory directory (where a monitoring cgroup can be made), or None."""
+    try:
+        with open("/proc/self/cgroup") as f:
+            path = next(ln.split(":", 2)[2].strip() for ln in f if "memory" in ln.split(":")[1].split(","))
+    except (OSError, StopIteration, IndexError):
+        return None
+    d = os.path.join("/sys/fs/cgroup/memory", path.lstrip("/"))
+    return d if os.path.isfile(os.path.join(d, "memory.max_usage_in_bytes")) and os.access(d, os.W_OK) else None
+
+
+def _read_mb(path):
+    with open(path) as f:
+        return int(f.read().split()[0]) / 2 ** 20
+
+
+def host_loss(name, label):
+    """Run one program in a child process placed in a fresh, unlimited memory cgroup: everything the run
+    charges (the child's interpreter, unshare, the supervisor, the worker, its kernel objects) counts
+    there, hierarchically. Returns (peak MB, MB still charged after the child exited, the child's result)."""
+    parent = _monitor_parent()
+    if parent is None:
+        return None, None, {"status": "not measured: no writable cgroup v1 memory controller"}
+    cg = os.path.join(parent, f"r3bench-monitor-{os.getpid()}-{time.monotonic_ns()}")
+    os.mkdir(cg)
+    try:
+        child = subprocess.Popen([sys.executable, __file__, "--_one", f"{name},{label}"], stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, text=True, cwd=str(REPO))
+        with open(os.path.join(cg, "cgroup.procs"), "w") as f:
+            f.write(str(child.pid))
+        out, _ = child.communicate("go\n", timeout=120)
+        peak = _read_mb(os.path.join(cg, "memory.max_usage_in_bytes"))
+        left = _read_mb(os.path.join(cg, "memory.usage_in_bytes"))
+        try:
+            res = json.loads(out.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            res = {"status": "no result", "stdout": out[-300:]}
+        return round(peak, 1), round(left, 1), res
+    finally:
+        try:
+            with open(os.path.join(cg, "memory.force_empty"), "w") as f:
+                f.write("0")
+        except OSError:
+            pass
+        os.rmdir(cg)
+
+
+def _one(spec):
+    """In the measuring child: wait for "go" (the parent has moved it into its cgroup), run, print JSON."""
+    name, label = spec.split(",")
+    sys.stdin.readline()
+    lim = sandbox.SandboxLimits(**ATTACK_LIMITS)
+    r = _runner(name)(ATTACK if label == "attack" else SLEEPER, _limits_for(name, lim), None)
+    print(json.dumps({"status": r.status, "reason": r.reason[:200], "stdout": r.stdout[:400]}))
+    return 0
+
+
+def memory(names, n):
+    out = {}
+    for name in names:
+        for label in ("sleep", "attack"):
+            runs = [host_loss(name, label) for _ in range(n)]
+            r = runs[-1][2]
+            peaks = [x[0] for x in runs]
+            out[f"{name}/{label}"] = {"n": n, "peak_mb": peaks, "left_mb": [x[1] for x in runs],
+                                      "median_peak_mb": statistics.median(peaks) if None not in peaks else None,
+                                      "status": r.get("status"), "reason": r.get("reason", ""),
+                                      "stdout": r.get("stdout", "")}
+            print(name, label, json.dumps(out[f"{name}/{label}"]), file=sys.stderr)
+    for name in names:  # what the attack adds to a run that only sleeps
+        a, b = out[f"{name}/attack"]["median_peak_mb"], out[f"{name}/sleep"]["median_peak_mb"]
+        out[f"{name}/attack"]["over_sleep_mb"] = round(a - b, 1) if a is not None and b is not None else None
+    return out
+
+
 def _stats(xs):
     return {"n": len(xs), "median_ms": round(1000 * statistics.median(xs), 1), "mean_ms": round(1000 * statistics.mean(xs), 1),
             "min_ms": round(1000 * min(xs), 1), "max_ms": round(1000 * max(xs), 1)}
@@ -104,10 +331,15 @@ def main(argv=None):
     ap.add_argument("--n", type=int, default=30, help="runs per sandbox, trivial program")
     ap.add_argument("--n-pde", type=int, default=15, help="runs per sandbox, PDE-verifier program")
     ap.add_argument("--throughput", type=int, default=24, help="runs per sandbox through 2 workers")
+    ap.add_argument("--attack-runs", type=int, default=3, help="runs of the memory attack per sandbox (0: none)")
+    ap.add_argument("--before-rev", default=BEFORE_REV, help="git revision of the 'before' baseline")
+    ap.add_argument("--_one", help=argparse.SUPPRESS)
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / "sandbox"))
     args = ap.parse_args(argv)
+    if args._one:
+        return _one(args._one)
     level = sandbox.isolation_level()
-    names = ["legacy", "new", "new-fallback"]
+    names = ["legacy", "new", "new-fallback"] + (["before"] if _before(args.before_rev) is not None else [])
     progs = _programs()
     out = {"level": level, "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, load avg {os.getloadavg()[0]:.2f} "
            f"at start, Python {platform.python_version()}", "programs": {}, "throughput_runs_per_s": {}}
@@ -115,11 +347,17 @@ def main(argv=None):
         times = interleaved(names, progs[pname], n)
         st = {k: _stats(v) for k, v in times.items()}
         st["ratio_new_over_legacy"] = round(st["new"]["median_ms"] / st["legacy"]["median_ms"], 2)
+        if "before" in st:
+            st["ratio_new_over_before"] = round(st["new"]["median_ms"] / st["before"]["median_ms"], 2)
         out["programs"][pname] = st
         print(pname, json.dumps(st), file=sys.stderr)
     for name in names:
-        out["throughput_runs_per_s"][name] = round(throughput(name, args.throughput), 2)
+        out["throughput_runs_per_s"][name] = round(throughput(name, args.throughput), 2) if args.throughput else None
     out["throughput_n"] = args.throughput
+    if args.attack_runs:
+        out["memory"] = memory([n for n in ("new", "before") if n in names], args.attack_runs)
+        out["memory_limits"] = ATTACK_LIMITS
+        out["cgroup_extra_mb"] = sandbox.CGROUP_EXTRA_MB
     os.environ.pop(sandbox.ENV_VAR, None)
     outdir = Path(args.out)
     outdir.mkdir(parents=True, exist_ok=True)
@@ -129,23 +367,46 @@ def main(argv=None):
     return 0
 
 
+def _steps(stdout):
+    """The attack's "name value" lines as one table cell."""
+    return "; ".join(" ".join(ln.split()) for ln in stdout.strip().splitlines())[:300]
+
+
 def _markdown(o):
     rows = ["| program | sandbox | n | median ms | mean ms | min-max ms |", "|---|---|---|---|---|---|"]
     for pname, st in o["programs"].items():
-        for name in ("legacy", "new", "new-fallback"):
+        for name in ("legacy", "before", "new", "new-fallback"):
+            if name not in st:
+                continue
             s = st[name]
             label = {"legacy": "legacy (in-process guards)", "new": f"new ({o['level']})",
+                     "before": "before issue 36 (same level)",
                      "new-fallback": "new, forced fallback (rlimits+audit-hook)"}[name]
             rows.append(f"| {pname} | {label} | {s['n']} | {s['median_ms']} | {s['mean_ms']} | {s['min_ms']}-{s['max_ms']} |")
     ratios = ", ".join(f"{p}: {st['ratio_new_over_legacy']}x" for p, st in o["programs"].items())
+    ratios_b = ", ".join(f"{p}: {st['ratio_new_over_before']}x" for p, st in o["programs"].items()
+                         if "ratio_new_over_before" in st)
     tp = o["throughput_runs_per_s"]
+    mem = []
+    if o.get("memory"):
+        mem = ["## Memory the host loses to one run (MB charged to a monitoring cgroup around the run: peak, and "
+               "what is still charged after it)", "",
+               f"Limits: {o['memory_limits']}; the run's memory cgroup allows memory_mb + {o['cgroup_extra_mb']} MB.", "",
+               "| sandbox / program | n | peak MB (each run) | median peak | attack - sleep | left after | status | "
+               "what the attack got (MB) |", "|---|---|---|---|---|---|---|---|"]
+        for k, m in o["memory"].items():
+            mem.append(f"| {k} | {m['n']} | {m['peak_mb']} | {m['median_peak_mb']} | {m.get('over_sleep_mb', '')} | "
+                       f"{m['left_mb']} | {m['status']} | {_steps(m['stdout']) or '-'} |")
+        mem.append("")
     return "\n".join([
         "# Sandbox overhead: kernel isolation vs the in-process sandbox (benchmarks/bench_sandbox.py)", "",
         f"Machine: {o['machine']}. Level of the new sandbox here: {o['level']}.", "",
         *rows, "",
-        f"Ratio of medians, new / legacy: {ratios} (goal: under 2x).", "",
+        f"Ratio of medians, new / legacy: {ratios} (goal: under 1.3x)."
+        + (f" New / before issue 36: {ratios_b}." if ratios_b else ""), "",
         f"Throughput, trivial program, 2 workers (threads), {o['throughput_n']} runs each: legacy {tp['legacy']} runs/s, "
-        f"new {tp['new']} runs/s, new forced fallback {tp['new-fallback']} runs/s.", ""])
+        f"new {tp['new']} runs/s, new forced fallback {tp['new-fallback']} runs/s"
+        + (f", before issue 36 {tp['before']} runs/s." if "before" in tp else "."), "", *mem])
 
 
 if __name__ == "__main__":

@@ -18,3 +18,15 @@ except PermissionError as _e:
 except OSError:
     pass  # no hook on open: nothing to disarm
 '''
+
+# The program's own report pipe to the supervisor (the only pipe among its fds above 2).
+REPORT_FD = r'''
+import os, stat
+report_fd = None
+for _i in range(3, 256):
+    try:
+        if stat.S_ISFIFO(os.fstat(_i).st_mode):
+            report_fd = _i
+    except OSError:
+        pass
+'''

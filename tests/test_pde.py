@@ -196,9 +196,12 @@ def solve(u0, x, t, nu):
 '''
     v = verify(first_order, "heat", F.instances("heat", 2, 2))
     assert v.valid and 0.0 < v.reward < 1.0
-    cheat = "import numpy as np\ndef solve(u0, x, t, nu):\n    return np.zeros((len(t), len(x)))\nresult = [{}]"
-    v = verify(cheat + "\n_r3_insts = []", "heat", F.instances("heat", 0, 2))
-    assert v.reward == 0.0 and "did not report" in v.reason
+    # the driver's base64 patched from the program: the report holds an object of the program's
+    cheat = ("import base64, numpy as np\nclass H:\n    def decode(self, *a):\n        return self\n"
+             "    def __repr__(self):\n        return '[]'\nbase64.b64encode = lambda b: H()\n"
+             "def solve(u0, x, t, nu):\n    return np.zeros((len(t), len(x)))\n")
+    v = verify(cheat, "heat", F.instances("heat", 0, 2))
+    assert v.reward == 0.0 and "could not be read back" in v.reason and v.verifier_ok
 
 
 # ------------------------------------------------------------------------------ the bank

@@ -26,7 +26,14 @@ Isolation levels (every SandboxResult says which one it ran under, in `isolation
   - an unprivileged uid per run (no groups; when the host is root) or, in a user namespace, no
     capabilities; no_new_privs;
   - a seccomp filter (verifiers/seccomp.py: no mknod, ptrace, mount, keyrings, namespace creation,
-    bpf, perf_event_open, kexec, io_uring, ...; a denied call kills the worker with SIGSYS);
+    bpf, perf_event_open, kexec, io_uring, ...): the kernel reports a denied call to the supervisor
+    (user notification), which ends the run; memfd_create/memfd_secret, io_setup, inotify, file
+    locks, socket buffer sizes, AF_UNIX sockets and datagram socketpairs get an errno;
+  - a memory cgroup per run (memory_mb + CGROUP_EXTRA_MB, everything the run allocates, kernel
+    objects included; cgroup v2 where delegated, else v1's memory controller, else none with a
+    warning), the IPC namespace's own shm/msg/sem/mqueue limits set small, /dev's nodes bound
+    read-only, and a Landlock domain (files opened for writing only in the scratch directory and
+    /dev's nodes; no signals out of the domain);
   - rlimits: CPU (soft `cpu_s`: SIGXCPU, hard +1: SIGKILL), AS (`memory_mb`), FSIZE
     (`file_size_mb`), NOFILE 256, CORE 0, NPROC 1 + `max_processes` (the per-run uid owns no other
     process, and the kernel enforces NPROC for it, unlike for root);
@@ -54,12 +61,15 @@ loudly), "fallback" (or "off"; force "rlimits+audit-hook"), "require" (namespace
 run returns status "error"; for RL runs that must not run unconfined).
 
 Statuses: "ok"; "error" (an exception: its type and message, a non-zero exit, a tampered report
-channel, a failed setup); "timeout" (the wall clock, or "cpu time limit" on SIGXCPU / the hard CPU
-SIGKILL); "memory" (MemoryError, or a native allocation failure under RLIMIT_AS); "refused" (a
-guard, the seccomp filter, or the file-size limit); "killed" (any other signal).
+channel, "report too large", a failed setup); "timeout" (the wall clock, kept here, or "cpu time
+limit" on SIGXCPU / the hard CPU SIGKILL when the kernel measured the CPU time); "memory"
+(MemoryError, a native allocation failure under RLIMIT_AS, or the memory cgroup's OOM kill);
+"refused" (a guard, the kernel's report of a denied call in any process of the run, or the file-size
+limit); "killed" (any other signal, also a SIGSYS or SIGXCPU the program raised itself).
 """
 from __future__ import annotations
 
+import atexit
 import json
 import keyword
 import logging
@@ -92,6 +102,9 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 PROJECT_PACKAGES = ("r3bench", "verifiers", "trainers", "tasks", "r3bench_lmeval_hook.py")
 SCRATCH_MAX_MB = 256  # the scratch tmpfs: file_size_mb x max_files, at most this
 PROBE_RETRY_S = 60.0  # a failed probe is tried again after this long (a successful one is kept)
+CGROUP_EXTRA_MB = 64  # a run's memory cgroup holds memory_mb + this (scratch files, pipes, kernel objects)
+CGROUP_PREFIX = "r3sandbox-"
+CPU_LIMIT_SHARE = 0.85  # SIGXCPU / SIGKILL count as the CPU limit when the kernel measured this share of cpu_s
 _DRAIN_S = 0.5  # how long to keep reading pipes after the child (group) is gone
 
 
@@ -378,6 +391,12 @@ def probe(refresh: bool = False) -> dict:
                              "namespaces+seccomp")
         info["probe_seconds"] = round(time.monotonic() - t0, 3)
         info["seccomp"] = bool(setup.get("seccomp"))
+        info["seccomp_notify"] = bool(setup.get("seccomp_notify"))
+        info["ipc_limits"] = setup.get("ipc_limits")
+        info["landlock_abi"] = setup.get("landlock_abi")
+        kind, where = _cgroup_parent()
+        info["memory_cgroup"] = {"kind": kind, "parent" if kind else "why": where,
+                                 "used_by_probe": setup.get("memory_cgroup") is not None}
         if setup.get("seccomp_error"):
             info["seccomp_error"] = setup["seccomp_error"]
         if r.ok and r.value == "1" and setup.get("root"):
@@ -399,6 +418,215 @@ def isolation_level() -> str:
     if mode == "fallback":
         return FALLBACK
     return probe()["level"]
+
+
+# -- the run's memory cgroup -------------------------------------------------------------------------------------
+
+_CGROUP: tuple | None = None  # (kind "v2" | "v1" | None, parent directory or the reason there is none)
+_CGROUP_LEFT: list = []  # cgroups whose removal failed (a process still exiting): tried again later
+
+
+def _cgroup_mounts():
+    """{"v2": mount point, "v1:<controller>": mount point} from /proc/self/mountinfo (mounts of root "/")."""
+    out = {}
+    try:
+        with open("/proc/self/mountinfo") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return out
+    for ln in lines:
+        pre, _, post = ln.partition(" - ")
+        a, b = pre.split(), post.split()
+        if len(a) < 5 or len(b) < 3 or a[3] != "/":
+            continue
+        if b[0] == "cgroup2":
+            out.setdefault("v2", a[4])
+        elif b[0] == "cgroup":
+            for opt in b[2].split(","):
+                out.setdefault("v1:" + opt, a[4])
+    return out
+
+
+def _cgroup_parent():
+    """Where per-run memory cgroups are made: ("v2" | "v1", directory) or (None, why not). Cached.
+
+    cgroup v2 where this process's own cgroup delegates the memory controller to its children (memory in
+    cgroup.subtree_control); else the cgroup v1 memory controller's cgroup of this process; else none."""
+    global _CGROUP
+    if _CGROUP is not None:
+        return _CGROUP
+    found = (None, "no memory cgroup controller")
+    try:
+        with open("/proc/self/cgroup") as f:
+            own = [ln.split(":", 2) for ln in f.read().splitlines() if ln.count(":") >= 2]
+    except OSError:
+        own = []
+    mounts = _cgroup_mounts()
+    v2 = next((p for h, c, p in own if h == "0" and c == ""), None)
+    v1 = next((p for h, c, p in own if "memory" in c.split(",")), None)
+    if v2 is not None and "v2" in mounts:
+        d = os.path.join(mounts["v2"], v2.lstrip("/"))
+        try:
+            with open(os.path.join(d, "cgroup.subtree_control")) as f:
+                if "memory" in f.read().split() and os.access(d, os.W_OK):
+                    found = ("v2", d)
+        except OSError:
+            pass
+    if found[0] is None and v1 is not None and "v1:memory" in mounts:
+        d = os.path.join(mounts["v1:memory"], v1.lstrip("/"))
+        if os.path.isfile(os.path.join(d, "memory.limit_in_bytes")) and os.access(d, os.W_OK):
+            found = ("v1", d)
+        else:
+            found = (None, f"the cgroup v1 memory controller's cgroup {d} is not writable here")
+    elif found[0] is None and v2 is not None and "v2" in mounts:
+        found = (None, "cgroup v2 without the memory controller delegated to this process's cgroup")
+    _CGROUP = found
+    return found
+
+
+def _write(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def _cgroup_make(limits: SandboxLimits):
+    """A fresh memory cgroup for one run, limited to memory_mb + CGROUP_EXTRA_MB (swap included), or None."""
+    kind, parent = _cgroup_parent()
+    if kind is None:
+        return None
+    _cgroup_sweep()
+    path = os.path.join(parent, CGROUP_PREFIX + secrets.token_hex(8))
+    limit = (int(math.ceil(limits.memory_mb)) + CGROUP_EXTRA_MB) << 20
+    try:
+        os.mkdir(path)
+    except OSError as e:
+        _warn_once("cgroup", f"sandbox: no memory cgroup for this run ({kind} {parent}: {e}); memory is bounded "
+                             "by RLIMIT_AS and the namespace's IPC limits only")
+        return None
+    try:
+        if kind == "v1":
+            _write(os.path.join(path, "memory.limit_in_bytes"), str(limit))
+            try:  # memory + swap (where swap accounting is on)
+                _write(os.path.join(path, "memory.memsw.limit_in_bytes"), str(limit))
+            except OSError:
+                pass
+        else:
+            _write(os.path.join(path, "memory.max"), str(limit))
+            try:
+                _write(os.path.join(path, "memory.swap.max"), "0")
+            except OSError:
+                pass
+    except OSError as e:
+        _cgroup_remove({"path": path})
+        _warn_once("cgroup", f"sandbox: the run's memory cgroup could not be limited ({e}); none is used")
+        return None
+    return {"kind": kind, "path": path, "procs": os.path.join(path, "cgroup.procs"), "limit_mb": limit >> 20}
+
+
+def _cgroup_facts(cg):
+    """{"oom_kill": n, "peak_mb": m} of a run's cgroup after the run (what the kernel counted)."""
+    out = {"oom_kill": 0, "peak_mb": None}
+    try:
+        name = "memory.oom_control" if cg["kind"] == "v1" else "memory.events"
+        with open(os.path.join(cg["path"], name)) as f:
+            for ln in f.read().splitlines():
+                k, _, v = ln.partition(" ")
+                if k == "oom_kill":
+                    out["oom_kill"] = int(v)
+        name = "memory.max_usage_in_bytes" if cg["kind"] == "v1" else "memory.peak"
+        with open(os.path.join(cg["path"], name)) as f:
+            out["peak_mb"] = round(int(f.read().split()[0]) / 2 ** 20, 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    return out
+
+
+def _cgroup_remove(cg, wait_s=2.0):
+    """SIGKILL what is left in the cgroup and remove it; a cgroup that cannot be removed yet (a process still
+    exiting) is kept in _CGROUP_LEFT and tried again before the next run."""
+    end = time.monotonic() + wait_s
+    delay = 0.002
+    while True:
+        try:
+            os.rmdir(cg["path"])
+            return True
+        except FileNotFoundError:
+            return True
+        except OSError:
+            pass
+        try:
+            with open(os.path.join(cg["path"], "cgroup.procs")) as f:
+                pids = [int(x) for x in f.read().split()]
+        except (OSError, ValueError):
+            pids = []
+        for pid in pids:  # only the run's processes are in it
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        if time.monotonic() >= end:
+            with _LOCK:
+                _CGROUP_LEFT.append(cg)
+            return False
+        time.sleep(delay)
+        delay = min(0.05, delay * 2)
+
+
+def _cgroup_sweep(wait_s=0.0):
+    with _LOCK:
+        left, _CGROUP_LEFT[:] = list(_CGROUP_LEFT), []
+    for cg in left:
+        _cgroup_remove(cg, wait_s=wait_s)
+
+
+atexit.register(_cgroup_sweep, 1.0)  # a cgroup still busy after the last run goes with the process
+
+
+# -- SysV IPC objects at the fallback level (no IPC namespace of its own) ----------------------------------------
+
+_SYSV = (("shm", "shmid"), ("msg", "msqid"), ("sem", "semid"))
+
+
+def _sysv_objects(uid):
+    """{(kind, id)} of the SysV objects created by `uid` (cuid) in this IPC namespace (/proc/sysvipc)."""
+    out = set()
+    for kind, idcol in _SYSV:
+        try:
+            with open(f"/proc/sysvipc/{kind}") as f:
+                rows = f.read().splitlines()
+        except OSError:
+            continue
+        if not rows:
+            continue
+        head = rows[0].split()
+        if idcol not in head or "cuid" not in head:
+            continue
+        i, c = head.index(idcol), head.index("cuid")
+        for r in rows[1:]:
+            cols = r.split()
+            try:
+                if len(cols) > max(i, c) and int(cols[c]) == uid:
+                    out.add((kind, int(cols[i])))
+            except ValueError:
+                continue
+    return out
+
+
+def _sysv_remove(objs):
+    """IPC_RMID each object; returns those that could not be removed."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    left = []
+    for kind, ident in sorted(objs):
+        if kind == "shm":
+            rc = libc.shmctl(ident, 0, None)
+        elif kind == "msg":
+            rc = libc.msgctl(ident, 0, None)
+        else:
+            rc = libc.semctl(ident, 0, 0)
+        if rc != 0 and ctypes.get_errno() not in (22, 43):  # EINVAL/EIDRM: gone already
+            left.append((kind, ident))
+    return left
 
 
 # -- running -------------------------------------------------------------------------------------------------------
@@ -438,7 +666,10 @@ def _run_once(code, limits, inputs, mode, t0, level):
                "rlimits": _rlimits(limits, own_uid),
                "limits": {"output_kb": limits.output_kb, "memory_mb": limits.memory_mb, "wall_s": limits.wall_s,
                           "file_size_mb": limits.file_size_mb, "max_files": limits.max_files}}
+    cap = int(limits.output_kb * 1024)
+    payload["report_max"] = _report_max(cap)
     base = tempfile.mkdtemp(prefix="r3sandbox-")
+    cg = sysv_before = None
     try:
         base = os.path.realpath(base)
         wd = os.path.join(base, "work")
@@ -451,6 +682,11 @@ def _run_once(code, limits, inputs, mode, t0, level):
                        "inodes": limits.max_files + 16, "uid": uid or 0}
             payload.update(plan=_mount_plan(), root=os.path.join(base, "root"), wd=wd, scratch=scratch,
                            seccomp_module=str(SECCOMP) if SECCOMP.is_file() else None)
+            cg = _cgroup_make(limits)
+            if cg is not None:
+                payload["cgroup_procs"] = cg["procs"]
+        else:  # no IPC namespace: what the run creates is in the host's, and is removed after it
+            sysv_before = _sysv_objects(os.geteuid())
         try:
             text = json.dumps(payload, allow_nan=True)
         except (TypeError, ValueError) as e:
@@ -459,12 +695,30 @@ def _run_once(code, limits, inputs, mode, t0, level):
         fd = os.open(ppath, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
-        return _start(ppath, wd, limits, mode, t0, level)
+        r, setup = _start(ppath, wd, limits, mode, t0, level, cg)
+        if cg is not None:
+            setup = dict(setup, memory_cgroup=cg["kind"])
+        return r, setup
     finally:
+        if cg is not None:
+            _cgroup_remove(cg)
+        if sysv_before is not None:
+            new = _sysv_objects(os.geteuid()) - sysv_before
+            if new:
+                left = _sysv_remove(new)
+                if left:
+                    log.warning("sandbox: %d SysV IPC objects of a fallback run could not be removed: %s",
+                                len(left), left[:5])
         shutil.rmtree(base, ignore_errors=True)
 
 
-def _start(ppath, wd, limits, mode, t0, level):
+def _report_max(cap):
+    """The most the host reads of the supervisor's line: its value (cap characters, 4 bytes each in
+    UTF-8), the reason and notes (the supervisor cuts them), the setup facts; in hex (x2)."""
+    return max(1 << 22, 2 * (4 * max(1024, cap) + 4 * 2000 + 5 * 4 * 500) + (1 << 16))
+
+
+def _start(ppath, wd, limits, mode, t0, level, cg=None):
     if not sys.executable:
         return _result("error", "no Python executable to start (sys.executable is empty)", t0, isolation=level), {}
     env = {"PATH": "/usr/bin:/bin", "HOME": wd, "TMPDIR": wd, "LANG": "C.UTF-8",
@@ -484,7 +738,7 @@ def _start(ppath, wd, limits, mode, t0, level):
             return _result("error", f"could not start the sandboxed process: {type(e).__name__}: {e}", t0, isolation=level), {}
         finally:
             os.close(wfd)
-        return _supervise(proc, rfd, limits, mode, t0, level)
+        return _supervise(proc, rfd, limits, mode, t0, level, cg)
     finally:
         os.close(rfd)
 
@@ -501,10 +755,10 @@ def _parse_supervisor(data: bytes):
     return msg if isinstance(msg, dict) else None
 
 
-def _supervise(proc, rfd, limits, mode, t0, level):
+def _supervise(proc, rfd, limits, mode, t0, level, cg=None):
     cap = int(limits.output_kb * 1024)
-    # the supervisor's line carries the value re-encoded as ASCII JSON (up to 12 bytes a character) in hex
-    out, err, res = _Capped(cap), _Capped(cap), _Capped(max(1 << 22, 24 * max(1024, cap) + (1 << 20)))
+    # the supervisor's line is never longer than this (it says "report too large" instead); + a margin
+    out, err, res = _Capped(cap), _Capped(cap), _Capped(_report_max(cap) + 4096)
     sel = selectors.DefaultSelector()
     for fd, sink in ((proc.stdout.fileno(), out), (proc.stderr.fileno(), err), (rfd, res)):
         sel.register(fd, selectors.EVENT_READ, sink)
@@ -554,10 +808,13 @@ def _supervise(proc, rfd, limits, mode, t0, level):
     if mode == "namespaces" and msg is not None and not setup.get("seccomp"):
         level = "namespaces"
     n_lines = sum(1 for ln in bytes(res.data).splitlines() if ln.strip())
-    return _classify(msg, timed_out, proc.returncode, stdout, stderr, limits, level, t0, n_lines), setup
+    facts = _cgroup_facts(cg) if cg is not None else None
+    if facts is not None:
+        setup = dict(setup, memory_peak_mb=facts["peak_mb"], oom_kill=facts["oom_kill"])
+    return _classify(msg, timed_out, proc.returncode, stdout, stderr, limits, level, t0, n_lines, facts), setup
 
 
-def _classify(msg, timed_out, rc, stdout, stderr, limits, level, t0, msg_lines=None):
+def _classify(msg, timed_out, rc, stdout, stderr, limits, level, t0, msg_lines=None, cgroup=None):
     def done(status, reason, value=None, returncode=None):
         return _result(status, reason, t0, stdout, stderr, returncode, value, level)
 
@@ -585,12 +842,23 @@ def _classify(msg, timed_out, rc, stdout, stderr, limits, level, t0, msg_lines=N
             reason += "; refused along the way: " + "; ".join(dict.fromkeys(notes))
         return done(status, reason, value, returncode)
 
-    # what the supervisor observed from outside comes first: the program cannot fake a signal
+    denied = [str(d)[:200] for d in msg.get("denied") or [] if isinstance(d, str)][:5]
+    too_large = problem if isinstance(problem, str) and problem.startswith("report too large") else None
+    # what the kernel and the supervisor observed come first. A seccomp refusal only when the kernel reported a
+    # denied call to the supervisor (user notification), in the worker or any process it started: a SIGSYS
+    # the program raises itself is just a signal
+    if denied:
+        return said("refused", "a system call was refused by the kernel's seccomp filter: " + ", ".join(denied)
+                    + " (reported by the kernel to the supervisor, which ended the run)"
+                    + (f"; {too_large}" if too_large else ""))
+    if cgroup is not None and cgroup.get("oom_kill") and sig == signal.SIGKILL:
+        return said("memory", f"memory limit reached: the run's memory cgroup ({limits.memory_mb:g} MB + "
+                              f"{CGROUP_EXTRA_MB} MB) was full and the kernel killed the program")
     if sig is not None:
-        if sig == signal.SIGSYS:
-            return said("refused", "a system call was refused by the kernel's seccomp filter (the worker was "
-                                   "killed with SIGSYS)")
-        if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= limits.cpu_s - 0.05):
+        # the CPU time is the kernel's (wait4's rusage): a SIGXCPU the program raises itself early is just a signal.
+        # The rusage lags the kernel's own RLIMIT_CPU check (0.93-1.03 s at SIGXCPU for cpu_s = 1 on a loaded
+        # machine), hence the margin
+        if sig in (signal.SIGXCPU, signal.SIGKILL) and cpu >= CPU_LIMIT_SHARE * limits.cpu_s:
             return said("timeout", f"cpu time limit of {limits.cpu_s} s reached ({_signame(sig)})")
         if sig == getattr(signal, "SIGXFSZ", None):
             return said("refused", f"file size limit of {limits.file_size_mb} MB reached")
@@ -598,6 +866,8 @@ def _classify(msg, timed_out, rc, stdout, stderr, limits, level, t0, msg_lines=N
         if any(s in low for s in ("memoryerror", "bad_alloc", "out of memory", "cannot allocate memory")):
             return said("memory", f"memory limit of {limits.memory_mb} MB reached ({_signame(sig)})")
         return said("killed", f"killed by {_signame(sig)}")
+    if too_large:
+        return said("error", too_large)
     if problem:
         return said("error", f"the result channel was tampered with: {problem}")
     if final is not None and code == 0:

@@ -21,11 +21,16 @@ Supervisor, before the fork (it is root in fresh mount/network/PID namespaces):
      under a mounted directory, an empty tmpfs covers it), and the project's packages in
      site-packages are covered too, so `import r3bench` (its PDE reference solvers) fails;
   3. pivot_root into it and detaches the old root: nothing of the host's filesystem stays reachable;
-  4. builds the seccomp filter (verifiers/seccomp.py, loaded from its path before the pivot).
-Worker, after the fork, in this order: closes the result fd (it never has a handle to it), sets the
-rlimits (CPU, AS, FSIZE, NOFILE, NPROC, CORE), drops to an unprivileged uid chosen per run (no
-groups; in a user namespace, when the host is not root: all capabilities dropped instead), sets
-no_new_privs, loads the seccomp filter, closes every other fd (the setup pipe last: it carries a
+  4. builds the seccomp filter (verifiers/seccomp.py, loaded from its path before the pivot) and loads
+     it into itself in the notify mode: the kernel reports every denied call of the worker and its
+     children on a listener fd only the supervisor keeps; it records the call and kills the run.
+  Before the pivot it also sets the IPC namespace's limits (IPC_LIMITS) and opens the run's memory
+  cgroup's cgroup.procs (made by the host).
+Worker, after the fork, in this order: closes the result fd (it never has a handle to it), joins the
+memory cgroup, sets the rlimits (CPU, AS, FSIZE, NOFILE, NPROC, CORE), drops to an unprivileged uid
+chosen per run (no groups; in a user namespace, when the host is not root: all capabilities dropped
+instead), sets no_new_privs, a Landlock domain (writes only in the scratch directory and /dev's
+nodes), closes every other fd (the seccomp listener too; the setup pipe last: it carries a
 confinement failure to the supervisor, and is closed before any of the code runs, so the code
 cannot claim one), then installs the audit-hook guards (the second layer, unchanged from the
 in-process sandbox) and runs the code.
@@ -34,9 +39,11 @@ Results. The worker reports on its own pipe to the supervisor (lines "R <hex>" f
 guards saw, one "F <hex json>" for the outcome). The code runs in that process and can write to that
 pipe too: its report is *the program's claim* (like its stdout). The supervisor accepts at most one
 final line of the fixed format; a second one, a malformed line, an unparsable one (never an
-exception in the supervisor) or an oversized report marks the run as tampered with. What the code cannot forge is what the supervisor observes from outside: the
-worker's exit status or killing signal (SIGSYS = the seccomp filter, SIGXCPU/SIGKILL = CPU limit),
-its CPU time, whether the confinement was set up. The supervisor writes one "S <hex json>" line with
+exception in the supervisor) marks the run as tampered with, an oversized one as "report too large".
+What the code cannot forge is what the supervisor observes from outside: the kernel's reports of
+denied calls, the worker's exit status or killing signal, its CPU time (rusage: the CPU limit is
+judged by it, not by the signal), whether the confinement was set up. Its line has a known maximum
+size (payload "report_max"): the program's text in it is cut first. The supervisor writes one "S <hex json>" line with
 both on the result fd, which only it holds, and exits; as PID 1 its exit makes the kernel kill every
 process left in the namespace (also those that called setsid). A status the program could fake
 (ok / error / refused by the guards) therefore only ever describes the program's own behaviour; the
@@ -411,6 +418,9 @@ SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
 SYS_CAPSET = {"x86_64": 126, "aarch64": 91}
 
 
+DEV_NODES = ("null", "zero", "full", "random", "urandom")
+
+
 class SetupError(Exception):
     pass
 
@@ -428,9 +438,9 @@ def _mount(libc, ctypes, src, dst, fstype, flags, data=None):
         raise SetupError(f"mount({src!r} -> {dst!r}, {fstype!r}, {flags:#x}): {os.strerror(e)}")
 
 
-def _bind_ro(libc, ctypes, src, dst):
+def _bind_ro(libc, ctypes, src, dst, nodev=True):
     import os
-    _mount(libc, ctypes, src, dst, None, MS_BIND | MS_REC)
+    _mount(libc, ctypes, src, dst, None, MS_BIND | (MS_REC if nodev else 0))
     keep = 0  # a remount must keep the flags the kernel locked on the source (in a user namespace)
     try:
         f = os.statvfs(dst).f_flag
@@ -438,7 +448,8 @@ def _bind_ro(libc, ctypes, src, dst):
                (MS_NODEV if f & os.ST_NODEV else 0)
     except OSError:
         pass
-    _mount(libc, ctypes, None, dst, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | keep)
+    _mount(libc, ctypes, None, dst, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | keep
+           | (MS_NODEV if nodev else MS_NOEXEC))
 
 
 def _build_root(plan, root, wd, scratch):
@@ -470,9 +481,11 @@ def _build_root(plan, root, wd, scratch):
                 tmpfs.append(dst)
     dev = root + "/dev"
     os.makedirs(dev, exist_ok=True)
-    for name in ("null", "zero", "full", "random", "urandom"):
+    for name in DEV_NODES:
+        # read-only binds: the nodes work (a device's reads and writes are not the mount's), but the host's
+        # inodes cannot be changed (os.utime('/dev/null') once set the host's node's times)
         open(f"{dev}/{name}", "a").close()
-        _mount(libc, ctypes, f"/dev/{name}", f"{dev}/{name}", None, MS_BIND)
+        _bind_ro(libc, ctypes, f"/dev/{name}", f"{dev}/{name}", nodev=False)
     for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
                          ("stderr", "/proc/self/fd/2")):
         os.symlink(target, f"{dev}/{name}")
@@ -497,6 +510,29 @@ def _build_root(plan, root, wd, scratch):
     os.chdir(wd)
 
 
+# The IPC namespace's own limits (per namespace: written by the supervisor, root there, before the pivot).
+# The defaults are unbounded for shared memory (shmall 2^64) and allow 32,000 message queues of 16 KB: a
+# run held 1 GB of SysV shared memory and ~500 MB of queued messages outside RLIMIT_AS. Small values here,
+# and the memory cgroup (where there is one) counts what is left.
+IPC_LIMITS = (("kernel/shmmax", "8388608"), ("kernel/shmall", "4096"), ("kernel/shmmni", "16"),
+              ("kernel/msgmni", "16"), ("kernel/msgmnb", "16384"), ("kernel/msgmax", "8192"),
+              ("kernel/sem", "32 256 32 16"), ("fs/mqueue/queues_max", "4"), ("fs/mqueue/msg_max", "10"),
+              ("fs/mqueue/msgsize_max", "8192"))
+
+
+def _limit_ipc():
+    """Write IPC_LIMITS into this IPC namespace; returns the ones that could not be set (an older kernel
+    or a user namespace may refuse some) for the setup facts."""
+    failed = []
+    for name, value in IPC_LIMITS:
+        try:
+            with open("/proc/sys/" + name, "w") as f:
+                f.write(value)
+        except OSError as e:
+            failed.append(f"{name}: {e.strerror}")
+    return failed
+
+
 def _drop_capabilities():
     """In a user namespace the worker is uid 0 there: clear every capability set (capset) instead."""
     import os
@@ -510,10 +546,70 @@ def _drop_capabilities():
         raise SetupError("capset: could not drop capabilities")
 
 
-def _confine(payload, seccomp_filter):
-    """In the worker: rlimits, the unprivileged identity, no_new_privs, seccomp. Raises SetupError."""
+SYS_LANDLOCK = {"x86_64": (444, 445, 446), "aarch64": (444, 445, 446)}  # create_ruleset, add_rule, restrict_self
+LL_WRITE_FILE, LL_TRUNCATE = 1 << 1, 1 << 14
+LL_SCOPE_ABSTRACT_UNIX, LL_SCOPE_SIGNAL = 1, 2
+
+
+def _landlock_abi():
+    """Landlock's ABI version here (0: none)."""
+    import os
+    ctypes, libc = _libc()
+    nrs = SYS_LANDLOCK.get(os.uname().machine)
+    if nrs is None:
+        return 0
+    v = libc.syscall(nrs[0], None, ctypes.c_size_t(0), ctypes.c_uint32(1))  # LANDLOCK_CREATE_RULESET_VERSION
+    return max(0, v)
+
+
+def _landlock(abi, writable):
+    """Opening a file for writing only beneath `writable` (the scratch directory, the /dev nodes), and (ABI 6)
+    no signals to processes outside this domain (the supervisor). The read-only binds already refuse writes
+    to regular files; a FIFO or a device node in them does not: a FIFO a host process reads from could
+    be written to. Raises SetupError."""
+    import os
+    ctypes, libc = _libc()
+    create, add_rule, restrict = SYS_LANDLOCK[os.uname().machine]
+    handled = LL_WRITE_FILE | (LL_TRUNCATE if abi >= 3 else 0)
+    scoped = (LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL) if abi >= 6 else 0
+    attr = (ctypes.c_uint64 * 3)(handled, 0, scoped)
+    size = 24 if abi >= 6 else 16 if abi >= 4 else 8
+    rfd = libc.syscall(create, attr, ctypes.c_size_t(size), ctypes.c_uint32(0))
+    if rfd < 0:
+        raise SetupError(f"landlock_create_ruleset: {os.strerror(ctypes.get_errno())}")
+
+    class PathBeneath(ctypes.Structure):
+        _pack_ = 1
+        _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+    try:
+        for path in writable:
+            try:
+                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            except OSError:
+                continue
+            try:
+                rule = PathBeneath(handled, fd)
+                if libc.syscall(add_rule, rfd, 1, ctypes.byref(rule), ctypes.c_uint32(0)) != 0:  # PATH_BENEATH
+                    raise SetupError(f"landlock_add_rule({path}): {os.strerror(ctypes.get_errno())}")
+            finally:
+                os.close(fd)
+        if libc.syscall(restrict, rfd, ctypes.c_uint32(0)) != 0:
+            raise SetupError(f"landlock_restrict_self: {os.strerror(ctypes.get_errno())}")
+    finally:
+        os.close(rfd)
+
+
+def _confine(payload, seccomp_filter, cgroup_fd=None):
+    """In the worker: the memory cgroup, rlimits, the unprivileged identity, no_new_privs, seccomp (unless the
+    supervisor already loaded it, in the notify mode). Raises SetupError."""
     import os, resource
     ctypes, libc = _libc()
+    if cgroup_fd is not None:  # "0": the writing process; still root here, and its children follow it
+        try:
+            os.write(cgroup_fd, b"0")
+        except OSError as e:
+            raise SetupError(f"joining the run's memory cgroup: {e.strerror}")
+        os.close(cgroup_fd)
     for res, soft, hard in payload["rlimits"]:
         resource.setrlimit(getattr(resource, res), (soft, hard))
     if payload["mode"] == "namespaces":
@@ -528,13 +624,15 @@ def _confine(payload, seccomp_filter):
             _drop_capabilities()
         if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
             raise SetupError("prctl(PR_SET_NO_NEW_PRIVS) failed")
-        if seccomp_filter is not None:
+        if seccomp_filter is not None and not seccomp_filter.notify:
             seccomp_filter.load()
+        if payload.get("landlock_abi"):
+            _landlock(payload["landlock_abi"], [payload["wd"]] + ["/dev/" + n for n in DEV_NODES])
 
 
 def _report_line(tag, obj):
-    import json
-    return tag + b" " + json.dumps(obj).encode().hex().encode() + b"\n"
+    import json  # UTF-8, not \u escapes (12 bytes a character outside the BMP); a lone surrogate escaped
+    return tag + b" " + json.dumps(obj, ensure_ascii=False).encode("utf-8", "backslashreplace").hex().encode() + b"\n"
 
 
 def _parse_report(data, cap):
@@ -552,7 +650,7 @@ def _parse_report_lines(data, cap):
     import json
     finals, notes, problem = [], [], None
     if len(data) > cap:
-        return None, [], f"the program's report channel carried more than {cap} bytes"
+        return None, [], f"report too large: the program's report channel carried more than {cap} bytes"
     for line in data.splitlines():
         kind, _, body = line.partition(b" ")
         try:
@@ -591,6 +689,7 @@ def _supervise(rfd, payload_path):
         payload = json.loads(f.read())
     os.unlink(payload_path)
     seccomp_filter, setup = None, {"mode": payload["mode"], "seccomp": False, "root": False}
+    cgroup_fd = None
     try:
         if payload["mode"] == "namespaces":
             if payload.get("seccomp_module"):
@@ -598,13 +697,25 @@ def _supervise(rfd, payload_path):
                 spec = importlib.util.spec_from_file_location("_r3_seccomp", payload["seccomp_module"])
                 mod = importlib.util.module_from_spec(spec)
                 spec.loader.exec_module(mod)
-                try:
-                    seccomp_filter = mod.build(kill=True)
+                try:  # notify: denied calls reported to this process by the kernel (see _watch_denials)
+                    seccomp_filter = mod.build(notify=True)
                     setup["seccomp"] = True
                 except mod.SeccompUnavailable as e:
-                    setup["seccomp_error"] = str(e)[:300]
+                    try:
+                        seccomp_filter = mod.build(kill=True)
+                        setup["seccomp"] = True
+                        setup["seccomp_notify_error"] = str(e)[:300]
+                    except mod.SeccompUnavailable as e2:
+                        setup["seccomp_error"] = str(e2)[:300]
+            failed = _limit_ipc()
+            setup["ipc_limits"] = not failed
+            if failed:
+                setup["ipc_limits_error"] = "; ".join(failed)[:300]
+            if payload.get("cgroup_procs"):  # opened here: after the pivot the host's cgroup tree is gone
+                cgroup_fd = os.open(payload["cgroup_procs"], os.O_WRONLY | os.O_CLOEXEC)
             _build_root(payload["plan"], payload["root"], payload["wd"], payload["scratch"])
             setup["root"] = True
+            payload["landlock_abi"] = setup["landlock_abi"] = _landlock_abi()
     except (SetupError, OSError) as e:
         os.write(rfd, _report_line(b"S", {"setup_error": f"{type(e).__name__}: {e}"[:500], "setup": setup}))
         return
@@ -613,6 +724,21 @@ def _supervise(rfd, payload_path):
     # of a user namespace (the worker then differs only in capabilities)
     _, libc = _libc()
     libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    notify_fd = None
+    if seccomp_filter is not None and seccomp_filter.notify:
+        # loaded here, after the mounts, so the worker and everything it forks inherit it; the listener fd
+        # stays with this process (the worker closes its copy before the code runs). The supervisor makes
+        # none of the denied calls from here on.
+        try:
+            seccomp_filter.load()
+            notify_fd = seccomp_filter.notify_fd
+            setup["seccomp_notify"] = True
+        except Exception as e:  # SeccompUnavailable: the worker loads a killing filter instead
+            setup["seccomp_notify_error"] = str(e)[:300]
+            try:
+                seccomp_filter = mod.build(kill=True)
+            except Exception as e2:
+                seccomp_filter, setup["seccomp"], setup["seccomp_error"] = None, False, str(e2)[:300]
     pr, pw = os.pipe()
     # the setup pipe: the worker writes here only if its confinement failed, and closes it before the
     # code runs, so a "setup failed" report cannot come from the code (it once could: an "X" line on
@@ -633,9 +759,9 @@ def _supervise(rfd, payload_path):
             os.close(pr)
             os.close(sr)
             try:
-                _confine(payload, seccomp_filter)
+                _confine(payload, seccomp_filter, cgroup_fd)
                 lo, hi = sorted((pw, sw))
-                os.closerange(3, lo)
+                os.closerange(3, lo)  # also the seccomp listener: with it the code could let its own calls through
                 os.closerange(lo + 1, hi)
                 os.closerange(hi + 1, 4096)
                 os.close(sw)
@@ -647,12 +773,30 @@ def _supervise(rfd, payload_path):
             os._exit(0)
     os.close(pw)
     os.close(sw)
+    if cgroup_fd is not None:
+        os.close(cgroup_fd)
+    denied = []
+
+    def on_denial():
+        """A denied call, as the kernel reports it: record it and end the run, every process of it (as PID 1,
+        kill(-1) reaches all of the namespace but this process; the caller is held in the call meanwhile)."""
+        got = seccomp_filter.receive()
+        if got is None:
+            return
+        if len(denied) < 5:
+            denied.append(got[1] + ("" if got[0] == pid else " (in a child process)"))
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except OSError:
+            pass
+
     # the worker's report: its value (at most output_kb K characters) as JSON (a character at most 6 bytes,
     # a control character a __repr__ returned) in hex (x2), plus 5 refusal notes and the reason
     cap = 12 * max(1024, int(payload["limits"]["output_kb"]) * 1024) + 65536
-    data, eof, exited = bytearray(), False, None
+    data, eof, exited, too_large = bytearray(), False, None, 0
     # the host kills the whole tree at wall_s; this deadline only matters when the host itself died
     deadline = t_start + float(payload["limits"]["wall_s"]) + 2.0
+    watch = [pr] + ([notify_fd] if notify_fd is not None else [])
     while exited is None:
         if time.monotonic() > deadline:
             try:
@@ -661,20 +805,17 @@ def _supervise(rfd, payload_path):
                 pass
             exited = os.wait4(pid, 0)
             break
-        if eof:
-            got = os.wait4(pid, os.WNOHANG)
-            if got[0]:
-                exited = got
-            else:
-                time.sleep(0.005)
-            continue
-        ready, _, _ = select.select([pr], [], [], 0.05)
-        if ready:
+        ready, _, _ = select.select([fd for fd in watch if not (eof and fd == pr)], [], [], 0.05 if not eof else 0.005)
+        if notify_fd in ready:
+            on_denial()
+        if pr in ready:
             chunk = os.read(pr, 65536)
             if not chunk:
                 eof = True
             elif len(data) <= cap:
                 data += chunk
+            else:
+                too_large += len(chunk)
         got = os.wait4(pid, os.WNOHANG)
         if got[0]:
             exited = got
@@ -687,6 +828,14 @@ def _supervise(rfd, payload_path):
             break
         if len(data) <= cap:
             data += chunk
+    while notify_fd is not None:  # a denied call still pending (a child of the worker): it fails the run too
+        ready, _, _ = select.select([notify_fd], [], [], 0)
+        if not ready:
+            break
+        n = len(denied)
+        on_denial()
+        if len(denied) == n:
+            break
     _, status, ru = exited
     setup_failed = b""
     while len(setup_failed) < 4096:  # the worker has exited and closed its end: EOF comes at once
@@ -700,11 +849,20 @@ def _supervise(rfd, payload_path):
                                            "setup": setup}))
         return
     final, notes, problem = _parse_report(bytes(data), cap)
-    os.write(rfd, _report_line(b"S", {
-        "setup": setup, "exit": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
-        "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
-        "cpu": ru.ru_utime + ru.ru_stime, "maxrss_kb": ru.ru_maxrss,
-        "final": final, "notes": notes, "problem": problem}))
+    if final is not None:  # the program's own text: bounded here, so the line below has a known size
+        final = {"final": final["final"], "reason": final["reason"][:2000],
+                 "value": None if final["value"] is None else final["value"][:cap]}
+    report = {"setup": setup, "exit": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+              "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+              "cpu": ru.ru_utime + ru.ru_stime, "maxrss_kb": ru.ru_maxrss, "denied": denied,
+              "final": final, "notes": notes, "problem": problem}
+    line = _report_line(b"S", report)
+    limit = int(payload.get("report_max") or 0)
+    if limit and len(line) > limit:  # never more than the host reads: its cut once lost a SIGSYS seen here
+        report.update(final=None, notes=[], problem=f"report too large: the program's report came to "
+                                                    f"{len(line)} bytes here, more than the {limit} the host reads")
+        line = _report_line(b"S", report)
+    os.write(rfd, line)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,8 @@
 
     filt = build(kill=True)      # -> Filter, or raises SeccompUnavailable (no libseccomp, unknown arch)
     filt.load()                  # in the process to confine; irreversible, inherited by its children
+    filt = build(notify=True)    # denied calls are held and reported to the loading process instead:
+    filt.load(); fd = filt.notify_fd;  filt.receive() -> (pid, syscall name) or None
 
 Why libseccomp and a deny-list: libseccomp (libseccomp.so.2, present on Debian/Ubuntu machines and
 in most Python images because systemd and util-linux link it) resolves syscall names for the
@@ -11,8 +13,12 @@ and ordinary file I/O working without tuning an allow-list per library version; 
 namespaces (verifiers/sandbox_runner.py) are what confine files, network and processes, and the
 filter removes the kernel interfaces that would undo or get around them.
 
-What is denied (the process is killed with SIGSYS, so the supervisor sees *that* it happened and
-the code cannot catch and hide it; `kill=False` returns EPERM instead):
+What is denied. With `notify=True` (the sandbox's supervisor) a denied call is not run: the calling
+thread is held and the kernel sends a notification (pid, syscall number) on a listener fd that only
+the process that loaded the filter holds; the supervisor records it and kills the run. That record is
+the kernel's word: a program cannot forge it (a SIGSYS it raises itself, or a forked child's denied
+call that the killed-by-SIGSYS status of the worker would not show). `kill=True` (the default
+without notify) kills the process with SIGSYS; `kill=False` returns EPERM:
   - special files: mknod, mknodat (device nodes, FIFOs);
   - debugging other processes: ptrace, process_vm_readv/writev, kcmp;
   - mounts and root changes: mount, umount2, pivot_root, chroot, the new mount API (fsopen,
@@ -26,7 +32,16 @@ the code cannot catch and hide it; `kill=False` returns EPERM instead):
     the clocks (settimeofday, clock_settime, clock_adjtime, adjtimex), sethostname, setdomainname,
     vhangup, uselib, lookup_dcookie, fanotify_init, modify_ldt (x86 LDT: a classic exploit path),
     quotactl_fd;
-  - memfd_create: ENOSYS (its memory is outside RLIMIT_AS and outside the scratch tmpfs' size);
+  - memfd_create, memfd_secret: ENOSYS (memory outside RLIMIT_AS and outside the scratch tmpfs' size);
+  - host-wide resources: io_setup ENOSYS (AIO contexts count against the host's fs.aio-max-nr),
+    inotify_init/inotify_init1 ENOSYS (watches on the read-only binds see the host's file events),
+    flock and the fcntl lock/lease/notify commands ENOLCK/EPERM (a lock on a bound host file is a
+    lock on the host's file), fcntl(F_SETPIPE_SZ) EPERM, setsockopt(SOL_SOCKET, SO_SNDBUF/SO_RCVBUF
+    [/FORCE]) EPERM (socket buffers stay at the kernel's default size);
+  - path Unix sockets: socket(AF_UNIX) EAFNOSUPPORT and socketpair other than SOCK_STREAM EPERM: a
+    socket file inside a read-only bind (a host socket) accepts connections from any AF_UNIX socket,
+    and a datagram socket can send to a path; a stream socketpair (multiprocessing, asyncio) has no
+    address and cannot reach one;
   - socket families other than AF_UNIX, AF_INET, AF_INET6: EAFNOSUPPORT (not a kill: a library that
     probes for netlink gets an ordinary error). AF_VSOCK is not confined by the network namespace
     (on a VM it reaches the hypervisor's host); netlink, packet, AF_ALG, bluetooth, XDP, ... are
@@ -42,6 +57,7 @@ import errno
 SCMP_ACT_KILL_PROCESS = 0x80000000
 SCMP_ACT_KILL_THREAD = 0x00000000
 SCMP_ACT_ALLOW = 0x7FFF0000
+SCMP_ACT_NOTIFY = 0x7FC00000
 SCMP_CMP_GT = 6
 SCMP_CMP_MASKED_EQ = 7
 
@@ -73,6 +89,22 @@ SOCKET_FAMILIES_ALLOWED = (1, 2, 10)
 CLONE_NEW_FLAGS = (0x80, 0x20000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000)
 
 
+# fcntl commands that reach beyond the process: record locks (F_SETLK, F_SETLKW, F_OFD_SETLK, F_OFD_SETLKW), leases
+# (F_SETLEASE) and directory notification (F_NOTIFY): on a bound host file they lock or watch the host's inode
+FCNTL_LOCKS = (6, 7, 37, 38)
+FCNTL_OTHER = (1024, 1026, 1031)  # F_SETLEASE, F_NOTIFY, F_SETPIPE_SZ
+SOL_SOCKET, SOCKET_BUFFERS = 1, (7, 8, 32, 33)  # SO_SNDBUF, SO_RCVBUF, SO_SNDBUFFORCE, SO_RCVBUFFORCE
+
+
+class _Data(ctypes.Structure):  # struct seccomp_data
+    _fields_ = [("nr", ctypes.c_int), ("arch", ctypes.c_uint32), ("ip", ctypes.c_uint64),
+                ("args", ctypes.c_uint64 * 6)]
+
+
+class _Notif(ctypes.Structure):  # struct seccomp_notif (the kernel's may be larger; libseccomp allocates it)
+    _fields_ = [("id", ctypes.c_uint64), ("pid", ctypes.c_uint32), ("flags", ctypes.c_uint32), ("data", _Data)]
+
+
 class SeccompUnavailable(RuntimeError):
     """libseccomp is missing or refused the filter: the caller decides what that means (and says so)."""
 
@@ -94,28 +126,59 @@ def _lib():
     lib.seccomp_syscall_resolve_name.argtypes, lib.seccomp_syscall_resolve_name.restype = [ctypes.c_char_p], ctypes.c_int
     lib.seccomp_load.argtypes, lib.seccomp_load.restype = [ctypes.c_void_p], ctypes.c_int
     lib.seccomp_release.argtypes, lib.seccomp_release.restype = [ctypes.c_void_p], None
+    try:
+        lib.seccomp_notify_fd.argtypes, lib.seccomp_notify_fd.restype = [ctypes.c_void_p], ctypes.c_int
+        lib.seccomp_notify_alloc.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_void_p)]
+        lib.seccomp_notify_receive.argtypes = [ctypes.c_int, ctypes.c_void_p]
+        lib.seccomp_syscall_resolve_num_arch.argtypes = [ctypes.c_uint32, ctypes.c_int]
+        lib.seccomp_syscall_resolve_num_arch.restype = ctypes.c_void_p
+    except AttributeError:  # libseccomp older than 2.5: no user notification
+        pass
     return lib
 
 
 class Filter:
     """A built (not yet loaded) filter. `load()` applies it to the calling process (and its future children)."""
 
-    def __init__(self, lib, ctx, denied):
-        self._lib, self._ctx, self.denied = lib, ctx, denied
+    def __init__(self, lib, ctx, denied, notify=False):
+        self._lib, self._ctx, self.denied, self.notify = lib, ctx, denied, notify
+        self.notify_fd = None  # with notify: the listener fd, set by load()
+        self._req = None
 
     def load(self) -> None:
         rc = self._lib.seccomp_load(self._ctx)
         if rc != 0:
             raise SeccompUnavailable(f"seccomp_load failed: {errno.errorcode.get(-rc, rc)}")
+        if self.notify:
+            fd = self._lib.seccomp_notify_fd(self._ctx)
+            if fd < 0:
+                raise SeccompUnavailable(f"seccomp_notify_fd failed: {errno.errorcode.get(-fd, fd)}")
+            self.notify_fd = fd
+            req, resp = ctypes.c_void_p(), ctypes.c_void_p()
+            if self._lib.seccomp_notify_alloc(ctypes.byref(req), ctypes.byref(resp)) != 0:
+                raise SeccompUnavailable("seccomp_notify_alloc failed")
+            self._req = req
+
+    def receive(self):
+        """One pending notification from the listener: (pid in the loader's PID namespace, syscall name),
+        or None (none pending any more: the caller died). Call it when notify_fd is readable."""
+        if self._req is None or self._lib.seccomp_notify_receive(self.notify_fd, self._req) != 0:
+            return None
+        n = ctypes.cast(self._req, ctypes.POINTER(_Notif)).contents
+        name = self._lib.seccomp_syscall_resolve_num_arch(n.data.arch, n.data.nr)
+        text = ctypes.string_at(name).decode("ascii", "replace") if name else f"syscall {n.data.nr}"
+        return int(n.pid), text
 
 
-def build(kill: bool = True) -> Filter:
+def build(kill: bool = True, notify: bool = False) -> Filter:
     """The deny-list filter (see the module docstring). Raises SeccompUnavailable, never anything else."""
     lib = _lib()
+    if notify and not hasattr(lib.seccomp_notify_receive, "argtypes"):
+        raise SeccompUnavailable("libseccomp has no user notification (2.5 or newer needed)")
     ctx = lib.seccomp_init(SCMP_ACT_ALLOW)
     if not ctx:
         raise SeccompUnavailable("seccomp_init failed")
-    deny = SCMP_ACT_KILL_PROCESS if kill else SCMP_ACT_ERRNO(errno.EPERM)
+    deny = SCMP_ACT_NOTIFY if notify else SCMP_ACT_KILL_PROCESS if kill else SCMP_ACT_ERRNO(errno.EPERM)
     denied = []
 
     def add(action, name, conds=()):
@@ -150,4 +213,23 @@ def build(kill: bool = True) -> Filter:
         denied.append("memfd_create (ENOSYS)")
     if add(SCMP_ACT_ERRNO(errno.ENOSYS), "clone3"):
         denied.append("clone3 (ENOSYS)")
-    return Filter(lib, ctx, tuple(denied))
+    # memory and kernel objects outside every limit, and host-wide tables (see the module docstring)
+    for name in ("memfd_secret", "io_setup", "inotify_init", "inotify_init1"):
+        if add(SCMP_ACT_ERRNO(errno.ENOSYS), name):
+            denied.append(f"{name} (ENOSYS)")
+    if add(SCMP_ACT_ERRNO(errno.ENOLCK), "flock"):
+        denied.append("flock (ENOLCK)")
+    for cmd in FCNTL_LOCKS + FCNTL_OTHER:
+        err = errno.ENOLCK if cmd in FCNTL_LOCKS else errno.EPERM
+        add(SCMP_ACT_ERRNO(err), "fcntl", (_ArgCmp(1, SCMP_CMP_MASKED_EQ, 0xFFFFFFFF, cmd),))
+    denied.append("fcntl(F_SETLK/F_SETLKW/F_OFD_SETLK[W]: ENOLCK; F_SETLEASE/F_NOTIFY/F_SETPIPE_SZ: EPERM)")
+    for opt in SOCKET_BUFFERS:
+        add(SCMP_ACT_ERRNO(errno.EPERM), "setsockopt", (_ArgCmp(1, SCMP_CMP_MASKED_EQ, 0xFFFFFFFF, SOL_SOCKET),
+                                                         _ArgCmp(2, SCMP_CMP_MASKED_EQ, 0xFFFFFFFF, opt)))
+    denied.append("setsockopt(SOL_SOCKET, SO_SNDBUF/SO_RCVBUF[FORCE]) (EPERM)")
+    add(nosupport, "socket", (_ArgCmp(0, SCMP_CMP_MASKED_EQ, 0xFFFFFFFF, 1),))
+    denied.append("socket(AF_UNIX) (EAFNOSUPPORT)")
+    for typ in (0, *range(2, 16)):  # the type without SOCK_NONBLOCK/SOCK_CLOEXEC: only SOCK_STREAM (1) passes
+        add(SCMP_ACT_ERRNO(errno.EPERM), "socketpair", (_ArgCmp(1, SCMP_CMP_MASKED_EQ, 0xF, typ),))
+    denied.append("socketpair(not SOCK_STREAM) (EPERM)")
+    return Filter(lib, ctx, tuple(denied), notify)

@@ -116,8 +116,10 @@ def score(doc, completion, cfg: VerifyConfig = VerifyConfig()) -> ProgramVerdict
             return ProgramVerdict(False, False, 0.0, 1.0, "no program: no ```python``` block defining solve")
         insts = F.instances(doc["family"], int(doc["seed"]), int(doc.get("n_instances") or N_INSTANCES))
         return verify(code, doc["family"], insts, cfg)
-    except Exception as e:  # noqa: BLE001 - a bad document or a verifier bug: a verdict with its reason
-        return ProgramVerdict(False, False, 0.0, 1.0, f"verifier error: {type(e).__name__}: {e}")
+    except Exception as e:  # noqa: BLE001 - a bad document or a verifier bug: a verdict with its reason, not ok
+        # (verifier_ok False: GRPO skips and counts it instead of booking reward 0 against the completion)
+        return ProgramVerdict(False, False, 0.0, 1.0, f"verifier error: {type(e).__name__}: {e}"[:500],
+                              verifier_ok=False)
 
 
 def _metrics(doc, responses, k):
