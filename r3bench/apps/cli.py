@@ -16,7 +16,7 @@ Subcommands:
   r3bench leaderboard PATHS...        accuracy tables (md + csv) from lm-eval result files, trainer runs, records
   r3bench record PATHS...             a run record beside every lm-eval results file / trainer run
   r3bench errors SAMPLES... --out D   first-error classes (MC/CM/CE) of logged structured samples: table + PNG
-  r3bench reproduce PLAN [--dry-run]  train + evaluate a models x methods x tasks grid (estimate first), then the leaderboard
+  r3bench reproduce PLAN [--dry-run]  train + evaluate a models x methods x tasks grid (estimated first)
   r3bench doctor [--json]             what a run needs here, in one table; then the sandbox's isolation level
 """
 from __future__ import annotations

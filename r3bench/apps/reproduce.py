@@ -234,7 +234,8 @@ def _check_launch(plan: dict) -> None:
             import difflib
 
             close = difflib.get_close_matches(str(v), names, n=1)
-            raise PlanError(f"{where}: unknown launch config {v!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise PlanError(f"{where}: unknown launch config {v!r}{hint}"
                             + f"; known: {', '.join(names)} (accelerate configs: trainers/configs/accelerate/)")
     n = plan.get("num_processes", 1)
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
@@ -635,6 +636,8 @@ ESTIMATE = {
     "params_b": {},            # model -> billions of parameters; else read from the name (1.5B, 3B), else 1
     "judge_prompt_tokens": 1500,  # one judge call: question, the solution's steps, reference, instructions
     "judge_completion_tokens": 150,
+    "judge_price_in": 2.5,     # dollars per million judge tokens (GPT-4o's list price when this was written)
+    "judge_price_out": 10.0,
 }
 
 
@@ -716,6 +719,11 @@ def _eval_cost(plan: dict, cell: Cell, a: dict) -> dict:
             "judge": judge}
 
 
+def _rate(a: dict, lm_backend: str) -> float:
+    r = a["gen_tokens_per_s"]
+    return float(r.get(lm_backend, 0) if isinstance(r, dict) else r)
+
+
 def estimate(plan: dict, grid: list[Cell], out: Path) -> list[dict]:
     """Per cell: GPU-hours, judge calls, judge tokens and model tokens (prompt + generated + trained).
 
@@ -730,9 +738,7 @@ def estimate(plan: dict, grid: list[Cell], out: Path) -> list[dict]:
     (scaled by the model's size). Not counted: RAG index building and PSV scoring (CPU / one forward
     pass), model loading, the API server's or judge's GPUs."""
     a = _assumptions(plan)
-    lm_backend = backend(plan)
-    gen_rate = a["gen_tokens_per_s"].get(lm_backend, 0) if isinstance(a["gen_tokens_per_s"], dict) \
-        else a["gen_tokens_per_s"]
+    gen_rate = _rate(a, backend(plan))
     seen, rows = set(), []
     for c in grid:
         size = _params_b(c.model, a)
@@ -746,9 +752,11 @@ def estimate(plan: dict, grid: list[Cell], out: Path) -> list[dict]:
                 seen.add(key)
                 cfg = train_config(plan, out, c.model, c.method) if stage == "train" else \
                     psv_config(plan, out, c.model, c.method)
-                t = _train_cost(c.spec["trainer"] if stage == "train" else "psv", cfg, a)
+                trainer = c.spec["trainer"] if stage == "train" else "psv"
+                t = _train_cost(trainer, cfg, a)
                 gpu_s += t["trained"] * size / a["train_tokens_per_s"]
-                gpu_s += t["generated"] * size / gen_rate if gen_rate else 0  # the trainers generate with hf / vllm
+                rate = _rate(a, "vllm" if _trainer_fields(trainer, cfg).get("use_vllm") else "hf")
+                gpu_s += t["generated"] * size / rate if rate else 0  # stepfix / grpo generate with hf unless use_vllm
                 judge += t["judge"]
                 tokens += t["trained"]
                 stages.append(stage)
@@ -758,7 +766,9 @@ def estimate(plan: dict, grid: list[Cell], out: Path) -> list[dict]:
         tokens += e["tokens"]
         rows.append({"cell": c, "stages": stages + ["eval"], "problems": e["problems"], "gpu_h": gpu_s / 3600,
                      "judge_calls": int(judge), "tokens": int(tokens),
-                     "judge_tokens": int(judge * (a["judge_prompt_tokens"] + a["judge_completion_tokens"]))})
+                     "judge_tokens": int(judge * (a["judge_prompt_tokens"] + a["judge_completion_tokens"])),
+                     "judge_usd": judge * (a["judge_prompt_tokens"] * a["judge_price_in"]
+                                           + a["judge_completion_tokens"] * a["judge_price_out"]) / 1e6})
     return rows
 
 
@@ -782,7 +792,9 @@ def estimate_text(plan: dict, rows: list[dict]) -> str:
            "grad_accum x steps with verifier judge; grpo batch completions per step (judge calls = batch x steps "
            "with verifier judge); stepco 1 + rounds and bestofn n generations per problem, each judged with "
            f"the judge verifier; one judge call = {a['judge_prompt_tokens']} prompt + "
-           f"{a['judge_completion_tokens']} completion tokens; a training run is counted on the first cell "
+           f"{a['judge_completion_tokens']} completion tokens at ${a['judge_price_in']} / ${a['judge_price_out']} "
+           "per million; stepfix / grpo generate with hf (vllm with use_vllm: true); "
+           "a training run is counted on the first cell "
            "that makes it; not counted: model loading, RAG indexing, PSV scoring, the judge's GPUs",
            "", "| # | model | method | task | launch | stages | problems | GPU-h | judge calls | tokens |",
            "|---|---|---|---|---|---|---|---|---|---|"]
@@ -791,11 +803,13 @@ def estimate_text(plan: dict, rows: list[dict]) -> str:
         launch = launch_of(plan, c.spec) if c.spec.get("trainer") or c.spec.get("psv") is not None else "-"
         out.append(f"| {i} | {c.model} | {c.method} | {c.task} | {launch} | {'+'.join(r['stages'])} | "
                    f"{r['problems']} | {r['gpu_h']:.2f} | {r['judge_calls']:,} | {r['tokens']:,} |")
-    out += ["", "| method | cells | GPU-h | judge calls | judge tokens | tokens |", "|---|---|---|---|---|---|"]
+    out += ["", "| method | cells | GPU-h | judge calls | judge tokens | judge $ | tokens |",
+            "|---|---|---|---|---|---|---|"]
     for m in methods + [None]:
         rs = [r for r in rows if m is None or r["cell"].method == m]
         out.append(f"| {m or '**total**'} | {len(rs)} | {sum(r['gpu_h'] for r in rs):.1f} | "
                    f"{sum(r['judge_calls'] for r in rs):,} | {sum(r['judge_tokens'] for r in rs):,} | "
+                   f"{sum(r['judge_usd'] for r in rs):.0f} | "
                    f"{sum(r['tokens'] for r in rs):,} |")
     return "\n".join(out) + "\n"
 
