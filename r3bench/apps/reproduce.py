@@ -1,29 +1,39 @@
-"""`r3bench reproduce PLAN [--dry-run]`: a grid of models x methods x tasks, end to end.
+"""`r3bench reproduce PLAN [--dry-run] [--methods a,b]`: a grid of models x methods x tasks, end to end.
 
-For each (model, method) cell of the plan, in order:
+A cell is one model x method x task (OUT/MODEL/METHOD/TASK/). Before anything runs (and alone, with
+--dry-run), every cell is printed with its estimated GPU-hours, judge calls and tokens and the
+assumptions of the estimate (`estimate`, `ESTIMATE`; a plan's `estimate:` block overrides them).
+For each cell, in order:
 
-1. train, where the method trains: `python -m trainers.<sft|dpo|stepfix|grpo> --config CELL/train.yaml`
-   (fields: the plan's `train` block, then the method's own `train` block; `init_from: sft` starts
-   from the same model's SFT adapter, as the paper's stepfix does); RAG builds its retrieval index
-   instead: `python -m trainers.rag --out CELL/index [index_args]` (then `index=CELL/index`, and
-   `source=all` when index_args index worked solutions - `--procgen_n N`, `--solutions F` - unless the
-   method's model_args set `source`; CELL/index.done keeps the index_args, and other index_args rebuild it);
-2. evaluate with plain lm-eval over all the plan's tasks:
-   `python -m lm_eval --model hf --model_args pretrained=M[,peft=ADAPTER] --tasks ... --output_path
-   CELL/lm_eval --log_samples ...`, or `--model r3-rag|r3-stepco|r3-bestofn --model_args
-   inner=hf,pretrained=M,...` for the strategy methods (r3bench/eval/strategies/); no stage trains a
-   PSV, so a stepco method with verifier psv (the default) or a bestofn method with scorer=psv must name
-   one in its model_args (`psv_model=DIR`, DIR = a `python -m trainers.psv` OUTPUT_DIR/psv_model) or
-   R3BENCH_PSV_MODEL must be set: otherwise the plan is refused (PlanError) before anything runs;
+1. what the method needs, made once per model and method and shared by its tasks: training,
+   `python -m trainers.<sft|dpo|stepfix|grpo> --config OUT/MODEL/METHOD/train.yaml` under the plan's
+   or the method's `launch` (python; torchrun --nproc_per_node N; accelerate launch --config_file
+   trainers/configs/accelerate/NAME.yaml --num_processes N; N = num_processes) with the plan's
+   `train` block, then the method's (`init_from: sft` starts from the same model's SFT adapter, as the
+   paper's stepfix does; a run that saved a checkpoint and did not finish is resumed); RAG's index,
+   `python -m trainers.rag --out OUT/MODEL/rag/index [index_args]` (then `index=`, and `source=all`
+   when index_args index worked solutions - `--procgen_n N`, `--solutions F` - unless the method's
+   model_args set `source`; index.done keeps the index_args, and other index_args rebuild it); a
+   PSV for a stepco / bestofn method with `psv: {train: {...}}`, `python -m trainers.psv` into
+   OUT/MODEL/psv (then `psv_model=`). A stepco method with verifier psv (the default) or a bestofn
+   method with scorer=psv and neither a `psv:` block, `psv_model=DIR` in its model_args nor
+   R3BENCH_PSV_MODEL is refused (PlanError) before anything runs;
+2. evaluate the cell's task with plain lm-eval: `python -m lm_eval --model B --model_args
+   pretrained=M[,peft=ADAPTER] --tasks TASK --output_path CELL/lm_eval --log_samples ...`, B =
+   eval.backend (auto: vllm where importable - the adapter as lora_local_path - else hf;
+   local-chat-completions with eval.base_url for a served model, no trained cells), or `--model
+   r3-rag|r3-stepco|r3-bestofn --model_args inner=B,...` for the strategy methods. A plan whose
+   methods train or verify steps must name seven-tag tasks (the prompt training uses);
 3. write the run record beside lm-eval's results file (r3bench/results/records.py).
 
 Then the leaderboard (OUT/leaderboard.md, .csv), the accuracy and training-curve plots, the error
 analysis of the structured tasks (OUT/errors/) and OUT/reproduce.md (status of every cell).
 
-Resumable: a cell whose results file and record exist is skipped; a finished training run
-(run.json status finished + final/) is not repeated. A failing command is recorded in
-CELL/cell.json with its stage, exit code and the tail of its log (CELL/train.log, CELL/eval.log), and
-the grid goes on. `--dry-run` lists the exact commands and writes nothing.
+Resumable cell by cell: a cell whose results file and record exist is skipped; a half-done evaluation
+is redone; a finished training run (run.json status finished + final/ or psv_model/) is kept. A
+failing command is recorded in CELL/cell.json with its stage, exit code and the tail of its log, and
+the grid goes on (a shared stage that failed is not tried again in the same run). Misspelt methods,
+tasks, launch configs, backends and options are refused at load with the valid names.
 
 A plan is a YAML file, or the name of one shipped in r3bench/apps/plans/ (`paper`, `cpu`):
 
@@ -31,10 +41,13 @@ A plan is a YAML file, or the name of one shipped in r3bench/apps/plans/ (`paper
     out: results/reproduce/cpu       # --out overrides
     data_dir: null                   # benchmark data dir (default $R3BENCH_DATA_DIR)
     models: [r3bench/smollm2-135m-instruct]
-    methods: [cot, sft, stepfix]     # or a mapping method -> options (train:, init_from:, model_args:)
+    methods: [cot, sft, stepfix]     # or a mapping method -> options (train, init_from, model_args,
+                                     # index_args, launch, psv)
     tasks: [r3_procgen]              # a list of task names (or one name)
-    eval: {device: cpu, batch_size: 8, limit: 3, gen_kwargs: "max_gen_toks=96", apply_chat_template: true}
+    launch: python                   # python | torchrun | an accelerate config name; num_processes: N
+    eval: {backend: auto, device: cpu, batch_size: 8, limit: 3, gen_kwargs: "max_gen_toks=96"}
     train: {max_steps: 2, batch_size: 2, eval_tasks: ""}   # trainers' Config fields, for every trainer
+    estimate: {problems: {r3_procgen: 250}}                # the dry run's assumptions (optional)
     timeout_s: 3600                  # per command (optional)
 """
 from __future__ import annotations
