@@ -667,8 +667,8 @@ def _params_b(model: str, a: dict) -> float:
 
     if model in a["params_b"]:
         return float(a["params_b"][model])
-    m = re.search(r"(\d+(?:\.\d+)?)\s*[bB](?![a-zA-Z])", model.rsplit("/", 1)[-1])
-    return float(m.group(1)) if m else 1.0
+    m = re.search(r"(\d+(?:\.\d+)?)\s*([bBmM])(?![a-zA-Z])", model.rsplit("/", 1)[-1])  # 1.5B, 135M
+    return (float(m.group(1)) / (1000 if m.group(2) in "mM" else 1)) if m else 1.0
 
 
 def _gen_toks(plan: dict, a: dict) -> int:
