@@ -32,69 +32,81 @@ def test_reproduce_dry_run_failure_and_resume(tmp_path, capsys):
     plan = _plan(tmp_path, tiny, sft_steps=0)  # max_steps 0: the SFT trainer refuses it (exit 1)
     assert main(["reproduce", str(plan), "--out", str(out), "--dry-run"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    cmds = [x for x in lines if not x.startswith("#")]
+    cmds = [x for x in lines if x.startswith("python")]
     assert reproduce.slug(tiny) == "tiny-model"  # a local model folder: its name
     assert cmds[0] == f"python -m trainers.sft --config {out}/tiny-model/sft/train.yaml"
     assert cmds[1].startswith("python -m lm_eval --model hf --model_args pretrained=" + tiny + ",peft=")
     assert "/sft/train/final --tasks r3_procgen" in cmds[1] and "--log_samples" in cmds[1]
     assert "--limit 2 --gen_kwargs max_gen_toks=8 --apply_chat_template" in cmds[1]
     assert cmds[2] == (f"python -m lm_eval --model hf --model_args pretrained={tiny} --tasks r3_procgen --output_path "
-                       f"{out}/{reproduce.slug(tiny)}/cot/lm_eval --log_samples --device cpu --batch_size 2 --limit 2 "
-                       "--gen_kwargs max_gen_toks=8 --apply_chat_template")
+                       f"{out}/{reproduce.slug(tiny)}/cot/r3_procgen/lm_eval --log_samples --device cpu --batch_size 2 "
+                       "--limit 2 --gen_kwargs max_gen_toks=8 --apply_chat_template")
     assert not out.exists()  # a dry run writes nothing
 
     # run: sft fails at training, is recorded with its reason, and cot still runs
     assert main(["reproduce", str(plan), "--out", str(out)]) == 1
     cell = out / reproduce.slug(tiny)
-    st = json.loads((cell / "sft" / "cell.json").read_text())
+    st = json.loads((cell / "sft" / "r3_procgen" / "cell.json").read_text())
     assert st["status"] == "failed" and st["stage"] == "train" and st["returncode"] == 1
     assert "max_steps must be >= 1" in st["reason"]
-    cot = json.loads((cell / "cot" / "cell.json").read_text())
+    cot = json.loads((cell / "cot" / "r3_procgen" / "cell.json").read_text())
     assert cot["status"] == "finished" and cot["record"].startswith("lm_eval/record_")  # flattened: no model dir
-    rec = json.loads((cell / "cot" / cot["record"]).read_text())
+    rec = json.loads((cell / "cot" / "r3_procgen" / cot["record"]).read_text())
     assert rec["reproduce"]["plan"] == "tiny" and rec["cells"][0]["method"] == "cot" and rec["cells"][0]["n"] == 2
-    assert "| r3_procgen | tiny-model | [0.000 ± 0.000 (2)](tiny-model/cot/lm_eval/" in (out / "leaderboard.md").read_text()
+    assert "| r3_procgen | tiny-model | [0.000 ± 0.000 (2)](tiny-model/cot/r3_procgen/lm_eval/" in (out / "leaderboard.md").read_text()
     summary = (out / "reproduce.md").read_text()
-    assert "| tiny-model | SFT | failed | train |" in summary and "| tiny-model | CoT | finished |" in summary
+    assert "| tiny-model | SFT | r3_procgen | failed | train |" in summary
+    assert "| tiny-model | CoT | r3_procgen | finished |" in summary
     assert (out / "errors" / "errors.md").is_file()
-    mtime = (cell / "cot" / cot["record"]).stat().st_mtime_ns
+    mtime = (cell / "cot" / "r3_procgen" / cot["record"]).stat().st_mtime_ns
 
     # second run: cot is skipped (result + record exist), the failing cell is tried again
     capsys.readouterr()
     assert main(["reproduce", str(plan), "--out", str(out)]) == 1
     log = capsys.readouterr().out
-    assert "cot: finished before, skipped" in log and "-> failed at train" in log
-    assert (cell / "cot" / cot["record"]).stat().st_mtime_ns == mtime
+    assert "cot / r3_procgen: finished before, skipped" in log and "-> failed at train" in log
+    assert (cell / "cot" / "r3_procgen" / cot["record"]).stat().st_mtime_ns == mtime
     assert main(["reproduce", str(plan), "--out", str(out), "--dry-run"]) == 0
     assert capsys.readouterr().out.count("(finished: skipped)") == 1
 
 
 @pytest.mark.slow
-def test_a_trained_cell_end_to_end(tmp_path):
-    """python -m trainers.sft in a subprocess, lm_eval on its adapter, the record names the method."""
+def test_a_small_grid_end_to_end_then_resumed(tmp_path, tiny, capsys):
+    """Two cells of the tiny model: python -m trainers.sft (1 step, the plain python launch) in a
+    subprocess, then lm_eval on its adapter with the seven-tag r3_procgen task (--limit 2, CPU) and on
+    r3_demo_structured; the second invocation skips both finished cells and trains nothing again."""
     from r3bench.apps import reproduce
-    from r3bench.core import models
     from r3bench.apps.cli import main
 
-    tiny = str(models.build_tiny(tmp_path / "tiny-model"))
     plan = _plan(tmp_path, tiny, sft_steps=1)
     spec = yaml.safe_load(plan.read_text())
-    spec["methods"] = {"sft": {"train": {"max_steps": 1}}}
-    spec["eval"]["limit"] = 1
+    spec["methods"] = {"sft": {"train": {"max_steps": 1}, "launch": "python"}}
+    spec["tasks"] = ["r3_procgen", "r3_demo_structured"]
+    spec["eval"]["backend"] = "hf"
     plan.write_text(yaml.safe_dump(spec, sort_keys=False))
     out = tmp_path / "out"
     assert main(["reproduce", str(plan), "--out", str(out)]) == 0
-    cell = out / "tiny-model" / "sft"
-    st = json.loads((cell / "cell.json").read_text())
-    rec = json.loads((cell / st["record"]).read_text())
-    assert rec["adapter"]["method"] == "sft" and rec["cells"][0]["method"] == "sft"
+    log = capsys.readouterr().out
+    assert log.startswith("# plan tiny: 1 models x 1 methods x 2 tasks = 2 cells; evaluation with --model hf")
+    assert log.count("  train: python -m trainers.sft") == 1  # trained once for both tasks
+    sft = out / reproduce.slug(tiny) / "sft"
+    for task in ("r3_procgen", "r3_demo_structured"):
+        st = json.loads((sft / task / "cell.json").read_text())
+        rec = json.loads((sft / task / st["record"]).read_text())
+        assert st["status"] == "finished" and rec["adapter"]["method"] == "sft" and rec["cells"][0]["method"] == "sft"
+        assert rec["reproduce"]["task"] == task and rec["reproduce"]["launch"] == "python"
+        assert rec["cells"][0]["n"] == 2 and str(tmp_path) not in json.dumps(rec["cells"])
     assert rec["adapter"]["sha256"]["adapter_model.safetensors"]
-    assert str(tmp_path) not in json.dumps(rec["cells"]) and str(tmp_path) not in st["record"]
     assert "| task | model | SFT |" in (out / "leaderboard.md").read_text()
-    train = json.loads((cell / "train" / "record.json").read_text())  # the training run's own record
+    train = json.loads((sft / "train" / "record.json").read_text())  # the training run's own record
     assert train["kind"] == "trainer" and train["trainer"] == "sft" and train["problems"] == []
-    assert train["data"]["file"] == "sft.jsonl" and len(train["data"]["sha256"]) == 64
-    assert reproduce.finished(reproduce.cells(reproduce.load_plan(str(plan)), out)[0])
+    mtimes = {f: f.stat().st_mtime_ns for f in sft.rglob("*.json")}
+
+    assert main(["reproduce", str(plan), "--out", str(out)]) == 0  # resumed: nothing is redone
+    log = capsys.readouterr().out
+    assert log.count("finished before, skipped") == 2 and "trainers.sft" not in log.split("| **total**")[1]
+    assert all(f.stat().st_mtime_ns == m for f, m in mtimes.items() if f.name != "cell.json")
+    assert all(reproduce.finished(c) for c in reproduce.cells(reproduce.load_plan(str(plan)), out))
 
 
 def test_bad_plans_are_errors(tmp_path, capsys):
@@ -117,19 +129,22 @@ def test_shipped_plans_load():
     from r3bench.apps import reproduce
 
     paper = reproduce.load_plan("paper")
-    assert set(paper["methods"]) == {"cot", "rag", "sft", "dpo", "stepfix"} and len(paper["models"]) == 4
-    assert paper["tasks"] == ["r3_scieval", "r3_mmlu_high", "r3_mmlu_college", "r3_jeebench", "r3_physicsqa"]
+    assert list(paper["methods"]) == ["cot", "rag", "sft", "dpo", "stepfix", "grpo", "stepco", "bestofn"]
+    assert len(paper["models"]) == 4 and paper["methods"]["stepfix"]["train"]["verifier"] == "judge"
+    assert paper["tasks"] == ["r3_scieval_structured", "r3_mmlu_high_structured", "r3_mmlu_college_structured",
+                              "r3_jeebench_structured", "r3_physicsqa_structured"]  # the prompt training uses
     assert reproduce.check_train_fields(paper) == []
     cpu = reproduce.load_plan("cpu")
     assert cpu["models"] == ["r3bench/smollm2-135m-instruct"] and reproduce.check_train_fields(cpu) == []
     grid = reproduce.cells(paper, reproduce.Path("o"))
-    assert len(grid) == 20 and [c.method for c in grid[:5]] == ["cot", "rag", "sft", "dpo", "stepfix"]
-    stages = dict(grid[1].commands)
+    assert len(grid) == 160 and [c.method for c in grid[:30:5]] == ["cot", "rag", "sft", "dpo", "stepfix", "grpo"]
+    stages = dict(grid[5].commands)
     assert stages["index"][1:] == ["-m", "trainers.rag", "--out", "o/Qwen__Qwen2.5-1.5B-Instruct/rag/index"]
     rag = stages["eval"]
     assert rag[rag.index("--model") + 1] == "r3-rag"
     assert rag[rag.index("--model_args") + 1] == \
-        "inner=hf,pretrained=Qwen/Qwen2.5-1.5B-Instruct,index=o/Qwen__Qwen2.5-1.5B-Instruct/rag/index,k=3"
+        f"inner={reproduce.backend(paper)},pretrained=Qwen/Qwen2.5-1.5B-Instruct," \
+        "index=o/Qwen__Qwen2.5-1.5B-Instruct/rag/index,k=3"
 
 
 def _write_plan(tmp_path, **kw):
@@ -195,7 +210,7 @@ def test_rag_index_args_source_and_rebuild(tmp_path, monkeypatch):
                                                                      "model_args": "source=solutions"}}))
     ev = dict(reproduce.cells(own, tmp_path / "o")[0].commands)["eval"]
     assert ev[ev.index("--model_args") + 1].endswith(",source=solutions")  # the plan's own source is kept
-    ev = dict(reproduce.cells(reproduce.load_plan("paper"), tmp_path / "o")[1].commands)["eval"]
+    ev = dict(reproduce.cells(reproduce.load_plan("paper"), tmp_path / "o")[5].commands)["eval"]
     assert "source=" not in ev[ev.index("--model_args") + 1]  # formulas only: the default source
 
     calls = []
@@ -207,8 +222,8 @@ def test_rag_index_args_source_and_rebuild(tmp_path, monkeypatch):
     (cell,) = reproduce.cells(plan, tmp_path / "o")
     reproduce.run_cell(plan, cell, tmp_path / "o", {})
     assert calls[3:] == ["trainers.rag", "lm_eval"]  # other index_args: rebuilt
-    assert json.loads((cell.dir / "index.done").read_text())["index_args"] == ["--procgen_n", "80"]
-    (cell.dir / "index.done").write_text("built (an older r3bench: index_args unknown)\n")
+    assert json.loads((cell.base / "index.done").read_text())["index_args"] == ["--procgen_n", "80"]
+    (cell.base / "index.done").write_text("built (an older r3bench: index_args unknown)\n")
     reproduce.run_cell(plan, cell, tmp_path / "o", {})
     assert calls[5:] == ["trainers.rag", "lm_eval"]
 

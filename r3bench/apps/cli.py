@@ -16,7 +16,7 @@ Subcommands:
   r3bench leaderboard PATHS...        accuracy tables (md + csv) from lm-eval result files, trainer runs, records
   r3bench record PATHS...             a run record beside every lm-eval results file / trainer run
   r3bench errors SAMPLES... --out D   first-error classes (MC/CM/CE) of logged structured samples: table + PNG
-  r3bench reproduce PLAN [--dry-run]  train + evaluate a models x methods x tasks grid, then the leaderboard
+  r3bench reproduce PLAN [--dry-run]  train + evaluate a models x methods x tasks grid (estimated first)
   r3bench doctor [--json]             what a run needs here, in one table; then the sandbox's isolation level
 """
 from __future__ import annotations
@@ -205,7 +205,7 @@ def cmd_errors(args: argparse.Namespace) -> int:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    return reproduce.run(args.plan, out=args.out, dry_run=args.dry_run,
+    return reproduce.run(args.plan, out=args.out, dry_run=args.dry_run, methods=args.methods,
                          log=lambda m: print(m, file=sys.stderr if m.startswith("error:") else sys.stdout, flush=True))
 
 
@@ -289,7 +289,11 @@ def build_parser() -> argparse.ArgumentParser:
     rp = sub.add_parser("reproduce", help="train + evaluate a models x methods x tasks grid, then the leaderboard")
     rp.add_argument("plan", help="a plan YAML file, or a shipped plan name: paper, cpu")
     rp.add_argument("--out", default=None, help="output folder (default: the plan's out)")
-    rp.add_argument("--dry-run", action="store_true", help="list the commands, run nothing")
+    rp.add_argument("--dry-run", action="store_true",
+                    help="list every cell with its estimated GPU-hours, judge calls and tokens, and the commands; "
+                         "run nothing")
+    rp.add_argument("--methods", default=None,
+                    help="run only these methods of the plan (comma-separated; with what they start from)")
     rp.set_defaults(func=cmd_reproduce)
     dl = sub.add_parser("data", help="benchmark data: `r3bench data list` loads and counts each benchmark")
     dl.add_argument("action", choices=("list", "fetch"))
