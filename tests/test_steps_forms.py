@@ -1,5 +1,6 @@
 """The step verifier in the benchmarks' answer forms (r3bench.procgen.forms): a letter (single or
-multi-correct MCQ) or a rounded integer in the final-answer step."""
+multi-correct MCQ) or a rounded integer in the final-answer step; and the leftovers of the last round
+(a substitution written in the law's natural form, a bracketed unit in the box)."""
 import random
 
 import pytest
@@ -159,3 +160,50 @@ def test_injected_errors_in_every_form_are_found_at_their_step(form, cls, step):
         v = verify(with_options(it), text, it.solution)
         assert (v.first_error, v.error_class) == (step, cls), (it.id, why, v)
     assert made >= 3, (form, cls, step)
+
+
+# --- leftovers: a natural-form substitution, a bracketed unit ---------------------------------------
+
+QF = "A ball is dropped from rest from a height of 20 m. How long does it take to reach the ground? Take g = 9.8 m/s^2."
+
+
+def fall(sub: str, final: str = "\\boxed{2.02 s}", calc: str = "t = 2.02 s") -> str:
+    return seventag.render({
+        "problem_analysis": "Find the time (t) the ball takes to fall.", "principle": "Free fall from rest: h = 1/2 g t^2.",
+        "governing_equation": "h = \\frac{1}{2} g t^2", "value_identification": "h = 20 m\ng = 9.8 m/s^2",
+        "substitution": sub, "calculation": calc, "final_answer": final})
+
+
+FALL = fall("t = \\sqrt{2 \\cdot 20 / 9.8}")
+
+
+@pytest.mark.parametrize("sub", ["20 = \\frac{1}{2} \\cdot 9.8 \\cdot t^2", "20 = 0.5*9.8*t^2",
+                                 "20 = \\frac{1}{2} \\cdot 9.8 \\cdot t^2 \\\\ t = \\sqrt{20 / 4.9}",
+                                 "20 = \\frac{1}{2} g t^2", "20 m = \\frac{1}{2} \\cdot 9.8 m/s^2 \\cdot t^2"])
+def test_a_substitution_in_natural_form_is_solved_for_its_unknown(sub):
+    v = verify(QF, fall(sub), FALL)
+    assert v.valid and v.first_error == 0, v
+    v = verify(QF, fall(sub), "2.02 s")  # reference-free: the same reading
+    assert v.valid and v.first_error == 0, v
+
+
+def test_a_wrong_natural_form_substitution_or_its_result_is_found():
+    for sub in ("20 = \\frac{1}{2} \\cdot 8.9 \\cdot t^2", "20 = 9.8 \\cdot t^2"):
+        v = verify(QF, fall(sub), FALL)
+        assert (v.first_error, v.error_class) == (5, "CE"), (sub, v)
+    v = verify(QF, fall("20 = \\frac{1}{2} \\cdot 9.8 \\cdot t^2", "\\boxed{4.08 s}", "t = 4.08 s"), FALL)
+    assert (v.first_error, v.error_class) == (6, "CE"), v
+
+
+def test_a_bracketed_unit_in_the_box_follows_from_the_calculation():
+    """The step verifier reads `2.02 [s]` (stepparse.quantity); whether it is the reference's answer is the
+    checker's reading (verifiers.answer), which does not read the bracket yet: the verdict says so."""
+    v = verify(QF, fall("t = \\sqrt{2 \\cdot 20 / 9.8}", "\\boxed{2.02 [s]}"), FALL)
+    assert "does not follow" not in v.explanation and "not a number" not in v.explanation, v
+
+
+@pytest.mark.xfail(reason="verifiers.answer does not read a bracketed unit ('[s]'); the checker is another "
+                          "engineer's change", strict=False)
+def test_a_bracketed_unit_in_the_box_is_the_reference_answer():
+    v = verify(QF, fall("t = \\sqrt{2 \\cdot 20 / 9.8}", "\\boxed{2.02 [s]}"), FALL)
+    assert v.first_error == 0, v

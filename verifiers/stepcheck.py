@@ -162,6 +162,46 @@ def split_juxtaposed(eqs, symbols: set) -> list:
     return out
 
 
+def _natural_substitutions(step, subs, sol_eqs, own_vals: dict) -> list:
+    """Substitution lines written in the law's natural form, numbers in and the unknown left where the law has it
+    (`20 = \\frac{1}{2} \\cdot 9.8 \\cdot t^2`), as (unknown, [the line solved for it], line): the unknown is
+    the one name of the line that is no identified value (unit names written after numbers dropped), and a
+    quantity the solution's equations solve for that no `x = ...` substitution line gives. Solved by
+    stepparse.solve_for (the sides read by safeexpr, rearranged as sympy objects: no text is evaluated);
+    a positive root is taken where there are two."""
+    wanted = {lhs for lhs, _, _ in sol_eqs} - {lhs for lhs, _, _ in subs}
+    taken = {i for _, _, i in subs}
+    out = []
+    for i, ln in enumerate(P.lines(step)):
+        if i in taken or not wanted:
+            continue
+        for text in (ln, _units_dropped(ln)):
+            sides = [x.strip() for x in re.sub(r"\\approx|≈|\\simeq", "=", text or "").split("=")]
+            if len(sides) != 2 or not all(sides) or P.lhs_name(sides[0]):
+                continue
+            try:
+                free = (P.names(sides[0]) | P.names(sides[1])) - set(own_vals)
+            except P.ExprError:
+                continue
+            if len(free) != 1 or not free <= wanted:
+                continue
+            x = free.pop()
+            cands = P.solve_for(sides[0], sides[1], x)
+            pick = next((c for c in cands if _positive(c, own_vals)), cands[0] if cands else None)
+            if pick is not None:
+                out.append((x, [pick], i))
+                wanted.discard(x)
+                break
+    return out
+
+
+def _positive(expr: str, env: dict) -> bool:
+    try:
+        return P.evaluate(expr, env) > 0
+    except P.ExprError:
+        return False
+
+
 def check_arithmetic(sol, sol_eqs, own_vals: dict, true_env: dict, n: int, ref_answer,
                      solution: str | None = None, ref_text: str | None = None, question: str | None = None,
                      gold: str | None = None) -> StepVerdict:
@@ -177,6 +217,7 @@ def check_arithmetic(sol, sol_eqs, own_vals: dict, true_env: dict, n: int, ref_a
     `question`: where its lettered options can be read, the letter must be the one the calculation gives.
     """
     subs, calcs = P.equations(sol.get("substitution")), P.equations(sol.get("calculation"))
+    subs = sorted(subs + _natural_substitutions(sol.get("substitution"), subs, sol_eqs, own_vals), key=lambda e: e[2])
     calc_of = {}
     for lhs, parts, i in calcs:
         calc_of.setdefault(lhs, []).append((parts, i))
