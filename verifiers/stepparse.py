@@ -525,7 +525,7 @@ def identity(lhs: str, rhs: str) -> bool:
             a, b = evaluate(lhs, env), evaluate(rhs, env)
         except ExprError:
             return False
-        if abs(a - b) > 1e-9 * max(1.0, abs(a), abs(b)):
+        if abs(a - b) > _DEFAULT.sym_rel_tol * max(1.0, abs(a), abs(b)):  # sampling with free symbols
             return False
     return True
 
