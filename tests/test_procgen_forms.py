@@ -134,8 +134,6 @@ def test_make_item_refuses_an_unknown_form():
         forms.make_item(PROBS[0], "essay", random.Random(0))
 
 
-@pytest.mark.xfail(reason="the step verifier reads the final answer as a value with a unit; letter and "
-                          "rounded-integer final answers are the verifier engineer's to support (issue 35)", strict=False)
 @pytest.mark.parametrize("form", ["mcq", "mcq_multi", "integer"])
 def test_step_verifier_accepts_the_reference_in_every_form(form):
     from verifiers.steps import verify

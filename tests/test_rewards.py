@@ -399,3 +399,56 @@ def test_grpo_trainer_one_step(tmp_path, conversational, tiny):
         assert f"rewards/{name}/mean" in logged, sorted(logged)
     for f in funcs:  # the adapters really were called by the trainer, once per completion
         assert len(f.last_reasons) == 2
+
+
+# ------------------------------------------------------------------ the step reward in the answer forms
+
+def _form_items():
+    import random
+
+    from r3bench import procgen
+    from r3bench.procgen import forms
+
+    probs = procgen.generate(n=6, seed=11)
+    rng = random.Random(1)
+    return {f: [it for p in probs if (it := forms.make_item(p, f, rng)) is not None] for f in ("mcq", "mcq_multi", "integer")}
+
+
+def _with_letter(text, letters):
+    fa = parse(text).get("final_answer").content
+    return text.replace(fa, f"\\boxed{{{letters}}}")
+
+
+@pytest.mark.parametrize("form", ["mcq", "mcq_multi", "integer"])
+def test_step_reward_in_every_answer_form(form):
+    """An MCQ / multi-correct / rounded-integer reference earns the full step reward through the TRL adapter,
+    its question read from the structured prompt (the options below it); a wrong letter earns 7/8."""
+    from r3bench.core.prompts import prompt_structured
+    from verifiers.steps import verify
+
+    items = _form_items()[form]
+    assert items
+    f = position_reward_func(verify, answer_column="reference")
+    prompts = [prompt_structured(it.doc()) for it in items]
+    assert trl_call(f, [it.solution for it in items], prompts, reference=[it.solution for it in items]) == \
+        [1.0] * len(items), f.last_reasons
+    if form == "integer":
+        return
+    wrong = [_with_letter(it.solution, next(x for x in ("A", "B", "C", "D") if x != it.answer)) for it in items]
+    assert trl_call(f, wrong, prompts, reference=[it.solution for it in items]) == [7 / 8] * len(items), f.last_reasons
+    assert all("first wrong step 7 of 7 (CE)" in r for r in f.last_reasons)
+
+
+def test_step_reward_of_an_mcq_against_a_gold_letter():
+    """Reference-free (a benchmark's gold letter): the right letter earns 1, a letter the calculation contradicts
+    7/8 where the prompt shows the options; without them a wrong letter gets no verdict (None), never a reward."""
+    from r3bench.core.prompts import prompt_structured
+    from verifiers.steps import verify
+
+    it = _form_items()["mcq"][0]
+    wrong = _with_letter(it.solution, next(x for x in "ABCD" if x != it.answer))
+    f = position_reward_func(verify, answer_column="answer")
+    prompt = prompt_structured(it.doc())
+    assert trl_call(f, [it.solution, wrong], [prompt] * 2, answer=[it.answer] * 2) == [1.0, 7 / 8], f.last_reasons
+    out = f(prompts=[it.question], completions=[wrong], answer=[it.answer])
+    assert out == [None] and f.last_results[0].ok is False

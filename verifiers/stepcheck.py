@@ -10,9 +10,12 @@ Every line is read as data by verifiers.stepparse; nothing here executes text.
 """
 from __future__ import annotations
 
+import math
 import re
 
+from verifiers import answer
 from verifiers import stepparse as P
+from verifiers.extract import letters_in
 from verifiers.stepformat import boxed_all
 from verifiers.units import get_ureg
 from verifiers.verdict import StepVerdict, at_step, invalid
@@ -159,15 +162,62 @@ def split_juxtaposed(eqs, symbols: set) -> list:
     return out
 
 
+def _natural_substitutions(step, subs, sol_eqs, own_vals: dict) -> list:
+    """Substitution lines written in the law's natural form, numbers in and the unknown left where the law has it
+    (`20 = \\frac{1}{2} \\cdot 9.8 \\cdot t^2`), as (unknown, [the line solved for it], line): the unknown is
+    the one name of the line that is no identified value (unit names written after numbers dropped), and a
+    quantity the solution's equations solve for that no `x = ...` substitution line gives. Solved by
+    stepparse.solve_for (the sides read by safeexpr, rearranged as sympy objects: no text is evaluated);
+    a positive root is taken where there are two."""
+    wanted = {lhs for lhs, _, _ in sol_eqs} - {lhs for lhs, _, _ in subs}
+    taken = {i for _, _, i in subs}
+    out = []
+    for i, ln in enumerate(P.lines(step)):
+        if i in taken or not wanted:
+            continue
+        for text in (ln, _units_dropped(ln)):
+            sides = [x.strip() for x in re.sub(r"\\approx|≈|\\simeq", "=", text or "").split("=")]
+            if len(sides) != 2 or not all(sides) or P.lhs_name(sides[0]):
+                continue
+            try:
+                free = (P.names(sides[0]) | P.names(sides[1])) - set(own_vals)
+            except P.ExprError:
+                continue
+            if len(free) != 1 or not free <= wanted:
+                continue
+            x = free.pop()
+            cands = P.solve_for(sides[0], sides[1], x)
+            pick = next((c for c in cands if _positive(c, own_vals)), cands[0] if cands else None)
+            if pick is not None:
+                out.append((x, [pick], i))
+                wanted.discard(x)
+                break
+    return out
+
+
+def _positive(expr: str, env: dict) -> bool:
+    try:
+        return P.evaluate(expr, env) > 0
+    except P.ExprError:
+        return False
+
+
 def check_arithmetic(sol, sol_eqs, own_vals: dict, true_env: dict, n: int, ref_answer,
-                     solution: str | None = None, ref_text: str | None = None) -> StepVerdict:
+                     solution: str | None = None, ref_text: str | None = None, question: str | None = None,
+                     gold: str | None = None) -> StepVerdict:
     """Steps 5-7 from the solution's own lines (shared with the reference-free mode).
 
     Numbers may be substituted in SI (the values read in SI) or as written in their own units
     (`N0 = 80 g` substituted as 80): each substitution is matched in either system, and its
     calculation is compared in the system its substitution used.
+
+    The final answer is read in the answer form the reference (`ref_text`) or the gold (`gold`, the
+    reference-free mode: it only tells the form, the caller checks the answer) has: option letters
+    (final_letters), an integer (the calculation rounded is right) or a value with a unit.
+    `question`: where its lettered options can be read, the letter must be the one the calculation gives.
     """
     subs, calcs = P.equations(sol.get("substitution")), P.equations(sol.get("calculation"))
+    subs = sorted(subs + _natural_substitutions(sol.get("substitution"), subs, sol_eqs, own_vals), key=lambda e: e[2])
     calc_of = {}
     for lhs, parts, i in calcs:
         calc_of.setdefault(lhs, []).append((parts, i))
@@ -246,43 +296,119 @@ def check_arithmetic(sol, sol_eqs, own_vals: dict, true_env: dict, n: int, ref_a
     fa = sol.get("final_answer").content
     boxes = boxed_all(fa)
     ans = boxes[-1] if boxes else fa.strip()
-    qa, ql = P.quantity(ans), P.quantity(last) if last else None
-    if qa is None:
-        return at_step(7, f"the final answer {ans[:40]!r} is not a number with a unit", n)
-    if ql is not None:
-        # a bare number (JEE style: 'in kW m^-2') is read in the unit the calculation is written in
-        bare_ok = not qa[1] and (lr := P.raw_number(last)) is not None and P.close(qa[0], lr)
-        if not P.close(qa[0], ql[0]) and not bare_ok:
-            return at_step(7, f"the final answer {ans[:40]} does not follow from the last calculation {last}", n)
-        if ql[1] and qa[1] and qa[1] != ql[1]:
-            return at_step(7, f"the final answer's unit ({qa[1] or 'none'}) is not the calculation's ({ql[1]})", n)
-        if bare_ok and not P.close(qa[0], ql[0]):
-            qa = ql
-    if ref_text is not None or ref_answer is not None:
-        right, why = _answer_right(solution, ref_text, ref_answer, qa)
-        if not right:
-            nonsi = any(s_ in raw and not P.close(raw[s_], v) for s_, v in own_vals.items())
-            raw_subs = sorted(l for l, m in mode_of.items() if m == "raw") if nonsi else []
-            if raw_subs:  # the numbers went in as written, in units the law does not take
-                return at_step(5, f"the substitution for {raw_subs[0]} uses values in non-SI units as written "
-                                  f"and the answer is wrong against the reference ({why})", n)
-            # every step checks and the answer is still wrong: the first error is the final answer (issue 32;
-            # before, no verdict, which a GRPO group paid as its mean)
-            return at_step(7, f"every step checks, but the final answer {ans[:40]} is wrong against the reference "
-                              f"({why})", n)
+    form = ref_text if ref_text is not None else gold
+    ql = P.quantity(last) if last else None
+    if letters_in(ans, P.LETTERS) or (form is not None and letters_in(form, P.LETTERS)):
+        chosen = answer.canonical(solution if solution is not None else fa, "mcq_multi") or ""
+        if (why := _option_error(chosen, question, ql, own)):
+            return at_step(7, why, n)
+        if ref_text is None:
+            return StepVerdict(0, None, "all steps correct", n)
+        kind = "mcq" if len(letters_in(ref_text, P.LETTERS) or "") == 1 else "mcq_multi"
+        v = answer.check(solution if solution is not None else fa, ref_text, kind)
+        right, why = v.equivalent, v.reason
+    else:
+        qa = P.quantity(ans)
+        if qa is None:
+            return at_step(7, f"the final answer {ans[:40]!r} is not a number with a unit", n)
+        if ql is not None:
+            # a bare number (JEE style: 'in kW m^-2') is read in the unit the calculation is written in
+            bare_ok = not qa[1] and (lr := P.raw_number(last)) is not None and P.close(qa[0], lr)
+            rounded = _integer_form(form, question) and _rounds_to(qa, ql, last)
+            if not P.close(qa[0], ql[0]) and not bare_ok and not rounded:
+                return at_step(7, f"the final answer {ans[:40]} does not follow from the last calculation {last}", n)
+            if ql[1] and qa[1] and qa[1] != ql[1]:
+                return at_step(7, f"the final answer's unit ({qa[1] or 'none'}) is not the calculation's ({ql[1]})", n)
+            if bare_ok and not P.close(qa[0], ql[0]):
+                qa = ql
+        if ref_text is None and ref_answer is None:
+            return StepVerdict(0, None, "all steps correct", n)
+        # an integer asked for is checked as one (the eval's kind: 37.8 is not 38 there, as it is within rel_tol)
+        kind = "integer" if ref_text is not None and _integer_form(ref_text, None) and _integer_form(None, question) \
+            else "numeric"
+        right, why = _answer_right(solution, ref_text, ref_answer, qa, kind)
+    if not right:
+        nonsi = any(s_ in raw and not P.close(raw[s_], v) for s_, v in own_vals.items())
+        raw_subs = sorted(l for l, m in mode_of.items() if m == "raw") if nonsi else []
+        if raw_subs:  # the numbers went in as written, in units the law does not take
+            return at_step(5, f"the substitution for {raw_subs[0]} uses values in non-SI units as written "
+                              f"and the answer is wrong against the reference ({why})", n)
+        # every step checks and the answer is still wrong: the first error is the final answer (issue 32;
+        # before, no verdict, which a GRPO group paid as its mean)
+        return at_step(7, f"every step checks, but the final answer {ans[:40]} is wrong against the reference "
+                          f"({why})", n)
     return StepVerdict(0, None, "all steps correct", n)
 
 
-def _answer_right(solution, ref_text, ref_answer, qa) -> tuple[bool, str]:
+_INTEGER_ASKED = re.compile(r"integer", re.I)
+
+
+def _integer_form(form: str | None, question: str | None) -> bool:
+    """Whether an integer is asked for: the reference's (or gold) answer is an integer, or the question says so
+    ('rounded to the nearest integer', JEEBench's 'non-negative integer')."""
+    return bool((form is not None and re.fullmatch(r"\s*[-+]?\d+\s*", form))
+                or (question and _INTEGER_ASKED.search(question)))
+
+
+def _rounds_to(qa, ql, last: str) -> bool:
+    """An integer answer that is the calculation rounded (in SI, or in the unit the calculation is written in;
+    a tie .5 may go either way): procgen's integer form asks for the SI value rounded."""
+    if not float(qa[0]).is_integer() or (qa[1] and ql[1] and qa[1] != ql[1]):
+        return False
+    xs = [ql[0]] + ([r] if (r := P.raw_number(last)) is not None else [])
+    return any(qa[0] in (round(x), math.floor(x + 0.5)) for x in xs if math.isfinite(x))
+
+
+def _option_error(chosen: str, question: str | None, ql, own: dict) -> str | None:
+    """Why the chosen letter(s) are not the option(s) the solution's own calculation gives, where the question's
+    options can be read (stepparse.options); None when they are, or when nothing can be told.
+
+    A value option (`378 m`) is true when the last calculation equals it (checker tolerance); a statement
+    (`The distance travelled s is 378 m.`) when the solution's own value of that quantity does. A chosen option
+    that is false is an error; with statements (multi-correct), so is a true one left out. An option whose
+    value cannot be read, or a quantity the solution never computes, is not judged."""
+    opts = P.options(question or "")
+    if not opts or not chosen:
+        return None
+    true, false, statements = {}, set(), False
+    for letter, text in opts.items():
+        c = P.option_claim(text)
+        if c is None:
+            continue
+        sym, v, u = c
+        if sym is None:
+            if ql is None:
+                continue
+            ok = P.close(v, ql[0]) and (not u or not ql[1] or u == ql[1])
+        else:
+            statements = True
+            if sym not in own:
+                continue
+            ok = P.close(v, own[sym])
+        if ok:
+            true[letter] = text
+        else:
+            false.add(letter)
+    if not true:
+        return None  # the calculation gives none of the options: the reference (or gold) decides
+    shown = ", ".join(f"({k}) {t}" for k, t in sorted(true.items()))
+    bad = sorted(set(chosen) & false)
+    if bad:
+        return (f"the final answer {chosen} chooses ({bad[0]}) {opts[bad[0]]}, but the calculation gives {shown}")
+    left = sorted(set(true) - set(chosen)) if statements else []
+    if left:
+        return f"the final answer {chosen} leaves out ({left[0]}) {opts[left[0]]}, which the solution's own values make true"
+    return None
+
+
+def _answer_right(solution, ref_text, ref_answer, qa, kind: str = "numeric") -> tuple[bool, str]:
     """Whether the solution's answer is the reference's, read by the answer checker over the whole text
     (verifiers.check: hedges, self-corrections and answer sentences are its business); a bare number in SI
     units is the SI value of the reference's answer."""
-    from verifiers import answer
-
     if solution is not None and ref_text is not None:
         if ref_answer is not None and not answer.check(f"\\boxed{{{ref_text}}}", ref_text, "numeric").equivalent:
             ref_text = f"{ref_answer[0]:.6g} {ref_answer[1]}".strip()  # the reference's box is not a quantity
-        v = answer.check(solution, ref_text, "numeric")
+        v = answer.check(solution, ref_text, kind)
         if v.equivalent:
             return True, v.reason
         box = boxed_all(solution)
@@ -291,7 +417,7 @@ def _answer_right(solution, ref_text, ref_answer, qa) -> tuple[bool, str]:
             # a bare number in SI units: the same text with the reference's SI unit written after it
             si = solution[:solution.rindex(box[-1])] + f"{box[-1]} {ref_answer[1]}" + \
                 solution[solution.rindex(box[-1]) + len(box[-1]):]
-            v2 = answer.check(si, ref_text, "numeric")
+            v2 = answer.check(si, ref_text, kind)
             if v2.equivalent:
                 return True, "a bare number in SI units: " + v2.reason
         return False, v.reason

@@ -316,6 +316,49 @@ def unit_of(text: str) -> str | None:
     return None if q is None else q[1]
 
 
+
+# --- a question's lettered options ----------------------------------------------------------------
+
+LETTERS = "ABCDEFGH"  # the option letters verifiers.answer reads (its mcq/mcq_multi check)
+_OPTION_MARK = re.compile(r"(?:(?<=\s)|^)\(([A-H])\)\s*|^[ \t]*([A-H])[).:][ \t]+", re.M)
+_CLAIM = re.compile(r"(?:^|\s)\$?\\?([A-Za-z][A-Za-z_0-9{}]*)\$?\s+(?:is|=|equals|was|will be)\s+(?:about\s+)?"
+                    r"\$?([-+−]?\s*(?:\d|\.\d).*?)\$?\s*\.?\s*$")
+
+
+def options(question: str) -> dict[str, str]:
+    """The lettered options of a question, letter -> text: `(A) 189 m` on its own line or inline, or
+    `A) 189 m`, `A. 189 m` at a line's start (r3bench.core.prompts writes `(A) ...` lines). The last run
+    that starts at A and goes on in order (A, B, C, ...) is taken; {} when fewer than two options read."""
+    q = question or ""
+    marks = [(m.group(1) or m.group(2), m) for m in _OPTION_MARK.finditer(q)]
+    run: list = []
+    for letter, m in marks:
+        if letter == "A":
+            run = [(letter, m)]
+        elif run and letter == LETTERS[len(run)]:
+            run.append((letter, m))
+    out = {}
+    for k, (letter, m) in enumerate(run):
+        end = run[k + 1][1].start() if k + 1 < len(run) else len(q)
+        text = q[m.end():end]
+        out[letter] = (text.split("\n", 1)[0] if k + 1 == len(run) else text).strip()
+    return out if len(out) >= 2 else {}
+
+
+def option_claim(text: str) -> tuple[str | None, float, str] | None:
+    """What an option states: a value (`378 m` -> (None, 378.0, 'm')) or a quantity's value (`The distance
+    travelled s is 378 m.` -> ('s', 378.0, 'm')), SI; None when it states neither (a word, an expression)."""
+    t = (text or "").strip().rstrip(".")
+    if _NUM_START.match(t):
+        q = quantity(t)
+        return (None, q[0], q[1]) if q else None
+    m = _CLAIM.search(t)
+    if not m:
+        return None
+    name = lhs_name(m.group(1))
+    q = quantity(m.group(2))
+    return (name, q[0], q[1]) if name and q else None
+
 # --- principles: which law a sentence names -------------------------------------------------------
 
 #: law or condition key -> pattern (lower-case text). A principle is read as the set of keys it names.
@@ -482,7 +525,7 @@ def identity(lhs: str, rhs: str) -> bool:
             a, b = evaluate(lhs, env), evaluate(rhs, env)
         except ExprError:
             return False
-        if abs(a - b) > 1e-9 * max(1.0, abs(a), abs(b)):
+        if abs(a - b) > _DEFAULT.sym_rel_tol * max(1.0, abs(a), abs(b)):  # sampling with free symbols
             return False
     return True
 

@@ -78,7 +78,8 @@ def verify_reference_free(question: str, solution: str, gold: str | None = None)
     checked.append("values")
     # 5.-7. substitution, calculation, final answer, from the solution's own lines
     own = {s: v for s, v, *_ in svals}
-    v = check_arithmetic(sol, sol_eqs, own, own, n, None)
+    v = check_arithmetic(sol, sol_eqs, own, own, n, None, solution, question=question,
+                         gold=None if gold is None else str(gold))
     if v.first_error or not v.valid:
         return v
     checked.append("arithmetic")

@@ -264,7 +264,7 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
     rfa = ref.get("final_answer").content if ref.get("final_answer") else ""
     rbox = boxed_all(rfa)
     return check_arithmetic(sol, sol_eqs, {s: v for s, v, *_ in svals}, true_env, n, known.get(target),
-                            solution, (rbox[-1] if rbox else rfa.strip()) or None)
+                            solution, (rbox[-1] if rbox else rfa.strip()) or None, question)
 
 
 BACKENDS = {"symbolic": verify_symbolic, "judge": judge_backend, "psv": psv_backend}
