@@ -164,7 +164,7 @@ SYMBOLIC_FP = [
     (r"\frac{m^2 v^2}{r}", r"\frac{mv^2}{r}"),  # mv^2 is m v^2, never (mv)^2
     ("m^2 v^2/r", "mv^2/r"),
     ("0.002 g", "2mg"),  # 2mg is 2 m g, never 2 milligrams
-    ("2 mg", "2mg"),
+    ("2 milligrams", "2mg"),
 ]
 
 

@@ -20,7 +20,7 @@ import time
 import tokenize
 from dataclasses import dataclass
 
-from verifiers import safeexpr, worker
+from verifiers import safeexpr, symbolic, worker
 from verifiers.config import CheckConfig
 from verifiers.extract import (collapse_space, extract_boxed, last_boxed, letters_in, read_answer, read_letters)
 from verifiers.units import get_ureg, to_absolute
@@ -146,6 +146,7 @@ def _norm(s: str) -> str:
     s = _siunitx_all(s)
     s = re.sub(r"(?<=\d)\s?X\s?(?=10\s?(?:\^|\*\*))", "*", s)  # 1.2 X 10^-3
     s = re.sub(r"(?<=\d)!", " factorial", s)  # 3! is no 3
+    s = re.sub(r"(?<=\d)\.\.+(?=\s?\d)", " .. ", s)  # 2..5 is a range
     s = re.sub(r"(?<![\d.,/])(\d+) (\d+)/(\d+)(?![\d./])", r"(\1+\2/\3)", s)  # a mixed number, 1 1/2
     s = s.replace("\\$", " ").replace("$", " ").strip()  # math delimiters and currency
     s = _DASH_PUNCT.sub(" - ", _DASH.sub("-", s)).strip()
@@ -238,6 +239,8 @@ def _parse_num(s: str):
     rest = t[end:].strip().lstrip("*").strip()
     if rest == "%":
         return val / 100.0, None, True
+    if rest == "‰":
+        return val / 1000.0, None, False
     return val, (rest or None), False
 
 
@@ -293,6 +296,10 @@ def infer_kind(ref: str) -> str:
     try:
         _, unit, _ = _parse_num(r)
     except ValueError:
+        if not _UNIT_VECTOR.search(r) and _const_with_unit(r, CheckConfig(isolate=False), in_process=True):
+            return "numeric"  # "5\\sqrt{2}\\ \\mathrm{m/s}": a constant and a unit
+        if re.search(r"\\pi|π", r) and not isinstance(_constant_value(r, CheckConfig(), in_process=True), str):
+            return "numeric"  # an angle in pi (\\frac{\\pi}{2}) is a number: 90° states it
         return "symbolic" if re.search(r"[\\^*/=_()<>]|\b[a-zA-Z]\b|\d", r) else "text"
     if unit is None:
         return "numeric"
@@ -300,6 +307,8 @@ def infer_kind(ref: str) -> str:
         _quantity(1.0, unit)
         return "numeric"
     except ValueError:
+        if not _UNIT_VECTOR.search(r) and _const_with_unit(r, CheckConfig(isolate=False), in_process=True):
+            return "numeric"  # "5\\sqrt{2}\\ \\mathrm{m/s}": a constant and a unit
         # "2 \\pi \\sqrt{l/g}" starts with a number but is an expression
         return "symbolic" if re.search(r"[\\^*/=_]|\b[a-zA-Z]\b", r) else "text"
 
@@ -405,6 +414,13 @@ def _tick() -> None:
         raise _Timeout()
 
 
+def _extend(waited: list) -> None:
+    """Waiting for a worker (or its cold start, importing sympy) is not the check's own work."""
+    d = getattr(_CLOCK, "deadline", None)
+    if d is not None and waited:
+        _CLOCK.deadline = d + sum(waited)
+
+
 def _left(cfg) -> float:
     """Seconds left to this check (the worker gets them as its hard limit)."""
     d = getattr(_CLOCK, "deadline", None)
@@ -494,7 +510,7 @@ def _text_norm(s: str) -> str:
     return re.sub(r"[\s.,;:!\"'`*$]+", " ", s.casefold()).strip()
 
 
-_LATEXISH = re.compile(r"\\[a-zA-Z]+|\^|\bsqrt\(|\bpi\b|\d\s*/\s*\d|[()]")
+_LATEXISH = re.compile(r"\\[a-zA-Z]+|\^|\bsqrt\(|\bpi\b|π|√|\d\s*/\s*\d|[()]")
 
 
 def _unit_ok(u: str) -> bool:
@@ -523,8 +539,10 @@ def _pred_number(a, cfg):
         return "an inequality is not a value"
     if re.search(r"\\(?:pm|mp)(?![a-zA-Z])|[±∓]|\+/-|\+-(?=\s*\d)", a):
         return "a value with a \u00b1 is two values (or an uncertainty), not one value"
-    if _BOUND.search(a):
+    if _BOUND.search(a) or _BOUND.search(collapse_space(_TEXT_CMD.sub(r" \1 ", a))):
         return "a bound is not a value"
+    if re.search(r"\d\s?!(?!=)", a):
+        return "a factorial is not the value written under it"
     a, negated = _drop_negated(a)
     if negated and not re.search(r"\d", a):
         return "a negated value is not an answer"
@@ -566,6 +584,7 @@ def _pred_number(a, cfg):
     return f"{why}; as an expression: {expr_err}" if expr_err else why
 
 
+_TEXT_CMD = re.compile(r"\\(?:text|mathrm|textrm|textbf|mbox)\s?\{([^{}]*)\}")
 # a bound written before a value: "at least 5 N", "more than 3 m/s", "up to 10 J", "over 100 K"
 _BOUND = re.compile(
     r"\b(?:at (?:least|most)|(?:no|not) (?:more|less|greater|fewer|smaller|larger|higher|lower) th[ae]n"
@@ -619,7 +638,7 @@ def _number_words(a: str) -> str:
 _UNIT_TAIL = re.compile(r"(?:\\(?:text|mathrm|rm|textrm|mbox|unit|si)\s?\{[^{}]*\}\s?)+$")
 
 
-def _const_with_unit(a: str, cfg):
+def _const_with_unit(a: str, cfg, in_process: bool = False):
     """(value, unit) of a constant expression followed by a unit ("2/3 m/s", "\\frac{10}{3}\\,\\text{m/s}",
     "2\\pi rad/s"), or None."""
     t = a.strip()
@@ -642,7 +661,10 @@ def _const_with_unit(a: str, cfg):
             continue
         if u is None or not _unit_ok(u):
             continue
-        c = _constant_value(head, cfg)
+        bare = re.sub(r"\\[A-Za-z]+|\b(?:pi|sqrt|sin|cos|tan|ln|log|exp|e)\b", "", head)
+        if re.search(r"[A-Za-z]", bare):
+            continue  # a head with a symbol in it is no constant: no worker round trip
+        c = _constant_value(head, cfg, in_process)
         if not isinstance(c, str):
             return c, u
     return None
@@ -785,8 +807,9 @@ def _latex_plain(a: str) -> str | None:
     return None if re.search(r"[\\{}\[\]]", s) else s
 
 
-def _constant_value(a, cfg):
-    """float for a constant expression ("3/4", "\\frac{1}{2}", "2\\pi"), else a reason string."""
+def _constant_value(a, cfg, in_process: bool = False):
+    """float for a constant expression ("3/4", "\\frac{1}{2}", "2\\pi"), else a reason string.
+    in_process: never the worker (reading a reference's kind)."""
     if not re.search(r"\d|\\pi|\bpi\b", a) or len(a) > 300:
         return "no number"
     if "\\" not in a and "{" not in a:
@@ -800,9 +823,15 @@ def _constant_value(a, cfg):
             return safeexpr.evaluate(plain, {})
         except safeexpr.ExprError:
             pass  # the LaTeX parser in the worker decides
+    if in_process:
+        return "not a simple constant"
     if cfg.isolate:
         try:
-            r = worker.numeric_value(a, _left(cfg))
+            waited = []
+            try:
+                r = worker.numeric_value(a, _left(cfg), waited)
+            finally:
+                _extend(waited)
         except worker.WorkerTimeout:
             return f"timeout after {cfg.timeout_s:g} s"
         except worker.WorkerError as err:
@@ -812,13 +841,22 @@ def _constant_value(a, cfg):
     return r["error"] if "error" in r else r["value"]
 
 
+_UNIT_VECTOR = re.compile(r"\\(?:hat|vec|mathbf)\s?\{?\s?[ijk]\b|[ijk]\u0302")
+
+
 def _check_symbolic(a, ref, kind, cfg):
+    if _UNIT_VECTOR.search(ref):  # a vector's unit is its components' unit: (3\hat{i} + 4\hat{j})\,\mathrm{N}
+        ref = symbolic.strip_unit_text(ref)
     req = {"op": "compare", "pred": a, "ref": ref, "rel_tol": cfg.rel_tol, "sym_tol": cfg.sym_rel_tol}
     if not cfg.isolate:
         r = worker.handle(req)
     else:
         try:
-            r = worker.pool().call(req, _left(cfg))
+            waited = []
+            try:
+                r = worker.pool().call(req, _left(cfg), waited)
+            finally:
+                _extend(waited)
         except worker.WorkerTimeout:
             return _v(False, kind, cfg, f"timeout: symbolic comparison exceeded {cfg.timeout_s:g} s", a, ref)
         except worker.WorkerError as e:
@@ -880,6 +918,10 @@ def _check(pred, ref, kind, cfg, options=None):
     if kind == "integer":
         ok = close(pv, rv, cfg) if cfg.mode != "default" else abs(pv - rv) < cfg.int_tol
         return _v(ok, kind, cfg, "integer match" if ok else "integer mismatch", repr(pv), repr(rv))
+    if ru is None and pu is not None and re.search(r"\\pi|π", ref) and _unit_ok(pu):
+        q = _quantity(pv, pu)
+        if q.dimensionless and str(q.units) != "dimensionless":
+            pv, pu = q.to("radian").magnitude, None  # 90° against \frac{\pi}{2}: an angle in radians
     if ru is None:
         # a percent reference accepts 28 and 0.28 for 28% (math-verify test_percent_notation)
         ok = close(pv, rv, cfg) or (rpct and pu is None and close(pv / 100.0, rv, cfg))

@@ -153,6 +153,8 @@ _CORRECTION = re.compile(
 _ALTERNATIVE_AFTER = re.compile(
     r"(?:^|[.!?\n]\s?)(?:alternatively|or(?=[\s,])|otherwise|either)\b|\b(?:could|might|may|can) also be\b"
     r"|\bor (?:possibly|perhaps|maybe)\b|\b(?:if|when) [^.\n]{0,60}\b(?:instead|then)\b", re.I)
+_HEDGED_SENTENCE = re.compile(r"\b(?:could|might|may|can) also be\b[^.\n]{0,40}\d|\bor (?:possibly|perhaps|maybe)\b[^.\n]{0,40}\d"
+                              r"|\balternatively\b[^.\n]{0,40}\d", re.I)
 _SENT_END = re.compile(r"[.!?](?=\s|$)|\n")
 _STATE_CUT = re.compile(r"(?:\bis|\bbe|\bequals?|\bbecomes|\bgives|=|:|\bto)\s", re.I)
 
@@ -254,7 +256,7 @@ def _statements(text: str) -> list:
             else:
                 cand = _clean(_answer_sentence(rest))
                 if cand:
-                    st.append((pos + mm.start(), pos + mm.end() + len(rest), cand, "sentence"))
+                    st.append((pos + mm.start(), pos + _sentence_end(ln, mm.end()), cand, "sentence"))
         else:
             mb = _BOLD_ANSWER.search(ln)
             if mb and _clean(mb.group(1)):
@@ -312,6 +314,8 @@ def _read(text: str, st=None) -> Reading:
     after = text[end:]
     if src != "tail" and re.search(r"\d", after) and _ALTERNATIVE_AFTER.search(after):
         return Reading(ans, "an alternative value is stated after the answer", src, end)
+    if src in ("tail", "correction") and _HEDGED_SENTENCE.search(text[-300:]):
+        return Reading(ans, "the answer sentence names another possible value", src, end)
     return Reading(ans, None, src, end)
 
 
