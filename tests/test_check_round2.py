@@ -484,3 +484,19 @@ def test_numbers_still_parsed_exactly_in_latex():
 def test_verdict_carries_the_extracted_answer():
     v = check("Some work. The answer is 5 m/s.", "5 m/s")
     assert v.answer == "5 m/s"
+
+
+def test_a_model_settling_back_on_its_letter_is_read():
+    text = "Answer: (B)\nHmm, maybe I choose option C instead?\nNo - the correct answer is (B)."
+    assert _ok(text, "B", kind="mcq")
+
+
+def test_options_read_in_other_styles():
+    opts = {"A": r"\frac{mv^2}{r}", "B": "2 m/s", "C": "4 m/s", "D": "8 m/s"}
+    assert _ok("The final speed is 4 m/s, so C.", "C", kind="mcq", options=opts)
+    assert _ok("**Final answer:** 4.0 m/s", "C", kind="mcq", options=opts)
+    assert not _ok("Final answer: (B) 4 m/s", "B", kind="mcq", options=opts)
+    assert not _ok("Final answer: (B) 4 m/s", "C", kind="mcq", options=opts)
+    assert _ok("Final answer: (C) 4 m/s", "C", kind="mcq", options=opts)
+    v = check("Final answer: (B) 4 m/s", "C", kind="mcq", options=opts)
+    assert "option C" in v.reason

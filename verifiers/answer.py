@@ -248,7 +248,9 @@ _UNIT_CHARS = re.compile(r"[\w °*/()\-+.]+")
 
 
 def _quantity(val, unit):
+    t0 = time.monotonic()
     u = get_ureg()
+    _extend([time.monotonic() - t0])  # building the registry (once per process) is no check's work
     unit = unit.strip()
     if len(unit) > 100 or re.search(r"\d{3,}", unit) or not _UNIT_CHARS.fullmatch(unit) or \
             unit.count("(") != unit.count(")") or re.search(r"\bpi\b|\*\*\s*\(?\s*[-+]?\d+\s*\)?\s*\*\*", unit):
@@ -330,6 +332,14 @@ def _v(ok, kind, cfg, reason, pc=None, rc=None, answered=True):
 def _option_letters(text: str, options: dict, cfg) -> set:
     """The letters whose option text the answer text states: the same words, else the same value
     (numeric options, compared by the checker: "30 m/s" states "108 km/h")."""
+    said = getattr(_CLOCK, "answer", None)
+    try:
+        return _option_letters_of(text, options, cfg)
+    finally:
+        _CLOCK.answer = said  # the nested checks read the option texts, not the output
+
+
+def _option_letters_of(text: str, options: dict, cfg) -> set:
     t = _text_norm(text)
     same = {k for k, o in options.items() if _text_norm(str(o)) == t}
     if same or not re.search(r"\d", text):

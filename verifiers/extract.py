@@ -462,7 +462,9 @@ def read_letters(text, valid: str = "ABCD") -> LetterReading:
         return LetterReading(tuple(got), r.refused, opt)
     seq = ["".join(sorted(set(c[1]))) for c in cands]
     tail = [x for i, x in enumerate(seq) if i == 0 or cands[i][0] != cands[i - 1][0]][-6:]
-    if any(tail[i] == tail[i + 2] != tail[i + 1] for i in range(len(tail) - 2)):
+    # a loop: three or more changes of letter among the last statements (C, B, C, D); one change back
+    # and forth (B, then C considered, then B again) is a model settling, and reads B
+    if sum(tail[i] != tail[i + 1] for i in range(len(tail) - 1)) >= 3:
         return LetterReading(tuple(got), "alternating answers (a loop that never commits to one)", opt)
     if len(set(got)) > 1 and re.search(r"\(?[A-H]\)?\s?/\s?\(?[A-H]", body[-300:]):
         return LetterReading(tuple(got), "letters separated by slashes are alternatives", opt)
