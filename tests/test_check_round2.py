@@ -500,3 +500,41 @@ def test_options_read_in_other_styles():
     assert _ok("Final answer: (C) 4 m/s", "C", kind="mcq", options=opts)
     v = check("Final answer: (B) 4 m/s", "C", kind="mcq", options=opts)
     assert "option C" in v.reason
+
+
+@pytest.mark.parametrize("pred,ref", [("0", r"1.6\times10^{-19}"), (r"\boxed{0}", r"\frac{e^2}{10^{20}}")])
+def test_exact_zero_is_not_a_tiny_symbolic_gold(pred, ref):
+    assert not _ok(pred, ref, kind="symbolic")
+
+
+@pytest.mark.parametrize("pred,ref,kind", [(r"\boxed{B}. Or maybe C.", "B", "mcq"),
+                                           ("The answer is (B), alternatively (D).", "B", "mcq"),
+                                           (r"\boxed{3} or 4", "3", None)])
+def test_hedges_right_after_the_answer(pred, ref, kind):
+    assert not _ok(pred, ref, kind=kind)
+
+
+@pytest.mark.parametrize("pred,ref", [("The answer is 5 m/s, which is more than the 3 m/s needed.", "5 m/s"),
+                                      ("The answer is 12 N, which is above the 10 N limit.", "12 N")])
+def test_a_bound_word_after_the_value_is_no_bound(pred, ref):
+    assert _ok(pred, ref)
+
+
+def test_plain_text_digits_never_reach_sympify(monkeypatch):
+    import sympy.core.numbers as numbers
+    import sympy.parsing.sympy_parser as sp
+
+    seen = []
+
+    def spy(real):
+        def f(arg, *a, **k):
+            if isinstance(arg, str) and "98765" in arg:
+                seen.append(arg)
+            return real(arg, *a, **k)
+        return f
+
+    monkeypatch.setattr(sp, "parse_expr", spy(sp.parse_expr))
+    monkeypatch.setattr(numbers, "sympify", spy(numbers.sympify))
+    for pred in ("The answer is 98765.5*x", "98765 m v^2/2", "0.98765"):
+        check(pred, "x + 1", kind="symbolic", cfg=LOCAL)
+    assert seen == []

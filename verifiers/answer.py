@@ -549,7 +549,7 @@ def _pred_number(a, cfg):
         return "an inequality is not a value"
     if re.search(r"\\(?:pm|mp)(?![a-zA-Z])|[±∓]|\+/-|\+-(?=\s*\d)", a):
         return "a value with a \u00b1 is two values (or an uncertainty), not one value"
-    if _BOUND.search(a) or _BOUND.search(collapse_space(_TEXT_CMD.sub(r" \1 ", a))):
+    if _bounded(a) or _bounded(collapse_space(_TEXT_CMD.sub(r" \1 ", a))):
         return "a bound is not a value"
     if re.search(r"\d\s?!(?!=)", a):
         return "a factorial is not the value written under it"
@@ -592,6 +592,12 @@ def _pred_number(a, cfg):
         return got
     why = got or first_err or "no number with a unit"
     return f"{why}; as an expression: {expr_err}" if expr_err else why
+
+
+def _bounded(a: str) -> bool:
+    """A bound word before the answer's first number ("at least 5 N"); "5 m/s over 2 s" is a value."""
+    m = _BOUND.search(a)
+    return m is not None and not re.search(r"\d", a[:m.start()])
 
 
 _TEXT_CMD = re.compile(r"\\(?:text|mathrm|textrm|textbf|mbox)\s?\{([^{}]*)\}")

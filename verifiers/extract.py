@@ -96,6 +96,10 @@ def _answer_sentence(s: str) -> str:
             s = s[:m.start()]
             break
     outside = re.sub(r"\$[^$]*\$", lambda m: "#" * len(m.group()), s)
+    m = re.search(r",\s(?:which|since|because|as|so|i\.e\.|that|where|but)\b", outside)
+    if m and re.search(r"\d", outside[:m.start()]):
+        # "The answer is 12 N, which is above the 10 N limit": the value is stated before the clause
+        s, outside = s[:m.start()], outside[:m.start()]
     be = [m.start() for m in re.finditer(r"(?<!not)(?<!cannot)(?<!can't)(?<!never) be ", outside)]
     cut = max(outside.rfind(" is "), outside.rfind("="), be[-1] if be else -1, outside.rfind(" equals "))
     prev = max(outside.rfind(" is ", 0, max(cut, 0)), outside.rfind("=", 0, max(cut, 0)))
@@ -151,7 +155,7 @@ _CORRECTION = re.compile(
     r"|let me (?:redo|correct|recompute|recalculate)|instead)\b", re.I)
 # a value stated after the committed answer as another possibility
 _ALTERNATIVE_AFTER = re.compile(
-    r"(?:^|[.!?\n]\s?)(?:alternatively|or(?=[\s,])|otherwise|either)\b|\b(?:could|might|may|can) also be\b"
+    r"(?:^\s?|[.!?\n]\s?)(?:alternatively|or(?=[\s,])|otherwise|either)\b|\b(?:could|might|may|can) also be\b"
     r"|\bor (?:possibly|perhaps|maybe)\b|\b(?:if|when) [^.\n]{0,60}\b(?:instead|then)\b", re.I)
 _HEDGED_SENTENCE = re.compile(r"\b(?:could|might|may|can) also be\b[^.\n]{0,40}\d|\bor (?:possibly|perhaps|maybe)\b[^.\n]{0,40}\d"
                               r"|\balternatively\b[^.\n]{0,40}\d", re.I)
@@ -460,6 +464,12 @@ def read_letters(text, valid: str = "ABCD") -> LetterReading:
     pos, got, opt = cands[-1]
     if r.refused and r.end >= pos:
         return LetterReading(tuple(got), r.refused, opt)
+    if opt and re.search(r"\b(?:or|alternatively|otherwise|maybe|perhaps|possibly|either)\b,?\s?(?:option\s?)?"
+                         r"\(?[A-H]\)?(?![A-Za-z])", opt):
+        return LetterReading(tuple(got), "another option is named beside the answer", opt)
+    m = _ALTERNATIVE_AFTER.search(body, pos)
+    if m and re.search(r"(?<![A-Za-z])\(?[A-H]\)?(?![A-Za-z])", body[m.end():m.end() + 40]):
+        return LetterReading(tuple(got), "another option is named after the answer", opt)
     seq = ["".join(sorted(set(c[1]))) for c in cands]
     tail = [x for i, x in enumerate(seq) if i == 0 or cands[i][0] != cands[i - 1][0]][-6:]
     # a loop: three or more changes of letter among the last statements (C, B, C, D); one change back

@@ -420,7 +420,10 @@ _DEFAULT = CheckConfig()  # the checker's default tolerances (a request's own co
 
 
 def _close(a: complex, b: complex, rel: float) -> bool:
-    if a == 0 or b == 0:  # relative to nothing: an absolute floor, only here (1e-19 J is not 0)
+    """a: the prediction's value, b: the reference's."""
+    if a == 0 and b != 0:  # an exact zero is never a nonzero gold, however small (1.6e-19 C)
+        return False
+    if b == 0:  # relative to nothing: an absolute floor, only here
         return abs(a - b) <= _DEFAULT.zero_tol
     return abs(a - b) <= rel * max(abs(a), abs(b))
 
