@@ -7,7 +7,7 @@ The issue's own examples come first in each table, then cases of ours in other s
 marked in the tables failed on the checker before this file's fixes, except the ``*_still_*`` guards,
 which hold verdicts that must not change."""
 import builtins
-import time
+import threading
 
 import pytest
 
@@ -438,10 +438,14 @@ def test_options_must_be_a_mapping_of_letters():
     "I choose " + " , " * 6000 + "A",
 ])
 @pytest.mark.parametrize("ref", ["A", "5 m/s"])
-def test_whitespace_floods_are_fast(text, ref):
-    t = time.monotonic()
-    check(text, ref)
-    assert time.monotonic() - t < 2.0
+def test_whitespace_floods_do_not_hang(text, ref):
+    """A hang guard, not a speed goal (benchmarks/test_bench_worstcase.py times these against the 2 s
+    deadline): before the fix "The answer" + 1,000 spaces took 42 s and 20,000 spaces did not end."""
+    done = []
+    t = threading.Thread(target=lambda: done.append(check(text, ref)), daemon=True)
+    t.start()
+    t.join(60)
+    assert done and done[0].reason
 
 
 def test_deadline_covers_in_process_stages():
