@@ -542,3 +542,22 @@ def test_plain_text_digits_never_reach_sympify(monkeypatch):
     for pred in ("The answer is 98765.5*x", "98765 m v^2/2", "0.98765"):
         check(pred, "x + 1", kind="symbolic", cfg=LOCAL)
     assert seen == []
+
+
+@pytest.mark.parametrize("pred", [
+    "<final_answer>\n(A) Electron\n(B) Meson\n(C) Photon\n(D) Boson\n</final_answer>",  # a real output (study sample)
+    "<final_answer>\n(A) 2.4 V\n(B) 3.3 V\n(C) 4.5 V\n(D) 5.7 V\n</final_answer>",
+    "The options are (A) 1 m (B) 2 m (C) 3 m (D) 4 m.",
+    "Answer:\nA. 2.4 V\nB. 3.3 V",
+])
+def test_copied_option_lists_are_no_choice(pred):
+    assert not _ok(pred, "A", kind="mcq")
+    assert not _ok(pred, "AB", kind="mcq_multi")
+
+
+def test_letter_with_a_value_of_no_option_is_refused():
+    angles = {"A": "0°", "B": "30°", "C": "45°", "D": "60°"}
+    assert not _ok("<final_answer>\n(C) 30.52 m\n</final_answer>", "C", kind="mcq", options=angles)  # real output
+    assert _ok("<final_answer>\n(C) 45 degrees\n</final_answer>", "C", kind="mcq", options=angles)
+    assert _ok("<final_answer>\n(C) because the angle is 45°\n</final_answer>", "C", kind="mcq", options=angles)
+    assert _ok("<final_answer>(C) 108</final_answer>", "C", kind="mcq", options=KMH)

@@ -358,6 +358,15 @@ def _option_letters_of(text: str, options: dict, cfg) -> set:
     return out
 
 
+def _is_quantity(text: str) -> bool:
+    """The text is a number with an optional unit, and nothing else."""
+    try:
+        _, u, _ = _parse_num(text)
+    except ValueError:
+        return False
+    return u is None or _unit_ok(u)
+
+
 def _check_mcq(pred, ref, kind, cfg, options=None):
     multi = kind == "mcq_multi"
     valid = "ABCDEFGH"
@@ -379,6 +388,10 @@ def _check_mcq(pred, ref, kind, cfg, options=None):
             if named and got[0] not in named:
                 return _v(False, kind, cfg, f"letter {got[0]} written with the text of option "
                           f"{''.join(sorted(named))}", got[0], rc)
+            if not named and got[0] in options and _is_quantity(rl.text):
+                # "(C) 30.52 m" where option C is 45°: the letter and the value disagree
+                return _v(False, kind, cfg, f"letter {got[0]} written with a value that is not option "
+                          f"{got[0]}'s", got[0], rc)
         if not got and rl.text:
             named = _option_letters(rl.text, options, cfg)
             if len(named) == 1 or (multi and named):

@@ -427,6 +427,14 @@ def _letters_of(ans: str, valid: str):
     return None, None
 
 
+def _lists_options(ans: str) -> bool:
+    """"(A) Electron (B) Meson (C) Photon", or one option a line ("A. 2.4 V\\nB. 3.3 V"): two or more
+    letters each followed by its own text is a copy of the options, not a choice ("(A) and (C)" is one)."""
+    marked = set(re.findall(r"\(([A-H])\)\s?(?!and\b|or\b|&)[^\s(),;&.]", ans))
+    lined = set(re.findall(r"(?m)^\s?([A-H])[.)]\s\S", ans))
+    return len(marked) >= 2 or len(lined) >= 2
+
+
 def read_letters(text, valid: str = "ABCD") -> LetterReading:
     """The option letters a raw output commits to (see read_answer for what "commits" means): the
     last statement of a letter; refused when the statements before it flip back and forth
@@ -437,7 +445,13 @@ def read_letters(text, valid: str = "ABCD") -> LetterReading:
     st = _statements(body)
     r = _read(body, st)
     cands = []  # (position, letters, option text)
+    listed = set()  # positions of statements that list the options instead of choosing one
     for _, e, ans, _src in st:
+        if _lists_options(ans):
+            listed.add(e)
+            named = set(re.findall(r"\(([A-H])\)", ans)) | set(re.findall(r"(?m)^\s?([A-H])[.)]", ans))
+            cands.append((e, sorted(named), None))
+            continue
         got, opt = _letters_of(ans, valid)
         if got:
             cands.append((e, got, opt))
@@ -462,6 +476,8 @@ def read_letters(text, valid: str = "ABCD") -> LetterReading:
         return LetterReading((), r.refused, r.answer)
     cands.sort(key=lambda c: c[0])
     pos, got, opt = cands[-1]
+    if pos in listed:
+        return LetterReading(tuple(got), "the options are listed, none is chosen", None)
     if r.refused and r.end >= pos:
         return LetterReading(tuple(got), r.refused, opt)
     if opt and re.search(r"\b(?:or|alternatively|otherwise|maybe|perhaps|possibly|either)\b,?\s?(?:option\s?)?"
