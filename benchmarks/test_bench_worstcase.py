@@ -62,6 +62,9 @@ INPUTS = {
     "sentences with numbers": _fill("After 2 s the speed is 5 m/s. "),
     "\\hat{i} vectors": _fill("3\\hat{i} + ", "\\boxed{", "4\\hat{j}}"),
     "number words": _fill("twenty ", "The answer is ", "m/s"),
+    "two boxes around 20k dollar signs": _fill("$", "\\boxed{1}", "\\boxed{2}"),
+    "'answer is $' + ' .' flood": _fill(" .", "answer is $"),
+    "negated digit run": _fill("9", "The answer is not ", " m"),
 }
 REFS = [("5 m/s", None), ("A", "mcq"), ("BD", "mcq_multi"), (r"2\pi\sqrt{l/g}", None), ("1.6e-19 C", None),
         ("(3, 4)", None)]

@@ -620,7 +620,7 @@ _BOUND = re.compile(
     r"|(?:more|less|greater|fewer|smaller|larger|higher|lower|bigger) th[ae]n|up to|exceeds?|exceeding"
     r"|above|below|over|under|beyond|upwards of|in excess of|as (?:much|high|low|little|large|small) as)"
     r" (?:about |approximately |roughly |around )?(?=[-+$(]?\\?\(?\s?[-+]?\.?\d)", re.I)
-_NUMBER_RX = r"(?:[-+]?\d[\d.,]*(?:\s?(?:\\times|x|\*)\s?10\^?\{?[-+]?\d+\}?)?|zero|nothing|negative|positive)"
+_NUMBER_RX = r"(?:(?<![\d.,])[-+]?\d[\d.,]*(?:\s?(?:\\times|x|\*)\s?10\^?\{?[-+]?\d+\}?)?|zero|nothing|negative|positive)"
 _UNIT_RX = r"(?: ?[A-Za-zµΩ°][\w/^{}*·\-]{0,12})?"
 _NEG_BEFORE = re.compile(
     r"\b(?:not|cannot be|can't be|can not be|isn't|is no|never|reject(?:ed|s)?|discard(?:ed|s)?|rule out"

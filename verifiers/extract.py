@@ -91,8 +91,11 @@ def _answer_sentence(s: str) -> str:
     """The answer part of "... answer is <X>. I hope it is correct." (Minerva's format) or of
     "The volume of $V$ is 120." : cut at the end of the sentence (outside $...$), then keep what
     follows the last " is " / "=", then the math span if the rest is one."""
+    dollars, last = 0, 0
     for m in _SENTENCE_END.finditer(s):
-        if s[:m.start()].count("$") % 2 == 0:
+        dollars += s.count("$", last, m.start())  # counted once per character: linear
+        last = m.start()
+        if dollars % 2 == 0:
             s = s[:m.start()]
             break
     outside = re.sub(r"\$[^$]*\$", lambda m: "#" * len(m.group()), s)
@@ -217,7 +220,7 @@ def _boxes(text: str) -> list:
         if out:
             s0, e0, c0 = out[-1]
             gap = text[e0:m.start()]
-            j = re.fullmatch(r"[\s$]*(,|;|&|and|or|\\text\{\s?or\s?\}|\\quad|\\qquad)?[\s$]*", gap)
+            j = re.fullmatch(r"[\s$]*+(?:(,|;|&|and|or|\\text\{\s?or\s?\}|\\quad|\\qquad)[\s$]*+)?", gap)
             if j is not None and e0 <= m.start():
                 sep = (j.group(1) or ",").strip()
                 sep = "or" if "or" in sep else ("," if sep.startswith("\\") else sep)
@@ -230,9 +233,10 @@ def _boxes(text: str) -> list:
 
 def _sentence_end(text: str, pos: int) -> int:
     """End of the sentence that starts at pos (outside $...$)."""
-    dollars = 0
+    dollars, last = 0, pos
     for m in _SENT_END.finditer(text, pos):
-        dollars = text.count("$", pos, m.start())
+        dollars += text.count("$", last, m.start())  # counted once per character: linear
+        last = m.start()
         if dollars % 2 == 0:
             return m.end()
     return len(text)
