@@ -561,3 +561,21 @@ def test_letter_with_a_value_of_no_option_is_refused():
     assert _ok("<final_answer>\n(C) 45 degrees\n</final_answer>", "C", kind="mcq", options=angles)
     assert _ok("<final_answer>\n(C) because the angle is 45°\n</final_answer>", "C", kind="mcq", options=angles)
     assert _ok("<final_answer>(C) 108</final_answer>", "C", kind="mcq", options=KMH)
+
+
+@pytest.mark.parametrize("pred,ref", [(r"\boxed{mgh}. Or it could be m g L.", "m*g*h"),
+                                      (r"The answer is $\sqrt{2gh}$. Alternatively $\sqrt{gh}$.", r"\sqrt{2gh}")])
+def test_symbolic_alternatives_after_the_answer(pred, ref):
+    assert not _ok(pred, ref, kind="symbolic")
+
+
+@pytest.mark.parametrize("pred,ref", [(r"\boxed{5\ \mathrm{m/s}}. Either way, the block stops.", "5 m/s"),
+                                      (r"\boxed{mgh}. Wait, let me verify: yes, the energy is mgh.", "m*g*h")])
+def test_remarks_after_the_answer_are_not_alternatives(pred, ref):
+    assert _ok(pred, ref)
+
+
+def test_symbolic_self_correction():
+    text = r"\boxed{mgh}. Wait, that's wrong; it should be $mgL$."
+    assert _ok(text, "m*g*L", kind="symbolic")
+    assert not _ok(text, "m*g*h", kind="symbolic")

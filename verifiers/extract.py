@@ -289,7 +289,9 @@ def _correction(text: str, after: int):
         if not cuts:
             continue
         cand = _clean(_answer_sentence(sent[cuts[-1]:]))
-        if cand and (re.search(r"\d", cand) or re.fullmatch(r"\(?[A-H]\)?", cand)):
+        if cand and (re.search(r"\d", cand) or re.fullmatch(r"\(?[A-H]\)?", cand) or (
+                len(cand) <= 40 and re.search(r"\b(?:should|must|correct|instead|actually|rather)\b", sent, re.I)
+                and re.fullmatch(r"[$\\\w\s^{}()*/+\-.,']+", cand) and len(cand.split()) <= 4)):
             best = (cue.start(), cand)
     return best
 
@@ -320,7 +322,7 @@ def _read(text: str, st=None) -> Reading:
     if not ans:
         return Reading(None)
     after = text[end:]
-    if src != "tail" and re.search(r"\d", after) and _ALTERNATIVE_AFTER.search(after):
+    if src != "tail" and re.search(r"[\d$\\=]|\b(?![aAI]\b)[a-zA-Z]\b", after) and _ALTERNATIVE_AFTER.search(after):
         return Reading(ans, "an alternative value is stated after the answer", src, end)
     if src in ("tail", "correction") and _HEDGED_SENTENCE.search(text[-300:]):
         return Reading(ans, "the answer sentence names another possible value", src, end)
