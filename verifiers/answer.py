@@ -22,7 +22,8 @@ from dataclasses import dataclass
 
 from verifiers import safeexpr, symbolic, worker
 from verifiers.config import CheckConfig
-from verifiers.extract import (collapse_space, extract_boxed, last_boxed, letters_in, read_answer, read_letters)
+from verifiers.extract import (NUMBER_WORD, collapse_space, extract_boxed, last_boxed, letters_in, number_words,
+                               read_answer, read_letters)
 from verifiers.units import get_ureg, to_absolute
 
 MAX_LEN = 2000
@@ -569,8 +570,8 @@ def _pred_number(a, cfg):
     a, negated = _drop_negated(a)
     if negated and not re.search(r"\d", a):
         return "a negated value is not an answer"
-    if not re.search(r"\d", a) and _NUMBER_WORD.search(a):
-        a = _number_words(a)
+    if not re.search(r"\d", a) and NUMBER_WORD.search(a):
+        a = number_words(a)
     first_err = None
     try:
         v, u, _ = _parse_num(a)
@@ -636,32 +637,6 @@ def _drop_negated(a: str):
     out, n = _NEG_AFTER.subn(" ; ", a)
     out, m = _NEG_BEFORE.subn(" ; ", out)
     return out, bool(n or m)
-
-
-_WORDNUM = {w: i for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen".split())}
-_WORDNUM.update({w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())})
-_SCALES = {"hundred": 100, "thousand": 1000, "million": 10 ** 6}
-_NUMBER_WORD = re.compile(r"\b(?:" + "|".join(list(_WORDNUM) + list(_SCALES)) + r")\b", re.I)
-_NUMBER_WORDS = re.compile(r"\b(?:" + "|".join(list(_WORDNUM) + list(_SCALES)) + r")(?:(?:[ -]|\band\b ?)(?:"
-                           + "|".join(list(_WORDNUM) + list(_SCALES)) + r")){0,8}+\b", re.I)
-
-
-def _number_words(a: str) -> str:
-    """"twenty-five m/s" -> "25 m/s", "one thousand two hundred J" -> "1200 J" (only in an answer with no digit)."""
-    def value(m):
-        total, cur = 0, 0
-        for w in re.findall(r"[a-z]+", m.group().lower()):
-            if w in _WORDNUM:
-                cur += _WORDNUM[w]
-            elif w == "hundred":
-                cur = max(cur, 1) * 100
-            elif w in _SCALES:
-                total += max(cur, 1) * _SCALES[w]
-                cur = 0
-        return str(total + cur)
-    return _NUMBER_WORDS.sub(value, a)
 
 
 _UNIT_TAIL = re.compile(r"(?:\\(?:text|mathrm|rm|textrm|mbox|unit|si)\s?\{[^{}]*\}\s?)+$")

@@ -511,3 +511,31 @@ def extract_letters(text, multi: bool = False, valid: str = "ABCD"):
     if multi:
         return frozenset(r.letters)
     return r.letters[0] if len(set(r.letters)) == 1 else None
+
+
+# ------------------------------------------------------------------------------------ number words
+
+_WORDNUM = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen".split())}
+_WORDNUM.update({w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())})
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 10 ** 6}
+NUMBER_WORD = re.compile(r"\b(?:" + "|".join(list(_WORDNUM) + list(_SCALES)) + r")\b", re.I)
+_NUMBER_WORDS = re.compile(r"\b(?:" + "|".join(list(_WORDNUM) + list(_SCALES)) + r")(?:(?:[ -]|\band\b ?)(?:"
+                           + "|".join(list(_WORDNUM) + list(_SCALES)) + r")){0,8}+\b", re.I)
+
+
+def number_words(a: str) -> str:
+    """"twenty-five m/s" -> "25 m/s", "one thousand two hundred J" -> "1200 J" (only in an answer with no digit)."""
+    def value(m):
+        total, cur = 0, 0
+        for w in re.findall(r"[a-z]+", m.group().lower()):
+            if w in _WORDNUM:
+                cur += _WORDNUM[w]
+            elif w == "hundred":
+                cur = max(cur, 1) * 100
+            elif w in _SCALES:
+                total += max(cur, 1) * _SCALES[w]
+                cur = 0
+        return str(total + cur)
+    return _NUMBER_WORDS.sub(value, a)
