@@ -15,12 +15,15 @@ import dataclasses
 import functools
 import math
 import re
+import threading
+import time
 import tokenize
 from dataclasses import dataclass
 
-from verifiers import safeexpr, worker
+from verifiers import safeexpr, symbolic, worker
 from verifiers.config import CheckConfig
-from verifiers.extract import extract_answer, extract_boxed, extract_letters, last_boxed, letters_in
+from verifiers.extract import (NUMBER_WORD, collapse_space, extract_boxed, last_boxed, letters_in, number_words,
+                               read_answer, read_letters)
 from verifiers.units import get_ureg, to_absolute
 
 MAX_LEN = 2000
@@ -34,6 +37,7 @@ class Verdict:
     kind: str
     pred_canonical: str | None = None
     ref_canonical: str | None = None
+    answer: str | None = None  # the committed answer read from the output (None when none was read)
 
     def to_dict(self):
         return dataclasses.asdict(self)
@@ -103,11 +107,48 @@ def _thousands(s: str) -> str:
     (math-verify tests/test_all.py test_number_extraction)."""
     s = re.sub(r"(?<![\d.,])([1-9]\d{0,2})((?:,\d{3})+)(?![\d,])", lambda m: m.group(1) + m.group(2).replace(",", ""), s)
     if re.fullmatch(r"[-+]?[1-9]\d{0,2}(?: \d{3})+(?:\.\d+)?", s.strip()):
-        s = s.replace(" ", "")  # "1 000" (math-verify test_number_extraction), only as the whole answer
+        s = s.replace(" ", "")  # "1 000" (math-verify test_number_extraction), as the whole answer
+    # "1 200 J", "12 000 J.": groups of three before a unit or the end, never "5 6" (a list)
+    s = re.sub(r"(?<![\d.,])([1-9]\d{0,2})((?: \d{3})+)(?![\d.,]| \d)(?=\s?(?:[A-Za-zµΩ°]|$|[.;]\s|[.;]$))",
+               lambda m: m.group(1) + m.group(2).replace(" ", ""), s)
     return re.sub(r"(?<![\d.,])(\d+),(\d{1,2}|(?<=\b0,)\d+)(?![\d,])", r"\1.\2", s)
 
 
+_UNICODE_UNITS = str.maketrans({"\u2103": "°C", "\u2109": "°F", "\u212a": "K", "\u2126": "Ω", "\u212b": "Å",
+                                "\u03bc": "µ", "\u2219": "*", "\u2022": "*", "\u00f7": "/"})
+
+
+def _siunitx_all(s: str) -> str:
+    """\\qty{5}{\\meter\\per\\second} / \\SI{..}{..} -> "5 m/s"; \\si{\\meter} -> "m"; \\num{5} -> 5."""
+    s = re.sub(r"\\(?:SI|qty|SIrange|quantity)\s?\{([^{}]*)\}\s?\{([^{}]*)\}", lambda m: m.group(1) + " " + _siunitx(m.group(2)), s)
+    return re.sub(r"\\(?:si|unit)\s?\{([^{}]*)\}", lambda m: " " + _siunitx(m.group(1)), s)
+
+
+def _unit_spellings(s: str) -> str:
+    """Unit spellings models write that pint does not read as meant: "5 ms^-1" is m/s (never per
+    millisecond), "36 kmph", "4 Nm", "3 Kg", "72 Km/h", "J/kgK", "5 G" (gauss), "1 AU", "light-year"."""
+    s = re.sub(r"\b(k?m)s(?=\s?\*\*\s?\(\s?-)", r"\1 s", s)
+    s = re.sub(r"\bkmph\b|\bkmhr\b", "km/h", s)
+    s = re.sub(r"\bNm\b", "N*m", s)
+    s = re.sub(r"\bkgm\b(?!\*\*)", "kg*m", s)
+    s = re.sub(r"\bK(?=(?:g|m|J|W|N|Hz|V|Pa|mol|cal|eV)\b)", "k", s)
+    s = re.sub(r"/\s?(kg|g|mol)\s?\*?\s?K\b", r"/(\1*K)", s)
+    s = re.sub(r"(?<=\d)\s?G(?=\s*$|[\s.,;)])", " gauss_si", s)
+    s = re.sub(r"\bAU\b", "astronomical_unit", s)
+    s = re.sub(r"\blight[- ]years?\b", "light_year", s)
+    s = re.sub(r"\bmins\b", "min", s)
+    s = re.sub(r"\bsecs?\b", "s", s)
+    return re.sub(r"\bhrs\b", "h", s)
+
+
 def _norm(s: str) -> str:
+    s = collapse_space(s).translate(_UNICODE_UNITS)
+    s = re.sub(r"\^\s*\{\s*\\circ\s*\}", "°", s)  # 25^{\circ}\mathrm{C}: a degree sign, never a power
+    s = _siunitx_all(s)
+    s = re.sub(r"(?<=\d)\s?X\s?(?=10\s?(?:\^|\*\*))", "*", s)  # 1.2 X 10^-3
+    s = re.sub(r"(?<=\d)!", " factorial", s)  # 3! is no 3
+    s = re.sub(r"(?<=\d)\.\.+(?=\s?\d)", " .. ", s)  # 2..5 is a range
+    s = re.sub(r"(?<![\d.,/])(\d+) (\d+)/(\d+)(?![\d./])", r"(\1+\2/\3)", s)  # a mixed number, 1 1/2
     s = s.replace("\\$", " ").replace("$", " ").strip()  # math delimiters and currency
     s = _DASH_PUNCT.sub(" - ", _DASH.sub("-", s)).strip()
     s = re.sub(r",\s*\\!\s*", ",", s.replace("{,}", ",")).replace("\\!", "")
@@ -137,6 +178,7 @@ def _norm(s: str) -> str:
     s = s.replace("°", " degree")
     s = re.sub(r"µ\s+(?=[A-Za-zΩ])", "µ", s)  # "\\mu F" -> "µF"
     s = re.sub(r"\bgauss\b|\bGs\b", "gauss_si", s)  # the SI-world gauss, 1e-4 T (pint's is CGS-Gaussian)
+    s = _unit_spellings(s)
     s = _thousands(s)
     return re.sub(r"\s+", " ", s.replace("{", "").replace("}", "")).strip()
 
@@ -198,6 +240,8 @@ def _parse_num(s: str):
     rest = t[end:].strip().lstrip("*").strip()
     if rest == "%":
         return val / 100.0, None, True
+    if rest == "‰":
+        return val / 1000.0, None, False
     return val, (rest or None), False
 
 
@@ -205,7 +249,9 @@ _UNIT_CHARS = re.compile(r"[\w °*/()\-+.]+")
 
 
 def _quantity(val, unit):
+    t0 = time.monotonic()
     u = get_ureg()
+    _extend([time.monotonic() - t0])  # building the registry (once per process) is no check's work
     unit = unit.strip()
     if len(unit) > 100 or re.search(r"\d{3,}", unit) or not _UNIT_CHARS.fullmatch(unit) or \
             unit.count("(") != unit.count(")") or re.search(r"\bpi\b|\*\*\s*\(?\s*[-+]?\d+\s*\)?\s*\*\*", unit):
@@ -236,6 +282,10 @@ _RELATION = re.compile(r"[<>≤≥≠]|\\(?:leq?|geq?|neq?|lt|gt)(?![a-zA-Z])|!=
 
 def infer_kind(ref: str) -> str:
     r = (ref or "").strip()
+    if _tuple_parts(r):
+        return "numeric"
+    if re.fullmatch(r"[-+]?\d+(?:\.\d+)?\s?(?:mg|ma|mc|mv|mgh|mgl|mgL|kx|kq|qE|qB|qV|mr|ml)", r):
+        return "symbolic"  # "2mg" is 2 m g (a physics gold), never 2 milligrams
     if re.fullmatch(r"\(?[A-Z]\)?", r):
         return "mcq"
     if letters_in(r, "ABCDEFGH") and len(set(letters_in(r, "ABCDEFGH"))) > 1:
@@ -249,6 +299,10 @@ def infer_kind(ref: str) -> str:
     try:
         _, unit, _ = _parse_num(r)
     except ValueError:
+        if not _UNIT_VECTOR.search(r) and _const_with_unit(r, CheckConfig(isolate=False), in_process=True):
+            return "numeric"  # "5\\sqrt{2}\\ \\mathrm{m/s}": a constant and a unit
+        if re.search(r"\\pi|π", r) and not isinstance(_constant_value(r, CheckConfig(), in_process=True), str):
+            return "numeric"  # an angle in pi (\\frac{\\pi}{2}) is a number: 90° states it
         return "symbolic" if re.search(r"[\\^*/=_()<>]|\b[a-zA-Z]\b|\d", r) else "text"
     if unit is None:
         return "numeric"
@@ -256,6 +310,8 @@ def infer_kind(ref: str) -> str:
         _quantity(1.0, unit)
         return "numeric"
     except ValueError:
+        if not _UNIT_VECTOR.search(r) and _const_with_unit(r, CheckConfig(isolate=False), in_process=True):
+            return "numeric"  # "5\\sqrt{2}\\ \\mathrm{m/s}": a constant and a unit
         # "2 \\pi \\sqrt{l/g}" starts with a number but is an expression
         return "symbolic" if re.search(r"[\\^*/=_]|\b[a-zA-Z]\b", r) else "text"
 
@@ -274,12 +330,74 @@ def _v(ok, kind, cfg, reason, pc=None, rc=None, answered=True):
     return Verdict(bool(ok), _score(ok, kind, cfg, answered), reason, kind, pc, rc)
 
 
-def _check_mcq(pred, ref, kind, cfg):
+def _option_letters(text: str, options: dict, cfg) -> set:
+    """The letters whose option text the answer text states: the same words, else the same value
+    (numeric options, compared by the checker: "30 m/s" states "108 km/h")."""
+    said = getattr(_CLOCK, "answer", None)
+    try:
+        return _option_letters_of(text, options, cfg)
+    finally:
+        _CLOCK.answer = said  # the nested checks read the option texts, not the output
+
+
+def _option_letters_of(text: str, options: dict, cfg) -> set:
+    t = _text_norm(text)
+    same = {k for k, o in options.items() if _text_norm(str(o)) == t}
+    if same or not re.search(r"\d", text):
+        return same
+    out = set()
+    for k, o in options.items():
+        o = str(o)
+        if infer_kind(o) in ("numeric", "integer"):
+            try:
+                if _check(text, o, "numeric", cfg).equivalent:
+                    out.add(k)
+            except _Timeout:
+                raise
+            except Exception:  # noqa: BLE001 - an option that cannot be read is no match
+                pass
+    return out
+
+
+def _is_quantity(text: str) -> bool:
+    """The text is a number with an optional unit, and nothing else."""
+    try:
+        _, u, _ = _parse_num(text)
+    except ValueError:
+        return False
+    return u is None or _unit_ok(u)
+
+
+def _check_mcq(pred, ref, kind, cfg, options=None):
     multi = kind == "mcq_multi"
     valid = "ABCDEFGH"
     g = frozenset(letters_in(ref, valid) or [])
     rc = "".join(sorted(g))
-    got = extract_letters(pred, multi=True, valid=valid)
+    if options is not None and not (isinstance(options, dict) and all(
+            isinstance(k, str) and len(k) == 1 and k in valid for k in options)):
+        return _v(False, kind, cfg, "options must map option letters (A-H) to their text", None, rc, answered=False)
+    rl = read_letters(pred, valid) if isinstance(pred, str) else None
+    if rl is None:
+        return _v(False, kind, cfg, "no letter extracted", None, rc, answered=False)
+    _CLOCK.answer = " ".join(rl.letters) if rl.letters else rl.text
+    if rl.refused:
+        return _v(False, kind, cfg, f"pred refused: {rl.refused}", "".join(rl.letters), rc)
+    got = list(rl.letters)
+    if options:
+        if got and rl.text and len(set(got)) == 1:
+            named = _option_letters(rl.text, options, cfg)
+            if named and got[0] not in named:
+                return _v(False, kind, cfg, f"letter {got[0]} written with the text of option "
+                          f"{''.join(sorted(named))}", got[0], rc)
+            if not named and got[0] in options and _is_quantity(rl.text):
+                # "(C) 30.52 m" where option C is 45°: the letter and the value disagree
+                return _v(False, kind, cfg, f"letter {got[0]} written with a value that is not option "
+                          f"{got[0]}'s", got[0], rc)
+        if not got and rl.text:
+            named = _option_letters(rl.text, options, cfg)
+            if len(named) == 1 or (multi and named):
+                got = sorted(named)
+    got = frozenset(got)
     if not multi:
         if not got:
             return _v(False, kind, cfg, "no letter extracted", None, rc, answered=False)
@@ -307,20 +425,65 @@ def _check_mcq(pred, ref, kind, cfg):
 KINDS = ("numeric", "integer", "symbolic", "mcq", "mcq_multi", "text")
 
 
-def check(pred, ref, kind=None, cfg: CheckConfig = CheckConfig()) -> Verdict:
+class _Timeout(Exception):
+    """The check's deadline (CheckConfig.timeout_s, counted from the call) has passed."""
+
+
+_CLOCK = threading.local()  # this thread's check: its deadline and the answer it read
+
+
+def _tick() -> None:
+    d = getattr(_CLOCK, "deadline", None)
+    if d is not None and time.monotonic() > d:
+        raise _Timeout()
+
+
+def _extend(waited: list) -> None:
+    """Waiting for a worker (or its cold start, importing sympy) is not the check's own work."""
+    d = getattr(_CLOCK, "deadline", None)
+    if d is not None and waited:
+        _CLOCK.deadline = d + sum(waited)
+
+
+def _left(cfg) -> float:
+    """Seconds left to this check (the worker gets them as its hard limit)."""
+    d = getattr(_CLOCK, "deadline", None)
+    left = cfg.timeout_s if d is None else d - time.monotonic()
+    if left <= 0:
+        raise _Timeout()
+    return left
+
+
+def check(pred, ref, kind=None, cfg: CheckConfig = CheckConfig(), *, options=None) -> Verdict:
     """Compare a raw model output with a reference answer.  Never raises on model output.
 
-    kind: one of KINDS, or None to infer it from the reference.  The known failure modes of each
-    kind return reasoned verdicts in their own code; the last guard below turns a checker bug into a
-    recorded "internal error" verdict rather than a crashed eval or RL run.
+    kind: one of KINDS, or None to infer it from the reference.  options: for multiple choice, an
+    optional {letter: option text} mapping - an option's text (or value) written without its letter
+    is read as that letter, and a letter written with another option's text is refused.
+    One deadline, ``cfg.timeout_s`` from the call, covers every stage (extraction, number and unit
+    reading in this process, the symbolic worker); past it the verdict says "timeout".  The known
+    failure modes of each kind return reasoned verdicts in their own code; the last guard below
+    turns a checker bug into a recorded "internal error" verdict rather than a crashed eval or RL run.
+    The verdict's ``answer`` is the committed answer read from the output.
     """
     if kind is not None and kind not in KINDS:
         return Verdict(False, 0.0, f"unknown kind {kind!r} (expected one of {', '.join(KINDS)})", str(kind))
+    outer = getattr(_CLOCK, "deadline", None)
+    _CLOCK.deadline = time.monotonic() + cfg.timeout_s if outer is None else outer
+    _CLOCK.answer = None
     try:
-        return _check(pred, ref, kind, cfg)
+        v = _check(pred, ref, kind, cfg, options)
+    except _Timeout:
+        v = Verdict(False, _score(False, kind or "?", cfg, answered=False),
+                    f"timeout: the check exceeded its deadline of {cfg.timeout_s:g} s", kind or "unknown")
     except Exception as e:  # noqa: BLE001 - see docstring: a recorded verdict, counted, never a silent 0
-        return Verdict(False, _score(False, kind or "?", cfg, answered=False),
-                       f"internal error: {type(e).__name__}: {str(e)[:80]}", kind or "unknown")
+        v = Verdict(False, _score(False, kind or "?", cfg, answered=False),
+                    f"internal error: {type(e).__name__}: {str(e)[:80]}", kind or "unknown")
+    finally:
+        if outer is None:
+            _CLOCK.deadline = None
+    ans = getattr(_CLOCK, "answer", None)
+    return dataclasses.replace(v, answer=ans[:MAX_LEN] if isinstance(ans, str) else None) if outer is None else v
 
 
 def canonical(pred, kind: str, ref: str | None = None):
@@ -332,9 +495,12 @@ def canonical(pred, kind: str, ref: str | None = None):
     """
     try:
         if kind in ("mcq", "mcq_multi"):
-            got = extract_letters(pred, multi=True, valid="ABCDEFGH")
-            return "".join(sorted(got)) or None
-        a = extract_answer(pred) if isinstance(pred, str) else None
+            rl = read_letters(pred, "ABCDEFGH") if isinstance(pred, str) else None
+            if rl is None or rl.refused:
+                return None
+            return "".join(sorted(set(rl.letters))) or None
+        r = read_answer(pred) if isinstance(pred, str) else None
+        a = r.answer if r is not None and r.refused is None else None
         if not a or len(a) > MAX_LEN:
             return None
         if kind in ("numeric", "integer"):
@@ -368,7 +534,7 @@ def _text_norm(s: str) -> str:
     return re.sub(r"[\s.,;:!\"'`*$]+", " ", s.casefold()).strip()
 
 
-_LATEXISH = re.compile(r"\\[a-zA-Z]+|\^|\bsqrt\(|\bpi\b|\d\s*/\s*\d|[()]")
+_LATEXISH = re.compile(r"\\[a-zA-Z]+|\^|\bsqrt\(|\bpi\b|π|√|\d\s*/\s*\d|[()]")
 
 
 def _unit_ok(u: str) -> bool:
@@ -382,22 +548,30 @@ def _unit_ok(u: str) -> bool:
 def _pred_number(a, cfg):
     """(value, unit|None) read off the extracted answer, or a reason string.
 
+    Refused first: relations, ``±``, bounds (``at least 5 N``), rejected values (``5 is
+    impossible``; a value negated while another is stated, ``30, not 25``, reads the other).
     1. the whole answer is a number with an optional unit (``9.8 m/s^2``, ``3.0 \\times 10^{8} m/s``);
     2. the whole answer is a constant expression (``3/4``, ``\\frac{3}{4}``, ``2\\pi``, ``\\sqrt3``):
        its value (plain text by safeexpr in-process, LaTeX in the worker);
-    3. a sentence: the last complete number in it (``The speed is 3.0 \\times 10^{8} m/s in vacuum``
-       reads 3e8 m/s, never the 10^8 inside it; ``1,200 J`` reads 1200 J).
+    3. a constant expression and a unit (``2/3 m/s``, ``5\\sqrt{2}\\,\\text{N}``, ``2\\pi rad/s``);
+    4. a sentence: the last complete number in it, when it stands alone (``The speed is 3.0 \\times
+       10^{8} m/s in vacuum`` reads 3e8 m/s); a number that is part of an expression (``4`` in
+       ``(3\\hat{i} + 4\\hat{j})``, ``3`` in ``10/3``, ``1`` in ``(1+m/N)``) is no value.
     """
+    a = collapse_space(a)
     if _RELATION.search(a):
         return "an inequality is not a value"
     if re.search(r"\\(?:pm|mp)(?![a-zA-Z])|[±∓]|\+/-|\+-(?=\s*\d)", a):
         return "a value with a \u00b1 is two values (or an uncertainty), not one value"
-    neg = None
-    for neg in _NEGATED.finditer(a):
-        pass
-    if neg is not None and len(_spans(_norm(a[neg.end():]))) <= 1:
-        # "not 25", "25 is wrong", "cannot be 25": never 25 ("it's not 10 it's 1,000.99" is 1000.99)
+    if _bounded(a) or _bounded(collapse_space(_TEXT_CMD.sub(r" \1 ", a))):
+        return "a bound is not a value"
+    if re.search(r"\d\s?!(?!=)", a):
+        return "a factorial is not the value written under it"
+    a, negated = _drop_negated(a)
+    if negated and not re.search(r"\d", a):
         return "a negated value is not an answer"
+    if not re.search(r"\d", a) and NUMBER_WORD.search(a):
+        a = number_words(a)
     first_err = None
     try:
         v, u, _ = _parse_num(a)
@@ -416,6 +590,7 @@ def _pred_number(a, cfg):
             for k in range(k, 0, -1):
                 if _unit_ok(" ".join(words[:k])):
                     return v, " ".join(words[:k])
+    expr_err = None
     if _LATEXISH.search(a) or first_err is None:
         c = _constant_value(a, cfg)
         if not isinstance(c, str):
@@ -423,21 +598,88 @@ def _pred_number(a, cfg):
         if _NOT_REAL.search(c):  # "\\sqrt{-25}", "\\infty - 25": an expression whose value is no real
             return f"as an expression: {c}"  # number; never the last number written in it (25)
         expr_err = c
-    else:
-        expr_err = None
+        cu = _const_with_unit(a, cfg)
+        if cu is not None:
+            return cu
     got = _last_number(a)
-    if got is not None:
+    if isinstance(got, tuple):
         return got
-    why = first_err or "no number with a unit"
+    why = got or first_err or "no number with a unit"
     return f"{why}; as an expression: {expr_err}" if expr_err else why
 
 
-_NEGATED = re.compile(r"\b(?:not|cannot|can't|isn't|is\s+no|wrong|incorrect|never)\b", re.I)
+def _bounded(a: str) -> bool:
+    """A bound word before the answer's first number ("at least 5 N"); "5 m/s over 2 s" is a value."""
+    m = _BOUND.search(a)
+    return m is not None and not re.search(r"\d", a[:m.start()])
+
+
+_TEXT_CMD = re.compile(r"\\(?:text|mathrm|textrm|textbf|mbox)\s?\{([^{}]*)\}")
+# a bound written before a value: "at least 5 N", "more than 3 m/s", "up to 10 J", "over 100 K"
+_BOUND = re.compile(
+    r"\b(?:at (?:least|most)|(?:no|not) (?:more|less|greater|fewer|smaller|larger|higher|lower) th[ae]n"
+    r"|(?:more|less|greater|fewer|smaller|larger|higher|lower|bigger) th[ae]n|up to|exceeds?|exceeding"
+    r"|above|below|over|under|beyond|upwards of|in excess of|as (?:much|high|low|little|large|small) as)"
+    r" (?:about |approximately |roughly |around )?(?=[-+$(]?\\?\(?\s?[-+]?\.?\d)", re.I)
+_NUMBER_RX = r"(?:(?<![\d.,])[-+]?\d[\d.,]*(?:\s?(?:\\times|x|\*)\s?10\^?\{?[-+]?\d+\}?)?|zero|nothing|negative|positive)"
+_UNIT_RX = r"(?: ?[A-Za-zµΩ°][\w/^{}*·\-]{0,12})?"
+_NEG_BEFORE = re.compile(
+    r"\b(?:not|cannot be|can't be|can not be|isn't|is no|never|reject(?:ed|s)?|discard(?:ed|s)?|rule out"
+    r"|exclude[sd]?|eliminate[sd]?) (?:equal to |be |the value |a value of )?" + _NUMBER_RX + _UNIT_RX
+    + r"(?![\w.]*\d)", re.I)
+_NEG_AFTER = re.compile(
+    _NUMBER_RX + _UNIT_RX + r" (?:is|are|was|would be|seems) (?:not (?:possible|correct|right|valid|allowed|physical"
+    r"|the answer)|wrong|incorrect|impossible|invalid|unphysical|rejected|ruled out|excluded|discarded)\b", re.I)
+
+
+def _drop_negated(a: str):
+    """The answer with its rejected values cut out ("30, not 25" -> "30, ;"), and whether any was."""
+    out, n = _NEG_AFTER.subn(" ; ", a)
+    out, m = _NEG_BEFORE.subn(" ; ", out)
+    return out, bool(n or m)
+
+
+_UNIT_TAIL = re.compile(r"(?:\\(?:text|mathrm|rm|textrm|mbox|unit|si)\s?\{[^{}]*\}\s?)+$")
+
+
+def _const_with_unit(a: str, cfg, in_process: bool = False):
+    """(value, unit) of a constant expression followed by a unit ("2/3 m/s", "\\frac{10}{3}\\,\\text{m/s}",
+    "2\\pi rad/s"), or None."""
+    t = a.strip()
+    if len(t) > 300:
+        return None
+    cuts = set()
+    m = _UNIT_TAIL.search(t)
+    if m:
+        cuts.add(m.start())
+    for sm in re.finditer(r"(?:\\[,;: ]|~|\s)+", t):
+        cuts.add(sm.start())
+    for i in sorted(cuts, reverse=True)[:6]:
+        head = re.sub(r"(?:\\[,;:! ]|~|\s)+$", "", t[:i]).strip()
+        tail = t[i:].strip()
+        if not head or not re.search(r"[A-Za-zµΩ°℃]", tail) or not re.search(r"\d|\\pi|π", head):
+            continue
+        try:
+            _, u, _ = _parse_num("1 " + tail)
+        except ValueError:
+            continue
+        if u is None or not _unit_ok(u):
+            continue
+        bare = re.sub(r"\\[A-Za-z]+|\b(?:pi|sqrt|sin|cos|tan|ln|log|exp|e)\b", "", head)
+        if re.search(r"[A-Za-z]", bare):
+            continue  # a head with a symbol in it is no constant: no worker round trip
+        c = _constant_value(head, cfg, in_process)
+        if not isinstance(c, str):
+            return c, u
+    return None
+
+
 # reasons (worker and safeexpr) that say the text is an expression whose value is no real number
 _NOT_REAL = re.compile(r"complex|not finite|infinite|\bnan\b|math (?:domain )?error|overflow|division by zero")
 # between the last two numbers of a sentence (after the first number's unit): a list or a hedge
-_HEDGE = re.compile(r"^\s*$|[,;|~…&\[]|\.\.\.|(?:^|\s)-(?:\s|$)|\\(?:quad|qquad|vee|lor|to|[rR]ightarrow|text)(?![a-zA-Z])"
-                    r"|\b(?:or|and|to|vs|versus|nor|else|otherwise|alternatively|maybe|perhaps|possibly|either|und|oder)\b",
+_HEDGE = re.compile(r"^\s*$|[,;|~…&\[(]|\.\.|(?:^|\s)-(?:\s|$)|\\(?:quad|qquad|vee|lor|to|[rR]ightarrow|text)(?![a-zA-Z])"
+                    r"|\b(?:or|and|to|vs|versus|nor|else|otherwise|alternatively|maybe|perhaps|possibly|either|und|oder|through|thru"
+                    r"|till|until|but)\b",
                     re.I)
 
 
@@ -488,14 +730,27 @@ def _spans(t: str) -> list:
     return spans
 
 
+_OPERAND_BEFORE = re.compile(r"(?:(?:\b[A-Za-z]|\d|[)}])\s?[-+]|[/*^÷(]|\*\*|\\[A-Za-z]+)\s?$")
+_OPERAND_AFTER = re.compile(r"\s?(?:[/^÷!(‰]|\*(?!\s?10\b)|\\(?!,|;|:| |text|mathrm|rm|quad|qquad)|[A-Za-z]\s?[/*^(]|[-+]\s?[\d(\\A-Za-z])")
+
+
 def _last_number(a: str):
-    """(value, unit|None) of the last number written in a sentence, or None."""
+    """(value, unit|None) of the last number written in a sentence; a reason string when that number is
+    part of an expression or a list; None when there is no number."""
     t = _norm(a)
     if _TOWER.search(t):
         return None
     spans = _spans(t)
     if not spans:
         return None
+    v, end, start = spans[-1]
+    rest = t[end:].strip().lstrip("*").strip() if not t[end:].lstrip().startswith("**") else t[end:].strip()
+    word = rest.split(" ")[0] if rest else ""
+    word = word if word and _unit_ok(word) else word.rstrip(".,;:)")
+    unit_next = bool(word) and _unit_ok(word)
+    if _OPERAND_BEFORE.search(t[:start]) or (not unit_next and _OPERAND_AFTER.match(t[end:])) or \
+            (t[end:end + 1].isalpha() and not unit_next):
+        return "the last number is part of an expression, not a value"
     if len(spans) > 1:
         between = t[spans[-2][1]:spans[-1][2]]
         first, _, after = between.strip().partition(" ")
@@ -504,13 +759,12 @@ def _last_number(a: str):
         if _HEDGE.search(between):
             # "1, 200 J" / "4 or 3" / "2 to 3" / "25 m/s or 30 m/s" / "v1 = 25 m/s, v2 = 30 m/s" / "5 6":
             # lists or hedges, not the last number
-            return None
-    v, end, _ = spans[-1]
-    rest = t[end:].strip().lstrip("*").strip()
+            return "several values (a list or a hedge)"
     if rest.startswith("%"):
         return v / 100.0, None
-    word = rest.split(" ")[0].rstrip(".,;:)") if rest else ""
-    if word and (_unit_ok(word) or rest.rstrip(".,;:") == word):
+    if rest.startswith("‰"):
+        return v / 1000.0, None
+    if word and (unit_next or rest.rstrip(".,;:") == word):
         return v, word  # "5 blorgs" ends the answer: its unit, checked (and refused) by the caller
     if re.fullmatch(r"(?i)thousand|million|billion|trillion|hundred|lakh|crore|dozen|kilo|mega|giga|milli|micro|nano", word):
         return v, word  # "5 thousand m/s" is not a bare 5 read in the reference's unit: refused by the caller
@@ -557,8 +811,9 @@ def _latex_plain(a: str) -> str | None:
     return None if re.search(r"[\\{}\[\]]", s) else s
 
 
-def _constant_value(a, cfg):
-    """float for a constant expression ("3/4", "\\frac{1}{2}", "2\\pi"), else a reason string."""
+def _constant_value(a, cfg, in_process: bool = False):
+    """float for a constant expression ("3/4", "\\frac{1}{2}", "2\\pi"), else a reason string.
+    in_process: never the worker (reading a reference's kind)."""
     if not re.search(r"\d|\\pi|\bpi\b", a) or len(a) > 300:
         return "no number"
     if "\\" not in a and "{" not in a:
@@ -572,9 +827,15 @@ def _constant_value(a, cfg):
             return safeexpr.evaluate(plain, {})
         except safeexpr.ExprError:
             pass  # the LaTeX parser in the worker decides
+    if in_process:
+        return "not a simple constant"
     if cfg.isolate:
         try:
-            r = worker.numeric_value(a, cfg.timeout_s)
+            waited = []
+            try:
+                r = worker.numeric_value(a, _left(cfg), waited)
+            finally:
+                _extend(waited)
         except worker.WorkerTimeout:
             return f"timeout after {cfg.timeout_s:g} s"
         except worker.WorkerError as err:
@@ -584,13 +845,22 @@ def _constant_value(a, cfg):
     return r["error"] if "error" in r else r["value"]
 
 
+_UNIT_VECTOR = re.compile(r"\\(?:hat|vec|mathbf)\s?\{?\s?[ijk]\b|[ijk]\u0302")
+
+
 def _check_symbolic(a, ref, kind, cfg):
+    if _UNIT_VECTOR.search(ref):  # a vector's unit is its components' unit: (3\hat{i} + 4\hat{j})\,\mathrm{N}
+        ref = symbolic.strip_unit_text(ref)
     req = {"op": "compare", "pred": a, "ref": ref, "rel_tol": cfg.rel_tol, "sym_tol": cfg.sym_rel_tol}
     if not cfg.isolate:
         r = worker.handle(req)
     else:
         try:
-            r = worker.pool().call(req, cfg.timeout_s)
+            waited = []
+            try:
+                r = worker.pool().call(req, _left(cfg), waited)
+            finally:
+                _extend(waited)
         except worker.WorkerTimeout:
             return _v(False, kind, cfg, f"timeout: symbolic comparison exceeded {cfg.timeout_s:g} s", a, ref)
         except worker.WorkerError as e:
@@ -598,18 +868,26 @@ def _check_symbolic(a, ref, kind, cfg):
     return _v(r["ok"], kind, cfg, r["why"], r.get("pc"), r.get("rc"))
 
 
-def _check(pred, ref, kind, cfg):
+def _check(pred, ref, kind, cfg, options=None):
     ref = str(ref)
     if "\\boxed" in ref or "\\fbox" in ref:  # a reference written as a solution line
         ref = extract_boxed(ref) or ref
     kind = kind or infer_kind(ref)
     if kind in ("mcq", "mcq_multi"):
-        return _check_mcq(pred, ref, kind, cfg)
-    a = extract_answer(pred) if isinstance(pred, str) else None
+        return _check_mcq(pred, ref, kind, cfg, options)
+    r = read_answer(pred) if isinstance(pred, str) else None
+    a = r.answer if r is not None else None
+    _tick()
     if a is None:
         return _v(False, kind, cfg, "no answer extracted", answered=False)
+    _CLOCK.answer = a
     if len(a) > MAX_LEN:
         return _v(False, kind, cfg, "input too long")
+    if r.refused:
+        return _v(False, kind, cfg, f"pred refused: {r.refused}", a, ref)
+    tup = _tuple_parts(ref)
+    if tup is not None and kind != "symbolic":
+        return _check_tuple(a, tup, kind, cfg)
     if kind == "symbolic":
         return _check_symbolic(a, ref, kind, cfg)
     if kind == "text":
@@ -622,17 +900,32 @@ def _check(pred, ref, kind, cfg):
     except ValueError as e:
         c = _constant_value(ref, cfg)
         if isinstance(c, str):
-            return _v(False, kind, cfg, f"reference unparseable as {kind}: {e}", a, ref)
-        rv, ru, rpct = c, None, False
+            cu = _const_with_unit(ref, cfg)
+            if cu is None:
+                return _v(False, kind, cfg, f"reference unparseable as {kind}: {e}", a, ref)
+            c, ru = cu
+        else:
+            ru = None
+        rv, rpct = c, False
+    _tick()
     got = _pred_number(a, cfg)
+    _tick()
     if isinstance(got, str):
         return _v(False, kind, cfg, f"pred unparseable: {got}", a, ref)
     pv, pu = got
     if pu is None and isinstance(pred, str):
         pu = _unit_after_box(pred, a)  # "\\boxed{5}\\text{ km/s}" is 5 km/s, never a bare 5 read in m/s
+    if pv == 0 and rv != 0:
+        # an exact 0 matches only a gold that is zero within its own declared precision, and a gold
+        # written with a nonzero digit is not (always answering 0 would score on every 1e-19 gold)
+        return _v(False, kind, cfg, "an exact zero against a nonzero reference", repr(pv), repr(rv))
     if kind == "integer":
         ok = close(pv, rv, cfg) if cfg.mode != "default" else abs(pv - rv) < cfg.int_tol
         return _v(ok, kind, cfg, "integer match" if ok else "integer mismatch", repr(pv), repr(rv))
+    if ru is None and pu is not None and re.search(r"\\pi|π", ref) and _unit_ok(pu):
+        q = _quantity(pv, pu)
+        if q.dimensionless and str(q.units) != "dimensionless":
+            pv, pu = q.to("radian").magnitude, None  # 90° against \frac{\pi}{2}: an angle in radians
     if ru is None:
         # a percent reference accepts 28 and 0.28 for 28% (math-verify test_percent_notation)
         ok = close(pv, rv, cfg) or (rpct and pu is None and close(pv / 100.0, rv, cfg))
@@ -650,3 +943,56 @@ def _check(pred, ref, kind, cfg):
         return _v(False, kind, cfg, f"dimension mismatch: {pq.dimensionality} vs {rq.dimensionality}", _canon(pq), _canon(rq))
     ok = close(pq.to(rq.units).magnitude, rq.magnitude, cfg)
     return _v(ok, kind, cfg, "numeric match" if ok else "numeric mismatch", _canon(pq), _canon(rq))
+
+
+_TUPLE = re.compile(r"\s*(?:\(|\\left\(|\\langle|⟨)(.*)(?:\)|\\right\)|\\rangle|⟩)\s*")
+
+
+def _top_split(s: str) -> list:
+    out, depth, start = [], 0, 0
+    for i, c in enumerate(s):
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            out.append(s[start:i])
+            start = i + 1
+    out.append(s[start:])
+    return [p.strip() for p in out]
+
+
+def _tuple_parts(text: str):
+    """The components of a tuple of numbers with units, "(2 m/s, 3 m/s)", "\\langle 1, 2, 3 \\rangle";
+    None for anything else (a tuple of symbols or an interval is compared by the symbolic reader)."""
+    m = _TUPLE.fullmatch(text.strip().strip("$"))
+    if not m or "," not in m.group(1):
+        return None
+    parts = _top_split(m.group(1))
+    if len(parts) < 2 or not all(parts):
+        return None
+    for p in parts:
+        try:
+            _, u, _ = _parse_num(p)
+        except ValueError:
+            return None
+        if u is not None and not _unit_ok(u):
+            return None
+    return parts
+
+
+def _check_tuple(a, parts, kind, cfg):
+    """Component-wise comparison, in order, of a tuple answer with a tuple reference."""
+    rc = "(" + ", ".join(parts) + ")"
+    got = _tuple_parts(a)
+    if got is None:
+        return _v(False, kind, cfg, "pred is not a tuple", a, rc)
+    if len(got) != len(parts):
+        return _v(False, kind, cfg, f"tuple of {len(got)} against {len(parts)} components", a, rc)
+    for i, (p, r) in enumerate(zip(got, parts)):
+        v = _check(p, r, "numeric", cfg)
+        if not v.equivalent:
+            _CLOCK.answer = a
+            return _v(False, kind, cfg, f"component {i + 1}: {v.reason}", a, rc)
+    _CLOCK.answer = a
+    return _v(True, kind, cfg, "tuple match", a, rc)

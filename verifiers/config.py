@@ -19,7 +19,9 @@ class CheckConfig:
     sym_rel_tol: relative tolerance of numeric sampling when expressions have free symbols
     zero_tol:    when one of two numbers is exactly 0, |a - b| below which they are equal
     mode:        default | jeebench (official scores) | jeebench_marks (exam marks)
-    timeout_s:   the hard limit of one symbolic comparison's own work (see verifiers.worker)
+    timeout_s:   the one deadline of a whole check, counted from the call: extraction, number and unit
+                 reading in process, and the symbolic worker's own work (waiting for a worker or its
+                 cold start is left out; see verifiers.worker); past it the verdict says "timeout"
     isolate:     False runs sympy in-process, without a hard limit (debugging only)
     int_tol:     |a - b| below which two integers are equal in the default mode (float rounding only)
     const_rel_tol: relative tolerance of a value matched to a physical constant by the reference-free
@@ -32,7 +34,7 @@ class CheckConfig:
     sym_rel_tol: float = 1e-6
     zero_tol: float = 1e-12
     mode: str = "default"  # default | jeebench | jeebench_marks
-    timeout_s: float = 5.0
+    timeout_s: float = 2.0
     isolate: bool = True
     int_tol: float = 1e-9
     const_rel_tol: float = 5e-3

@@ -2,15 +2,13 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 MAX_INPUT = 20000
 
 # A span never contains its own opener: scanning from every opener to the end of the text is
 # quadratic (9,000 unclosed "\\(" took 3.5 s); stopping at the next opener keeps each regex linear.
 _TAG_RE = re.compile(r"<final_answer>((?:(?!<final_answer>).)*?)</final_answer>", re.S | re.I)
-_ANSWER_IS_RE = re.compile(
-    r"(?:final\s+answer|the\s+answer|answer)\s*(?:is|=|:)\s*:?\s*(.+)", re.I)
-_ANSWER_COLON_RE = re.compile(r"\**\s*(?:final\s+)?answer\s*:?\s*\**\s*:?\s*(.+)", re.I)
 _BOLD_RE = re.compile(r"\*\*([^*\n]{1,200})\*\*")
 _DISPLAY_RE = re.compile(r"\\\[((?:[^\\]|\\(?![\[\]]))*?)\\\]", re.S)
 _PAREN_RE = re.compile(r"\\\(((?:[^\n\\]|\\(?![()]))*?)\\\)")  # inline math stays on one line (as math-verify)
@@ -93,26 +91,37 @@ def _answer_sentence(s: str) -> str:
     """The answer part of "... answer is <X>. I hope it is correct." (Minerva's format) or of
     "The volume of $V$ is 120." : cut at the end of the sentence (outside $...$), then keep what
     follows the last " is " / "=", then the math span if the rest is one."""
+    dollars, last = 0, 0
     for m in _SENTENCE_END.finditer(s):
-        if s[:m.start()].count("$") % 2 == 0:
+        dollars += s.count("$", last, m.start())  # counted once per character: linear
+        last = m.start()
+        if dollars % 2 == 0:
             s = s[:m.start()]
             break
     outside = re.sub(r"\$[^$]*\$", lambda m: "#" * len(m.group()), s)
-    cut = max(outside.rfind(" is "), outside.rfind("="))
+    m = re.search(r",\s(?:which|since|because|as|so|i\.e\.|that|where|but)\b", outside)
+    if m and re.search(r"\d", outside[:m.start()]):
+        # "The answer is 12 N, which is above the 10 N limit": the value is stated before the clause
+        s, outside = s[:m.start()], outside[:m.start()]
+    be = [m.start() for m in re.finditer(r"(?<!not)(?<!cannot)(?<!can't)(?<!never) be ", outside)]
+    cut = max(outside.rfind(" is "), outside.rfind("="), be[-1] if be else -1, outside.rfind(" equals "))
     prev = max(outside.rfind(" is ", 0, max(cut, 0)), outside.rfind("=", 0, max(cut, 0)))
     if cut > 0 and prev >= 0 and outside[cut] == "=" and re.search(
             r"\d[^,;=]{0,30}(?:[,;]\s*(?:or\s+|and\s+)?|\s(?:or|and)\s+)[A-Za-z\\][\w{}\\']{0,20}\s*$", outside[prev:cut]):
         cut = -1  # "v1 = 25 m/s, v2 = 30 m/s": two values, kept whole (and refused), not the last one
     if cut >= 0 and s[cut:].strip(" =is"):
         s = s[cut:].lstrip("=").strip()
-        s = s[3:] if s.startswith("is ") else s
+        s = re.sub(r"^(?:is|be|equals)\s", "", s)
     outside = re.sub(r"\$[^$]*\$", lambda m: "#" * len(m.group()), s)
     m = re.search(r",\s+(?:which|since|because|as|so|i\.e\.|that|where|and|but|not)\b", outside)
     if m:  # "the answer is 9, which matches ... about 10 units": the clause is not the answer
         s = s[:m.start()]
     # "6.3 (rounded)", "(i.e. 3/4)" are remarks; "5 m/s (or 50 m/s)" is a hedge and stays (refused later)
     # "5 (km/s)" is a unit and stays too
+    # a parenthetical with a number is another value ("3 m/s (4 m/s with friction)"), unless it says it
+    # restates this one ("(i.e. 3/4)", "(approximately 0.33)")
     s = re.sub(r"\s+\((?![^()]*\b(?:or|either|alternatively|maybe|perhaps|possibly|otherwise)\b[^()]*\d)"
+               r"(?=[^()\d]*\)|\s?(?:i\.e\.|ie\b|≈|approx|about|roughly|rounded|exact|to \d|in \w))"
                r"(?=[^()]*(?:[a-z]{2}|\b[ie]\.[eg]\.))([^()]*)\)\s*$", lambda m: m.group() if _unit_like(m.group(1)) else "", s)
     spans = re.findall(r"\$([^$]+)\$", s)
     if len(spans) == 1 and not s.replace("$" + spans[0] + "$", "").strip(" .,:;"):
@@ -132,53 +141,203 @@ def last_boxed(text: str):
     return last.strip(), end
 
 
-_ANSWER_IS = re.compile(r"(?:final\s+answer|the\s+answer|answer)\s*(?:is(?![\w'’])\s*:?|=|:)\s*\**\s*:?\s*", re.I)
+# ------------------------------------------------------------------------------- reading the answer
+#
+# A careful grader reads one committed answer: the last one stated (a final-answer tag, a box, an
+# answer sentence, or a correction of them), and refuses it when it is followed by an alternative.
+# Every pattern below runs on text whose whitespace runs are collapsed first (one space, or one
+# newline), and no pattern has two adjacent unbounded repeats over the same characters: each is
+# linear in the text's length ("The answer" + 20,000 spaces took minutes before).
+
+_ANSWER_IS = re.compile(r"(?:final\s?answer|the\s?answer|answer)\s?(?:is(?![\w'’])\s?:?|=|:)\s?\**\s?:?\s?", re.I)
+_BOLD_ANSWER = re.compile(r"\*\*\s?(?:final\s)?answer\s?:?\s?\*\*\s?:?\s?(.+)", re.I)
+# a correction of what was stated before: the value stated after it replaces the earlier answer
+_CORRECTION = re.compile(
+    r"\b(?:actually|wait|oops|correction|on second thought|let me reconsider|reconsider(?:ing)?|scratch that"
+    r"|i made an? (?:error|mistake)|that(?:'s| is| was) (?:wrong|incorrect|a mistake)|i was wrong|no,? wait"
+    r"|let me (?:redo|correct|recompute|recalculate)|instead)\b", re.I)
+# a value stated after the committed answer as another possibility
+_ALTERNATIVE_AFTER = re.compile(
+    r"(?:^\s?|[.!?\n]\s?)(?:alternatively|or(?=[\s,])|otherwise|either)\b|\b(?:could|might|may|can) also be\b"
+    r"|\bor (?:possibly|perhaps|maybe)\b|\b(?:if|when) [^.\n]{0,60}\b(?:instead|then)\b", re.I)
+_HEDGED_SENTENCE = re.compile(r"\b(?:could|might|may|can) also be\b[^.\n]{0,40}\d|\bor (?:possibly|perhaps|maybe)\b[^.\n]{0,40}\d"
+                              r"|\balternatively\b[^.\n]{0,40}\d", re.I)
+_SENT_END = re.compile(r"[.!?](?=\s|$)|\n")
+_STATE_CUT = re.compile(r"(?:\bis|\bbe|\bequals?|\bbecomes|\bgives|=|:|\bto)\s", re.I)
 
 
-def _answer_is(text: str):
-    """(position, answer) of the last "answer is / Answer:" statement, or None."""
+def collapse_space(text: str) -> str:
+    """Whitespace runs -> one space (one newline when the run holds one); zero-width characters removed
+    (a zero-width space inside a number is no separator: "1\u200b5" is 15)."""
+    text = _ZERO_WIDTH.sub("", text)
+    return _WS.sub(lambda m: "\n" if "\n" in m.group() else " ", text)
+
+
+_ZERO_WIDTH = re.compile("[\u200b\u200c\u200d\u2060\ufeff\u00ad]")
+_WS = re.compile(r"\s+")
+
+
+def drop_truncated_copy(text: str) -> str:
+    """A generation cut off in the middle of repeating itself ("The power is 35 A. The power is 35"):
+    the unfinished last sentence is a prefix of a complete earlier one, and is dropped, so that the
+    complete copies are read (never "35" read in the reference's unit)."""
+    body = text.rstrip()
+    if not body or body[-1] in ".!?)}]$*>":
+        return text
+    cut = max(body.rfind(". "), body.rfind("\n"), body.rfind("! "), body.rfind("? "))
+    frag = body[cut + 1:].strip()
+    if len(frag) < 6 or cut < 0:
+        return text
+    earlier = body[:cut + 1]
+    i = earlier.rfind(frag)
+    if i >= 0 and len(earlier) > i + len(frag) and earlier[i + len(frag)] not in ".!?\n":
+        return earlier
+    return text
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The committed answer of a model output.
+
+    answer:  its text (None when nothing states an answer);
+    refused: why it is not one answer, or None (an alternative stated after it, a flip-flop);
+    source:  tag | box | sentence | correction | tail."""
+    answer: str | None
+    refused: str | None = None
+    source: str = "none"
+    end: int = -1
+
+
+def _boxes(text: str) -> list:
+    """[(start, end, content)] of every \\boxed{}; boxes joined only by a separator ("\\boxed{3} or
+    \\boxed{4}", "\\boxed{B}, \\boxed{D}") are one statement with the separator kept ("3 or 4")."""
+    out = []
+    for m in re.finditer(r"\\(?:boxed|fbox)\s?\{", text):
+        got = find_braced(text, m.end() - 1)
+        if got is None:
+            continue
+        content, end = got
+        if out:
+            s0, e0, c0 = out[-1]
+            gap = text[e0:m.start()]
+            j = re.fullmatch(r"[\s$]*+(?:(,|;|&|and|or|\\text\{\s?or\s?\}|\\quad|\\qquad)[\s$]*+)?", gap)
+            if j is not None and e0 <= m.start():
+                sep = (j.group(1) or ",").strip()
+                sep = "or" if "or" in sep else ("," if sep.startswith("\\") else sep)
+                out[-1] = (s0, end, f"{c0.strip()} {sep} {content.strip()}" if sep in ("or", "and")
+                           else f"{c0.strip()}{sep} {content.strip()}")
+                continue
+        out.append((m.start(), end, content.strip()))
+    return out
+
+
+def _sentence_end(text: str, pos: int) -> int:
+    """End of the sentence that starts at pos (outside $...$)."""
+    dollars, last = 0, pos
+    for m in _SENT_END.finditer(text, pos):
+        dollars += text.count("$", last, m.start())  # counted once per character: linear
+        last = m.start()
+        if dollars % 2 == 0:
+            return m.end()
+    return len(text)
+
+
+def _statements(text: str) -> list:
+    """[(start, end, answer, source)] of every statement of an answer, in text order."""
+    st = []
+    for m in _TAG_RE.finditer(text):
+        inner = m.group(1)
+        b = extract_boxed(inner)
+        st.append((m.start(), m.end(), _clean(b if b is not None else inner), "tag"))
+    for s, e, c in _boxes(text):
+        if not any(ts <= s < te for ts, te, _, src in st if src == "tag"):
+            st.append((s, e, _clean(c), "box"))
     pos = 0
-    found = None
     for ln in text.splitlines(keepends=True):
         mm = None
         for mm in _ANSWER_IS.finditer(ln):
             pass  # the last "answer is" of the line: "Final Answer: The final answer is $x$."
         if mm:
-            cand = _clean(_answer_sentence(ln[mm.end():]))
-            if cand:
-                found = (pos + mm.start(), cand)
+            rest = ln[mm.end():]
+            if "\\boxed" in rest or "\\fbox" in rest or "<final_answer>" in rest.lower():
+                pass  # the box (or tag) it introduces is the statement
+            else:
+                cand = _clean(_answer_sentence(rest))
+                if cand:
+                    st.append((pos + mm.start(), pos + _sentence_end(ln, mm.end()), cand, "sentence"))
         else:
-            mb = re.search(r"\*\*\s*(?:final\s+)?answer\s*:?\s*\*\*\s*:?\s*(.+)", ln, re.I)
+            mb = _BOLD_ANSWER.search(ln)
             if mb and _clean(mb.group(1)):
-                found = (pos + mb.start(), _clean(mb.group(1)))
+                st.append((pos + mb.start(), pos + len(ln), _clean(mb.group(1)), "sentence"))
         pos += len(ln)
-    return found
+    st.sort(key=lambda t: t[0])
+    return st
+
+
+def _correction(text: str, after: int):
+    """(start, answer) stated after the last correction cue that follows position `after`, or None."""
+    cue = None
+    for cue in _CORRECTION.finditer(text, max(after, 0)):
+        pass
+    if cue is None:
+        return None
+    region = text[cue.end():]
+    best = None
+    for sm in re.finditer(r"[^.!?\n]+(?:[.!?](?=\s|$)|\n|$)", region):
+        sent = sm.group()
+        cuts = [c.end() for c in _STATE_CUT.finditer(sent)]
+        if not cuts:
+            continue
+        cand = _clean(_answer_sentence(sent[cuts[-1]:]))
+        if cand and (re.search(r"\d", cand) or re.fullmatch(r"\(?[A-H]\)?", cand) or (
+                len(cand) <= 40 and re.search(r"\b(?:should|must|correct|instead|actually|rather)\b", sent, re.I)
+                and re.fullmatch(r"[$\\\w\s^{}()*/+\-.,']+", cand) and len(cand.split()) <= 4)):
+            best = (cue.start(), cand)
+    return best
+
+
+def _prepare(text: str) -> str:
+    text = collapse_space(text[-MAX_INPUT:])
+    text = _CHAT_TURN.sub("\n", text)  # "... is 19. <|im_start|>user": a chat token ends the line
+    return drop_truncated_copy(text)
+
+
+def read_answer(text) -> Reading:
+    """The committed answer of a raw model output (see Reading); never raises."""
+    if not isinstance(text, str):
+        return Reading(None)
+    return _read(_prepare(text))
+
+
+def _read(text: str, st=None) -> Reading:
+    st = _statements(text) if st is None else st
+    last_end = st[-1][1] if st else -1
+    corr = _correction(text, last_end if st else 0)
+    if corr is not None and (not st or corr[0] >= last_end):
+        ans, src, end = corr[1], "correction", len(text)
+    elif st:
+        _, end, ans, src = st[-1]
+    else:
+        ans, src, end = _fallback(text), "tail", len(text)
+    if not ans:
+        return Reading(None)
+    after = text[end:]
+    if src != "tail" and re.search(r"[\d$\\=]|\b(?![aAI]\b)[a-zA-Z]\b", after) and _ALTERNATIVE_AFTER.search(after):
+        return Reading(ans, "an alternative value is stated after the answer", src, end)
+    if src in ("tail", "correction") and _HEDGED_SENTENCE.search(text[-300:]):
+        return Reading(ans, "the answer sentence names another possible value", src, end)
+    return Reading(ans, None, src, end)
 
 
 def extract_answer(text):
-    """Best-effort final answer string from raw output, or None."""
-    if not isinstance(text, str):
-        return None
-    if len(text) > MAX_INPUT:
-        text = text[-MAX_INPUT:]
-    text = _CHAT_TURN.sub("\n", text)  # "... is 19. <|im_start|>user": a chat token ends the line
-    m = None
-    for m in _TAG_RE.finditer(text):
-        pass
-    if m is not None:
-        inner = m.group(1)
-        b = extract_boxed(inner)
-        return _clean(b if b is not None else inner) or None
-    b, b_end = last_boxed(text)
-    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
-    said = _answer_is(text)
-    if said is not None and (b is None or said[0] > b_end):
-        # "Final Answer: The final answer is $10,455$." after an intermediate \boxed{255}
-        return said[1]
-    if b is not None:
-        return _clean(b) or None
-    # no marker: the last math span, unless a sentence with a number follows it ("... increases
-    # by 100%."), then that sentence's answer ("the probability ... is 2/3.")
+    """The committed answer's text (see read_answer), or None when there is none or it is refused."""
+    r = read_answer(text)
+    return r.answer if r.refused is None else None
+
+
+def _fallback(text: str):
+    """No statement: the last math span, unless a sentence with a number follows it ("... increases
+    by 100%."), then that sentence's answer ("the probability ... is 2/3."); else the last line."""
     spans = []
     for rx in (_BOLD_RE, _DISPLAY_RE, _PAREN_RE, _DOLLAR_RE):
         for m in rx.finditer(text):
@@ -189,6 +348,7 @@ def extract_answer(text):
         return _clean(tail) or None
     if last_span is not None:
         return _clean(last_span) or None
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
     return _clean(lines[-1]) if lines else None
 
 
@@ -202,7 +362,7 @@ def _tail_sentence(text: str) -> str | None:
     rest = _PAREN_RE.sub(" ", _DOLLAR_RE.sub(" ", text))
     if re.search(r"(?<!\\)\$|\\\(|\\\)", rest):
         return None  # a math span that is unclosed or runs over lines ("Answer $ \n 9 \n $"), as math-verify
-    sentences = [x for x in re.split(r"(?<=[.!?])\s+(?=[A-Z])", text) if x.strip()]
+    sentences = [x for x in re.split(r"(?<=[.!?])\s(?=[A-Z])", text) if x.strip()]
     for sent in reversed(sentences):
         if re.search(r"\bhope\b|\blet me know\b|\bthank", sent, re.I):
             continue
@@ -210,75 +370,172 @@ def _tail_sentence(text: str) -> str | None:
     return None
 
 
-_SEP = r"(?:\s*(?:,|&|\band\b|\bor\b)\s*|\s+)"  # one reading of each separator: no backtracking blow-up
-_LETTERS = r"\(?([A-Z]\)?(?:" + _SEP + r"\(?[A-Z]\)?)*)\)?(?![A-Za-z])"
-_LETTERS_TIGHT = r"\(?([A-Z]\)?(?:\s*(?:,|&|\band\b|\bor\b)\s*\(?[A-Z]\)?)*)\)?(?![A-Za-z])"
-# "or" is read as part of the list ("The answer is (A) or (B)" is two letters, refused for a
-# single-answer question, never A). A bare "option A" / "choice A" is not an answer statement
-# ("Consider option A. So we get C." is not A); "option A is correct", "answer: option A", "I choose
-# option D" and a closing "... so option D." are.
-_LETTER_PATTERNS = [
-    r"correct\s+(?:option|answer|choice)s?\s*(?:is|are|:)?\s*:?\s*" + _LETTERS,
-    r"answers?\s*(?:is|are|:)?\s*:?\s*(?:(?:therefore|thus|clearly|hence)\s+)?(?:(?:option|choice)s?\s*)?"
-    + _LETTERS_TIGHT,
-    r"(?:option|choice)s?\s*" + _LETTERS_TIGHT + r"(?=\s+(?:is|are)\s+(?:the\s+)?(?:correct|right|true|answer))",
-    r"\b(?:choose|chose|select|pick|mark)\s+(?:(?:option|choice)s?\s*)?" + _LETTERS_TIGHT,
-    r"(?:option|choice)s?\s*" + _LETTERS_TIGHT + r"(?=\s*[.!]?\s*$)",  # "... so option D." ends the text
-]
-
+# ------------------------------------------------------------------------------------ multiple choice
 
 def letters_in(s: str, valid: str):
-    """The letters (of `valid`) that a short answer names: "ACD", "(A) and (C)", "options B, D"; else None."""
-    s = s.strip().strip("*$ .")
-    s = re.sub(r"\\(?:text|mathrm|textbf)\{([^}]*)\}", r"\1", s)
-    # plain run of letters "ACD"
+    """The letters (of `valid`) that a short answer names: "ACD", "(A) and (C)", "options B, D",
+    "[B, D]", "B;D"; else None."""
+    s = s.strip().strip("*$ .[]")
+    s = re.sub(r"\\(?:text|mathrm|textbf)\{([^}]*)\}", r"\1", s).strip().strip("*$ .[]")
     if re.fullmatch(r"[A-Z]{1,10}", s) and all(c in valid for c in s):
         return [c for c in s]
     toks = re.findall(r"\(?\b([A-Z])\b\)?", s)
-    rest = re.sub(r"\(?\b[A-Z]\b\)?|,|\band\b|&|\s|\.|\bor\b|\bboth\b|\boptions?\b", "", s)
+    rest = re.sub(r"\(?\b[A-Z]\b\)?|[,;&.\s]|\band\b|\bor\b|\bboth\b|\boptions?\b|\bchoices?\b", "", s, flags=re.I)
     if toks and not rest and all(t in valid for t in toks):
         return toks
     return None
 
 
+def letter_and_text(s: str, valid: str):
+    """(letter, option text) of "(C) 108 km/h", "C. 108 km/h", "C 108", "option C: 108"; None otherwise
+    ("A ball ..." is prose, not option A)."""
+    s = re.sub(r"\\(?:text|mathrm|textbf)\{([^}]*)\}", r"\1", s.strip().strip("*$ []")).strip()
+    m = re.match(r"(?:(?:option|choice)\s?)?(?:\(([A-H])\)|([A-H])(?=[.:)]|\s[-+\d\\$.]|$))[.:)]?\s?(.*)", s, re.S | re.I)
+    if not m:
+        return None
+    letter = m.group(1) or m.group(2)
+    if letter not in valid:
+        return None
+    return letter, m.group(3).strip().rstrip(".").strip()
+
+
+_LETTERS = r"\(?[A-H]\)?(?:(?:\s?(?:,|;|&|/|\band\b|\bor\b)\s?|\s)\(?[A-H]\)?){0,7}+"
+# statements of a letter that are not "answer is" sentences (those are read by read_answer); each is
+# linear: the repeats are bounded and separated by required tokens
+_LETTER_STATEMENTS = [re.compile(p) for p in (
+    r"(?:[Cc]orrect|[Rr]ight|[Bb]est)\s(?:option|answer|choice)s?\s?(?:is|are|:)?\s?(?:thus\s|therefore\s|hence\s)?"
+    r"(?:(?:option|choice)s?\s?)?(" + _LETTERS + r")(?![A-Za-z])",
+    r"(?:[Oo]ption|[Cc]hoice)s?\s?(" + _LETTERS + r")(?![A-Za-z])\s(?:is|are)\s(?:the\s)?(?:correct|right|true|answer|best)",
+    r"(?:^|[\s,;:(])(?:[Bb]oth\s)?(" + _LETTERS + r")(?![A-Za-z])\s(?:is|are)\s(?:the\s)?(?:correct|right|true)\b",
+    r"\b(?:[Cc]hoose|[Cc]hose|[Ss]elect|[Pp]ick|[Mm]ark|go with|[Gg]oing with)\s(?:(?:option|choice)s?\s?)?(" + _LETTERS
+    + r")(?![A-Za-z])",
+    r"\b(?:[Mm]y|[Tt]he|[Ff]inal)\s(?:final\s)?(?:answer|choice|pick)\s?:\s?(?:(?:option|choice)s?\s?)?(" + _LETTERS
+    + r")(?![A-Za-z])",
+    r"\b(?:[Hh]ence|[Tt]hus|[Ss]o|[Tt]herefore),?\s(?:the\s(?:answer|option)\sis\s)?(?:(?:option|choice)\s?)?(\([A-H]\))",
+    r"(?:[Oo]ption|[Cc]hoice)s?\s?(" + _LETTERS + r")(?=\s?[.!]?\s?$)",  # "... so option D." ends the text
+)]
+
+
+@dataclass(frozen=True)
+class LetterReading:
+    letters: tuple        # the letters chosen, in the order written (empty when none)
+    refused: str | None   # why the choice is not one answer (alternation, hedge)
+    text: str | None      # the option text written after the letter, or the answer text with no letter
+
+
+def _letters_of(ans: str, valid: str):
+    got = letters_in(ans, valid)
+    if got:
+        return got, None
+    lt = letter_and_text(ans, valid)
+    if lt:
+        return [lt[0]], lt[1] or None
+    return None, None
+
+
+def _lists_options(ans: str) -> bool:
+    """"(A) Electron (B) Meson (C) Photon", or one option a line ("A. 2.4 V\\nB. 3.3 V"): two or more
+    letters each followed by its own text is a copy of the options, not a choice ("(A) and (C)" is one)."""
+    marked = set(re.findall(r"\(([A-H])\)\s?(?!and\b|or\b|&)[^\s(),;&.]", ans))
+    lined = set(re.findall(r"(?m)^\s?([A-H])[.)]\s\S", ans))
+    return len(marked) >= 2 or len(lined) >= 2
+
+
+def read_letters(text, valid: str = "ABCD") -> LetterReading:
+    """The option letters a raw output commits to (see read_answer for what "commits" means): the
+    last statement of a letter; refused when the statements before it flip back and forth
+    ("(C)/(B)/(C)/(D)", a loop of "Answer: (C)", "Answer: (B)", ...)."""
+    if not isinstance(text, str):
+        return LetterReading((), None, None)
+    body = _prepare(text)
+    st = _statements(body)
+    r = _read(body, st)
+    cands = []  # (position, letters, option text)
+    listed = set()  # positions of statements that list the options instead of choosing one
+    for _, e, ans, _src in st:
+        if _lists_options(ans):
+            listed.add(e)
+            named = set(re.findall(r"\(([A-H])\)", ans)) | set(re.findall(r"(?m)^\s?([A-H])[.)]", ans))
+            cands.append((e, sorted(named), None))
+            continue
+        got, opt = _letters_of(ans, valid)
+        if got:
+            cands.append((e, got, opt))
+    if r.answer and r.source == "correction":
+        got, opt = _letters_of(r.answer, valid)
+        if got:
+            cands.append((r.end, got, opt))
+    for rx in _LETTER_STATEMENTS:
+        for m in rx.finditer(body):
+            got = letters_in(m.group(1), valid) or (re.findall(r"[A-H]", m.group(1)) if "/" in m.group(1) else None)
+            if got:
+                cands.append((m.end(), got, None))
+    lines = [ln for ln in body.strip().splitlines() if ln.strip()]
+    if not cands and lines:
+        last = lines[-1].strip()
+        got, opt = _letters_of(last, valid)
+        if got is None and "/" in last and re.fullmatch(r"[()A-H/\s]+", last):
+            got = re.findall(r"[A-H]", last)
+        if got:
+            cands.append((len(body), got, opt))
+    if not cands:
+        return LetterReading((), r.refused, r.answer)
+    cands.sort(key=lambda c: c[0])
+    pos, got, opt = cands[-1]
+    if pos in listed:
+        return LetterReading(tuple(got), "the options are listed, none is chosen", None)
+    if r.refused and r.end >= pos:
+        return LetterReading(tuple(got), r.refused, opt)
+    if opt and re.search(r"\b(?:or|alternatively|otherwise|maybe|perhaps|possibly|either)\b,?\s?(?:option\s?)?"
+                         r"\(?[A-H]\)?(?![A-Za-z])", opt):
+        return LetterReading(tuple(got), "another option is named beside the answer", opt)
+    m = _ALTERNATIVE_AFTER.search(body, pos)
+    if m and re.search(r"(?<![A-Za-z])\(?[A-H]\)?(?![A-Za-z])", body[m.end():m.end() + 40]):
+        return LetterReading(tuple(got), "another option is named after the answer", opt)
+    seq = ["".join(sorted(set(c[1]))) for c in cands]
+    tail = [x for i, x in enumerate(seq) if i == 0 or cands[i][0] != cands[i - 1][0]][-6:]
+    # a loop: three or more changes of letter among the last statements (C, B, C, D); one change back
+    # and forth (B, then C considered, then B again) is a model settling, and reads B
+    if sum(tail[i] != tail[i + 1] for i in range(len(tail) - 1)) >= 3:
+        return LetterReading(tuple(got), "alternating answers (a loop that never commits to one)", opt)
+    if len(set(got)) > 1 and re.search(r"\(?[A-H]\)?\s?/\s?\(?[A-H]", body[-300:]):
+        return LetterReading(tuple(got), "letters separated by slashes are alternatives", opt)
+    return LetterReading(tuple(got), None, opt)
+
+
 def extract_letters(text, multi: bool = False, valid: str = "ABCD"):
     """MCQ letters from raw output.  multi -> frozenset (possibly empty); else str or None."""
-    empty = frozenset() if multi else None
-    if not isinstance(text, str):
-        return empty
-    text = text[-MAX_INPUT:]
-    cands = []
-    m = None
-    for m in _TAG_RE.finditer(text):
-        pass
-    if m is not None:
-        cands.append(extract_boxed(m.group(1)) or m.group(1))
-    b = extract_boxed(text)
-    if b is not None:
-        cands.append(b)
-    for pat in _LETTER_PATTERNS:
-        found = list(re.finditer(pat, text, re.I if False else 0))
-        if not found:
-            found = list(re.finditer(pat.replace("correct\\s", "[Cc]orrect\\s").replace("answers?", "[Aa]nswers?").replace(
-                "(?:option|choice)s?", "(?:[Oo]ption|[Cc]hoice)s?"), text))
-        if found:
-            cands.append(found[-1].group(1))
-    a = extract_answer(text)
-    if a is not None:
-        cands.append(a)
-    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
-    if lines:
-        cands.append(lines[-1])
-        mm = re.match(r"\s*\(?([A-Z])[).]", lines[-1])
-        if mm and len(set(re.findall(r"\(([A-Z])\)", lines[-1]))) <= 1:
-            cands.append(mm.group(1))
-    for c in cands:
-        if not c:
-            continue
-        got = letters_in(c, valid)
-        if got:
-            if multi:
-                return frozenset(got)
-            if len(set(got)) == 1:
-                return got[0]
-    return empty
+    r = read_letters(text, valid)
+    if r.refused or not r.letters:
+        return frozenset() if multi else None
+    if multi:
+        return frozenset(r.letters)
+    return r.letters[0] if len(set(r.letters)) == 1 else None
+
+
+# ------------------------------------------------------------------------------------ number words
+
+_WORDNUM = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen".split())}
+_WORDNUM.update({w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())})
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 10 ** 6}
+NUMBER_WORD = re.compile(r"\b(?:" + "|".join(list(_WORDNUM) + list(_SCALES)) + r")\b", re.I)
+_NUMBER_WORDS = re.compile(r"\b(?:" + "|".join(list(_WORDNUM) + list(_SCALES)) + r")(?:(?:[ -]|\band\b ?)(?:"
+                           + "|".join(list(_WORDNUM) + list(_SCALES)) + r")){0,8}+\b", re.I)
+
+
+def number_words(a: str) -> str:
+    """"twenty-five m/s" -> "25 m/s", "one thousand two hundred J" -> "1200 J" (only in an answer with no digit)."""
+    def value(m):
+        total, cur = 0, 0
+        for w in re.findall(r"[a-z]+", m.group().lower()):
+            if w in _WORDNUM:
+                cur += _WORDNUM[w]
+            elif w == "hundred":
+                cur = max(cur, 1) * 100
+            elif w in _SCALES:
+                total += max(cur, 1) * _SCALES[w]
+                cur = 0
+        return str(total + cur)
+    return _NUMBER_WORDS.sub(value, a)

@@ -54,7 +54,8 @@ class ParseError(ValueError):
 
 
 def _norm_name(name: str) -> str:
-    return re.sub(r"[\\{}\s]", "", name)
+    name = re.sub(r"[\\{}\s]", "", name)
+    return re.sub(r"^var(epsilon|phi|theta|rho|sigma|pi)", r"\1", name)
 
 
 def _latexish(s: str) -> bool:
@@ -73,7 +74,33 @@ def _clean(text: str) -> str:
         left, right = s.split("\\approx", 1)
         s = right if (not left.strip() or _NAME_RE.fullmatch(left.strip())) else left
     s = s.replace("±", r"\pm ").replace("∓", r"\mp ").replace("−", "-").replace("×", r"\times ")
+    s = _unicode_math(s)
+    s = re.sub(r"(?<![\d.,])(\d{1,3})((?:,\d{3})+)(?![\d,])", lambda m: m.group(1) + m.group(2).replace(",", ""), s)
+    s = re.sub(r"\\var(epsilon|phi|theta|rho|sigma|pi)(?![a-zA-Z])", r"\\\1", s)
+    s = re.sub(r"(?<![\\A-Za-z_{])([A-Za-z])(\d)(?![\d.])", r"\1_\2", s)  # v0 is v_0, never v*0
+    # unit vectors: 3\hat{i} + 4\hat{j} is a linear combination of three named directions
+    s = re.sub(r"\\(?:hat|vec|mathbf|boldsymbol)\s?\{\s?([ijk])\s?\}|\\hat\s([ijk])(?![A-Za-z])|([ijk])\u0302",
+               lambda m: r" \mathit{U}_{" + (m.group(1) or m.group(2) or m.group(3)) + "hat} ", s)
     return s.strip().rstrip(".").strip()
+
+
+_GREEK = {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "ζ": "zeta", "η": "eta",
+          "θ": "theta", "κ": "kappa", "λ": "lambda", "μ": "mu", "µ": "mu", "ν": "nu", "ξ": "xi", "π": "pi",
+          "ρ": "rho", "σ": "sigma", "τ": "tau", "φ": "phi", "ϕ": "phi", "χ": "chi", "ψ": "psi", "ω": "omega",
+          "Γ": "Gamma", "Δ": "Delta", "Θ": "Theta", "Λ": "Lambda", "Φ": "Phi", "Ψ": "Psi", "Ω": "Omega",
+          "ħ": "hbar"}
+_SUPERS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
+
+
+def _unicode_math(s: str) -> str:
+    """Unicode that models write in plain text, as LaTeX: "λ/2", "ω²r", "√(2gh)", "ħ"."""
+    if s.isascii():
+        return s
+    s = re.sub("[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+", lambda m: "^{" + m.group().translate(_SUPERS) + "}", s)
+    s = re.sub(r"√\s?\(([^()]*)\)", r"\\sqrt{\1}", s)
+    s = re.sub(r"√\s?([A-Za-z0-9.]+)", r"\\sqrt{\1}", s)
+    s = re.sub("[" + "".join(_GREEK) + "]", lambda m: "\\" + _GREEK[m.group()] + " ", s)
+    return s.replace("·", r" \cdot ").replace("⋅", r" \cdot ")
 
 
 def _split_top(s: str, sep_re: re.Pattern) -> list[tuple[str, str | None]]:
@@ -98,13 +125,16 @@ def _split_top(s: str, sep_re: re.Pattern) -> list[tuple[str, str | None]]:
 
 _EQ_RE = re.compile(r"(?<![<>!=])=(?!=)")
 _LIST_SEP = re.compile(r",|;|\\text\s*\{\s*(?:or|and)\s*\}|\\(?:vee|lor|quad|qquad)(?![a-zA-Z])|\bor\b|\band\b")
-_TEXT_TAIL = re.compile(r"(?:\s*\\(?:text|textbf|textnormal|textrm|mbox|mathrm)\s*\{[^{}\\\d]*\})+\s*$")
+_TEXT_TAIL = re.compile(r"(?:(?:\s|\\[,;: ]|~)*\\(?:text|textbf|textnormal|textrm|mbox|mathrm|rm)\s*\{[^{}\\\d]*\})+\s*$")
+# a plain unit with a slash after an expression: "sqrt(2 g h) m/s" (a lone letter stays: it may be a symbol)
+_PLAIN_UNIT_TAIL = re.compile(r"(?<=[)}\w])\s(?:[A-Za-zµΩ]{1,3}(?:\^?-?\d)?/[A-Za-z]{1,3}(?:\^?\{?-?\d\}?)?|[A-Za-zµΩ]{1,3}\s?[A-Za-z]{1,2}\^\{?-\d\}?)\s*$")
 
 
 def strip_unit_text(pred: str) -> str:
     """``\\frac{1}{3} \\text{meters}`` -> ``\\frac{1}{3}``: words after a predicted expression are
     decoration (math-verify drops them too); a reference keeps them, and a word in it is refused."""
     out = _TEXT_TAIL.sub("", pred).strip()
+    out = _PLAIN_UNIT_TAIL.sub("", out).strip()
     return out or pred
 _NAME_RE = re.compile(r"\\?[A-Za-z]+(?:_\{?[A-Za-z0-9]+\}?|_[A-Za-z0-9])?'*")
 
@@ -183,13 +213,129 @@ def _latex_error(s: str, e: Exception) -> str:
     return f"latex parse failed: {msg}"
 
 
+def _number(text: str):
+    """A digit string as an exact sympy number, built here: latex2sympy's own number parsing hands the
+    digits to sympy.Number(str), that is to sympify (eval); this replaces it (installed below)."""
+    import sympy
+
+    t = text.replace(" ", "")
+    if "," in t and t.startswith("0"):
+        t = t.replace(",", ".")  # "0,111" is a decimal comma (latex2sympy's own rule)
+    t = t.replace(",", "")
+    m = re.fullmatch(r"(\d*)(?:\.(\d*))?", t)
+    if not m or not (m.group(1) or m.group(2)):
+        raise ParseError(f"not a number: {t[:20]!r}")
+    whole, frac = m.group(1) or "0", m.group(2) or ""
+    if len(whole) + len(frac) > 400:
+        raise ParseError("number too long")
+    return sympy.Rational(int(whole + frac), 10 ** len(frac)) if frac else sympy.Integer(int(whole))
+
+
+def _install_number_parser() -> None:
+    import latex2sympy2_extended.latex2sympy2 as l2s
+
+    if getattr(l2s, "_r3bench_numbers", False):
+        return
+    l2s.convert_number = _number
+    l2s._Latex2Sympy.parse_number = lambda self, text: _number(text)
+    l2s._r3bench_numbers = True
+
+
+_FUNC_WORDS = frozenset("sin cos tan sec csc cot log ln exp max min deg det lim arg sinh cosh tanh sqrt".split())
+
+
+def _split_letters(s: str, latex: bool) -> str:
+    """Short runs of letters that are no known name are products of one-letter symbols, split before
+    parsing so that a power binds to its own letter: "mv^2" is m v^2, never (mv)^2. Subscripts,
+    command names and the arguments of \\text / \\mathrm / \\mathit / \\operatorname stay."""
+    out, i, n = [], 0, len(s)
+    while i < n:
+        c = s[i]
+        if latex and c == "\\":
+            m = re.match(r"\\([A-Za-z]+)\s?", s[i:])
+            if not m:
+                out.append(s[i:i + 2])
+                i += 2
+                continue
+            out.append(m.group())
+            i += m.end()
+            if m.group(1) in ("text", "mathrm", "mathit", "operatorname", "textrm", "mbox", "rm") and i < n and s[i] == "{":
+                j = s.find("}", i)
+                j = n - 1 if j < 0 else j
+                out.append(s[i:j + 1])
+                i = j + 1
+            continue
+        if c == "_":
+            m = re.match(r"_\s?(?:\{[^{}]*\}|[A-Za-z0-9])|_[A-Za-z0-9_]*", s[i:])
+            out.append(m.group())
+            i += m.end()
+            continue
+        if c.isalpha() and c.isascii():
+            m = re.match(r"[A-Za-z]+", s[i:])
+            w = m.group()
+            nxt = s[i + len(w):i + len(w) + 1]
+            if 2 <= len(w) <= 3 and w not in KNOWN_NAMES and w not in _FUNC_WORDS and nxt != "_" and \
+                    not (not latex and nxt == "("):
+                out.append(" ".join(w) + " ")
+            else:
+                out.append(w)
+            i += len(w)
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _charge_e(s: str) -> bool:
+    """True when `e` is written as a quantity (the elementary charge: e^2/(4\\pi\\epsilon_0 r), e V), not as
+    the base of an exponential with a symbolic or negative exponent (e^{-t/RC})."""
+    if not re.search(r"(?<![\\A-Za-z])e(?![A-Za-z])", s):
+        return False
+    return not re.search(r"(?<![\\A-Za-z])e\s?(?:\^|\*\*)\s?(?:\{[^{}]*[A-Za-z\-\\][^{}]*\}|-|\(|[A-Za-z\\])", s)
+
+
+def _e_as_symbol(expr):
+    import sympy
+
+    e = sympy.Symbol("e")
+    expr = expr.replace(lambda x: isinstance(x, sympy.exp) and x.args[0].is_number, lambda x: e ** x.args[0])
+    return expr.xreplace({sympy.E: e})
+
+
+def _wraps(s: str) -> bool:
+    """The bracket at s[0] closes at s[-1] (so "(a+b)(c+d)" is not one group)."""
+    depth = 0
+    for i, c in enumerate(s):
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth == 0 and i != len(s) - 1:
+                return False
+    return depth == 0
+
+
 def _parse_side(s: str):
     import sympy
 
     s = s.strip()
     if not s:
         raise ParseError("empty side")
-    if _latexish(s) or re.search(r"\d,\d", s):
+    m = re.fullmatch(r"\\langle(.*)\\rangle|⟨(.*)⟩", s)
+    if m:
+        s = "(" + (m.group(1) if m.group(1) is not None else m.group(2)) + ")"
+    if len(s) >= 5 and s[0] in "([" and s[-1] in ")]" and _wraps(s.replace("[", "(").replace("]", ")")):
+        parts = [p for p, _ in _split_top(s[1:-1], re.compile(","))]
+        if len(parts) >= 2 and all(p.strip() for p in parts):
+            items = [_parse_side(p) for p in parts]
+            if len(items) == 2 and (s[0] == "[" or s[-1] == "]"):
+                return sympy.Interval(items[0], items[1], left_open=s[0] == "(", right_open=s[-1] == ")")
+            return sympy.Tuple(*items)
+    latex = _latexish(s) or bool(re.search(r"\d,\d", s))
+    charge = _charge_e(s)
+    s = _split_letters(s, latex)
+    if latex:
+        _install_number_parser()
         from latex2sympy2_extended import latex2sympy
         from latex2sympy2_extended.latex2sympy2 import ConversionConfig
         from latex2sympy2_extended.math_normalization import NormalizationConfig
@@ -214,6 +360,8 @@ def _parse_side(s: str):
         expr = sympy.Tuple(*expr)
     if not isinstance(expr, sympy.Basic):
         raise ParseError("not an expression")
+    if charge:
+        expr = _e_as_symbol(expr)
     _guard(expr)
     return _names(expr)
 
@@ -272,7 +420,10 @@ _DEFAULT = CheckConfig()  # the checker's default tolerances (a request's own co
 
 
 def _close(a: complex, b: complex, rel: float) -> bool:
-    if a == 0 or b == 0:  # relative to nothing: an absolute floor, only here (1e-19 J is not 0)
+    """a: the prediction's value, b: the reference's."""
+    if a == 0 and b != 0:  # an exact zero is never a nonzero gold, however small (1.6e-19 C)
+        return False
+    if b == 0:  # relative to nothing: an absolute floor, only here
         return abs(a - b) <= _DEFAULT.zero_tol
     return abs(a - b) <= rel * max(abs(a), abs(b))
 

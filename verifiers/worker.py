@@ -191,9 +191,14 @@ class Pool:
                 self._count -= 1
             self._cv.notify()
 
-    def call(self, req: dict, timeout: float) -> dict:
-        """Send one request; ``timeout`` counts from the moment a ready worker is ours."""
+    def call(self, req: dict, timeout: float, waited: list | None = None) -> dict:
+        """Send one request; ``timeout`` counts from the moment a ready worker is ours. ``waited``, when
+        given, receives the seconds spent waiting for (or starting) that worker, so that a caller's own
+        deadline can leave them out (verifiers.answer does)."""
+        t0 = time.monotonic()
         w = self._acquire()
+        if waited is not None:
+            waited.append(time.monotonic() - t0)
         try:
             return w.call(req, timeout)
         finally:
@@ -263,9 +268,9 @@ def symbolic_compare(pred: str, ref: str, timeout: float, rel_tol: float, sym_to
                        timeout)
 
 
-def numeric_value(expr: str, timeout: float) -> dict:
+def numeric_value(expr: str, timeout: float, waited: list | None = None) -> dict:
     """{"value": float} for a constant expression (\\frac{1}{2}, 2\\pi, \\sqrt{2}), or {"error": reason}."""
-    return pool().call({"op": "value", "expr": expr}, timeout)
+    return pool().call({"op": "value", "expr": expr}, timeout, waited)
 
 
 # --- the work itself (run in the worker, or in-process when CheckConfig.isolate is False) --------
