@@ -119,3 +119,32 @@ def test_unknown_model_name_is_a_clear_error():
     from r3bench.core import models
     with pytest.raises(models.ModelError, match="unknown model"):
         models.resolve("no-such-model-anywhere")
+
+
+# --- issue 37: a looping multiple-choice answer at the task level (the checker rule is issue 32's) ---
+
+LOOP = "The answer is (B).\n" + "".join(f"The answer is ({'C' if i % 2 == 0 else 'D'}).\n" for i in range(47)) + "The ans"
+
+
+def test_a_looping_mcq_answer_scores_0_at_the_task_level():
+    """It scored 1 (the leaderboard then showed 1.000): 'The answer is (B)' once, then (C) 24 and (D)
+    23 times, cut off - an answer naming several candidates is no answer."""
+    from r3bench.eval import lmeval
+
+    doc = {"answer": "B", "answer_kind": "mcq", "benchmark": "mmlu_college", "options": ["1 m", "2 m", "3 m", "4 m"]}
+    for fn in (lmeval.results_cot, lmeval.results_structured):
+        assert fn(doc, [LOOP])["acc"] == 0.0, fn.__name__
+    jee = dict(doc, benchmark="jeebench")
+    r = lmeval.results_jeebench(jee, [LOOP])
+    assert r["acc"] == 0.0 and r["jee_score"] == 0.0
+
+
+def test_task_metrics_pass_the_options_to_the_checker():
+    """'(C) 2 N' where 2 N is option B's text: the letter is gold's but the text names another option."""
+    from r3bench.eval import lmeval
+
+    doc = {"answer": "C", "answer_kind": "mcq", "benchmark": "mmlu_college", "options": ["1 N", "2 N", "3 N", "4 N"]}
+    assert lmeval.results_cot(doc, ["The answer is (C) 2 N"])["acc"] == 0.0
+    assert lmeval.results_cot(doc, ["The answer is (C) 3 N"])["acc"] == 1.0
+    assert lmeval.results_cot(doc, [r"\boxed{3 N}"])["acc"] == 1.0  # the option's text, no letter
+    assert lmeval.options_of({"answer_kind": "numeric", "options": ["x"]}) is None

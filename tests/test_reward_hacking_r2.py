@@ -172,7 +172,6 @@ def test_every_reward_reads_the_answer_through_the_checker(monkeypatch):
         assert got[0] > 0.9 and got[1] == 0.0, (f.__name__, got, f.last_reasons)
 
 
-@pytest.mark.xfail(reason="needs the answer checker's hedge reading (issue 32, item 2: another change)", strict=False)
 def test_hedge_outside_the_box_is_not_paid():
     """Issue: a right box plus `The answer is <wrong>` earned 1.0 from every reward."""
     p = PROBS[0]

@@ -166,8 +166,18 @@ def _ref(doc):
     return doc["answer"]
 
 
+def options_of(doc) -> dict | None:
+    """A multiple-choice document's options as the checker takes them ({"A": text, ...}), else None."""
+    opts = doc.get("options") or ()
+    if doc.get("answer_kind") not in ("mcq", "mcq_multi") or not opts:
+        return None
+    return {chr(ord("A") + i): str(o) for i, o in enumerate(opts[:26])}
+
+
 def _verdict(doc, resp, cfg=CheckConfig()):
-    return check(resp, _ref(doc), kind=doc["answer_kind"], cfg=cfg)
+    # the options let the checker refuse a letter written with another option's text, and read an
+    # option's text written without its letter (verifiers.answer, issue 32)
+    return check(resp, _ref(doc), kind=doc["answer_kind"], cfg=cfg, options=options_of(doc))
 
 
 def _by_kind(doc, ok: float) -> dict:
