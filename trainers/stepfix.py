@@ -64,9 +64,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from trainers import common
+from trainers import common, judging
 from trainers.common import BaseConfig, ConfigError, option
 from trainers.generation import VllmFields
+from trainers.judging import JudgeFields
 from trainers.stepfix_loss import (backbone_and_head, chunked_token_stats, completion_batch, completion_hidden,
                                    completion_logits, reward, skip, stepfix_loss, token_kl, token_logprobs)
 from verifiers.steps import BACKENDS
@@ -85,7 +86,7 @@ BASELINES = ("none", "r1", "mean")
 
 
 @dataclass
-class Config(BaseConfig, VllmFields):
+class Config(BaseConfig, VllmFields, JudgeFields):
     output_dir: str = option("runs/stepfix", "where checkpoints, logs, the final adapter and run.json go")
     learning_rate: float = option(5e-5, "peak learning rate")
     batch_size: int = option(4, "problems per micro-batch")
@@ -128,6 +129,7 @@ class Config(BaseConfig, VllmFields):
         if not 0 <= self.baseline_momentum < 1:
             raise ConfigError(f"baseline_momentum must be in [0, 1), got {self.baseline_momentum}")
         self.check_vllm()
+        self.check_judge()
 
 
 # --------------------------------------------------------------------------------- trainer
@@ -151,6 +153,7 @@ def build(cfg, extra_callbacks=(), trainer_cls=None):
     base = common.model_path(cfg.model)
     tok = common.load_tokenizer(base)
     data, path = dataset(cfg)
+    judging.install(cfg)  # verifier judge: the judge of the config's judge_* fields
     args = TrainingArguments(**common.training_args_kwargs(cfg), remove_unused_columns=False)
     cls = trainer_cls or StepFixTrainer
     trainer = cls(model=common.policy_model(cfg, base), args=args, train_dataset=data, data_collator=lambda rows: rows,
