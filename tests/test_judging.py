@@ -208,3 +208,35 @@ def test_grpo_with_the_judge_concurrent_accounted_and_stopped_by_its_budget(tiny
     assert (out / "checkpoint-1").is_dir() and not common.checkpoint_problems(out / "checkpoint-1")
     step1 = next(m for m in _metrics(out) if m.get("step") == 1 and "loss" in m)
     assert (step1["judge_requests"], step1["judge_tokens"], step1["judge_dropped"]) == (4, 480, 0)
+
+
+@pytest.mark.slow
+def test_stepfix_with_a_real_judge_server_records_its_stats_and_stops_at_the_budget(tiny, data, tmp_path, llama_server,
+                                                                                    capsys):
+    """The same run against a REAL OpenAI-compatible server with a real model (conftest's llama_server:
+    llama-cpp-python serving SmolLM2): a budget of 1 token lets the first requests through and stops the
+    run at the next one. A 135M judge judges badly: this checks the plumbing and the accounting only."""
+    refs = _refs(data)
+
+    class GenerationDouble(stepfix.StepFixTrainer):
+        def generate(self, model, chats):
+            return [self.tok(refs[c[0]["content"]], add_special_tokens=False)["input_ids"] for c in chats]
+
+    out = tmp_path / "run"
+    argv = [f"--{k}={v}" for k, v in base_kw(tiny, data, out, batch_size=2).items()]
+    argv += ["--verifier=judge", f"--judge_base_url={llama_server}", "--judge_model=smollm2-gguf",
+             "--judge_max_concurrency=2", "--judge_max_tokens=1", "--judge_price_in=0.15", "--judge_price_out=0.6"]
+    rc = common.main(stepfix.Config, lambda cfg: stepfix.train(cfg, trainer_cls=GenerationDouble), argv)
+    err = capsys.readouterr().err
+    assert rc == 3 and "stopped: judge token budget spent" in err and "Traceback" not in err
+    run = json.loads((out / "run.json").read_text())
+    st = run["judge"]
+    assert run["status"] == "judge_budget_spent" and st["model"] == "smollm2-gguf" and st["base_url"] == llama_server
+    # requests include the ones llama.cpp refused for their response_format (no tokens spent); y2 is y1
+    # again (the generation double), so its verdict is a cache hit
+    assert st["requests"] >= 1 and st["verdicts"] - st["cache_hits"] + st["dropped_total"] <= 2, st
+    assert st["prompt_tokens"] > 300 and st["completion_tokens"] > 0
+    assert st["cost_usd"] == pytest.approx((st["prompt_tokens"] * 0.15 + st["completion_tokens"] * 0.6) / 1e6, abs=1e-6)
+    assert st["structured"] == "json_object"  # llama.cpp refuses json_schema and takes a json_object with a schema
+    # the stop came in step 1 (no checkpoint to keep) or, when y1 needed no revision, before step 2's first request
+    assert run["checkpoint"] == (f"checkpoint-{run['global_step']}" if run["global_step"] else None)
