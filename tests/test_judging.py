@@ -50,11 +50,11 @@ def judge_kw(url, **kw):
 
 # ------------------------------------------------------------------------------------- config
 
-@pytest.mark.parametrize("bad,why", [({"judge_max_concurrency": 0}, "judge_max_concurrency"),
-                                     ({"judge_base_url": "localhost:8000"}, "http"),
-                                     ({"judge_price_in": -1}, "judge_price_in"),
-                                     ({"judge_max_tokens": -5}, "judge_max_tokens"),
-                                     ({"judge_max_cost_usd": 2.0}, "judge_price_in")])
+@pytest.mark.parametrize("bad,why", [({"judge_max_concurrency": 0}, "judge_max_concurrency must be >= 1"),
+                                     ({"judge_base_url": "localhost:8000"}, "must be an http"),
+                                     ({"judge_price_in": -1}, "judge_price_in must be >= 0"),
+                                     ({"judge_max_tokens": -5}, "judge_max_tokens must be >= 0"),
+                                     ({"judge_max_cost_usd": 2.0}, "needs judge_price_in")])
 @pytest.mark.parametrize("cls", [stepfix.Config, grpo.Config])
 def test_judge_fields_are_validated_at_config_load(cls, bad, why):
     with pytest.raises(common.ConfigError, match=why):
