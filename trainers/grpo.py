@@ -15,6 +15,10 @@ question, reference solution, answer). `rewards` names one or more of:
              the seen families: `data` = an export of `python -m r3bench.pde export` (one row per
              prompt is kept), or, without `data`, `pde_prompts` generated prompts per family.
 
+With `verifier: judge` the judge_* fields set the judge's endpoint, concurrency, prices and budget
+(trainers.judging); the position reward verifies a batch's completions concurrently, and a spent
+budget stops the run (run.json status judge_budget_spent, exit 3).
+
 `group_size` is TRL's num_generations, `temperature` and `max_completion_length` the sampling
 settings. `beta` is the KL coefficient, TRL's GRPO beta: the weight of the per-token KL estimate
 (k3) to the reference in the loss; 0 loads no reference model (this field was called `kl_coef`; the

@@ -45,7 +45,9 @@ Choices the paper leaves open, and the option that switches each:
   verifier backend are config fields; a verifier that gives no verdict (valid=False: judge
   unreachable, junk reply, internal error) skips that problem and is counted
   (`verifier_failures`); a feedback channel that fails falls back to the verdict's explanation and
-  is counted (`feedback_fallbacks`).
+  is counted (`feedback_fallbacks`). With `verifier: judge` the judge_* fields set the endpoint,
+  concurrency, prices and budget (trainers.judging); a micro-batch's y1, then its y2, are verified
+  concurrently (`verify_batch` over `verify`), and a spent budget stops the run (judge_budget_spent).
 
 Logged besides the loss (what the paper does not report): skip rate, mean/std of r1 and r2 and
 r2 - r1, counts of the error classes of y1 and y2 per logging step, and the seconds spent in
