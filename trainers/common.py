@@ -1162,12 +1162,15 @@ def judge_budget_stop(trainer, cfg) -> dict:
     rec = judging.run_record(cfg)
     if trainer is None:
         return rec
-    step = trainer.state.global_step
-    ck = Path(cfg.output_dir) / f"checkpoint-{step}"
-    if step > 0 and not ck.is_dir():
-        trainer._save_checkpoint(trainer.model, trial=None)
-    rec.update(global_step=step, checkpoint=ck.name if ck.is_dir() else None,
-               resume=f"raise the judge budget (judge_max_cost_usd / judge_max_tokens) and run again with --resume")
+    step, out = trainer.state.global_step, Path(cfg.output_dir)
+    if step > 0 and not (out / f"checkpoint-{step}").is_dir():
+        try:
+            trainer._save_checkpoint(trainer.model, trial=None)
+        except Exception as e:  # noqa: BLE001 - recorded; the newest earlier checkpoint is named instead
+            rec["checkpoint_error"] = f"{type(e).__name__}: {str(e)[:300]}"
+    found = _checkpoints(out)
+    rec.update(global_step=step, checkpoint=found[-1].name if found else None,
+               resume="raise the judge budget (judge_max_cost_usd / judge_max_tokens) and run again with --resume")
     return rec
 
 

@@ -79,13 +79,16 @@ def workers(cfg) -> int:
 def step_logs(cfg) -> dict:
     """The judge's running totals for a training log: judge_requests, judge_dropped, judge_tokens,
     judge_cost_usd ({} when the verifier is not the judge)."""
-    if not uses_judge(cfg):
+    j = judge_mod.default_judge(create=False) if uses_judge(cfg) else None
+    if j is None:
         return {}
-    s = judge_mod.default_judge().stats()
+    s = j.stats()
     return {"judge_requests": s["requests"], "judge_dropped": s["dropped_total"],
             "judge_tokens": s["prompt_tokens"] + s["completion_tokens"], "judge_cost_usd": s["cost_usd"]}
 
 
 def run_record(cfg) -> dict:
-    """{"judge": Judge.stats()} for run.json ({} when the verifier is not the judge)."""
-    return {"judge": judge_mod.default_judge().stats()} if uses_judge(cfg) else {}
+    """{"judge": Judge.stats()} for run.json ({} when the verifier is not the judge, or no judge was made:
+    a run that failed before it built one)."""
+    j = judge_mod.default_judge(create=False) if uses_judge(cfg) else None
+    return {"judge": j.stats()} if j is not None else {}

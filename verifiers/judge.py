@@ -409,12 +409,13 @@ def configure(**kw) -> Judge:
     return j
 
 
-def default_judge() -> Judge:
+def default_judge(create: bool = True) -> Judge | None:
     """The judge of `verify(..., backend="judge")`: the configured one, else one from the environment
-    (made once, on first use, whatever the number of threads asking)."""
+    (made once, on first use, whatever the number of threads asking). With create=False: None when
+    there is none yet (a record of a run reads it without making one)."""
     global _DEFAULT
     with _DEFAULT_LOCK:
-        if _DEFAULT is None:
+        if _DEFAULT is None and create:
             _DEFAULT = Judge()
         return _DEFAULT
 
