@@ -39,8 +39,10 @@ such as stepfix_trainer.StepFixTrainer); `train, main = entry(Config, build)` gi
   as time_<phase>_s and share_<phase>.
 * Run record: OUTPUT_DIR/run.json (config, status, git commit, package versions, data sha256,
   the final adapter and the lm_eval --model_args that score it). Status, written in a finally:
-  running, finished, error (config/data), non_finite_loss, or interrupted (any exception or
-  KeyboardInterrupt, with the error).
+  running, finished, error (config/data), non_finite_loss, judge_budget_spent (the LLM judge's
+  budget ran out: exit 3, its stats and the checkpoint to resume from beside it; trainers.judging),
+  or interrupted (any exception or KeyboardInterrupt, with the error). With `verifier: judge` the
+  judge's stats (requests, dropped by cause, tokens, cost) are run.json's `judge`.
 * `python -m trainers.X --help` lists every field once with its default; flags are exact
   (no abbreviations). `init_adapter` naming no adapter fails before any load, with the command
   that makes the SFT adapter.
@@ -78,6 +80,7 @@ from r3bench.eval.hook import tasks_dir
 from r3bench.procgen.export import export
 from trainers import distributed
 from verifiers import psv
+from verifiers.judge import JudgeBudgetExceeded
 from verifiers.sandbox import isolation_level
 
 
@@ -91,6 +94,11 @@ class TrainDataError(ValueError):
 
 class NonFiniteLoss(RuntimeError):
     """The loss became NaN/inf; raised before the optimizer step so the last checkpoint stays good."""
+
+
+#: exit codes of `main`: 0 finished, 1 config/data error, 2 non-finite loss, 3 the judge's budget spent
+#: (a crash is Python's own exit with its traceback)
+EXIT_JUDGE_BUDGET = 3
 
 
 def option(default, help: str, **kw):
@@ -1085,14 +1093,18 @@ def run_training(cfg, build: Callable, **build_kw):
 
     `build(cfg, **build_kw) -> (trainer, tokenizer, base_path, data_path or None)`.
     run.json: "finished" with the result, or "interrupted" (with the error) when anything stops the
-    run (exception or KeyboardInterrupt; written in a finally), "non_finite_loss" for that guard.
+    run (exception or KeyboardInterrupt; written in a finally), "non_finite_loss" for that guard,
+    "judge_budget_spent" when the LLM judge's budget ran out (judge_budget_stop: the judge's stats and a
+    checkpoint to resume from). With `verifier: judge`, run.json's `judge` is the judge's stats().
     Returns (trainer, result dict for run.json)."""
+    from trainers import judging  # here, not at the top: trainers.judging imports this module
+
     check_init_adapter(cfg)
     apply_mmap_threshold(cfg.malloc_mmap_threshold)
     psv.set_resolver(model_path)  # the psv verifier backend's R3BENCH_PSV_MODEL may be a short name too
     psv.set_placement(*training_placement(cfg))  # PSV verifier and PSPO scorer beside the policy
     ckpt = resume_checkpoint(cfg)
-    status, extra = "interrupted", {}
+    status, extra, trainer = "interrupted", {}, None
     try:
         resumed = resume_record(ckpt)  # now: training may rotate that checkpoint away
         trainer, tok, base, path = build(cfg, **build_kw)
@@ -1120,10 +1132,14 @@ def run_training(cfg, build: Callable, **build_kw):
                       file=sys.stderr, flush=True)
         if not cfg.eval_tasks.strip() and type(cfg).scored_by_lm_eval and trainer.is_world_process_zero():
             print(no_eval_note(cfg, base, final), file=sys.stderr, flush=True)
+        result.update(judging.run_record(cfg))
         status, extra = "finished", result
         return trainer, result
     except NonFiniteLoss as e:
         status, extra = "non_finite_loss", {"error": str(e)}
+        raise
+    except JudgeBudgetExceeded as e:
+        status, extra = "judge_budget_spent", {"error": str(e), **judge_budget_stop(trainer, cfg)}
         raise
     except KeyboardInterrupt:
         extra = {"error": "KeyboardInterrupt; resume with --resume"}
@@ -1132,14 +1148,39 @@ def run_training(cfg, build: Callable, **build_kw):
         extra = {"error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()[-4000:]}
         raise
     finally:
+        if status == "interrupted":
+            extra.update(judging.run_record(cfg))
         write_run(cfg, status=status, **extra)
 
 
-def main(cls, train_fn: Callable, argv=None, prog: str | None = None) -> int:
-    """CLI entry: parse, run, record the outcome in run.json; exit 0 ok, 1 config/data error, 2 non-finite loss.
+def judge_budget_stop(trainer, cfg) -> dict:
+    """What run.json says of a run that the judge's budget stopped: the judge's stats, the step reached
+    and the checkpoint to resume from - the one of that step, saved now unless it exists (the step in
+    progress is dropped: its optimizer update never happened, and a resume runs it again)."""
+    from trainers import judging
 
-    run.json's status is written in a finally: finished, error (config/data), non_finite_loss, or
-    interrupted (any other exception, KeyboardInterrupt included; the error and traceback beside it)."""
+    rec = judging.run_record(cfg)
+    if trainer is None:
+        return rec
+    step, out = trainer.state.global_step, Path(cfg.output_dir)
+    if step > 0 and not (out / f"checkpoint-{step}").is_dir():
+        try:
+            trainer._save_checkpoint(trainer.model, trial=None)
+        except Exception as e:  # noqa: BLE001 - recorded; the newest earlier checkpoint is named instead
+            rec["checkpoint_error"] = f"{type(e).__name__}: {str(e)[:300]}"
+    found = _checkpoints(out)
+    rec.update(global_step=step, checkpoint=found[-1].name if found else None,
+               resume="raise the judge budget (judge_max_cost_usd / judge_max_tokens) and run again with --resume")
+    return rec
+
+
+def main(cls, train_fn: Callable, argv=None, prog: str | None = None) -> int:
+    """CLI entry: parse, run, record the outcome in run.json; exit 0 ok, 1 config/data error, 2 non-finite loss,
+    3 the judge's budget spent (one line on stderr, no traceback).
+
+    run.json's status is written in a finally: finished, error (config/data), non_finite_loss,
+    judge_budget_spent, or interrupted (any other exception, KeyboardInterrupt included; the error and
+    traceback beside it)."""
     try:
         cfg = parse(cls, argv, prog=prog)
         check_init_adapter(cfg)
@@ -1159,6 +1200,11 @@ def main(cls, train_fn: Callable, argv=None, prog: str | None = None) -> int:
     except NonFiniteLoss as e:
         status, extra, rc = "non_finite_loss", {"error": str(e)}, 2
         print(f"error: {e}", file=sys.stderr)
+    except JudgeBudgetExceeded as e:
+        # a planned stop, not a crash: one line, no traceback; run_training recorded the stats and the checkpoint
+        status, extra, rc = "judge_budget_spent", {"error": str(e)}, EXIT_JUDGE_BUDGET
+        print(f"stopped: {e}; the judge's stats and the checkpoint to resume from are in "
+              f"{Path(cfg.output_dir) / 'run.json'}", file=sys.stderr)
     except KeyboardInterrupt:
         extra = {"error": "KeyboardInterrupt; resume with --resume"}
         raise
@@ -1196,5 +1242,6 @@ def entry(cls, build: Callable, after: Callable | None = None) -> tuple[Callable
     train.__module__ = main_.__module__ = cls.__module__
     train.__doc__ = "Train `cfg` (run_training with this trainer's build); returns the result dict of run.json."
     main_.__name__ = main_.__qualname__ = "main"
-    main_.__doc__ = "The CLI: parse, train, record run.json; exit 0 ok, 1 config/data error, 2 non-finite loss."
+    main_.__doc__ = ("The CLI: parse, train, record run.json; exit 0 ok, 1 config/data error, 2 non-finite loss, "
+                     "3 the judge's budget spent.")
     return train, main_

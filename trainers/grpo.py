@@ -15,6 +15,10 @@ question, reference solution, answer). `rewards` names one or more of:
              the seen families: `data` = an export of `python -m r3bench.pde export` (one row per
              prompt is kept), or, without `data`, `pde_prompts` generated prompts per family.
 
+With `verifier: judge` the judge_* fields set the judge's endpoint, concurrency, prices and budget
+(trainers.judging); the position reward verifies a batch's completions concurrently, and a spent
+budget stops the run (run.json status judge_budget_spent, exit 3).
+
 `group_size` is TRL's num_generations, `temperature` and `max_completion_length` the sampling
 settings. `beta` is the KL coefficient, TRL's GRPO beta: the weight of the per-token KL estimate
 (k3) to the reference in the loss; 0 loads no reference model (this field was called `kl_coef`; the
@@ -46,9 +50,10 @@ from dataclasses import dataclass
 
 from r3bench.pde import families, tasks
 from r3bench.pde.tasks import PDEReward
-from trainers import common
+from trainers import common, judging
 from trainers.common import BaseConfig, ConfigError, option
 from trainers.generation import VllmFields
+from trainers.judging import JudgeFields
 from verifiers.psv import PSV
 from verifiers.rewards import REWARDS
 from verifiers.steps import verify
@@ -72,7 +77,9 @@ def _position(cfg):
         # None (skipped, counted) for valid=False
         return verify(q, text, reference, backend=_b)
 
-    return REWARDS["position"](verifier, answer_column="reference", question_column="question")
+    fn = REWARDS["position"](verifier, answer_column="reference", question_column="question")
+    fn.workers = judging.workers(cfg)  # the judge: a batch's completions verified concurrently
+    return fn
 
 
 def _pspo(cfg):
@@ -88,7 +95,7 @@ REWARD_FACTORIES = {"outcome": _outcome, "rlvp": _rlvp, "position": _position, "
 
 
 @dataclass
-class Config(BaseConfig, VllmFields):
+class Config(BaseConfig, VllmFields, JudgeFields):
     output_dir: str = option("runs/grpo", "where checkpoints, logs, the final adapter and run.json go")
     learning_rate: float = option(1e-5, "peak learning rate")
     batch_size: int = option(4, "completions per device per micro-batch (a multiple of group_size)")
@@ -115,6 +122,7 @@ class Config(BaseConfig, VllmFields):
 
     def validate(self):
         self.check_vllm()
+        self.check_judge()
         names = self.reward_names()
         bad = [n for n in names if n not in REWARD_FACTORIES]
         if bad or not names:
@@ -208,8 +216,9 @@ class GRPOPhases(common.TimingMixin):
 
     r3_phases = ("generate", "verify", "rest")
 
-    def __init__(self, *a, r3_counts: Counter | None = None, **kw):
+    def __init__(self, *a, r3_counts: Counter | None = None, r3_cfg=None, **kw):
         self.r3_counts = r3_counts if r3_counts is not None else Counter()
+        self.r3_cfg = r3_cfg  # the run's Config: its judge's totals go into the training logs
         self.r3_nothing_to_learn = 0  # steps where every group earned one reward (run.json)
         self.r3_progress = common.PhaseProgress()
         super().__init__(*a, **kw)
@@ -246,6 +255,7 @@ class GRPOPhases(common.TimingMixin):
         if "loss" in logs:
             logs.update(self.r3_counts)
             self.r3_counts.clear()
+            logs.update(judging.step_logs(self.r3_cfg))  # verifier judge: dropped, requests, tokens, cost so far
             # TRL's per-step share of groups whose rewards all agree (merged into the logs by its own
             # log, below): 1.0 = every advantage 0, the loss ~0
             m = getattr(self, "_metrics", {}).get("train", {})
@@ -266,6 +276,7 @@ def build(cfg, extra_callbacks=()):
     base = common.model_path(cfg.model)
     tok = common.load_tokenizer(base, padding_side="left")
     data, path = dataset(cfg)
+    judging.install(cfg)  # verifier judge: the judge of the config's judge_* fields, before the rewards use it
     counts, times = Counter(), defaultdict(float)
     weights = [float(w) for w in cfg.reward_weights.split(",")] if cfg.reward_weights else None
     args = GRPOConfig(**common.training_args_kwargs(cfg), num_generations=cfg.group_size, beta=cfg.beta,
@@ -274,7 +285,7 @@ def build(cfg, extra_callbacks=()):
     trainer = common.guarded(GRPOTrainer, GRPOPhases)(
         model=common.policy_model(cfg, base), reward_funcs=reward_funcs(cfg, counts, times), args=args,
         train_dataset=data, processing_class=tok, callbacks=common.callbacks(cfg, tok, extra_callbacks),
-        r3_times=times, r3_counts=counts)
+        r3_times=times, r3_counts=counts, r3_cfg=cfg)
     if cfg.init_adapter and cfg.beta > 0 and "ref" not in trainer.model.peft_config:
         # TRL versions that do not copy a pretrained adapter would take the base model as reference
         trainer.model.load_adapter(cfg.init_adapter, adapter_name="ref", is_trainable=False)

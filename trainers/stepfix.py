@@ -45,7 +45,9 @@ Choices the paper leaves open, and the option that switches each:
   verifier backend are config fields; a verifier that gives no verdict (valid=False: judge
   unreachable, junk reply, internal error) skips that problem and is counted
   (`verifier_failures`); a feedback channel that fails falls back to the verdict's explanation and
-  is counted (`feedback_fallbacks`).
+  is counted (`feedback_fallbacks`). With `verifier: judge` the judge_* fields set the endpoint,
+  concurrency, prices and budget (trainers.judging); a micro-batch's y1, then its y2, are verified
+  concurrently (`verify_batch` over `verify`), and a spent budget stops the run (judge_budget_spent).
 
 Logged besides the loss (what the paper does not report): skip rate, mean/std of r1 and r2 and
 r2 - r1, counts of the error classes of y1 and y2 per logging step, and the seconds spent in
@@ -64,9 +66,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from trainers import common
+from trainers import common, judging
 from trainers.common import BaseConfig, ConfigError, option
 from trainers.generation import VllmFields
+from trainers.judging import JudgeFields
 from trainers.stepfix_loss import (backbone_and_head, chunked_token_stats, completion_batch, completion_hidden,
                                    completion_logits, reward, skip, stepfix_loss, token_kl, token_logprobs)
 from verifiers.steps import BACKENDS
@@ -85,7 +88,7 @@ BASELINES = ("none", "r1", "mean")
 
 
 @dataclass
-class Config(BaseConfig, VllmFields):
+class Config(BaseConfig, VllmFields, JudgeFields):
     output_dir: str = option("runs/stepfix", "where checkpoints, logs, the final adapter and run.json go")
     learning_rate: float = option(5e-5, "peak learning rate")
     batch_size: int = option(4, "problems per micro-batch")
@@ -128,6 +131,7 @@ class Config(BaseConfig, VllmFields):
         if not 0 <= self.baseline_momentum < 1:
             raise ConfigError(f"baseline_momentum must be in [0, 1), got {self.baseline_momentum}")
         self.check_vllm()
+        self.check_judge()
 
 
 # --------------------------------------------------------------------------------- trainer
@@ -151,6 +155,7 @@ def build(cfg, extra_callbacks=(), trainer_cls=None):
     base = common.model_path(cfg.model)
     tok = common.load_tokenizer(base)
     data, path = dataset(cfg)
+    judging.install(cfg)  # verifier judge: the judge of the config's judge_* fields
     args = TrainingArguments(**common.training_args_kwargs(cfg), remove_unused_columns=False)
     cls = trainer_cls or StepFixTrainer
     trainer = cls(model=common.policy_model(cfg, base), args=args, train_dataset=data, data_collator=lambda rows: rows,

@@ -16,10 +16,11 @@ from pathlib import Path
 import torch
 from transformers import Trainer
 
-from trainers import common, distributed, generation
+from trainers import common, distributed, generation, judging
 from trainers.stepfix_loss import (chunked_token_stats, completion_batch, completion_hidden, completion_logits,
                                    reward, skip, stepfix_loss, token_kl, token_logprobs)
 from verifiers.feedback import feedback as make_feedback
+from verifiers.judge import concurrently
 from verifiers.steps import verify as verify_steps
 
 
@@ -103,6 +104,11 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
     def verify(self, question, text, reference):
         return verify_steps(question, text, reference, backend=self.cfg.verifier)
 
+    def verify_batch(self, items) -> list:
+        """`self.verify` over (question, text, reference) items, in order: concurrently for the judge (up
+        to its max_concurrency requests in flight; trainers.judging.workers), one by one otherwise."""
+        return concurrently(self.verify, items, judging.workers(self.cfg))
+
     def feedback(self, question, text, verdict, reference) -> tuple[str, str]:
         try:
             fb = make_feedback(question, text, verdict, reference)
@@ -130,9 +136,9 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
         t1 = time.perf_counter()
         prog.phase("verifying y1 and writing feedback")
         recs, keep = [], []
-        for r, ids in zip(inputs, y1):
-            text = tok.decode(ids, skip_special_tokens=True)
-            v = self.verify(r["question"], text, r["reference"])
+        texts1 = [tok.decode(ids, skip_special_tokens=True) for ids in y1]
+        verdicts1 = self.verify_batch([(r["question"], t, r["reference"]) for r, t in zip(inputs, texts1)])
+        for r, ids, text, v in zip(inputs, y1, texts1, verdicts1):
             rec = {"step": self.state.global_step + 1, "id": r["id"], "y1": text, "e1": v.first_error,
                    "n1": v.n_steps, "class1": v.error_class, "why1": v.explanation}
             r1, note = reward(v) if v.valid else (None, "")
@@ -167,9 +173,9 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
             with self.for_generation(model) as gen_model:
                 y2 = self.generate(gen_model, chats2 or chats1[:1])[:len(chats2)]
             t3 = time.perf_counter()
-            for (chat1, r, ids1, _, _, rec), ids2, chat2 in zip(keep, y2, chats2):
-                text2 = tok.decode(ids2, skip_special_tokens=True)
-                v2 = self.verify(r["question"], text2, r["reference"])
+            texts2 = [tok.decode(ids2, skip_special_tokens=True) for ids2 in y2]
+            verdicts2 = self.verify_batch([(k[1]["question"], t, k[1]["reference"]) for k, t in zip(keep, texts2)])
+            for (chat1, r, ids1, _, _, rec), ids2, chat2, text2, v2 in zip(keep, y2, chats2, texts2, verdicts2):
                 rec.update(y2=text2, e2=v2.first_error, n2=v2.n_steps, class2=v2.error_class, why2=v2.explanation)
                 if not v2.valid:
                     self._counts["verifier_failures"] += 1
@@ -351,6 +357,7 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
             logs["revised"] = len(a["r2"])
             for k, v in sorted(counts.items()):
                 logs[k] = v
+            logs.update(judging.step_logs(self.cfg))  # this process's judge: dropped, requests, tokens, cost so far
             why = common.nothing_to_learn(n, counts["y1_FORMAT"], a["r2"])  # over every rank
             logs["nothing_to_learn"] = int(why is not None)
             if why is not None:

@@ -4,6 +4,7 @@
     j.verify(question, solution, reference) -> StepVerdict
     j.verify_many(rows) -> [StepVerdict]          # concurrent, at most `max_concurrency` requests in flight
     j.stats() -> {"requests", "cache_hits", "dropped", "prompt_tokens", "completion_tokens", "cost_usd", ...}
+    configure(base_url=..., max_concurrency=8, max_cost_usd=5.0) -> Judge   # the one verify(backend="judge") uses
 
 Config from arguments or the environment: R3BENCH_JUDGE_BASE_URL, R3BENCH_JUDGE_MODEL,
 R3BENCH_JUDGE_API_KEY (falls back to OPENAI_API_KEY). Works with OpenAI, `vllm serve` and llama.cpp's
@@ -375,20 +376,50 @@ class Judge:
     def verify_many(self, rows, workers: int | None = None) -> list[StepVerdict]:
         """Concurrent verification of {question, solution, reference} rows; results in input order.
         At most `max_concurrency` requests are in flight, whatever `workers` is."""
-        rows = list(rows)
-        if not rows:
-            return []
-        with ThreadPoolExecutor(max_workers=min(len(rows), workers or self.max_concurrency)) as ex:
-            return list(ex.map(lambda r: self.verify(r.get("question", ""), r.get("solution", ""),
-                                                     r.get("reference", "")), rows))
+        items = [(r.get("question", ""), r.get("solution", ""), r.get("reference", "")) for r in rows]
+        return concurrently(self.verify, items, workers or self.max_concurrency)
 
 
-def judge_backend(question, solution, reference):
-    """`verify(..., backend="judge")`: a Judge configured from the environment."""
-    global _DEFAULT
-    if _DEFAULT is None:
-        _DEFAULT = Judge()
-    return _DEFAULT.verify(question, solution, reference)
+def concurrently(fn, items, workers: int) -> list:
+    """[fn(*item) for item in items], on up to `workers` threads (in order; sequential at 1 or for one
+    item). An exception of any call is raised here once the others are done (JudgeBudgetExceeded first
+    of all: the budget is checked before every request, so the other threads stop asking too)."""
+    items = list(items)
+    if workers <= 1 or len(items) <= 1:
+        return [fn(*it) for it in items]
+    with ThreadPoolExecutor(max_workers=min(len(items), workers)) as ex:
+        return list(ex.map(lambda it: fn(*it), items))
 
 
 _DEFAULT: Judge | None = None
+_DEFAULT_LOCK = threading.Lock()
+
+
+def configure(**kw) -> Judge:
+    """Make the judge that `verify(..., backend="judge")` uses from Judge's keyword arguments (the ones
+    not given come from R3BENCH_JUDGE_* as in Judge()), and return it. The trainers call it with their
+    config's judge_* fields; the API key stays in the environment.
+
+        configure(base_url="http://127.0.0.1:8080/v1", model="qwen", max_concurrency=8, max_cost_usd=5.0)
+    """
+    global _DEFAULT
+    j = Judge(**kw)
+    with _DEFAULT_LOCK:
+        _DEFAULT = j
+    return j
+
+
+def default_judge(create: bool = True) -> Judge | None:
+    """The judge of `verify(..., backend="judge")`: the configured one, else one from the environment
+    (made once, on first use, whatever the number of threads asking). With create=False: None when
+    there is none yet (a record of a run reads it without making one)."""
+    global _DEFAULT
+    with _DEFAULT_LOCK:
+        if _DEFAULT is None and create:
+            _DEFAULT = Judge()
+        return _DEFAULT
+
+
+def judge_backend(question, solution, reference):
+    """`verify(..., backend="judge")`: default_judge().verify."""
+    return default_judge().verify(question, solution, reference)

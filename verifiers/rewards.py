@@ -56,6 +56,7 @@ from verifiers import answer as _answer
 from verifiers.answer import canonical
 from verifiers.config import CheckConfig
 from verifiers.extract import extract_answer
+from verifiers.judge import JudgeBudgetExceeded, concurrently
 from verifiers.seventag import parse
 from verifiers.stepformat import boxed_all, format_error, same_answer
 from verifiers.units import get_ureg
@@ -395,6 +396,7 @@ class RewardFunc(abc.ABC):
         self.last_reasons: list[str] = []
         self.last_results: list[RewardResult] = []
         self.invalid_count = 0  # completions that got None (no verdict), over the adapter's life
+        self.workers = 1  # completions scored at once (threads): >1 for a verifier that waits on a server
 
     def __repr__(self):
         return f"<{type(self).__name__} {self.__name__}>"
@@ -424,37 +426,40 @@ class RewardFunc(abc.ABC):
         prompts = list(prompts) if prompts is not None else [None] * n
         if len(prompts) != n:
             prompts = (prompts * n)[:n] if len(prompts) == 1 else [None] * n
-        results: list[RewardResult] = []
-        for comp, prompt, row in zip(completions, prompts, rows):
-            text = completion_text(comp)
-            ok = True  # the completion earned what it got (a failure of the scoring says ok=False)
-            if text is None:
-                r, why = 0.0, f"no completion text ({type(comp).__name__})"
-            elif not text.strip():
-                r, why = 0.0, "empty completion"
-            elif len(text) > MAX_COMPLETION_CHARS:
-                r, why = 0.0, f"completion of {len(text)} characters, over {MAX_COMPLETION_CHARS}"
-            elif (many := _contradictory_boxes(text)):
-                r, why = 0.0, many
-            else:
-                try:
-                    got = self._score(text, prompt_text(prompt), row)
-                    if isinstance(got, RewardResult):
-                        r, ok, why = got.value, got.ok, got.reason
-                    else:
-                        r, why = got
-                    if r is None:  # no verdict: not a reward (TRL skips None)
-                        self.invalid_count += 1
-                    else:
-                        r = float(r)
-                        if not math.isfinite(r):
-                            r, why = 0.0, f"non-finite reward ({why})"
-                except Exception as e:  # noqa: BLE001 - see class docstring
-                    r, ok, why = 0.0, False, f"error: {type(e).__name__}: {str(e)[:120]}"
-            results.append(RewardResult(r, ok, why))
+        results = concurrently(self._one, zip(completions, prompts, rows), self.workers)
+        self.invalid_count += sum(res.value is None for res in results)
         self.last_results = results
         self.last_reasons = [res.reason for res in results]
         return [res.value for res in results]
+
+    def _one(self, comp, prompt, row) -> RewardResult:
+        """The RewardResult of one completion (thread-safe: __call__ may map it over `workers` threads)."""
+        text = completion_text(comp)
+        ok = True  # the completion earned what it got (a failure of the scoring says ok=False)
+        if text is None:
+            r, why = 0.0, f"no completion text ({type(comp).__name__})"
+        elif not text.strip():
+            r, why = 0.0, "empty completion"
+        elif len(text) > MAX_COMPLETION_CHARS:
+            r, why = 0.0, f"completion of {len(text)} characters, over {MAX_COMPLETION_CHARS}"
+        elif (many := _contradictory_boxes(text)):
+            r, why = 0.0, many
+        else:
+            try:
+                got = self._score(text, prompt_text(prompt), row)
+                if isinstance(got, RewardResult):
+                    r, ok, why = got.value, got.ok, got.reason
+                else:
+                    r, why = got
+                if r is not None:  # None = no verdict: not a reward (TRL skips None), counted by __call__
+                    r = float(r)
+                    if not math.isfinite(r):
+                        r, why = 0.0, f"non-finite reward ({why})"
+            except JudgeBudgetExceeded:  # not a completion's failure: the run stops and says why
+                raise
+            except Exception as e:  # noqa: BLE001 - see class docstring
+                r, ok, why = 0.0, False, f"error: {type(e).__name__}: {str(e)[:120]}"
+        return RewardResult(r, ok, why)
 
     @abc.abstractmethod
     def _score(self, text: str, question: str, row: dict) -> tuple[float, str] | RewardResult:
@@ -586,6 +591,8 @@ class _Position(RewardFunc):
                 res = step_reward(got)
                 return res if res.ok else RewardResult(None, False, res.reason)
             e, n = got
+        except JudgeBudgetExceeded:
+            raise
         except Exception as err:  # noqa: BLE001
             return RewardResult(0.0, False, f"verifier error: {type(err).__name__}: {str(err)[:120]}")
         try:  # an (e, n) pair: n must be the format's seven steps (the n of tags present paid truncation)

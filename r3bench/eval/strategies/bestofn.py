@@ -60,6 +60,12 @@ class BestOfNLM(StrategyLM):
             p.extra["repeat"] = j
             items += [(p, p.prompt, "", self._sampling(p.gen_kwargs, j * self.n + i)) for i in range(self.n)]
         texts = self.generate(items, f"{self.n} samples per problem")
+        scored = {}  # every problem's samples at once: the judge verifies them concurrently (Scorer.steps_many)
+        if self.scorer is not None:
+            keys = [(j, i) for j in range(len(problems)) for i in range(self.n) if texts[j * self.n + i] is not None]
+            rows = [{"question": problems[j].question, "solution": texts[j * self.n + i],
+                     "reference": problems[j].reference} for j, i in keys]
+            scored = dict(zip(keys, self.scorer.steps_many(rows)))
         for j, p in enumerate(problems):
             samples = texts[j * self.n:(j + 1) * self.n]
             cands = []
@@ -69,7 +75,7 @@ class BestOfNLM(StrategyLM):
                 e = {"round": i, "sample": i, "response": t, "gen_tokens": self.ntokens(t),
                      "answer": jsonable_key(answer_key(p.doc, t))}
                 if self.scorer is not None:
-                    s = self.scorer.steps(p.question, t, p.reference)
+                    s = scored[(j, i)]
                     e["step_scores"] = [round(x, 4) for x in s["scores"]]
                     e["score"] = self.scorer.aggregate(s["scores"], self.agg) if s["valid"] else None
                     e["verifier"] = s["explanation"][:300]

@@ -6,6 +6,7 @@ import os
 
 from r3bench.core import models
 from verifiers import seventag
+from verifiers.judge import default_judge
 from verifiers.psv import PSV
 from verifiers.steps import verify
 
@@ -46,7 +47,19 @@ class Scorer:
                 return {"scores": self.psv.step_scores(question, solution), "valid": True, "explanation": "psv"}
             except Exception as e:  # noqa: BLE001 - a verifier failure is recorded, not fatal
                 return {"scores": [], "valid": False, "explanation": f"psv error: {type(e).__name__}: {e}"[:300]}
-        v = verify(question, solution, reference, backend=self.kind)
+        return self._from_verdict(solution, verify(question, solution, reference, backend=self.kind))
+
+    def steps_many(self, rows) -> list[dict]:
+        """`steps` of each {question, solution, reference} row, in order. The judge verifies them
+        concurrently (verifiers.judge.Judge.verify_many: up to its max_concurrency requests in flight);
+        the other verifiers one by one. Raises JudgeBudgetExceeded only, once the judge's budget is spent."""
+        rows = list(rows)
+        if self.kind != "judge":
+            return [self.steps(r["question"], r["solution"], r["reference"]) for r in rows]
+        verdicts = default_judge().verify_many(rows)
+        return [self._from_verdict(r["solution"], v) for r, v in zip(rows, verdicts)]
+
+    def _from_verdict(self, solution: str, v) -> dict:
         if not v.valid:
             return {"scores": [], "valid": False, "explanation": v.explanation}
         pos = [seventag.TAGS.index(st.tag) + 1 for st in seventag.parse(solution or "").steps]

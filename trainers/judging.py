@@ -1,0 +1,94 @@
+"""The LLM judge in a training run (stepfix, GRPO with `verifier: judge`): its config fields, the
+judge they install, how many verdicts are asked at once, and what the step log and run.json say.
+
+    judge_base_url: http://127.0.0.1:8080/v1   # OpenAI, `vllm serve`, llama.cpp's server ...
+    judge_model: gpt-4o
+    judge_max_concurrency: 8                   # requests in flight at once (a micro-batch's y1 together)
+    judge_price_in: 2.5                        # dollars per million prompt tokens
+    judge_price_out: 10.0                      # ... and completion tokens
+    judge_max_cost_usd: 5.0                    # the budget: past it the run stops (status judge_budget_spent)
+
+The API key is read from the environment only (R3BENCH_JUDGE_API_KEY, else OPENAI_API_KEY), never
+from a config file that would be copied into run.json. Empty base_url / model: R3BENCH_JUDGE_BASE_URL
+/ R3BENCH_JUDGE_MODEL, else OpenAI's gpt-4o (verifiers.judge.Judge).
+
+Accounting is per process: under torchrun each rank has its own judge, budget and counts (run.json
+holds rank 0's).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from trainers.common import ConfigError, option
+from verifiers import judge as judge_mod
+
+
+@dataclass
+class JudgeFields:
+    """The config fields of the LLM judge (a Config mixin, as generation.VllmFields)."""
+
+    judge_base_url: str = option("", "verifier judge: the OpenAI-compatible endpoint (.../v1); empty = "
+                                 "$R3BENCH_JUDGE_BASE_URL, else OpenAI. The API key: $R3BENCH_JUDGE_API_KEY or "
+                                 "$OPENAI_API_KEY only")
+    judge_model: str = option("", "verifier judge: the model name the endpoint serves; empty = $R3BENCH_JUDGE_MODEL, "
+                              "else gpt-4o")
+    judge_max_concurrency: int = option(8, "verifier judge: requests in flight at once (the samples of a batch "
+                                        "are verified together)")
+    judge_price_in: float = option(0.0, "verifier judge: dollars per million prompt tokens (0: cost not tracked)")
+    judge_price_out: float = option(0.0, "verifier judge: dollars per million completion tokens")
+    judge_max_cost_usd: float = option(0.0, "verifier judge: stop the run cleanly once this many dollars are "
+                                       "spent (0 = no limit)")
+    judge_max_tokens: int = option(0, "verifier judge: stop the run cleanly once this many tokens are spent "
+                                   "(0 = no limit)")
+
+    def check_judge(self) -> None:
+        url = self.judge_base_url.strip()
+        if url and not url.startswith(("http://", "https://")):
+            raise ConfigError(f"judge_base_url must be an http(s):// URL (.../v1), got {url!r}")
+        if self.judge_max_concurrency < 1:
+            raise ConfigError(f"judge_max_concurrency must be >= 1, got {self.judge_max_concurrency}")
+        for name in ("judge_price_in", "judge_price_out", "judge_max_cost_usd", "judge_max_tokens"):
+            if getattr(self, name) < 0:
+                raise ConfigError(f"{name} must be >= 0, got {getattr(self, name)}")
+        if self.judge_max_cost_usd and not (self.judge_price_in or self.judge_price_out):
+            raise ConfigError("judge_max_cost_usd needs judge_price_in / judge_price_out (the cost is counted "
+                              "from them); or budget tokens with judge_max_tokens")
+
+
+def uses_judge(cfg) -> bool:
+    return getattr(cfg, "verifier", None) == "judge"
+
+
+def install(cfg):
+    """The judge of cfg's judge_* fields as the default of `verify(..., backend="judge")`; None when the
+    run's verifier is not the judge."""
+    if not uses_judge(cfg):
+        return None
+    return judge_mod.configure(base_url=cfg.judge_base_url.strip() or None, model=cfg.judge_model.strip() or None,
+                               max_concurrency=cfg.judge_max_concurrency, price_in=cfg.judge_price_in,
+                               price_out=cfg.judge_price_out, max_cost_usd=cfg.judge_max_cost_usd or None,
+                               max_tokens=cfg.judge_max_tokens or None)
+
+
+def workers(cfg) -> int:
+    """Samples verified at once: the judge's concurrency for the judge (it waits on a server), else 1
+    (the symbolic and PSV verifiers are CPU/GPU-bound in this process)."""
+    return judge_mod.default_judge().max_concurrency if uses_judge(cfg) else 1
+
+
+def step_logs(cfg) -> dict:
+    """The judge's running totals for a training log: judge_requests, judge_dropped, judge_tokens,
+    judge_cost_usd ({} when the verifier is not the judge)."""
+    j = judge_mod.default_judge(create=False) if uses_judge(cfg) else None
+    if j is None:
+        return {}
+    s = j.stats()
+    return {"judge_requests": s["requests"], "judge_dropped": s["dropped_total"],
+            "judge_tokens": s["prompt_tokens"] + s["completion_tokens"], "judge_cost_usd": s["cost_usd"]}
+
+
+def run_record(cfg) -> dict:
+    """{"judge": Judge.stats()} for run.json ({} when the verifier is not the judge, or no judge was made:
+    a run that failed before it built one)."""
+    j = judge_mod.default_judge(create=False) if uses_judge(cfg) else None
+    return {"judge": j.stats()} if j is not None else {}
