@@ -120,6 +120,19 @@ def test_sft_trains(tiny, data, tmp_path):
     res = sft.train(common.make(sft.Config, **base_kw(tiny, data, tmp_path)), extra_callbacks=[snap])
     check_trained(snap, tmp_path)
     assert res["lm_eval_model_args"] == f"pretrained={tiny},peft={tmp_path / 'final'}"
+    # the run's own card, not transformers' boilerplate ("fine-tuned version of [None]", issue 37)
+    card = (tmp_path / "README.md").read_text()
+    assert "[None]" not in card and "trainers.sft" in card and tiny in card
+    assert f"peft={tmp_path / 'final'}" in card and "--output_path" in card and "--log_samples" in card
+
+
+def test_a_run_shorter_than_its_warmup_gets_none(tiny, data, tmp_path):
+    """max_steps 2 with warmup_steps 5 ran every step at learning rate 0 or lr/5 (issue 37)."""
+    cfg = common.make(sft.Config, **base_kw(tiny, data, tmp_path, max_steps=2, warmup_steps=5))
+    with pytest.warns(RuntimeWarning, match="no warm-up"):
+        assert common.training_args_kwargs(cfg)["warmup_steps"] == 0
+    cfg = common.make(sft.Config, **base_kw(tiny, data, tmp_path, max_steps=60, warmup_steps=5))
+    assert common.training_args_kwargs(cfg)["warmup_steps"] == 5
 
 
 @pytest.mark.slow

@@ -525,12 +525,26 @@ def apply_mmap_threshold(nbytes: int) -> int:
     return 0
 
 
+def warmup_steps(cfg) -> int:
+    """The warm-up the run gets: cfg.warmup_steps, or none when the run is not longer than its warm-up.
+
+    HF's linear warm-up gives step k the rate lr * k / warmup_steps, starting at 0: with max_steps 2 and
+    warmup_steps 5 every step ran at 0 or a fifth of the rate (a short check run learnt nothing). Such a
+    run gets no warm-up, and a warning says so."""
+    w = int(cfg.warmup_steps or 0)
+    if w > 0 and 0 < cfg.max_steps <= w:
+        warnings.warn(f"warmup_steps {w} >= max_steps {cfg.max_steps}: this run gets no warm-up (a warm-up "
+                      "as long as the run keeps the learning rate near 0 throughout)", RuntimeWarning)
+        return 0
+    return w
+
+
 def training_args_kwargs(cfg) -> dict:
     """Keyword arguments shared by TrainingArguments and TRL's configs."""
     return dict(
         output_dir=cfg.output_dir, seed=cfg.seed, max_steps=cfg.max_steps, learning_rate=cfg.learning_rate,
         per_device_train_batch_size=cfg.batch_size, gradient_accumulation_steps=cfg.grad_accum,
-        warmup_steps=cfg.warmup_steps, lr_scheduler_type=cfg.lr_scheduler, weight_decay=cfg.weight_decay,
+        warmup_steps=warmup_steps(cfg), lr_scheduler_type=cfg.lr_scheduler, weight_decay=cfg.weight_decay,
         max_grad_norm=cfg.max_grad_norm, save_strategy="steps", save_steps=cfg.save_steps,
         save_total_limit=cfg.save_total_limit, logging_steps=cfg.logging_steps, logging_first_step=True,
         report_to=report_to(cfg), bf16=use_bf16(cfg), dataloader_num_workers=cfg.dataloader_num_workers,
@@ -1133,6 +1147,8 @@ def run_training(cfg, build: Callable, **build_kw):
         if not cfg.eval_tasks.strip() and type(cfg).scored_by_lm_eval and trainer.is_world_process_zero():
             print(no_eval_note(cfg, base, final), file=sys.stderr, flush=True)
         result.update(judging.run_record(cfg))
+        if trainer.is_world_process_zero():
+            write_model_card(cfg, base, result)
         status, extra = "finished", result
         return trainer, result
     except NonFiniteLoss as e:
@@ -1151,6 +1167,30 @@ def run_training(cfg, build: Callable, **build_kw):
         if status == "interrupted":
             extra.update(judging.run_record(cfg))
         write_run(cfg, status=status, **extra)
+
+
+def write_model_card(cfg, base: str, result: dict) -> Path:
+    """OUTPUT_DIR/README.md: what the run is, in place of the card transformers / TRL write there
+    ("fine-tuned version of [None]"): trainer, base model, data, steps, loss, and the command that scores it."""
+    out = Path(cfg.output_dir)
+    name = trainer_name(cfg)
+    data = getattr(cfg, "data", "") or "the procgen export made for the run (see run.json: data_file)"
+    lines = [f"# {out.name}: r3bench `trainers.{name}` run", "",
+             f"- base model: `{base}`" + (f" (start adapter `{cfg.init_adapter}`)" if getattr(cfg, "init_adapter", "")
+                                           else ""),
+             f"- method: {name}, {'LoRA r=' + str(cfg.lora_r) if cfg.lora else 'full fine-tuning'}, "
+             f"{result.get('global_step')} optimizer steps of batch {cfg.batch_size} x accumulation {cfg.grad_accum}, "
+             f"learning rate {cfg.learning_rate}",
+             f"- data: {data}",
+             f"- training loss: {result.get('train_loss')} ({result.get('train_loss_covers')})",
+             f"- the model: `{result.get('adapter')}`; run record: `run.json`; step log: `metrics.jsonl`", "",
+             "Score it (lm-eval with r3bench's tasks; on a CPU keep a limit):", "", "```bash",
+             f"lm_eval --model hf --model_args {result.get('lm_eval_model_args')} --tasks r3_procgen "
+             f"--apply_chat_template --device cpu --batch_size 8 --limit 5 --output_path {out / 'lm_eval'} --log_samples",
+             "```", ""]
+    path = out / "README.md"
+    path.write_text("\n".join(lines))
+    return path
 
 
 def judge_budget_stop(trainer, cfg) -> dict:
