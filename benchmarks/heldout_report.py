@@ -5,11 +5,11 @@
 The sets in benchmarks/heldout/ were written by people who had not read the checker or verifier code,
 committed before the fixes, and are scored once, at the end (see benchmarks/heldout/README.md):
 
-- answers_r2.jsonl      {id, pred, ref, kind, label, category, note}: checker accuracy, false positives
+- answers_*.jsonl       {id, pred, ref, kind, label, category, note}: checker accuracy, false positives
                         and false negatives, per category;
-- solutions_r2.jsonl    {id, question, reference, solution, first_error, error_class, style}: correct
+- solutions_*.jsonl     {id, question, reference, solution, first_error, error_class, style}: correct
                         solutions kept, first error exact, ProcessBench F1 (verifiers.steps.report);
-- real_answers_graded.jsonl / real_solutions_graded.jsonl  {key, label | first_error, error_class, reason}:
+- real_answers_graded*.jsonl / real_solutions_graded*.jsonl  {key, label | first_error, error_class, reason}:
                         real model outputs from results/learning/samples graded by hand. Only the key
                         (sample file # doc_id) and the grade are committed; the question, options, gold
                         and reference are read again from the data directory and procgen, and the
@@ -65,10 +65,16 @@ def read_jsonl(path: Path) -> list[dict]:
     return rows
 
 
+def option_map(options) -> dict | None:
+    """A multiple-choice item's options as the checker takes them: {"A": text, "B": text, ...}."""
+    return {chr(ord("A") + i): str(o) for i, o in enumerate(options[:26])} if options else None
+
+
 def _check(pred, ref, kind, cfg=CheckConfig(), options=None):
-    """check(), passing options where the checker takes them (the MCQ option texts)."""
+    """check(), passing the options (as a letter -> text mapping, as the lm-eval tasks do) where the
+    checker takes them; a checker from before the `options` keyword gets none."""
     if options and "options" in inspect.signature(check).parameters:
-        return check(pred, ref, kind=kind, cfg=cfg, options=tuple(options))
+        return check(pred, ref, kind=kind, cfg=cfg, options=option_map(options))
     return check(pred, ref, kind=kind, cfg=cfg)
 
 
@@ -152,16 +158,17 @@ def resolve_real(graded: list[dict], data_dir: Path, solutions: bool) -> list[di
     for g in graded:
         s = _sample(g["key"], cache)
         r = recs[s["id"]]
-        gold = r.answer if r.benchmark != "procgen" else f"{r.answer} {r.unit or ''}".strip()
+        gold = r.answer  # as the lm-eval tasks score it (a procgen answer carries its unit: "754 m")
         if solutions:
             rows.append({"key": g["key"], "question": r.question, "reference": r.solution,
                          "solution": s["response"], "first_error": g["first_error"],
                          "error_class": g["error_class"], "style": s.get("template", "?"),
                          "reason": g.get("reason")})
         else:
+            opts = list(r.options) if r.answer_kind in ("mcq", "mcq_multi") else []
             rows.append({"key": g["key"], "pred": s["response"], "ref": gold, "kind": r.answer_kind,
                          "label": g["label"], "category": f"{r.benchmark}/{r.answer_kind}",
-                         "options": list(r.options), "benchmark": r.benchmark})
+                         "options": opts, "benchmark": r.benchmark})
     return rows
 
 
@@ -208,21 +215,17 @@ def main(argv=None) -> int:
     import os
     data_dir = a.data_dir or Path(os.environ.get("R3BENCH_DATA_DIR") or ROOT.parent / "shared" / "data")
     res = {}
-    f = a.heldout / "answers_r2.jsonl"
-    if f.exists():
-        res["answers_r2"] = score_answers(read_jsonl(f))
-    f = a.heldout / "solutions_r2.jsonl"
-    if f.exists():
-        res["solutions_r2"] = score_solutions(read_jsonl(f))
-    f = a.heldout / "real_answers_graded.jsonl"
-    if f.exists():
+    for f in sorted(a.heldout.glob("answers_*.jsonl")):
+        res[f.stem] = score_answers(read_jsonl(f))
+    for f in sorted(a.heldout.glob("solutions_*.jsonl")):
+        res[f.stem] = score_solutions(read_jsonl(f))
+    for f in sorted(a.heldout.glob("real_answers_graded*.jsonl")):
         rows = resolve_real(read_jsonl(f), data_dir, solutions=False)
-        res["real_answers"] = score_answers(
+        res[f.stem] = score_answers(
             rows, cfg_of=lambda r: JEE if r["benchmark"] == "jeebench" and r["kind"] in ("integer", "numeric")
             else CheckConfig(), options_of=lambda r: r["options"])
-    f = a.heldout / "real_solutions_graded.jsonl"
-    if f.exists():
-        res["real_solutions"] = score_solutions(resolve_real(read_jsonl(f), data_dir, solutions=True))
+    for f in sorted(a.heldout.glob("real_solutions_graded*.jsonl")):
+        res[f.stem] = score_solutions(resolve_real(read_jsonl(f), data_dir, solutions=True))
     a.out.mkdir(parents=True, exist_ok=True)
     (a.out / "results.json").write_text(json.dumps(res, indent=1, default=str) + "\n")
     (a.out / "summary.md").write_text(summary_md(res))

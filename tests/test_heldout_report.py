@@ -64,3 +64,24 @@ def test_main_writes_summary(hr, shared_data, tmp_path):
     res = json.loads((out / "results.json").read_text())
     assert res["answers_r2"]["right"]["k"] == 1
     assert (out / "summary.md").read_text().startswith("# Held-out sets")
+
+
+def test_real_answers_are_scored_as_the_tasks_score_them(hr, shared_data, tmp_path):
+    """Two bugs of the first scoring: a procgen gold got its unit twice ("754 m m", read as m^2) and
+    the MCQ options went to the checker as a tuple, which it refuses (it takes {letter: text})."""
+    from r3bench.eval import data, procgen_data
+
+    t1 = {r.id: r for r in procgen_data.records(1)}
+    s = next(x for x in hr.read_jsonl(hr.SAMPLES / "sft__s0__t1.jsonl") if str(x["acc"]) in ("1.0", "1"))
+    key = f"sft__s0__t1#{s['doc_id']}"
+    mm = data.LOADERS["mmlu_college"](shared_data)
+    graded = [{"key": key, "label": True}]
+    rows = hr.resolve_real(graded, shared_data, solutions=False)
+    assert rows[0]["ref"] == t1[s["id"]].answer and rows[0]["ref"].count(t1[s["id"]].unit) == 1
+    assert hr.score_answers(rows)["right"]["k"] == 1  # the study scored it right; so must the report
+    assert hr.option_map(["1 N", "2 N"]) == {"A": "1 N", "B": "2 N"}
+    # an MCQ item: the right letter with its own option's text is right once the options are a mapping
+    opts = list(mm[0].options)
+    row = {"pred": f"The answer is ({mm[0].answer}) {opts[ord(mm[0].answer) - 65]}", "ref": mm[0].answer,
+           "kind": "mcq", "label": True, "options": opts}
+    assert hr.score_answers([row], options_of=lambda r: r["options"])["right"]["k"] == 1
