@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from verifiers import safeexpr, symbolic, worker
 from verifiers.config import CheckConfig
-from verifiers.extract import (NUMBER_WORD, collapse_space, extract_boxed, last_boxed, letters_in, number_words,
+from verifiers.extract import (_CORRECTION, _prepare, _statements, NUMBER_WORD, collapse_space, extract_boxed, last_boxed, letters_in, number_words,
                                read_answer, read_letters)
 from verifiers.units import get_ureg, to_absolute
 
@@ -136,6 +136,8 @@ def _unit_spellings(s: str) -> str:
     s = re.sub(r"(?<=\d)\s?G(?=\s*$|[\s.,;)])", " gauss_si", s)
     s = re.sub(r"\bAU\b", "astronomical_unit", s)
     s = re.sub(r"\blight[- ]years?\b", "light_year", s)
+    # "kg/m3", "g/cm3", "0.25 m3": a length unit with a bare 2 or 3 is its square or cube
+    s = re.sub(r"(?<![\w.])((?:[kcmµu]?m))([23])(?![\w.^*])", r"\1**(\2)", s)
     s = re.sub(r"\bmins\b", "min", s)
     s = re.sub(r"\bsecs?\b", "s", s)
     return re.sub(r"\bhrs\b", "h", s)
@@ -629,14 +631,22 @@ _NEG_BEFORE = re.compile(
     + r"(?![\w.]*\d)", re.I)
 _NEG_AFTER = re.compile(
     _NUMBER_RX + _UNIT_RX + r" (?:is|are|was|would be|seems) (?:not (?:possible|correct|right|valid|allowed|physical"
-    r"|the answer)|wrong|incorrect|impossible|invalid|unphysical|rejected|ruled out|excluded|discarded)\b", re.I)
+    r"|the\b)|wrong|incorrect|impossible|invalid|unphysical|rejected|ruled out|excluded|discarded)\b", re.I)
+
+
+# a value the output says it had first and then replaced: "at first I got 8.1 m/s, but ...", "3.2 m at first"
+_SUPERSEDED = re.compile(
+    r"\b(?:at first|initially|originally)\b,?(?: I| we)?(?: (?:found|got|had|obtained|computed|calculated|wrote))? "
+    r"(?:that )?(?:it (?:was|is) )?" + _NUMBER_RX + _UNIT_RX + r"(?![\w.]*\d)"
+    r"|" + _NUMBER_RX + _UNIT_RX + r" (?:at first|initially|originally)\b", re.I)
 
 
 def _drop_negated(a: str):
     """The answer with its rejected values cut out ("30, not 25" -> "30, ;"), and whether any was."""
+    a, k = _SUPERSEDED.subn(" ; ", a)
     out, n = _NEG_AFTER.subn(" ; ", a)
     out, m = _NEG_BEFORE.subn(" ; ", out)
-    return out, bool(n or m)
+    return out, bool(n or m or k)
 
 
 _UNIT_TAIL = re.compile(r"(?:\\(?:text|mathrm|rm|textrm|mbox|unit|si)\s?\{[^{}]*\}\s?)+$")
@@ -734,6 +744,9 @@ _OPERAND_BEFORE = re.compile(r"(?:(?:\b[A-Za-z]|\d|[)}])\s?[-+]|[/*^÷(]|\*\*|\\
 _OPERAND_AFTER = re.compile(r"\s?(?:[/^÷!(‰]|\*(?!\s?10\b)|\\(?!,|;|:| |text|mathrm|rm|quad|qquad)|[A-Za-z]\s?[/*^(]|[-+]\s?[\d(\\A-Za-z])")
 
 
+_LABEL_BEFORE = re.compile(r"(?i)\b(?:step|part|eq\.|equation|question|problem|case|example|fig\.|figure|item)\s?#?$")
+
+
 def _last_number(a: str):
     """(value, unit|None) of the last number written in a sentence; a reason string when that number is
     part of an expression or a list; None when there is no number."""
@@ -744,6 +757,8 @@ def _last_number(a: str):
     if not spans:
         return None
     v, end, start = spans[-1]
+    if _LABEL_BEFORE.search(t[max(0, start - 16):start]):
+        return "a step, part or equation number is a label, not a value"
     rest = t[end:].strip().lstrip("*").strip() if not t[end:].lstrip().startswith("**") else t[end:].strip()
     word = rest.split(" ")[0] if rest else ""
     word = word if word and _unit_ok(word) else word.rstrip(".,;:)")
@@ -868,6 +883,37 @@ def _check_symbolic(a, ref, kind, cfg):
     return _v(r["ok"], kind, cfg, r["why"], r.get("pc"), r.get("rc"))
 
 
+_FINALLY = re.compile(r"(?i)\bfinally\b|\bin the end\b")  # "... and finally \\boxed{8}": the last one is chosen
+
+
+def _conflicting_commit(pred: str, a: str, end: int, cfg):
+    """Two committed statements (a box, the final-answer tag, "Final answer:", "The answer is") whose
+    values disagree, with no correction cue between them: the output never commits to one value
+    ("\\boxed{5 m/s} ... The answer is 7 m/s"). The same value restated ("1500 J", "1.5 kJ") agrees."""
+    body = _prepare(pred)
+    st = [x for x in _statements(body) if x[3] in ("tag", "box", "sentence") and x[1] <= end]
+    if len(st) < 2:
+        return None
+    last_start = st[-1][0]
+    for s, e, ans, src in st[:-1]:
+        _tick()
+        if src == "box" and re.search(r"[\d=]", body[e:last_start]):
+            continue  # a boxed intermediate result, with working after it, is no commitment
+        if not ans or ans == a or e > last_start or _CORRECTION.search(body, e, last_start) \
+                or _FINALLY.search(body, e, last_start):
+            continue
+        try:
+            _parse_num(ans)
+            vo = _check(ans, a, "numeric", cfg)
+        except _Timeout:
+            raise
+        except Exception:  # noqa: BLE001 - a statement that is no value cannot disagree
+            continue
+        if not vo.equivalent and "mismatch" in vo.reason:
+            return f"two committed answers disagree ({ans[:40]!r} and {a[:40]!r})"
+    return None
+
+
 def _check(pred, ref, kind, cfg, options=None):
     ref = str(ref)
     if "\\boxed" in ref or "\\fbox" in ref:  # a reference written as a solution line
@@ -885,6 +931,11 @@ def _check(pred, ref, kind, cfg, options=None):
         return _v(False, kind, cfg, "input too long")
     if r.refused:
         return _v(False, kind, cfg, f"pred refused: {r.refused}", a, ref)
+    if kind in ("numeric", "integer") and r.source in ("tag", "box", "sentence") and isinstance(pred, str):
+        why = _conflicting_commit(pred, a, r.end, cfg)
+        _CLOCK.answer = a
+        if why:
+            return _v(False, kind, cfg, f"pred refused: {why}", a, ref)
     tup = _tuple_parts(ref)
     if tup is not None and kind != "symbolic":
         return _check_tuple(a, tup, kind, cfg)
@@ -919,6 +970,9 @@ def _check(pred, ref, kind, cfg, options=None):
         # an exact 0 matches only a gold that is zero within its own declared precision, and a gold
         # written with a nonzero digit is not (always answering 0 would score on every 1e-19 gold)
         return _v(False, kind, cfg, "an exact zero against a nonzero reference", repr(pv), repr(rv))
+    if rv == 0 and pv != 0 and kind != "integer":
+        # a zero gold is matched by zero only: "3e-18 J" is a nonzero value, however small
+        return _v(False, kind, cfg, "a nonzero value against a zero reference", repr(pv), repr(rv))
     if kind == "integer":
         ok = close(pv, rv, cfg) if cfg.mode != "default" else abs(pv - rv) < cfg.int_tol
         return _v(ok, kind, cfg, "integer match" if ok else "integer mismatch", repr(pv), repr(rv))

@@ -153,7 +153,7 @@ _ANSWER_IS = re.compile(r"(?:final\s?answer|the\s?answer|answer)\s?(?:is(?![\w'â
 _BOLD_ANSWER = re.compile(r"\*\*\s?(?:final\s)?answer\s?:?\s?\*\*\s?:?\s?(.+)", re.I)
 # a correction of what was stated before: the value stated after it replaces the earlier answer
 _CORRECTION = re.compile(
-    r"\b(?:actually|wait|oops|correction|on second thought|let me reconsider|reconsider(?:ing)?|scratch that"
+    r"\b(?:actually|wait|oops|correction|corrected|i forgot|i missed|on second thought|let me reconsider|reconsider(?:ing)?|scratch that"
     r"|i made an? (?:error|mistake)|that(?:'s| is| was) (?:wrong|incorrect|a mistake)|i was wrong|no,? wait"
     r"|let me (?:redo|correct|recompute|recalculate)|instead)\b", re.I)
 # a value stated after the committed answer as another possibility
@@ -247,7 +247,8 @@ def _statements(text: str) -> list:
     st = []
     for m in _TAG_RE.finditer(text):
         inner = m.group(1)
-        b = extract_boxed(inner)
+        bx = _boxes(inner)  # "\\boxed{3} or \\boxed{4}" in the tag is one statement, "3 or 4"
+        b = bx[-1][2] if bx else None
         st.append((m.start(), m.end(), _clean(b if b is not None else inner), "tag"))
     for s, e, c in _boxes(text):
         if not any(ts <= s < te for ts, te, _, src in st if src == "tag"):
