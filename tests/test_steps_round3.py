@@ -87,3 +87,18 @@ def test_a_looser_step_1_still_catches_later_errors():
     taut = sol.replace("v = sqrt(2*g*h)", "v = v")
     v = verify(Q_FALL, taut, REF_FALL)
     assert v.first_error in (3,) and v.error_class == "CM", v
+
+
+@pytest.mark.parametrize("eq,sub", [
+    ("I = |V|/R", "I = |9.0|/3.0"),
+    ("I = \\left|V\\right| / R", "I = \\left|9.0\\right| / 3.0"),
+    ("I = \\lvert V \\rvert / R", "I = \\lvert 9.0 \\rvert / 3.0"),
+])
+def test_absolute_value_bars_are_read(eq, sub):
+    """A magnitude written with bars (|q1 q2|, \\left| ... \\right|) was 'unexpected character |' at step 3."""
+    sol = REF_OHM.replace("I = V/R", eq).replace("I = 9.0/3.0", sub)
+    v = verify(Q_OHM, sol, REF_OHM)
+    assert v.valid and v.first_error == 0, v
+    wrong = sol.replace("/R", "*R").replace("/ R", "* R").replace("/3.0", "*3.0").replace("/ 3.0", "* 3.0")
+    v = verify(Q_OHM, wrong, REF_OHM)
+    assert v.valid and v.first_error in (2, 3) and v.error_class == "CM", v
