@@ -46,6 +46,7 @@ def dimension_ok(rhs: str, lhs: str, units: dict) -> bool | None:
         return None
     fn = {k: getattr(np, {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "ln": "log"}.get(k, k))
           for k in P.FUNCS if k != "abs"}
+    fn["abs"] = abs  # a magnitude |x| keeps the dimension of x
     try:
         with np.errstate(all="ignore"):
             val = P.evaluate_objects(rhs, q, fn)

@@ -104,6 +104,13 @@ def expr_text(s: str) -> str:
     s = _DELTA.sub(r"Delta_\1", _HALF.sub("_half", s)).translate(_UGREEK)
     s = _DEG.sub(r"(\1*pi/180)", s)  # 30° inside an expression: radians, as sin/cos expect
     s = re.sub(r"\\(?:left|right|big|Big|displaystyle)\b", "", s)
+    # a magnitude written with bars: |x|, \left| x \right|, \lvert x \rvert -> abs(x) (innermost pair first)
+    s = re.sub(r"\\[lr]?vert\b|\\\|", "|", s)
+    for _ in range(4):
+        t = re.sub(r"\|([^|]+)\|", r" abs(\1) ", s)
+        if t == s:
+            break
+        s = t
     s = re.sub(r"\\[,;:!]|\\quad|\\qquad|~", " ", s)
     s = re.sub(r"\\(?:mathrm|text|textrm|rm|mathit|operatorname)\s*\{([^{}]*)\}", r"\1", s)
     s = re.sub(r"\\cdot|\\times|×|·|⋅", "*", s)

@@ -113,30 +113,151 @@ def _ref_target(ref) -> str | None:
     return m.group(1) if m else None
 
 
+# --- step 1: what the analysis says is asked ---------------------------------------------------------
+# A careful grader reads the phrase that states the asked quantity ('Find the speed v', 'We need the time
+# of flight', 'the quantity sought is ...', 'Unknown: t', 'The tension in the string is asked') and
+# books a miscomprehension only when that phrase clearly names a DIFFERENT quantity: a quantity word of
+# another dimension (the acceleration where a distance is asked, the frequency for a period), a
+# contrasting qualifier (absolute for gauge pressure), or a symbol that the reference uses for another
+# quantity it computes. An analysis that is silent or ambiguous about the asked quantity is no error.
+
+# quantity words -> a unit of their dimension (compared with the reference target's unit by pint)
+_KIND = {
+    "speed": "m/s", "velocity": "m/s", "fast": "m/s",
+    "time": "s", "duration": "s", "long": "s", "period": "s", "interval": "s", "delay": "s",
+    "distance": "m", "displacement": "m", "height": "m", "high": "m", "far": "m", "length": "m", "range": "m",
+    "wavelength": "m", "depth": "m", "deep": "m", "radius": "m", "diameter": "m", "separation": "m",
+    "position": "m", "elongation": "m", "extension": "m", "compression": "m", "amplitude": "m",
+    "acceleration": "m/s^2", "deceleration": "m/s^2",
+    "force": "N", "tension": "N", "weight": "N", "upthrust": "N", "thrust": "N", "friction": "N", "push": "N",
+    "pull": "N", "lift": "N", "drag": "N",
+    "energy": "J", "work": "J", "heat": "J",
+    "power": "W", "pressure": "Pa", "stress": "Pa",
+    "current": "A", "voltage": "V", "emf": "V", "potential": "V",
+    "charge": "C", "frequency": "Hz", "mass": "kg", "momentum": "kg*m/s", "impulse": "kg*m/s",
+    "resistance": "ohm", "capacitance": "F", "inductance": "H", "density": "kg/m^3", "temperature": "K",
+    "magnification": "", "efficiency": "", "index": "", "coefficient": "", "ratio": "",
+    "angle": "rad", "torque": "N*m", "flux": "Wb", "field": None,  # 'field' alone: electric or magnetic
+}
+_HOW = {"far": "far", "fast": "fast", "long": "long", "high": "high", "deep": "deep",
+        "much heat": "heat", "much energy": "energy", "much work": "work", "much charge": "charge",
+        "much time": "time", "much force": "force", "much power": "power", "much current": "current"}
+_CONTRAST = [("gauge", "absolute"), ("horizontal", "vertical"), ("initial", "final"), ("maximum", "minimum"),
+             ("kinetic", "potential"), ("linear", "angular"), ("average", "instantaneous"),
+             ("image", "object"), ("incidence", "refraction")]
+_FILLER = {"the", "a", "an", "its", "their", "his", "her", "magnitude", "size", "value", "amount", "strength",
+           "total", "net", "mean", "resulting", "resultant", "required", "of", "for",
+           "quantity", "unknown", "asked", "sought", "is", "to", "be", "found", "determine", "this", "that"}
+_STOP = {"a", "an", "the", "of", "in", "at", "on", "is", "to", "by", "and", "or", "as", "for", "it", "be", "if"}
+_SUBS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+_CUE = re.compile(
+    r"(?:\b(?:find|finding|determine|determining|calculate|calculating|compute|computing|obtain|evaluate"
+    r"|estimate|need|needs|want|wants|wanted|require|requires|seek|seeks|looking\s+for|asked\s+for|asks\s+for"
+    r"|ask\s+for|asks\s+about|asked\s+about|asks|asked|question\s+is|goal\s+is|aim\s+is|target\s+is"
+    r"|task\s+is|(?:quantity|unknown)\s+(?:sought|asked|required|wanted|needed)\s+is|sought\s+is)\b"
+    r"|\b(?:asked|unknown|find|target|goal|sought|required|wanted|to\s+find)\s*:)\s*", re.I)
+_PASSIVE = re.compile(r"^(.{2,120}?)\s+(?:is|are)\s+(?:asked|required|sought|wanted|needed|unknown"
+                      r"|to\s+be\s+(?:found|determined|calculated|computed))\b", re.I)
+
+
+def _ask_phrase(pa: str) -> str | None:
+    """The phrase that states the asked quantity, None when the analysis states none."""
+    text = P.symbol_text(pa).translate(_SUBS)
+    for sent in re.split(r"(?<=[.;!?\n])\s+", text):
+        sent = re.split(r"\b(?:given|known|data)\b\s*(?::|,|\s(?:are|is)\b)|\bwe\s+know\b|;", sent,
+                        maxsplit=1, flags=re.I)[0]
+        m = re.search(r"\bhow\s+(much\s+\w+|far|fast|long|high|deep)\b", sent, re.I)
+        c = _CUE.search(sent)
+        if m and (not c or m.start() <= c.end() + 12):
+            return _HOW.get(m.group(1).lower(), m.group(1).lower())
+        p = _PASSIVE.match(sent.strip())
+        if c and re.search(r"[A-Za-z]", sent[c.end():]):
+            return sent[c.end():]
+        if p and not re.fullmatch(r"(?:we|i|it|you|this|that|what)", p.group(1).strip(), re.I):
+            return p.group(1)
+    return None
+
+
+def _unit_dims(unit):
+    from verifiers.units import get_ureg
+    try:
+        return str(get_ureg()(unit or "dimensionless").dimensionality) if unit is not None else None
+    except Exception:  # noqa: BLE001 - an unknown unit: no dimension to compare
+        return None
+
+
+def _head(phrase: str) -> tuple[str | None, str | None, list[str]]:
+    """(first quantity word, the symbol written for the asked quantity, the name's words up to that
+    symbol): 'the speed at the top (v_t) of ...' -> ('speed', 'v_t', ['speed', 'top'])."""
+    # a number ends the name: what follows it is a given and its unit ('of a 0.50 kg ball')
+    toks = re.findall(r"(?<![\w.])\d[\d.]*(?:e-?\d+)?|\|?[A-Za-z][A-Za-z0-9_]*\|?|[(),=;:]", phrase)[:24]
+    words, sym, word, closed = [], None, None, False
+    for i, w in enumerate(toks):
+        lw = w.lower().strip("|")
+        if w in ("=", ";") or w[0].isdigit() or lw in ("given", "where", "using"):
+            break
+        prev, nxt = (toks[i - 1] if i else ""), (toks[i + 1] if i + 1 < len(toks) else "")
+        if _symbolish(w) and nxt != "=" and (
+                (prev == "(" and nxt == ")") or (prev.lower() in _KIND and not closed)
+                or (not words and all(t.lower() in _FILLER or t in "(,:" for t in toks[:i]))):
+            sym = w.strip("|")
+            break
+        if closed or w in "(),:":
+            closed = closed or w == ","
+            continue
+        if lw in ("from", "when", "if", "while", "after", "before", "that", "which", "so", "since", "because",
+                  "with", "assuming", "and", "by"):
+            closed = True
+            continue
+        if lw in _KIND and word is None:
+            word = lw
+        if lw not in _FILLER and lw not in _STOP:
+            words.append(lw)
+    return word, sym, words
+
+
+def _symbolish(w: str) -> bool:
+    w = w.strip("|")
+    return bool(re.fullmatch(r"[A-Za-z](?:_[A-Za-z0-9]+|\d{1,2}[A-Za-z]?)?|[A-Za-z]{1,3}_[A-Za-z0-9]+|[A-Z]{2,3}|(?:lambda|theta"
+                             r"|omega|rho|varepsilon|epsilon|phi|Phi|mu|sigma|tau|alpha|beta|gamma|Delta_\w+)\d?", w)) \
+        and w.lower() not in _STOP and w.lower() not in _KIND and w.lower() not in _FILLER
+
+
 def _check_target(sol, ref) -> str | None:
     tgt = _ref_target(ref)
     if not tgt:
         return None
-    pa = P.symbol_text(sol.get("problem_analysis").content)
-    clause = _asked_clause(pa)
-    names = _target_names(ref, tgt)
-    unknowns = re.split(r"\b(?:given|known|data)\b", pa, maxsplit=1, flags=re.I)[0]  # the text before the givens
-    if _sym_re(tgt).search(clause) or _sym_re(tgt).search(unknowns):
+    phrase = _ask_phrase(sol.get("problem_analysis").content)
+    if phrase is None:
+        return None  # silent about the asked quantity: nothing misread
+    word, sym, mine = _head(phrase)
+    if sym and _sym_re(tgt).fullmatch(sym):
         return None
-    # another quantity named as the asked one: '(v_t)' in parentheses, or a symbol the reference computes
-    others = {m.group(1) for m in re.finditer(r"\(\s*\$?([A-Za-z][A-Za-z_0-9]{0,8})\$?\s*\)", clause)}
-    ref_syms = {s for s, _, _ in _ref_eqs(ref) + P.equations(ref.get("calculation"))
-                + P.equations(ref.get("value_identification"))}
-    # a symbol in parentheses that the reference does not use is the asked quantity renamed ('the kinetic
-    # energy (E_k)' where the reference says K); only a quantity of the reference named instead is another one
-    others = {o for o in others if o in ref_syms} if any(re.search(rf"\b{re.escape(w)}", clause, re.I) for w in names) \
-        else others
-    others |= {s for s in ref_syms if s != tgt and _sym_re(s).search(clause)}
-    if others - {tgt}:
-        return f"problem_analysis takes {sorted(others - {tgt})[0]} for the asked quantity {tgt}"
-    if any(re.search(rf"\b{re.escape(w)}", clause, re.I) for w in names):
+    computed = {s for s, _, _ in _ref_eqs(ref) + P.equations(ref.get("calculation"))}
+    rvals = {s: u for s, _, u, _, _ in P.values(ref.get("calculation")) + P.values(ref.get("value_identification"))}
+    rphrase = _ask_phrase(ref.get("problem_analysis").content) if ref.get("problem_analysis") else None
+    rword, _, rwords = _head(rphrase) if rphrase else (None, None, [])
+    names = set(rwords) | _target_names(ref, tgt)
+    for w in list(names):
+        names.update(_SYN.get(w, ()))
+    if sym and (sym in computed or sym in rvals):
+        if word is None or _unit_dims(rvals.get(sym)) != _unit_dims(rvals.get(tgt)) or sym in computed:
+            return f"problem_analysis takes {sym} for the asked quantity {tgt}"
+    elif sym and names and [w for w in mine if w not in names]:
+        # a symbol of its own for a quantity named otherwise than the asked one: another quantity
+        return f"problem_analysis takes {' '.join(mine)} ({sym}) for the asked quantity {tgt}"
+    if word is None:
         return None
-    return f"problem_analysis does not say that {tgt} ({', '.join(sorted(names)) or 'the asked quantity'}) is asked"
+    tdims = _unit_dims(rvals.get(tgt)) if tgt in rvals else None
+    wdims = _unit_dims(_KIND.get(word))
+    want = {d for d in (tdims, _unit_dims(_KIND.get(rword)) if rword else None) if d}
+    if wdims and want and wdims not in want:
+        return f"problem_analysis asks for the {word} where the {rword or tgt} ({tgt}) is asked"
+    for a, b in _CONTRAST:
+        for x, y in ((a, b), (b, a)):
+            if x in names and y in mine and y not in names:
+                return f"problem_analysis asks for the {y} {word} where the {x} one ({tgt}) is asked"
+    return None
 
 
 _FORMULA = re.compile(r"([^:;,.]{1,40}?=[^;,]{1,60}?)(?:[.;,]\s|[.;,]?$)")
