@@ -52,6 +52,7 @@ from verifiers.psv import psv_backend
 from verifiers.stepcheck import check_arithmetic, dimension_ok, not_a_law, split_juxtaposed
 from verifiers.stepformat import boxed_all, format_error
 from verifiers.stepref import verify_reference_free
+from verifiers.units import get_ureg
 from verifiers.verdict import StepVerdict, at_step, invalid
 
 # StepVerdict is re-exported: `from verifiers.steps import StepVerdict, verify` is the front door's spelling
@@ -179,7 +180,6 @@ def _ask_phrase(pa: str) -> str | None:
 
 
 def _unit_dims(unit):
-    from verifiers.units import get_ureg
     try:
         return str(get_ureg()(unit or "dimensionless").dimensionality) if unit is not None else None
     except Exception:  # noqa: BLE001 - an unknown unit: no dimension to compare
