@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 from verifiers import safeexpr, symbolic, worker
 from verifiers.config import CheckConfig
-from verifiers.extract import (_CORRECTION, _prepare, _statements, NUMBER_WORD, collapse_space, extract_boxed, last_boxed, letters_in, number_words,
-                               read_answer, read_letters)
+from verifiers.extract import (CORRECTION, NUMBER_WORD, collapse_space, extract_boxed, last_boxed, letters_in, number_words, prepare,
+                               read_answer, read_letters, statements)
 from verifiers.units import get_ureg, to_absolute
 
 MAX_LEN = 2000
@@ -890,8 +890,8 @@ def _conflicting_commit(pred: str, a: str, end: int, cfg):
     """Two committed statements (a box, the final-answer tag, "Final answer:", "The answer is") whose
     values disagree, with no correction cue between them: the output never commits to one value
     ("\\boxed{5 m/s} ... The answer is 7 m/s"). The same value restated ("1500 J", "1.5 kJ") agrees."""
-    body = _prepare(pred)
-    st = [x for x in _statements(body) if x[3] in ("tag", "box", "sentence") and x[1] <= end]
+    body = prepare(pred)
+    st = [x for x in statements(body) if x[3] in ("tag", "box", "sentence") and x[1] <= end]
     if len(st) < 2:
         return None
     last_start = st[-1][0]
@@ -899,7 +899,7 @@ def _conflicting_commit(pred: str, a: str, end: int, cfg):
         _tick()
         if src == "box" and re.search(r"[\d=]", body[e:last_start]):
             continue  # a boxed intermediate result, with working after it, is no commitment
-        if not ans or ans == a or e > last_start or _CORRECTION.search(body, e, last_start) \
+        if not ans or ans == a or e > last_start or CORRECTION.search(body, e, last_start) \
                 or _FINALLY.search(body, e, last_start):
             continue
         try:

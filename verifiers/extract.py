@@ -152,7 +152,7 @@ def last_boxed(text: str):
 _ANSWER_IS = re.compile(r"(?:final\s?answer|the\s?answer|answer)\s?(?:is(?![\w'’])\s?:?|=|:)\s?\**\s?:?\s?", re.I)
 _BOLD_ANSWER = re.compile(r"\*\*\s?(?:final\s)?answer\s?:?\s?\*\*\s?:?\s?(.+)", re.I)
 # a correction of what was stated before: the value stated after it replaces the earlier answer
-_CORRECTION = re.compile(
+CORRECTION = re.compile(
     r"\b(?:actually|wait|oops|correction|corrected|i forgot|i missed|on second thought|let me reconsider|reconsider(?:ing)?|scratch that"
     r"|i made an? (?:error|mistake)|that(?:'s| is| was) (?:wrong|incorrect|a mistake)|i was wrong|no,? wait"
     r"|let me (?:redo|correct|recompute|recalculate)|instead)\b", re.I)
@@ -242,7 +242,7 @@ def _sentence_end(text: str, pos: int) -> int:
     return len(text)
 
 
-def _statements(text: str) -> list:
+def statements(text: str) -> list:
     """[(start, end, answer, source)] of every statement of an answer, in text order."""
     st = []
     for m in _TAG_RE.finditer(text):
@@ -278,7 +278,7 @@ def _statements(text: str) -> list:
 def _correction(text: str, after: int):
     """(start, answer) stated after the last correction cue that follows position `after`, or None."""
     cue = None
-    for cue in _CORRECTION.finditer(text, max(after, 0)):
+    for cue in CORRECTION.finditer(text, max(after, 0)):
         pass
     if cue is None:
         return None
@@ -297,7 +297,9 @@ def _correction(text: str, after: int):
     return best
 
 
-def _prepare(text: str) -> str:
+def prepare(text: str) -> str:
+    """The text an answer is read from: its last MAX_INPUT characters, whitespace runs collapsed, chat
+    turns cut, a truncated repeat of the last complete copy dropped."""
     text = collapse_space(text[-MAX_INPUT:])
     text = _CHAT_TURN.sub("\n", text)  # "... is 19. <|im_start|>user": a chat token ends the line
     return drop_truncated_copy(text)
@@ -307,11 +309,11 @@ def read_answer(text) -> Reading:
     """The committed answer of a raw model output (see Reading); never raises."""
     if not isinstance(text, str):
         return Reading(None)
-    return _read(_prepare(text))
+    return _read(prepare(text))
 
 
 def _read(text: str, st=None) -> Reading:
-    st = _statements(text) if st is None else st
+    st = statements(text) if st is None else st
     last_end = st[-1][1] if st else -1
     corr = _correction(text, last_end if st else 0)
     if corr is not None and (not st or corr[0] >= last_end):
@@ -448,8 +450,8 @@ def read_letters(text, valid: str = "ABCD") -> LetterReading:
     ("(C)/(B)/(C)/(D)", a loop of "Answer: (C)", "Answer: (B)", ...)."""
     if not isinstance(text, str):
         return LetterReading((), None, None)
-    body = _prepare(text)
-    st = _statements(body)
+    body = prepare(text)
+    st = statements(body)
     r = _read(body, st)
     cands = []  # (position, letters, option text)
     listed = set()  # positions of statements that list the options instead of choosing one
