@@ -55,41 +55,12 @@ def data(tmp_path_factory):
 def llama_server(tmp_path_factory):
     """A real OpenAI-compatible HTTP server with a real model: llama-cpp-python's server (the test
     extra installs it; pip builds llama.cpp from source) serving the packaged SmolLM2 GGUF on a free
-    loopback port. Yields its base URL (".../v1"); stopped at the end of the session."""
-    import socket
-    import subprocess
-    import sys
-    import time
-    import urllib.request
-
+    loopback port (r3bench.core.models.serve_gguf). Yields its base URL (".../v1")."""
     from r3bench.core import models
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
     log = tmp_path_factory.mktemp("llama") / "server.log"
-    cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(models.gguf_path()), "--host", "127.0.0.1",
-           "--port", str(port), "--n_ctx", "4096", "--n_threads", "2", "--chat_format", "chatml",
-           "--model_alias", "smollm2-gguf"]
-    with open(log, "wb") as fh:
-        proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/v1"
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            with urllib.request.urlopen(url + "/models", timeout=2) as r:
-                if r.status == 200:
-                    break
-        except OSError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            pytest.fail(f"llama-cpp-python's server did not start (exit {proc.poll()}):\n"
-                        f"{log.read_text(errors='replace')[-2000:]}")
-        time.sleep(0.5)
-    yield url
-    proc.terminate()
     try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+        with models.serve_gguf(log=log) as url:
+            yield url
+    except models.ModelError as e:
+        pytest.fail(str(e))

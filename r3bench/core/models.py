@@ -61,6 +61,54 @@ def gguf_path() -> Path:
     return p
 
 
+@contextlib.contextmanager
+def serve_gguf(alias: str = "smollm2-gguf", threads: int = 2, n_ctx: int = 4096, log: Path | None = None,
+               start_timeout_s: float = 120.0):
+    """The packaged SmolLM2 GGUF behind a real OpenAI-compatible HTTP server (llama-cpp-python's, the
+    `server` extra) on a free loopback port, for the judge, lm-eval's API models and the strategy
+    wrappers; yields the base URL (".../v1") and stops the server on exit.
+
+        with serve_gguf() as url:   # Judge(base_url=url, model="smollm2-gguf")
+            ...
+    """
+    import socket
+    import subprocess
+    import urllib.request
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf_path()), "--host", "127.0.0.1",
+           "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", str(threads), "--chat_format", "chatml",
+           "--model_alias", alias]
+    out = open(log, "wb") if log else subprocess.DEVNULL
+    proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + start_timeout_s
+        while True:
+            try:
+                with urllib.request.urlopen(url + "/models", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                tail = Path(log).read_text(errors="replace")[-2000:] if log else "(no log kept)"
+                raise ModelError(f"llama-cpp-python's server did not start (exit {proc.poll()}); "
+                                 f"pip install 'r3bench[server]'. Log:\n{tail}")
+            time.sleep(0.5)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        if log:
+            out.close()
+
+
 def _sha256(path: Path, chunk=1 << 20) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
