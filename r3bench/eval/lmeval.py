@@ -28,7 +28,12 @@ from verifiers import seventag
 # same metrics
 _JEE_KINDS = ("mcq", "mcq_multi", "integer", "numeric")
 BENCH_KINDS = {"jeebench": _JEE_KINDS, "physicsqa": _JEE_KINDS + tuple(k for k in KINDS if k not in _JEE_KINDS),
-               "demo": ("mcq", "integer", "numeric")}
+               "demo": ("mcq", "integer", "numeric"), "procgen_mixture": _JEE_KINDS}
+# the multiple-choice answer kinds: their tasks report strict and flexible extraction (acc, acc_flexible)
+MCQ_KINDS = ("mcq", "mcq_multi")
+# benchmarks with multiple-choice documents: their tasks list acc_flexible (lm-eval needs every key that
+# process_results returns in the task's metric_list, so the key is returned for these benchmarks only)
+MCQ_BENCHMARKS = ("scieval", "mmlu_high", "mmlu_college", "jeebench", "physicsqa", "demo", "procgen_mixture")
 # JEEBench scoring: the tolerance (jee_abs_tol = 0.01, compute_metrics.py) lives in CheckConfig;
 # jeebench = official scores (MCQ(multiple) 0.25 per option), jeebench_marks = exam marks (MCQ -1
 # when wrong, multi -2 with a wrong option, Integer / Numeric 0 when wrong: no negative marking)
@@ -193,9 +198,121 @@ def checked(v) -> dict:
     return {"answer": (v.pred_canonical or "")[:200], "reason": v.reason}
 
 
+# --- strict-match and flexible-extract (lm-eval's names for the two readings of an MCQ answer) --------
+# strict-match (`acc`): the answer as the prompt asks it, read by the checker (verifiers.check: the
+#   committed letter, e.g. \boxed{C} or "The answer is (C)", or an option's text written without its
+#   letter; hedges, several letters for a single answer, flip-flopping and a letter with another
+#   option's text are refused).
+# flexible-extract (`acc_flexible`): where the checker reads no answer at all, the options the final
+#   answer names (flexible_letters): the <final_answer> tag's content, else the response's last
+#   non-empty line; a single-answer question scores when exactly one option is named and it is the
+#   gold one, a multi-correct one when the named set is the gold set. Where the checker reads an
+#   answer, flexible = strict. So flexible >= strict, and a response naming several options of a
+#   single-answer question never scores. The gap between the two is "cannot format", not "does not know".
+
+_FINAL_TAG = re.compile(r"<final_answer>(.*?)(?:</final_answer>|$)", re.S | re.I)
+# a standalone option letter: not inside a word or number, not a unit after a number ("3 C", "2 A"),
+# not a variable ("F = ma", "v_B"), not the article "A" ("A ball ..."; "A and C" / "A or C" still name A)
+_OPTION_LETTER = re.compile(r"(?<![\w°.'/^_])(?<!\d )([A-H])(?![\w'°/^_])(?!\s*[=^_])")
+_ARTICLE = re.compile(r"\s+(?!(?:and|or|nor)\b)[a-z]")
+
+
+def final_region(response: str) -> str:
+    """What the flexible reading looks at: the last <final_answer> tag's content, else the last
+    non-empty line of the response."""
+    tags = _FINAL_TAG.findall(response or "")
+    if tags:
+        return tags[-1]
+    lines = [ln for ln in (response or "").splitlines() if ln.strip()]
+    return lines[-1] if lines else ""
+
+
+def _norm_text(s: str) -> str:
+    return re.sub(r"\s+", " ", str(s)).strip().rstrip(".").casefold()
+
+
+def flexible_letters(response: str, doc) -> set:
+    """The option letters the final answer names (final_region): standalone letters of the document's
+    options, and options whose whole text appears there (word-bounded, case and spacing ignored).
+    flexible_letters("We get 3 m", options 1 m / 2 m / 3 m / 4 m) == {"C"}."""
+    opts = options_of(doc) or {}
+    region = final_region(response)
+    named = set()
+    for m in _OPTION_LETTER.finditer(region):
+        letter = m.group(1)
+        if letter not in opts:
+            continue
+        if letter == "A" and _ARTICLE.match(region, m.end()):
+            continue
+        named.add(letter)
+    low = _norm_text(region)
+    for letter, text in opts.items():
+        t = _norm_text(text)
+        if t and re.search(r"(?<![\w.])" + re.escape(t) + r"(?![\w])", low):
+            named.add(letter)
+    return named
+
+
+def flexible(doc, response: str, v) -> float:
+    """flexible-extract of one response, given the checker's (strict) verdict v."""
+    if doc.get("answer_kind") not in MCQ_KINDS or v.equivalent:
+        return float(v.equivalent)
+    if v.pred_canonical:  # the checker read an answer (or refused one): strict's verdict stands
+        return 0.0
+    named = flexible_letters(response, doc)
+    gold = set(re.findall(r"[A-H]", str(doc["answer"]).upper()))
+    if doc["answer_kind"] == "mcq" and len(named) != 1:
+        return 0.0
+    return float(bool(named) and named == gold)
+
+
+def _flexible_metrics(doc, resp, v) -> dict:
+    if doc.get("benchmark") not in MCQ_BENCHMARKS:
+        return {}
+    f = flexible(doc, resp, v)
+    return {"acc_flexible": f, **{f"acc_flexible_{k}": (doc["answer_kind"] == k, f)
+                                  for k in BENCH_KINDS.get(doc["benchmark"], ()) if k in MCQ_KINDS}}
+
+
 def results_cot(doc, results):
     v = _verdict(doc, results[0])
-    return {"acc": float(v.equivalent), **_by_kind(doc, float(v.equivalent)), **checked(v)}
+    return {"acc": float(v.equivalent), **_by_kind(doc, float(v.equivalent)),
+            **_flexible_metrics(doc, results[0], v), **checked(v)}
+
+
+# --- baselines: what guessing scores on a benchmark's multiple-choice documents ---------------------
+
+def _get(doc, key):
+    return doc[key] if isinstance(doc, dict) else getattr(doc, key)
+
+
+def baselines(docs) -> dict:
+    """{kind: {"n", "majority", "majority_answer", "uniform"}} over the multiple-choice documents (dicts
+    or r3bench.eval.data.Record), per answer kind (mcq, mcq_multi) and pooled ("all_mcq"):
+    majority = the share of the most frequent gold answer (a letter, or a letter set for mcq_multi)
+    - what always answering it scores; uniform = the expected accuracy of a uniform guess: 1 / (number
+    of options) for mcq, 1 / (2^options - 1) for mcq_multi (one of the non-empty letter sets)."""
+    groups: dict = {}
+    for d in docs:
+        kind = _get(d, "answer_kind")
+        if kind not in MCQ_KINDS:
+            continue
+        n_opt = len(_get(d, "options") or ()) or 4
+        gold = "".join(sorted(set(re.findall(r"[A-H]", str(_get(d, "answer")).upper()))))
+        u = 1.0 / n_opt if kind == "mcq" else 1.0 / (2 ** n_opt - 1)
+        for g in (kind, "all_mcq"):
+            groups.setdefault(g, []).append((f"{kind}:{gold}", gold, u))
+    out = {}
+    for g, rows in sorted(groups.items(), key=lambda kv: (kv[0] == "all_mcq", kv[0])):
+        (key, count), = Counter(k for k, _, _ in rows).most_common(1)
+        out[g] = {"n": len(rows), "majority": count / len(rows), "majority_answer": key.split(":", 1)[1],
+                  "uniform": sum(u for _, _, u in rows) / len(rows)}
+    return out
+
+
+def benchmark_baselines(benchmark: str, data_dir=None) -> dict:
+    """baselines() of one benchmark's documents, read from the data directory."""
+    return baselines(_data.load(benchmark, data_dir))
 
 
 def results_structured(doc, results):

@@ -1,0 +1,54 @@
+"""benchmarks/learning_rescore.py: the committed study samples scored again with today's verifiers."""
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+STUDY = ROOT / "results" / "learning"
+
+
+def _load():
+    spec = importlib.util.spec_from_file_location("learning_rescore", ROOT / "benchmarks" / "learning_rescore.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["learning_rescore"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+rs = _load()
+CELLS = {"sft__s0__t1", "stepfix__s0__t1", "full_base__s0__r3_mmlu_college_structured"}
+
+
+def test_rescore_a_few_committed_samples_with_todays_verifiers(tmp_path, shared_data):
+    from r3bench.eval.lmeval import _verdict
+    from verifiers.rewards import step_reward
+    from verifiers.steps import verify
+
+    ch = rs.rescore(STUDY, tmp_path, shared_data, cells=CELLS, limit=4)
+    assert set(ch) == CELLS and all(d["n"] == 4 for d in ch.values())
+    docs = rs.documents(1)
+    committed = [json.loads(x) for x in (STUDY / "samples" / "stepfix__s0__t1.jsonl").read_text().splitlines()[:4]]
+    new = [json.loads(x) for x in (tmp_path / "samples" / "stepfix__s0__t1.jsonl").read_text().splitlines()]
+    for old, s in zip(committed, new):
+        assert (s["id"], s["response"]) == (old["id"], old["response"])  # the same responses, not regenerated
+        doc = docs[s["id"]]
+        assert s["acc"] == float(_verdict(doc, s["response"]).equivalent)
+        v = verify(doc["question"], s["response"], doc["solution"])
+        assert s["first_error"] == v.first_error and s["step_reward"] == step_reward(v).value
+    rec = json.loads((tmp_path / "cells" / "stepfix__s0__t1.json").read_text())
+    assert rec["samples_file"] == "samples/stepfix__s0__t1.jsonl" and rec["n"] == 4
+    # the whole benchmark keeps no step verdict (no worked solution), but its accuracy is re-checked
+    full = [json.loads(x) for x in (tmp_path / "samples" / "full_base__s0__r3_mmlu_college_structured.jsonl")
+            .read_text().splitlines()]
+    assert all(s["step_reward"] is None and s["acc"] in (0.0, 1.0) for s in full)
+
+
+def test_summary_is_the_studys_own_tables_beside_the_committed_ones(tmp_path, shared_data):
+    out = tmp_path / "rescored"
+    rs.summarise(STUDY, out, shared_data, cells=CELLS, limit=4)
+    md = (out / "summary.md").read_text()
+    assert "re-scored" in md and "| stepfix | 1 | 4 |" in md  # the paired table of learning_study.write_outputs
+    rows = rs.paired(out / "summary.csv")
+    assert ("stepfix", "0", "1", "step_reward_minus_sft") in rows
+    assert "| all | 12 |" in (out / "changes.md").read_text()
