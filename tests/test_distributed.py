@@ -13,7 +13,10 @@ micro-batch is skipped (the verifier double finds its y1 right): before the fix 
 with "Received data size doesn't match expected size".
 
 `torchrun --nproc_per_node 2` is used because `accelerate launch --cpu --num_processes 2` starts one
-process on these machines (../shared/docs/FACTS.md)."""
+process on these machines (../shared/docs/FACTS.md); so does `accelerate launch` with a config whose
+distributed_type is MULTI_CPU (accelerate's simple launcher needs mpirun for more). The accelerate
+route is `--config_file trainers/configs/accelerate/multi_cpu.yaml` (MULTI_GPU launcher, gloo on the
+CPU; its comment says why), tested for SFT and stepfix."""
 from __future__ import annotations
 
 import json
@@ -59,6 +62,23 @@ def _env(**extra) -> dict:
 def torchrun(target: list[str], args: list[str], timeout: int = 300, **env) -> subprocess.CompletedProcess:
     """`torchrun --standalone --nproc_per_node 2 TARGET ARGS` (a free port per run)."""
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2", *target, *args]
+    return subprocess.run(cmd, cwd=REPO, env=_env(**env), capture_output=True, text=True, timeout=timeout)
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def accelerate_launch(config: str, target: list[str], args: list[str], timeout: int = 300,
+                      **env) -> subprocess.CompletedProcess:
+    """`accelerate launch --config_file trainers/configs/accelerate/CONFIG TARGET ARGS` (a free port per run)."""
+    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--config_file",
+           str(REPO / "trainers" / "configs" / "accelerate" / config), "--main_process_port", str(free_port()),
+           *target, *args]
     return subprocess.run(cmd, cwd=REPO, env=_env(**env), capture_output=True, text=True, timeout=timeout)
 
 
@@ -129,10 +149,16 @@ def test_dpo_two_processes_equal_one(tiny, data, tmp_path):
 
 
 @pytest.mark.slow
-def test_stepfix_two_processes_with_an_all_skipped_rank_equal_one(tiny, data, tmp_path, monkeypatch):
+@pytest.mark.parametrize("launcher", ["torchrun", "accelerate"])
+def test_stepfix_two_processes_with_an_all_skipped_rank_equal_one(tiny, data, tmp_path, monkeypatch, launcher):
+    """torchrun, and accelerate launch with trainers/configs/accelerate/multi_cpu.yaml (before its fix it
+    started one process)."""
     two, one = tmp_path / "two", tmp_path / "one"
     kw = common_kw(tiny, two, data=data, batch_size=2, max_train_samples=4)
-    check(torchrun(["tests/dist_doubles.py", "stepfix"], flags(kw)))
+    if launcher == "torchrun":
+        check(torchrun(["tests/dist_doubles.py", "stepfix"], flags(kw)))
+    else:
+        check(accelerate_launch("multi_cpu.yaml", ["tests/dist_doubles.py", "stepfix"], flags(kw)))
     recs = [json.loads(x) for x in (two / "stepfix_samples.jsonl").read_text().splitlines()]
     # every rank's records, gathered to rank 0's file; rank 1 skipped its whole first micro-batch
     assert sorted({r["rank"] for r in recs}) == [0, 1] and len(recs) == 8
@@ -157,6 +183,19 @@ def test_grpo_two_processes_equal_one(tiny, data, tmp_path, monkeypatch):
     dist_doubles.install_grpo_doubles(monkeypatch.setattr, monkeypatch.setitem)
     grpo.train(common.make(grpo.Config, **{**kw, "output_dir": str(one), "batch_size": 4}))
     assert_same_run(one, two)
+
+
+@pytest.mark.slow
+def test_sft_under_accelerate_launch_multi_cpu_config_equal_one(tiny, data, tmp_path):
+    """The accelerate-native route of CI: `accelerate launch --config_file .../multi_cpu.yaml`. Before, the
+    config (distributed_type MULTI_CPU) went to accelerate's simple launcher, which starts several
+    processes only through mpirun: here it started ONE process of batch 2 and the run silently differed
+    from one process of batch 4."""
+    acc, one = tmp_path / "acc", tmp_path / "one"
+    kw = common_kw(tiny, acc, data=data, batch_size=2, grad_accum=1, max_train_samples=4)
+    check(accelerate_launch("multi_cpu.yaml", ["-m", "trainers.sft"], flags(kw)))
+    sft.train(common.make(sft.Config, **{**kw, "output_dir": str(one), "batch_size": 4}))
+    assert_same_run(one, acc)
 
 
 @pytest.mark.slow
