@@ -73,12 +73,13 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def accelerate_launch(config: str, target: list[str], args: list[str], timeout: int = 300,
+def accelerate_launch(config: str, target: list[str], args: list[str], timeout: int = 300, launcher_args=(),
                       **env) -> subprocess.CompletedProcess:
-    """`accelerate launch --config_file trainers/configs/accelerate/CONFIG TARGET ARGS` (a free port per run)."""
+    """`accelerate launch --config_file trainers/configs/accelerate/CONFIG [LAUNCHER_ARGS] TARGET ARGS`
+    (a free port per run)."""
     cmd = [sys.executable, "-m", "accelerate.commands.launch", "--config_file",
            str(REPO / "trainers" / "configs" / "accelerate" / config), "--main_process_port", str(free_port()),
-           *target, *args]
+           *launcher_args, *target, *args]
     return subprocess.run(cmd, cwd=REPO, env=_env(**env), capture_output=True, text=True, timeout=timeout)
 
 
@@ -199,6 +200,21 @@ def test_sft_under_accelerate_launch_multi_cpu_config_equal_one(tiny, data, tmp_
 
 
 @pytest.mark.slow
+def test_fsdp_config_on_the_cpu_stops_with_the_reason(tiny, data, tmp_path):
+    """FSDP cannot run through the trainers on the CPU: accelerate 1.16 applies the FSDP plugin only to
+    GPU-type processes, and under `use_cpu` (MULTI_CPU, gloo) it dropped it without a word - before,
+    fsdp.yaml trained here as plain DDP (rank 0 held LlamaForCausalLM with whole Parameters; exit 0).
+    Now every rank stops with ConfigError saying so (trainers.distributed.check_launch)."""
+    out = tmp_path / "fsdp"
+    kw = common_kw(tiny, out, data=data, batch_size=2, grad_accum=1, max_train_samples=4, max_steps=1, lora=False)
+    proc = accelerate_launch("fsdp.yaml", ["-m", "trainers.sft"], flags(kw), launcher_args=["--mixed_precision", "no"])
+    assert proc.returncode != 0, "fsdp.yaml trained on the CPU (as DDP: accelerate dropped FSDP)"
+    rec = json.loads((out / "run.json").read_text())
+    assert "asks for FSDP but accelerate runs MULTI_CPU" in rec["error"], rec
+    assert not (out / "final").exists()
+
+
+@pytest.mark.slow
 def test_a_non_finite_loss_on_one_rank_stops_every_rank(tiny, data, tmp_path):
     out = tmp_path / "nan"
     kw = common_kw(tiny, out, data=data, batch_size=2, max_train_samples=4, max_steps=1)
@@ -221,6 +237,24 @@ def test_helpers_in_one_process(tmp_path):
     assert len(seeds) == 8 and distributed.generation_seed(0, 3, 1, 1) == distributed.generation_seed(0, 3, 1, 1)
     with distributed.file_lock(tmp_path / "x.lock"):
         assert (tmp_path / "x.lock").exists()
+
+
+def test_check_launch_refuses_fsdp_or_deepspeed_that_accelerate_dropped(monkeypatch):
+    from types import SimpleNamespace
+
+    from accelerate.utils import DistributedType
+
+    cpu = SimpleNamespace(distributed_type=DistributedType.MULTI_CPU, device="cpu")
+    distributed.check_launch(cpu)  # nothing asked
+    distributed.check_launch(None)
+    monkeypatch.setenv("ACCELERATE_USE_FSDP", "true")
+    with pytest.raises(common.ConfigError, match="asks for FSDP but accelerate runs MULTI_CPU"):
+        distributed.check_launch(cpu)
+    distributed.check_launch(SimpleNamespace(distributed_type=DistributedType.FSDP, device="cuda:0"))
+    monkeypatch.delenv("ACCELERATE_USE_FSDP")
+    monkeypatch.setenv("ACCELERATE_USE_DEEPSPEED", "true")
+    with pytest.raises(common.ConfigError, match="asks for DEEPSPEED"):
+        distributed.check_launch(cpu)
 
 
 def test_chunked_kl_finds_the_backbone_through_ddp(tiny, tmp_path):
