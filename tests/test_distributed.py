@@ -13,7 +13,10 @@ micro-batch is skipped (the verifier double finds its y1 right): before the fix 
 with "Received data size doesn't match expected size".
 
 `torchrun --nproc_per_node 2` is used because `accelerate launch --cpu --num_processes 2` starts one
-process on these machines (../shared/docs/FACTS.md)."""
+process on these machines (../shared/docs/FACTS.md); so does `accelerate launch` with a config whose
+distributed_type is MULTI_CPU (accelerate's simple launcher needs mpirun for more). The accelerate
+route is `--config_file trainers/configs/accelerate/multi_cpu.yaml` (MULTI_GPU launcher, gloo on the
+CPU; its comment says why), tested for SFT and stepfix."""
 from __future__ import annotations
 
 import json
@@ -59,6 +62,24 @@ def _env(**extra) -> dict:
 def torchrun(target: list[str], args: list[str], timeout: int = 300, **env) -> subprocess.CompletedProcess:
     """`torchrun --standalone --nproc_per_node 2 TARGET ARGS` (a free port per run)."""
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2", *target, *args]
+    return subprocess.run(cmd, cwd=REPO, env=_env(**env), capture_output=True, text=True, timeout=timeout)
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def accelerate_launch(config: str, target: list[str], args: list[str], timeout: int = 300, launcher_args=(),
+                      **env) -> subprocess.CompletedProcess:
+    """`accelerate launch --config_file trainers/configs/accelerate/CONFIG [LAUNCHER_ARGS] TARGET ARGS`
+    (a free port per run)."""
+    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--config_file",
+           str(REPO / "trainers" / "configs" / "accelerate" / config), "--main_process_port", str(free_port()),
+           *launcher_args, *target, *args]
     return subprocess.run(cmd, cwd=REPO, env=_env(**env), capture_output=True, text=True, timeout=timeout)
 
 
@@ -129,10 +150,16 @@ def test_dpo_two_processes_equal_one(tiny, data, tmp_path):
 
 
 @pytest.mark.slow
-def test_stepfix_two_processes_with_an_all_skipped_rank_equal_one(tiny, data, tmp_path, monkeypatch):
+@pytest.mark.parametrize("launcher", ["torchrun", "accelerate"])
+def test_stepfix_two_processes_with_an_all_skipped_rank_equal_one(tiny, data, tmp_path, monkeypatch, launcher):
+    """torchrun, and accelerate launch with trainers/configs/accelerate/multi_cpu.yaml (before its fix it
+    started one process)."""
     two, one = tmp_path / "two", tmp_path / "one"
     kw = common_kw(tiny, two, data=data, batch_size=2, max_train_samples=4)
-    check(torchrun(["tests/dist_doubles.py", "stepfix"], flags(kw)))
+    if launcher == "torchrun":
+        check(torchrun(["tests/dist_doubles.py", "stepfix"], flags(kw)))
+    else:
+        check(accelerate_launch("multi_cpu.yaml", ["tests/dist_doubles.py", "stepfix"], flags(kw)))
     recs = [json.loads(x) for x in (two / "stepfix_samples.jsonl").read_text().splitlines()]
     # every rank's records, gathered to rank 0's file; rank 1 skipped its whole first micro-batch
     assert sorted({r["rank"] for r in recs}) == [0, 1] and len(recs) == 8
@@ -160,6 +187,34 @@ def test_grpo_two_processes_equal_one(tiny, data, tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
+def test_sft_under_accelerate_launch_multi_cpu_config_equal_one(tiny, data, tmp_path):
+    """The accelerate-native route of CI: `accelerate launch --config_file .../multi_cpu.yaml`. Before, the
+    config (distributed_type MULTI_CPU) went to accelerate's simple launcher, which starts several
+    processes only through mpirun: here it started ONE process of batch 2 and the run silently differed
+    from one process of batch 4."""
+    acc, one = tmp_path / "acc", tmp_path / "one"
+    kw = common_kw(tiny, acc, data=data, batch_size=2, grad_accum=1, max_train_samples=4)
+    check(accelerate_launch("multi_cpu.yaml", ["-m", "trainers.sft"], flags(kw)))
+    sft.train(common.make(sft.Config, **{**kw, "output_dir": str(one), "batch_size": 4}))
+    assert_same_run(one, acc)
+
+
+@pytest.mark.slow
+def test_fsdp_config_on_the_cpu_stops_with_the_reason(tiny, data, tmp_path):
+    """FSDP cannot run through the trainers on the CPU: accelerate 1.16 applies the FSDP plugin only to
+    GPU-type processes, and under `use_cpu` (MULTI_CPU, gloo) it dropped it without a word - before,
+    fsdp.yaml trained here as plain DDP (rank 0 held LlamaForCausalLM with whole Parameters; exit 0).
+    Now every rank stops with ConfigError saying so (trainers.distributed.check_launch)."""
+    out = tmp_path / "fsdp"
+    kw = common_kw(tiny, out, data=data, batch_size=2, grad_accum=1, max_train_samples=4, max_steps=1, lora=False)
+    proc = accelerate_launch("fsdp.yaml", ["-m", "trainers.sft"], flags(kw), launcher_args=["--mixed_precision", "no"])
+    assert proc.returncode != 0, "fsdp.yaml trained on the CPU (as DDP: accelerate dropped FSDP)"
+    rec = json.loads((out / "run.json").read_text())
+    assert "asks for FSDP but accelerate runs MULTI_CPU" in rec["error"], rec
+    assert not (out / "final").exists()
+
+
+@pytest.mark.slow
 def test_a_non_finite_loss_on_one_rank_stops_every_rank(tiny, data, tmp_path):
     out = tmp_path / "nan"
     kw = common_kw(tiny, out, data=data, batch_size=2, max_train_samples=4, max_steps=1)
@@ -182,6 +237,24 @@ def test_helpers_in_one_process(tmp_path):
     assert len(seeds) == 8 and distributed.generation_seed(0, 3, 1, 1) == distributed.generation_seed(0, 3, 1, 1)
     with distributed.file_lock(tmp_path / "x.lock"):
         assert (tmp_path / "x.lock").exists()
+
+
+def test_check_launch_refuses_fsdp_or_deepspeed_that_accelerate_dropped(monkeypatch):
+    from types import SimpleNamespace
+
+    from accelerate.utils import DistributedType
+
+    cpu = SimpleNamespace(distributed_type=DistributedType.MULTI_CPU, device="cpu")
+    distributed.check_launch(cpu)  # nothing asked
+    distributed.check_launch(None)
+    monkeypatch.setenv("ACCELERATE_USE_FSDP", "true")
+    with pytest.raises(common.ConfigError, match="asks for FSDP but accelerate runs MULTI_CPU"):
+        distributed.check_launch(cpu)
+    distributed.check_launch(SimpleNamespace(distributed_type=DistributedType.FSDP, device="cuda:0"))
+    monkeypatch.delenv("ACCELERATE_USE_FSDP")
+    monkeypatch.setenv("ACCELERATE_USE_DEEPSPEED", "true")
+    with pytest.raises(common.ConfigError, match="asks for DEEPSPEED"):
+        distributed.check_launch(cpu)
 
 
 def test_chunked_kl_finds_the_backbone_through_ddp(tiny, tmp_path):

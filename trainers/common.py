@@ -1122,6 +1122,7 @@ def run_training(cfg, build: Callable, **build_kw):
     try:
         resumed = resume_record(ckpt)  # now: training may rotate that checkpoint away
         trainer, tok, base, path = build(cfg, **build_kw)
+        distributed.check_launch(getattr(trainer, "accelerator", None))  # FSDP / DeepSpeed asked, not applied
         if path is not None:
             write_run(cfg, status="running", data_file=str(path), data_sha256=sha256_file(path))
         if resumed is not None and resumed["state"] is not None and hasattr(trainer, "r3_load_state"):

@@ -16,6 +16,9 @@ Every helper is a no-op (or the one-process answer) when no process group exists
 * unwrap(model): the module inside DDP / FSDP / DeepSpeed wrappers (`.module` until there is none).
 * sharded(accelerator): whether parameters are sharded (FSDP, ZeRO-3), i.e. whether every forward
   and every generation step is a collective that every rank must run.
+* check_launch(accelerator): ConfigError when the launcher asked for FSDP or DeepSpeed and accelerate
+  did not apply it (accelerate 1.16 drops both, silently, when the processes run on the CPU: the run
+  would be plain DDP, every weight whole on every rank).
 * generation_seed(seed, step, rank, call): the seed of one generation call: different on every rank
   (HF's Trainer seeds every rank alike, so ranks sampled from the same random stream), the same on
   a rerun.
@@ -133,3 +136,27 @@ def generation_seed(seed: int, step: int, rank_: int, call: int = 0) -> int:
     the call within the step (y1, y2, ...), so every rank samples its own stream and a rerun samples
     the same one. Kept below 2**31 (vLLM and numpy take 32-bit seeds)."""
     return (seed * 1_000_003 + step * 10_007 + rank_ * 101 + call) % (2 ** 31 - 1)
+
+
+def check_launch(accelerator) -> None:
+    """ConfigError when `accelerate launch` asked for FSDP or DeepSpeed (ACCELERATE_USE_FSDP /
+    ACCELERATE_USE_DEEPSPEED, set by its launcher from the config file) and the accelerator does not run it.
+
+    accelerate 1.16's AcceleratorState applies the FSDP plugin only when its device state is MULTI_GPU
+    (or another accelerator: NPU, XPU, ...), and DeepSpeed only `not cpu`; on a machine without CUDA the
+    trainers set `use_cpu`, the state is MULTI_CPU (gloo) and both are dropped without a word: the run
+    trains as DDP with whole weights on every rank (seen on rank 0: LlamaForCausalLM with plain Parameters under
+    fsdp.yaml). torch's fully_shard itself runs on gloo (a bare FSDP2 model trains on two CPU processes);
+    the gap is accelerate's routing, so the CPU cannot test FSDP or ZeRO through the trainers."""
+    if accelerator is None:
+        return
+    from trainers.common import ConfigError
+
+    got = str(accelerator.distributed_type).split(".")[-1]
+    for var, want in (("ACCELERATE_USE_FSDP", "FSDP"), ("ACCELERATE_USE_DEEPSPEED", "DEEPSPEED")):
+        if os.environ.get(var, "false").lower() == "true" and got != want:
+            raise ConfigError(
+                f"the accelerate config asks for {want} but accelerate runs {got} on {accelerator.device}: "
+                f"accelerate applies {want} only on GPUs (and other accelerators), not to CPU processes "
+                f"(without CUDA the trainers train on the CPU); the run would be plain DDP with every weight whole "
+                f"on every rank. On a CPU use trainers/configs/accelerate/multi_cpu.yaml")

@@ -108,6 +108,9 @@ class Config(BaseConfig, VllmFields, JudgeFields):
     log_samples: bool = option(True, "write every problem's record to OUTPUT_DIR/stepfix_samples.jsonl")
     baseline: str = option("none", "b in (r2 - b): none (the paper's exact loss) | r1 | mean (running mean of r2)")
     baseline_momentum: float = option(0.9, "momentum of the running-mean baseline (baseline: mean)")
+    feedback_workers: int = option(4, "feedback of one micro-batch written on up to this many threads for the "
+                                   "channels that wait on something (CM: the ChromaDB query; CE: the sandbox "
+                                   "process); 1: one by one")
     merge_lora_for_generation: bool = option(False, "merge the LoRA into fp32 weights while sampling (unmerged "
                                          "after); off: no speed-up measured on CPU (docs/training.md)")
 
@@ -120,6 +123,8 @@ class Config(BaseConfig, VllmFields, JudgeFields):
             raise ConfigError(f"kl_estimator must be one of {KL_ESTIMATORS}, got {self.kl_estimator!r}")
         if self.logprob not in ("sum", "mean"):
             raise ConfigError(f"logprob must be sum or mean, got {self.logprob!r}")
+        if self.feedback_workers < 1:
+            raise ConfigError(f"feedback_workers must be >= 1, got {self.feedback_workers}")
         if self.verifier not in BACKENDS:
             raise ConfigError(f"verifier must be one of {sorted(BACKENDS)}, got {self.verifier!r}")
         if not self.temperature > 0:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 import time
 from collections import Counter, defaultdict
 from contextlib import contextmanager
@@ -19,9 +20,15 @@ from transformers import Trainer
 from trainers import common, distributed, generation, judging
 from trainers.stepfix_loss import (chunked_token_stats, completion_batch, completion_hidden, completion_logits,
                                    reward, skip, stepfix_loss, token_kl, token_logprobs)
+from verifiers import feedback as feedback_mod
 from verifiers.feedback import feedback as make_feedback
 from verifiers.judge import concurrently
 from verifiers.steps import verify as verify_steps
+
+
+# feedback channels that wait on something outside this thread (verifiers.feedback: CM queries the
+# ChromaDB formula store, CE runs the sandbox's subprocess): feedback_batch writes them concurrently
+CONCURRENT_CHANNELS = frozenset({"CM", "CE"})
 
 
 def prepare_reference(ref, accelerator):
@@ -45,7 +52,8 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
     """HF Trainer whose compute_loss runs the method (trainers.stepfix) on a batch of problem rows.
 
     A variant overrides `generate`, `verify` or `feedback` in a subclass and is passed to
-    `trainers.stepfix.train(cfg, trainer_cls=...)`. Seconds per phase (generate, verify, feedback,
+    `trainers.stepfix.train(cfg, trainer_cls=...)` (`feedback` may then be called from several threads
+    at once: feedback_batch). Seconds per phase (generate, verify, feedback,
     forward, ref_forward and, the rest of each step, backward) are logged by common.TimingMixin."""
 
     r3_phases = ("generate", "verify", "feedback", "forward", "ref_forward", "backward")
@@ -57,6 +65,7 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
         self.model_accepts_loss_kwargs = False
         self._acc = defaultdict(list)
         self._counts = Counter()
+        self._counts_lock = threading.Lock()  # feedback runs on threads (feedback_batch)
         self.r2_running_mean = None  # the `mean` baseline's state
         self.generator = None  # trainers.generation backend, made on first use
         self._gen_calls = 0  # generation calls in this optimizer step (y1, y2, ...): part of their seed
@@ -114,9 +123,28 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
             fb = make_feedback(question, text, verdict, reference)
             return fb.text, ""
         except Exception as e:  # noqa: BLE001 - counted, see module docstring
-            self._counts["feedback_fallbacks"] += 1
+            with self._counts_lock:
+                self._counts["feedback_fallbacks"] += 1
             return (f"Step {verdict.first_error} is wrong: {verdict.explanation}.",
                     f"feedback failed ({type(e).__name__}: {str(e)[:100]})")
+
+    def feedback_batch(self, items) -> list[tuple[str, str]]:
+        """`self.feedback` over (question, text, verdict, reference) items, in order. The items whose
+        channel waits on something else - CM (a ChromaDB query) and CE (a sandbox process) - run on up to
+        `feedback_workers` threads at once; MC and FORMAT (string formatting) run here. The formula store
+        is opened before the threads start (verifiers.feedback.store() opens it lazily, without a lock)."""
+        items = list(items)
+        out: list = [None] * len(items)
+        pooled = [i for i, it in enumerate(items) if it[2].error_class in CONCURRENT_CHANNELS]
+        if len(pooled) > 1 and self.cfg.feedback_workers > 1:
+            if any(items[i][2].error_class == "CM" for i in pooled):
+                feedback_mod.store()
+            for i, fb in zip(pooled, concurrently(self.feedback, [items[i] for i in pooled], self.cfg.feedback_workers)):
+                out[i] = fb
+        for i, it in enumerate(items):
+            if out[i] is None:
+                out[i] = self.feedback(*it)
+        return out
 
     def _prompt_ids(self, chat):
         return self.tok.apply_chat_template(chat, tokenize=True, add_generation_prompt=True, return_dict=False)
@@ -135,7 +163,7 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
             y1 = self.generate(gen_model, chats1)
         t1 = time.perf_counter()
         prog.phase("verifying y1 and writing feedback")
-        recs, keep = [], []
+        recs, keep, todo = [], [], []
         texts1 = [tok.decode(ids, skip_special_tokens=True) for ids in y1]
         verdicts1 = self.verify_batch([(r["question"], t, r["reference"]) for r, t in zip(inputs, texts1)])
         for r, ids, text, v in zip(inputs, y1, texts1, verdicts1):
@@ -155,12 +183,14 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
                 if skip(r1, cfg.tau):
                     rec.update(skipped=True, skip_reason=f"r1 = {r1:.3f} > tau = {cfg.tau}")
                 else:
-                    tf = time.perf_counter()
-                    p1, fnote = self.feedback(r["question"], text, v, r["reference"])
-                    self.r3_times["feedback"] += time.perf_counter() - tf
-                    rec.update(skipped=False, feedback=p1, feedback_note=fnote)
-                    keep.append((chats1[len(recs)], r, ids, text, p1, rec))
+                    todo.append((chats1[len(recs)], r, ids, text, v, rec))
             recs.append(rec)
+        tf = time.perf_counter()
+        fbs = self.feedback_batch([(r["question"], text, v, r["reference"]) for _, r, _, text, v, _ in todo])
+        self.r3_times["feedback"] += time.perf_counter() - tf
+        for (chat1, r, ids, text, _, rec), (p1, fnote) in zip(todo, fbs):
+            rec.update(skipped=False, feedback=p1, feedback_note=fnote)
+            keep.append((chat1, r, ids, text, p1, rec))
         t2 = t3 = t4 = time.perf_counter()
         used = []
         if keep or distributed.sharded(self.accelerator):
