@@ -78,3 +78,40 @@ def test_patched_clock_does_not_shorten_the_reported_time():
     v = verify(code, "heat", F.instances("heat", 0, 1))
     assert v.valid, v
     assert v.instances[0].seconds >= 0.3, v.instances[0]
+
+
+def test_one_sandbox_run_per_program(monkeypatch):
+    """The fork server: one run (interpreter, NumPy, the top level once), a fork per instance; it was one run
+    per instance (3-4x the cost)."""
+    runs = []
+    real = V.run_python
+
+    def counting(*a, **k):
+        runs.append(k.get("calls"))
+        return real(*a, **k)
+    monkeypatch.setattr(V, "run_python", counting)
+    code = "import numpy as np\n" + ZEROS
+    v = verify(code, "heat", F.instances("heat", 0, 3))
+    assert v.valid and len(v.instances) == 3, v
+    assert len(runs) == 1 and len(runs[0].inputs) == 3, runs
+    assert all(i.seconds is not None and 0 < i.seconds < 3.0 for i in v.instances), v.instances
+
+
+def test_a_later_slow_instance_is_killed_by_the_supervisor():
+    """Instance 1 switches the alarm off and patches the clock, then sleeps past instance_s: the supervisor's clock
+    ends it; instance 0 keeps its verdict, instance 2 is not run."""
+    code = ("import signal, time, numpy as np\nn = [0]\ntime.perf_counter = time.monotonic = lambda: 0.0\n"
+            "def solve(u0, x, t, nu):\n    signal.setitimer(signal.ITIMER_REAL, 0)\n"
+            "    if float(nu) == NU1:\n        time.sleep(5.5)\n    return np.zeros((len(t), len(x)))\n")
+    insts = F.instances("heat", 0, 3)
+    v = verify(code.replace("NU1", repr(float(insts[1]["args"]["nu"]))), "heat", insts,
+               VerifyConfig(instance_s=1.5, startup_s=3.0))
+    assert not v.valid and "time limit" in v.instances[1].reason, v
+    assert v.instances[0].valid and "not run" in v.instances[2].reason, v.instances
+    assert 1.5 <= v.instances[1].seconds < 3.0, v.instances[1]
+
+
+def test_a_slow_top_level_reaches_the_start_up_limit():
+    code = "import time, numpy as np\ntime.sleep(6)\n" + ZEROS
+    v = verify(code, "heat", F.instances("heat", 0, 2), VerifyConfig(startup_s=1.5))
+    assert not v.valid and all("start-up time limit" in i.reason for i in v.instances), v

@@ -223,11 +223,11 @@ def test_a_failed_probe_is_tried_again(ns, monkeypatch):
     real = sb._run_once
     calls = []
 
-    def flaky(code, limits, inputs, mode, t0, level):
+    def flaky(code, limits, inputs, mode, t0, level, *rest):
         calls.append(code)
         if len(calls) == 1:
             return sb._result("timeout", "wall-clock limit of 15 s reached (simulated)", t0, isolation=level), {}
-        return real(code, limits, inputs, mode, t0, level)
+        return real(code, limits, inputs, mode, t0, level, *rest)
 
     monkeypatch.setattr(sb, "_PROBE", None)  # the real probe is restored at teardown
     monkeypatch.setattr(sb, "_WARNED", set())

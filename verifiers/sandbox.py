@@ -70,6 +70,7 @@ limit); "killed" (any other signal, also a SIGSYS or SIGXCPU the program raised 
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import json
 import keyword
 import logging
@@ -130,6 +131,29 @@ class SandboxResult:
     seconds: float
     reason: str  # human-readable, never empty
     isolation: str = ""  # the level this run had: one of LEVELS ("" only for arguments refused before a run)
+    calls: tuple = ()  # CallResult per Calls.inputs entry, when the run was given `calls`
+
+
+@dataclass(frozen=True)
+class Calls:
+    """A fork server inside one run: after `code` ran (imports, the program's top level), `code` here runs once
+    per entry of `inputs` (its variables set in the module's namespace), each in a fresh fork of that state.
+    Each call is timed by the supervisor's clock, from sending the call's inputs to receiving its result, and
+    its processes are killed at `seconds`; the program's process cannot stop or change that clock. The first
+    call that reaches its limit ends the run (status `timeout`); the calls after it are `not run`. `start_s`:
+    the same for the start (interpreter, imports, the code's top level) up to the first call."""
+    code: str
+    inputs: tuple  # of dicts (JSON-serialisable)
+    seconds: float  # each call's time limit
+    start_s: float | None = None  # the start's limit (None: only limits.wall_s)
+
+
+@dataclass(frozen=True)
+class CallResult:
+    status: str  # ok | error | memory | refused | timeout | not run
+    value: str | None  # repr of `result` after the call's code
+    reason: str
+    seconds: float | None  # the supervisor's clock (None: not run)
 
 
 def _clean(text):
@@ -631,11 +655,15 @@ def _sysv_remove(objs):
 
 # -- running -------------------------------------------------------------------------------------------------------
 
-def run_python(code: str, limits: SandboxLimits = SandboxLimits(), inputs: dict | None = None) -> SandboxResult:
-    """Run `code` in the sandbox; see the module docstring. Never raises (short of interpreter shutdown)."""
+def run_python(code: str, limits: SandboxLimits = SandboxLimits(), inputs: dict | None = None,
+               calls: Calls | None = None) -> SandboxResult:
+    """Run `code` in the sandbox; see the module docstring. Never raises (short of interpreter shutdown).
+
+    With `calls` (a `Calls`), the run is a fork server: see `Calls`; `limits.max_processes` must be at least 1
+    (the fork of each call) and `limits.wall_s` cover the code plus every call."""
     t0 = time.monotonic()
     try:
-        bad = _check(code, limits, inputs)
+        bad = _check(code, limits, inputs) or _check_calls(calls, limits)
         if bad:
             return _result("error", bad, t0)
         mode = _mode()
@@ -651,13 +679,13 @@ def run_python(code: str, limits: SandboxLimits = SandboxLimits(), inputs: dict 
                     return _result("error", f"sandbox: {ENV_VAR}=require but the level here is {level!r} "
                                             f"({info['why']}); not run", t0, isolation=level)
                 _warn_once(level, f"sandbox: falling back to {level!r}: {info['why']}")
-        r, _ = _run_once(code, limits, inputs, "namespaces" if level != FALLBACK else "direct", t0, level)
+        r, _ = _run_once(code, limits, inputs, "namespaces" if level != FALLBACK else "direct", t0, level, calls)
         return r
     except Exception as e:  # a bug or an exhausted parent: still a result
         return _result("error", f"sandbox failure: {type(e).__name__}: {e}", t0)
 
 
-def _run_once(code, limits, inputs, mode, t0, level):
+def _run_once(code, limits, inputs, mode, t0, level, calls=None):
     """One run in `mode` ("namespaces" or "direct") expected at `level`: (SandboxResult, the supervisor's
     setup facts). A supervisor that reports no seccomp filter lowers the level of that run."""
     own_uid = mode == "namespaces" and os.geteuid() == 0
@@ -667,7 +695,11 @@ def _run_once(code, limits, inputs, mode, t0, level):
                "limits": {"output_kb": limits.output_kb, "memory_mb": limits.memory_mb, "wall_s": limits.wall_s,
                           "file_size_mb": limits.file_size_mb, "max_files": limits.max_files}}
     cap = int(limits.output_kb * 1024)
-    payload["report_max"] = _report_max(cap)
+    n_calls = len(calls.inputs) if calls is not None else 0
+    payload["report_max"] = _report_max(cap, n_calls)
+    if calls is not None:
+        payload["calls"] = {"code": calls.code, "inputs": list(calls.inputs), "seconds": float(calls.seconds),
+                            "start_s": float(calls.start_s) if calls.start_s else None}
     base = tempfile.mkdtemp(prefix="r3sandbox-")
     cg = sysv_before = None
     try:
@@ -695,7 +727,7 @@ def _run_once(code, limits, inputs, mode, t0, level):
         fd = os.open(ppath, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
-        r, setup = _start(ppath, wd, limits, mode, t0, level, cg)
+        r, setup = _start(ppath, wd, limits, mode, t0, level, cg, n_calls)
         if cg is not None:
             setup = dict(setup, memory_cgroup=cg["kind"])
         return r, setup
@@ -712,13 +744,15 @@ def _run_once(code, limits, inputs, mode, t0, level):
         shutil.rmtree(base, ignore_errors=True)
 
 
-def _report_max(cap):
+def _report_max(cap, n_calls=0):
     """The most the host reads of the supervisor's line: its value (cap characters, 4 bytes each in
-    UTF-8), the reason and notes (the supervisor cuts them), the setup facts; in hex (x2)."""
-    return max(1 << 22, 2 * (4 * max(1024, cap) + 4 * 2000 + 5 * 4 * 500) + (1 << 16))
+    UTF-8), the reason and notes (the supervisor cuts them), the setup facts; in hex (x2). A fork server's
+    calls each add a value and a reason of the same size."""
+    one = 2 * (4 * max(1024, cap) + 4 * 2000)
+    return max(1 << 22, one + 2 * 5 * 4 * 500 + n_calls * (one + 256) + (1 << 16))
 
 
-def _start(ppath, wd, limits, mode, t0, level, cg=None):
+def _start(ppath, wd, limits, mode, t0, level, cg=None, n_calls=0):
     if not sys.executable:
         return _result("error", "no Python executable to start (sys.executable is empty)", t0, isolation=level), {}
     env = {"PATH": "/usr/bin:/bin", "HOME": wd, "TMPDIR": wd, "LANG": "C.UTF-8",
@@ -738,7 +772,7 @@ def _start(ppath, wd, limits, mode, t0, level, cg=None):
             return _result("error", f"could not start the sandboxed process: {type(e).__name__}: {e}", t0, isolation=level), {}
         finally:
             os.close(wfd)
-        return _supervise(proc, rfd, limits, mode, t0, level, cg)
+        return _supervise(proc, rfd, limits, mode, t0, level, cg, n_calls)
     finally:
         os.close(rfd)
 
@@ -755,10 +789,10 @@ def _parse_supervisor(data: bytes):
     return msg if isinstance(msg, dict) else None
 
 
-def _supervise(proc, rfd, limits, mode, t0, level, cg=None):
+def _supervise(proc, rfd, limits, mode, t0, level, cg=None, n_calls=0):
     cap = int(limits.output_kb * 1024)
     # the supervisor's line is never longer than this (it says "report too large" instead); + a margin
-    out, err, res = _Capped(cap), _Capped(cap), _Capped(_report_max(cap) + 4096)
+    out, err, res = _Capped(cap), _Capped(cap), _Capped(_report_max(cap, n_calls) + 4096)
     sel = selectors.DefaultSelector()
     for fd, sink in ((proc.stdout.fileno(), out), (proc.stderr.fileno(), err), (rfd, res)):
         sel.register(fd, selectors.EVENT_READ, sink)
@@ -811,7 +845,48 @@ def _supervise(proc, rfd, limits, mode, t0, level, cg=None):
     facts = _cgroup_facts(cg) if cg is not None else None
     if facts is not None:
         setup = dict(setup, memory_peak_mb=facts["peak_mb"], oom_kill=facts["oom_kill"])
-    return _classify(msg, timed_out, proc.returncode, stdout, stderr, limits, level, t0, n_lines, facts), setup
+    r = _classify(msg, timed_out, proc.returncode, stdout, stderr, limits, level, t0, n_lines, facts)
+    if n_calls:
+        r = dataclasses.replace(r, calls=_call_results((msg or {}).get("calls"), n_calls, r))
+    return r, setup
+
+
+def _call_results(raw, n, run):
+    """The supervisor's per-call records -> n CallResults (a call without one: not run, with the run's reason)."""
+    out = []
+    raw = raw if isinstance(raw, list) else []
+    for i in range(n):
+        c = raw[i] if i < len(raw) and isinstance(raw[i], dict) else None
+        if c is None or not isinstance(c.get("status"), str):
+            out.append(CallResult("not run", None, f"not run: the run ended first ({run.status}: {run.reason})"[:2000],
+                                  None))
+            continue
+        sec = c.get("seconds")
+        value = c.get("value")
+        out.append(CallResult(c["status"], _clean(value) if isinstance(value, str) else None,
+                              _clean(str(c.get("reason") or c["status"])),
+                              round(float(sec), 4) if isinstance(sec, (int, float)) else None))
+    return tuple(out)
+
+
+def _check_calls(calls, limits):
+    if calls is None:
+        return None
+    if not isinstance(calls, Calls) or not isinstance(calls.code, str):
+        return "calls must be a Calls(code: str, inputs: tuple of dicts, seconds)"
+    if not isinstance(calls.inputs, (tuple, list)) or not all(isinstance(d, dict) for d in calls.inputs):
+        return "calls.inputs must be a tuple of dicts"
+    if not isinstance(calls.seconds, (int, float)) or isinstance(calls.seconds, bool) or not calls.seconds > 0:
+        return f"calls.seconds must be a positive number, not {calls.seconds!r}"
+    if calls.start_s is not None and (not isinstance(calls.start_s, (int, float)) or not calls.start_s > 0):
+        return f"calls.start_s must be None or a positive number, not {calls.start_s!r}"
+    if limits.max_processes < 1:
+        return "calls need limits.max_processes >= 1 (each call is a fork)"
+    for d in calls.inputs:
+        bad = _check("", limits, d)
+        if bad:
+            return bad
+    return None
 
 
 def _classify(msg, timed_out, rc, stdout, stderr, limits, level, t0, msg_lines=None, cgroup=None):
@@ -854,6 +929,9 @@ def _classify(msg, timed_out, rc, stdout, stderr, limits, level, t0, msg_lines=N
     if cgroup is not None and cgroup.get("oom_kill") and sig == signal.SIGKILL:
         return said("memory", f"memory limit reached: the run's memory cgroup ({limits.memory_mb:g} MB + "
                               f"{CGROUP_EXTRA_MB} MB) was full and the kernel killed the program")
+    call_timeout = msg.get("call_timeout")
+    if isinstance(call_timeout, str):  # the supervisor's clock: it killed the call's processes (and the rest)
+        return said("timeout", call_timeout[:500])
     if sig is not None:
         # the CPU time is the kernel's (wait4's rusage): a SIGXCPU the program raises itself early is just a signal.
         # The rusage lags the kernel's own RLIMIT_CPU check (0.93-1.03 s at SIGXCPU for cpu_s = 1 on a loaded

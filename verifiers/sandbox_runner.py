@@ -150,6 +150,10 @@ def _install_guards(wd, rfd, max_files):
                         "_testinternalcapi", "_testmultiphase", "_testbuffer", "_testimportmultiple", "_ctypes_test",
                         "_cffi_backend"})
     watch = frozenset(kinds) | frozenset(one) | frozenset(two) | {"open", "import", "os.symlink", "ctypes.dlopen"}
+    # the fork server's gate: _serve sets it to 1 just before its fork. Code that reaches this list through a
+    # frame could set it too; that is the audit hook's known limit (DISARM switches it off altogether): forks
+    # stay bounded by RLIMIT_NPROC, the PID namespace and the supervisor's kill
+    forks = [0]
 
     def hook(event, args, _watch=watch, _kinds=tuple(kinds.items()), _one=tuple(one.items()),
              _two=tuple(two.items()), _native=native, _wd=wd, _wdp=wd + "/", _mypid=str(posix.getpid()),
@@ -160,8 +164,11 @@ def _install_guards(wd, rfd, max_files):
              _bytes=bytes, _int=int, _tuple=tuple, _dict=dict, _str_str=str.__str__, _bjoin=b"".join,
              _W=W, _O_CREAT=os.O_CREAT, _O_DIR=getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_PATH", 0),
              _Refused=PermissionError, _MemoryError=MemoryError, _OSError=OSError, _ValueError=ValueError,
-             _BaseException=BaseException, _repr=repr):
+             _BaseException=BaseException, _repr=repr, _forks=forks):
         if _type(event) is not _str or event not in _watch:
+            return
+        if event == "os.fork" and _forks[0] > 0:  # the fork server's own fork (_serve), one at a time
+            _forks[0] -= 1
             return
         refusal = None
         try:
@@ -321,9 +328,10 @@ def _install_guards(wd, rfd, max_files):
             raise _Refused(msg)
 
     sys.addaudithook(hook)
+    return forks
 
 
-def _run_code(payload, rfd):
+def _run_code(payload, rfd, cmd_fd=None):
     """The old runner's body: compile, install the guards, exec, report one final line on `rfd`."""
     import builtins, json, linecache, os, posix, traceback, types
     write = posix.write
@@ -351,7 +359,8 @@ def _run_code(payload, rfd):
         where = f" (line {e.lineno})" if getattr(e, "lineno", None) else ""
         send({"final": "error", "reason": f"{type(e).__name__}: {getattr(e, 'msg', e)}{where}", "value": None})
         return
-    _install_guards(os.path.realpath(os.getcwd()), rfd, int(lim["max_files"]))
+    real_fork = posix.fork  # before the guards replace it (the fork server's own)
+    forks = _install_guards(os.path.realpath(os.getcwd()), rfd, int(lim["max_files"]))
     sys.modules["__main__"] = module
     memory = f"memory limit of {lim['memory_mb']} MB reached (MemoryError)"
     out = None
@@ -406,6 +415,67 @@ def _run_code(payload, rfd):
     except Exception:
         pass
     send(out)
+    if cmd_fd is not None and out["final"] == "ok":
+        _serve(payload["calls"], module, cmd_fd, rfd, real_fork, forks, cap, memory)
+
+
+def _serve(spec, module, cmd_fd, rfd, real_fork, forks, cap, memory):
+    """The fork server (the worker, after the code's top level): for each call the supervisor sends (a line
+    "<index> <hex json inputs>" on cmd_fd), a fresh fork runs the call's code in the module's namespace and
+    reports "C <hex json>"; after each call "G" (ready). This runs in the program's process, so all of it is
+    the program's claim: the supervisor's clock times each call from sending its inputs to receiving its
+    result, and kills the call's processes at its limit."""
+    import json, os, posix, traceback
+    write = posix.write
+    compiled = compile(spec["code"], "<sandbox-call>", "exec")
+    buf = b""
+    while True:
+        write(rfd, b"G\n")
+        while b"\n" not in buf:
+            chunk = os.read(cmd_fd, 1 << 20)
+            if not chunk:
+                return
+            buf += chunk
+        line, _, buf = buf.partition(b"\n")
+        idx, _, body = line.partition(b" ")
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except Exception:
+            pass
+        forks[0] = 1
+        try:
+            pid = real_fork()
+        except OSError:
+            continue  # no "C" line: the supervisor reports the call as ended without a result
+        finally:
+            forks[0] = 0
+        if pid:
+            try:
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
+            continue
+        try:  # the call's process
+            out = {"i": int(idx), "final": "ok", "reason": "ran to completion", "value": None}
+            try:
+                module.__dict__.update(json.loads(bytes.fromhex(body.decode("ascii"))))
+                exec(compiled, module.__dict__)
+                value = repr(module.__dict__.get("result"))
+                out["value"] = value if len(value) <= cap else value[:cap]
+            except MemoryError:
+                out.update(final="memory", reason=memory)
+            except BaseException as e:
+                out.update(final="error", reason=traceback.format_exception_only(type(e), e)[-1].strip()[:500])
+            try:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            except Exception:
+                pass
+            write(rfd, b"C " + json.dumps(out, ensure_ascii=False).encode("utf-8", "backslashreplace").hex().encode()
+                  + b"\n")
+        finally:
+            os._exit(0)
 
 
 # -- supervisor: namespaces, mounts, confinement ---------------------------------------------------------
@@ -658,6 +728,8 @@ def _parse_report_lines(data, cap):
         except (ValueError, UnicodeDecodeError):
             problem = "a malformed line on the program's report channel"
             continue
+        if kind in (b"G", b"C"):  # the fork server's lines (handled as they come, in _supervise)
+            continue
         if kind == b"R":
             if len(notes) < 5:
                 notes.append(text[:500])
@@ -744,6 +816,8 @@ def _supervise(rfd, payload_path):
     # code runs, so a "setup failed" report cannot come from the code (it once could: an "X" line on
     # the report pipe plus exit code 70 made any program look like a sandbox failure)
     sr, sw = os.pipe()
+    spec = payload.get("calls")
+    cr, cw = os.pipe() if spec else (None, None)  # the fork server's calls: supervisor -> worker
     # SIGINT is the one signal Python handles (KeyboardInterrupt); as PID 1 the supervisor gets from inside
     # its namespace only signals it handles, so ignoring it leaves the worker none that would end the
     # supervisor before it reports. That matters where the worker has the supervisor's uid (a user
@@ -758,24 +832,79 @@ def _supervise(rfd, payload_path):
             os.close(rfd)
             os.close(pr)
             os.close(sr)
+            if cw is not None:
+                os.close(cw)
             try:
                 _confine(payload, seccomp_filter, cgroup_fd)
-                lo, hi = sorted((pw, sw))
-                os.closerange(3, lo)  # also the seccomp listener: with it the code could let its own calls through
-                os.closerange(lo + 1, hi)
-                os.closerange(hi + 1, 4096)
+                prev = 2  # close everything else, also the seccomp listener (with it the code could let its
+                for keep in sorted(fd for fd in (pw, sw, cr) if fd is not None) + [4096]:  # own calls through)
+                    os.closerange(prev + 1, keep)
+                    prev = keep
                 os.close(sw)
             except (SetupError, OSError, ValueError) as e:
                 os.write(sw, f"{type(e).__name__}: {e}"[:500].encode("utf-8", "replace"))
                 os._exit(70)
-            _run_code(payload, pw)
+            _run_code(payload, pw, cr)
         finally:
             os._exit(0)
     os.close(pw)
     os.close(sw)
+    if cr is not None:
+        os.close(cr)
     if cgroup_fd is not None:
         os.close(cgroup_fd)
     denied = []
+    # the fork server (payload "calls"): the supervisor sends each call's inputs when the worker says it is ready
+    # ("G"), times the call on its own clock until its "C" line comes, and at the call's limit kills the run
+    n_calls = len(spec["inputs"]) if spec else 0
+    calls, cur, t_call, lines = [], None, 0.0, bytearray()
+    vcap = max(1024, int(payload["limits"]["output_kb"]) * 1024)  # a call's value, as the worker cuts it
+    call_timeout = None
+
+    def end_calls():
+        nonlocal cw
+        if cw is not None:
+            os.close(cw)  # EOF: the worker's loop returns and it exits
+            cw = None
+
+    def on_lines(chunk):
+        """The fork server's complete "G" / "C" lines in `chunk` (the rest is the report, parsed at the end)."""
+        nonlocal cur, t_call
+        lines.extend(chunk)
+        while b"\n" in lines:
+            i = lines.index(b"\n")
+            line = bytes(lines[:i])
+            del lines[:i + 1]
+            kind, _, body = line.partition(b" ")
+            now = time.monotonic()
+            if kind == b"C" and cur is not None:
+                try:
+                    msg = json.loads(bytes.fromhex(body.decode("ascii")).decode("utf-8", "replace"))
+                except (ValueError, RecursionError):
+                    msg = None
+                if isinstance(msg, dict) and msg.get("i") == cur and msg.get("final") in ("ok", "error", "memory") \
+                        and isinstance(msg.get("reason"), str) and (msg.get("value") is None or isinstance(msg["value"], str)):
+                    calls.append({"status": msg["final"], "reason": msg["reason"][:2000], "seconds": now - t_call,
+                                  "value": None if msg["value"] is None else msg["value"][:vcap]})
+                else:
+                    calls.append({"status": "error", "reason": "a malformed result line for the call",
+                                  "seconds": now - t_call, "value": None})
+                cur = None
+            elif kind == b"G" and cw is not None:
+                if cur is not None:  # ready again without a result: the call's process died
+                    calls.append({"status": "error", "reason": "the call's process ended without a result",
+                                  "seconds": now - t_call, "value": None})
+                    cur = None
+                if len(calls) >= n_calls:
+                    end_calls()
+                    continue
+                cur = len(calls)
+                try:
+                    os.write(cw, str(cur).encode() + b" " + json.dumps(spec["inputs"][cur]).encode().hex().encode()
+                             + b"\n")
+                except OSError:
+                    end_calls()
+                t_call = time.monotonic()
 
     def on_denial():
         """A denied call, as the kernel reports it: record it and end the run, every process of it (as PID 1,
@@ -792,7 +921,7 @@ def _supervise(rfd, payload_path):
 
     # the worker's report: its value (at most output_kb K characters) as JSON (a character at most 6 bytes,
     # a control character a __repr__ returned) in hex (x2), plus 5 refusal notes and the reason
-    cap = 12 * max(1024, int(payload["limits"]["output_kb"]) * 1024) + 65536
+    cap = (12 * max(1024, int(payload["limits"]["output_kb"]) * 1024) + 65536) * (1 + n_calls)
     data, eof, exited, too_large = bytearray(), False, None, 0
     # the host kills the whole tree at wall_s; this deadline only matters when the host itself died
     deadline = t_start + float(payload["limits"]["wall_s"]) + 2.0
@@ -816,6 +945,28 @@ def _supervise(rfd, payload_path):
                 data += chunk
             else:
                 too_large += len(chunk)
+            if n_calls and chunk and len(lines) <= cap:
+                on_lines(chunk)
+        if n_calls and not calls and cur is None and spec.get("start_s") and cw is not None \
+                and time.monotonic() - t_start > spec["start_s"]:
+            call_timeout = (f"the start (interpreter, imports, the code's top level) reached its time limit of "
+                            f"{spec['start_s']:g} s (the supervisor's clock); the run was ended")
+            end_calls()
+            try:
+                os.kill(-1 if payload["mode"] == "namespaces" else pid, signal.SIGKILL)
+            except OSError:
+                pass
+        if cur is not None and time.monotonic() - t_call > float(spec["seconds"]):
+            call_timeout = (f"call {cur} reached its time limit of {float(spec['seconds']):g} s (the supervisor's "
+                            f"clock); the run was ended")
+            calls.append({"status": "timeout", "reason": call_timeout, "seconds": time.monotonic() - t_call,
+                          "value": None})
+            cur = None
+            end_calls()
+            try:  # the call's process and the worker: in the namespace every process but this one
+                os.kill(-1 if payload["mode"] == "namespaces" else pid, signal.SIGKILL)
+            except OSError:
+                pass
         got = os.wait4(pid, os.WNOHANG)
         if got[0]:
             exited = got
@@ -828,6 +979,8 @@ def _supervise(rfd, payload_path):
             break
         if len(data) <= cap:
             data += chunk
+        if n_calls and len(lines) <= cap:
+            on_lines(chunk)
     while notify_fd is not None:  # a denied call still pending (a child of the worker): it fails the run too
         ready, _, _ = select.select([notify_fd], [], [], 0)
         if not ready:
@@ -856,6 +1009,8 @@ def _supervise(rfd, payload_path):
               "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
               "cpu": ru.ru_utime + ru.ru_stime, "maxrss_kb": ru.ru_maxrss, "denied": denied,
               "final": final, "notes": notes, "problem": problem}
+    if n_calls:
+        report.update(calls=calls, call_timeout=call_timeout)
     line = _report_line(b"S", report)
     limit = int(payload.get("report_max") or 0)
     if limit and len(line) > limit:  # never more than the host reads: its cut once lost a SIGSYS seen here

@@ -3,20 +3,19 @@
     verify(code, family, insts, cfg=VerifyConfig()) -> ProgramVerdict        # never raises
     extract_code(completion) -> str | None
 
-One sandbox run per instance (`verifiers.sandbox.run_python`): the program's source is followed by a
-small driver that calls `solve(**args)` on the instance, converts the output with
-`np.asarray(..., float64)` and sends it back as base64 in `result` only when its shape is the expected
-one. Each run has a wall-clock limit of `startup_s + instance_s`, kept by the host, and `memory_mb` of
-address space (RLIMIT_AS; the sandbox's memory cgroup where there is one). The time of an instance is
-the host's clock for its run (interpreter start, imports, the program's top level and `solve`): an alarm
-or a clock inside the run shares the program's process, which can switch it off (`setitimer(0)`) or patch
-it (`time.perf_counter`). Everything the program sends back is checked again here (shape from the byte
-count, finiteness, any `result` it wrote instead), so tampering with the driver gains nothing, and no
-output of the program makes `verify` raise. The first instance runs alone: a program that does not
-compile (the same error on every instance) or reaches the time limit there is not run again (the
-remaining instances count as invalid, not run), as the single run's wall clock did before. The other
-instances run `workers` at a time (default: half the CPUs): the runs are independent processes, so
-this costs latency only where CPUs are free, and each run keeps its own clock.
+One sandbox run per program, as a fork server (`verifiers.sandbox.run_python(..., calls=Calls(...))`): the
+interpreter starts, NumPy/SciPy are imported and the program's top level runs once (at most `startup_s`);
+then each instance runs in a fresh fork of that state, where a small driver calls `solve(**args)`,
+converts the output with `np.asarray(..., float64)` and sends it back as base64 in `result` only when its
+shape is the expected one. The time of an instance is the sandbox supervisor's clock, from sending the
+instance's args to receiving its result, and at `instance_s` the supervisor kills the run: an alarm or a
+clock inside the program's process could be switched off (`setitimer(0)`) or patched (`time.perf_counter`),
+the supervisor is outside its reach. The first instance that reaches the limit ends the run (the
+instances after it count as invalid, not run). `memory_mb` of address space per process (RLIMIT_AS; the
+sandbox's memory cgroup, for the whole run, where there is one). Everything the program sends back is
+checked again here (shape from the byte count, finiteness, any `result` it wrote instead), so tampering
+with the driver gains nothing, and no output of the program makes `verify` raise. (Before: one sandbox run
+per instance, 3-4x the cost: the interpreter start and the imports were paid per instance.)
 
 Per instance (paper's hybrid verifier):
   V       = error-free execution x correct shape x finite values (0 or 1)
@@ -36,15 +35,13 @@ import ast
 import base64
 import dataclasses
 import math
-import os
 import re
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from r3bench.pde import families as _fam
-from verifiers.sandbox import LEVELS
+from verifiers.sandbox import Calls
 from verifiers.sandbox import SandboxLimits
 from verifiers.sandbox import run_python
 
@@ -56,10 +53,9 @@ class VerifyConfig:
     T_traj: float = 0.05
     T_phys: float = 2.0
     success_nrmse: float = 0.01
-    instance_s: float = 3.0  # per-instance time (the prompt says "about 2 s": margin for load), the host's clock
-    startup_s: float = 4.0  # interpreter + numpy/scipy import, in each instance's run
+    instance_s: float = 3.0  # per-instance time (the prompt says "about 2 s": margin for load), the supervisor's clock
+    startup_s: float = 4.0  # interpreter + numpy/scipy import + the program's top level, once per program
     memory_mb: int = 1024
-    workers: int = 0  # instance runs at a time after the first (0: half the CPUs, at most n - 1)
 
 
 @dataclass(frozen=True)
@@ -83,7 +79,7 @@ class ProgramVerdict:
     nrmse: float
     reason: str
     instances: tuple = field(default=())
-    seconds: float = 0.0  # wall time of the sandbox runs, summed (one per instance)
+    seconds: float = 0.0  # wall time of the program's sandbox run (start-up and every instance)
     isolation: str = ""  # the sandbox's isolation level for this run (verifiers.sandbox.LEVELS); "" when none ran
     verifier_ok: bool = True  # False: the verifier itself failed (not the program's fault; a trainer skips it)
 
@@ -111,10 +107,10 @@ def extract_code(completion) -> str | None:
     return None
 
 
-# The driver runs after the program in the same namespace, once per instance (one sandbox run each); its
-# names start with _r3. `_r3_inst` (the instance's args and shape) comes in through `inputs`. It keeps no
-# time: the program shares its process and can switch any in-process clock or alarm off (setitimer(0),
-# a patched time.perf_counter); the instance's time and its limit are the host's (the sandbox's wall clock).
+# The driver is defined after the program in the same namespace and called once per instance, in a fresh fork
+# (`_CALL`, with `_r3_inst`, the instance's args and shape, set by the sandbox's Calls); its names start with
+# _r3. It keeps no time: the program shares its process and can switch any in-process clock or alarm off
+# (setitimer(0), a patched time.perf_counter); the instance's time and its limit are the sandbox supervisor's.
 _DRIVER = r'''
 
 def _r3_drive(_inst):
@@ -136,17 +132,17 @@ def _r3_drive(_inst):
     if list(u.shape) != list(_inst["shape"]):
         return {"status": "shape", "why": "shape %s, expected %s" % (tuple(u.shape), tuple(_inst["shape"]))}
     return {"status": "ok", "data": _b64.b64encode(u.astype("<f8").tobytes()).decode("ascii")}
-
-
-result = _r3_drive(_r3_inst)
 '''
+_CALL = "result = _r3_drive(_r3_inst)"
 
 
-def _sandbox_limits(cfg: VerifyConfig, out_bytes: int):
-    """One instance's run: startup_s (interpreter, imports, the program's top level) + instance_s."""
-    wall = cfg.startup_s + cfg.instance_s
-    return SandboxLimits(wall_s=wall, cpu_s=int(math.ceil(wall)), memory_mb=cfg.memory_mb,
-                         output_kb=max(64, int(out_bytes * 1.4 / 1024) + 64))
+def _sandbox_limits(cfg: VerifyConfig, out_bytes: int, n: int):
+    """The program's run: startup_s (interpreter, imports, the top level) + n x instance_s, + a margin for the
+    forks (the supervisor keeps each instance's limit). CPU per process: the worker's start-up and one
+    instance (each instance's fork starts with its own count)."""
+    wall = cfg.startup_s + n * (cfg.instance_s + 0.5) + 1.0
+    return SandboxLimits(wall_s=wall, cpu_s=int(math.ceil(cfg.startup_s + cfg.instance_s)), memory_mb=cfg.memory_mb,
+                         output_kb=max(64, int(out_bytes * 1.4 / 1024) + 64), max_processes=1)
 
 
 def _invalid(reason, seconds=None, verifier_ok: bool = True) -> InstanceVerdict:
@@ -224,28 +220,22 @@ def _item(value):
     return item if isinstance(item, dict) and isinstance(item.get("status"), str) else None
 
 
-_COMPILE_ERRORS = ("SyntaxError", "IndentationError", "TabError")
-
-
-def _run_instance(code, family, inst, cfg):
-    """(InstanceVerdict, SandboxResult) of one instance in a sandbox run of its own."""
-    out_bytes = 8 * int(np.prod(inst["shape"]))
-    res = run_python(code + "\n" + _DRIVER, _sandbox_limits(cfg, out_bytes),
-                     inputs={"_r3_inst": {"args": inst["args"], "shape": inst["shape"]}})
-    sec = res.seconds  # the host's clock: interpreter start, imports, the top level and solve
-    if res.status == "timeout":
-        return _invalid(f"timeout: instance time limit reached ({cfg.startup_s:g} s start-up + {cfg.instance_s:g} s, "
-                        f"the sandbox's clock): {res.reason}", sec), res
-    if not res.ok:
-        return _invalid(f"{res.status}: {res.reason}", sec), res
-    item = _item(res.value)
+def _instance_verdict(call, family, inst, cfg):
+    """InstanceVerdict of one instance from its call in the fork server (a verifiers.sandbox.CallResult)."""
+    sec = call.seconds  # the supervisor's clock: from sending the instance's args to receiving its result
+    if call.status == "timeout":
+        return _invalid(f"timeout: instance time limit reached ({cfg.instance_s:g} s, the sandbox supervisor's "
+                        f"clock): {call.reason}", sec)
+    if call.status != "ok":
+        return _invalid(f"{call.status}: {call.reason}", sec)
+    item = _item(call.value)
     if item is None:
         return _invalid("the program's run did not report a result for the instance (did it overwrite `result` "
-                        "or exit early?)", sec), res
+                        "or exit early?)", sec)
     if item["status"] != "ok":
-        return _invalid(f"{_text(item['status'], 40)}: {_text(item.get('why'))}", sec), res
+        return _invalid(f"{_text(item['status'], 40)}: {_text(item.get('why'))}", sec)
     u, why = _decode(item, inst)
-    return (_invalid(why, sec) if u is None else score_instance(family, inst, u, cfg, sec)), res
+    return _invalid(why, sec) if u is None else score_instance(family, inst, u, cfg, sec)
 
 
 def verify(code, family: str, insts: list[dict], cfg: VerifyConfig = VerifyConfig()) -> ProgramVerdict:
@@ -267,23 +257,23 @@ def _verify(code, family, insts, cfg):
         return ProgramVerdict(False, False, 0.0, 1.0, "no program (no ```python``` block defining solve)")
     if not insts:
         return ProgramVerdict(False, False, 0.0, 1.0, "verifier error: no instances", verifier_ok=False)
-    # the first instance alone: a program that does not compile, or hangs, is not run again
-    v, res = _run_instance(code, family, insts[0], cfg)
-    verdicts, seconds, levels = [v], res.seconds, [res.isolation]
-    if res.status == "error" and res.reason.startswith(_COMPILE_ERRORS):  # the same on every instance
-        verdicts += [_invalid(v.reason) for _ in insts[1:]]
-    elif res.status == "timeout":  # the program is invalid already; a hang costs one run, not one per instance
-        verdicts += [_invalid("not run: instance 0 reached the time limit") for _ in insts[1:]]
-    elif len(insts) > 1:
-        workers = cfg.workers or max(1, min(len(insts) - 1, (os.cpu_count() or 1) // 2))
-        with ThreadPoolExecutor(workers) as ex:
-            for v, res in ex.map(lambda i: _run_instance(code, family, i, cfg), insts[1:]):
-                verdicts.append(v)
-                seconds += res.seconds
-                levels.append(res.isolation)
-    known = [lv for lv in levels if lv in LEVELS]
-    isolation = max(known, key=LEVELS.index) if known else (levels[0] if levels else "")  # the weakest
-    return combine(verdicts, cfg, round(seconds, 4), isolation)
+    out_bytes = max(8 * int(np.prod(i["shape"])) for i in insts)
+    calls = Calls(_CALL, tuple({"_r3_inst": {"args": i["args"], "shape": i["shape"]}} for i in insts), cfg.instance_s,
+                  start_s=cfg.startup_s)
+    res = run_python(code + "\n" + _DRIVER, _sandbox_limits(cfg, out_bytes, len(insts)), calls=calls)
+    per_call = res.status == "ok" or (res.status == "timeout" and any(c.status == "timeout" for c in res.calls))
+    if not per_call:  # the run failed as a whole (the top level, start-up time, a denied call, the memory cgroup)
+        why = (f"timeout: start-up time limit reached ({cfg.startup_s:g} s: interpreter, imports, the program's top "
+               f"level): {res.reason}") if res.status == "timeout" else f"{res.status}: {res.reason}"
+        verdicts = [_invalid(why) for _ in insts]
+    else:
+        verdicts = []
+        for i, (call, inst) in enumerate(zip(res.calls, insts)):
+            if call.status == "not run":
+                verdicts.append(_invalid("not run: an earlier instance reached the time limit"))
+            else:
+                verdicts.append(_instance_verdict(call, family, inst, cfg))
+    return combine(verdicts, cfg, round(res.seconds, 4), res.isolation)
 
 
 def combine(verdicts, cfg: VerifyConfig = VerifyConfig(), seconds: float = 0.0, isolation: str = "") -> ProgramVerdict:
