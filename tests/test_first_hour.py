@@ -373,3 +373,43 @@ def test_a_plan_with_a_misspelt_task_fails_when_loaded(tmp_path):
     plan.write_text("models: [r3bench/smollm2-135m-instruct]\nmethods: [cot]\ntasks: [r3_jeebnch]\n")
     with pytest.raises(reproduce.PlanError, match="r3_jeebnch.*r3_jeebench"):
         reproduce.load_plan(str(plan))
+
+
+# --- plain lm_eval: the same checks before the model loads (the hook wraps simple_evaluate) ----------
+
+def _plain_lm_eval(args, env_extra, tmp_path):
+    import os
+    import subprocess
+    import time
+
+    env = {k: v for k, v in os.environ.items() if k != "R3BENCH_DATA_DIR"}
+    env.update(env_extra)
+    t0 = time.monotonic()
+    r = subprocess.run([sys.executable, "-m", "lm_eval", *args, "--model", "hf", "--model_args",
+                        "pretrained=r3bench/smollm2-135m-instruct", "--device", "cpu", "--limit", "1"],
+                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    return r, time.monotonic() - t0
+
+
+def test_plain_lm_eval_misspelt_task_is_one_line_with_the_closest_names(tmp_path):
+    r, _ = _plain_lm_eval(["--tasks", "r3_jeebnch"], {}, tmp_path)
+    assert r.returncode != 0
+    last = [x for x in r.stderr.strip().splitlines() if x.strip()][-1]
+    assert "r3_jeebench" in last and "Traceback" not in r.stderr, r.stderr[-1500:]
+
+
+def test_plain_lm_eval_without_the_data_directory_stops_before_the_model_loads(tmp_path):
+    r, secs = _plain_lm_eval(["--tasks", "r3_jeebench"], {"R3BENCH_DATA_DIR": str(tmp_path / "nowhere")}, tmp_path)
+    assert r.returncode != 0 and "Traceback" not in r.stderr, r.stderr[-1500:]
+    last = [x for x in r.stderr.strip().splitlines() if x.strip()][-1]
+    assert last.startswith("r3bench: r3_jeebench read(s) the benchmark data") and "does not exist" in last
+    assert "Loading weights" not in r.stderr  # stopped before the model
+
+
+def test_preflight_leaves_good_requests_and_other_tasks_alone(shared_data):
+    from r3bench.eval import preflight
+
+    assert preflight.problem(["r3_jeebench"], {"data_dir": str(shared_data)}) is None
+    assert preflight.problem(["r3_procgen", "r3_demo"], None) is None  # read no data directory
+    assert preflight.problem(["hellaswag"], None) is None  # lm-eval's own task: not ours to judge
+    assert "closest: r3_jeebench" in preflight.problem("r3_jeebnch,r3_procgen")

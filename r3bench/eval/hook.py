@@ -5,6 +5,9 @@ a finder on `sys.meta_path`; nothing of lm-eval is imported until the program it
 When `lm_eval.tasks.manager` is executed, `TaskManager.__init__` is wrapped to append r3bench's task
 folder to `include_path`; when `lm_eval.models.huggingface` is executed, `HFLM.__init__` is
 wrapped to resolve r3bench's short model names (`pretrained=r3bench/smollm2-135m-instruct`); when
+`lm_eval.evaluator` is executed, `simple_evaluate` checks r3bench's task names and the data directory
+before the model loads (r3bench.eval.preflight; from the command line already in
+`EvaluatorConfig.process_tasks`, where lm-eval resolves task names); when
 `lm_eval.models` is executed (it registers lm-eval's own models), r3bench's strategy wrappers
 (`--model r3-rag | r3-stepco | r3-bestofn`, r3bench/eval/strategies/) are registered lazily beside them.
 
@@ -24,14 +27,12 @@ import warnings
 from pathlib import Path
 
 from r3bench.core import models
+from r3bench.eval import tasks_dir
 from r3bench.eval.strategies import REGISTRY
 
 ENV = "R3BENCH_LM_EVAL_HOOK"
-_TARGETS = ("lm_eval.tasks.manager", "lm_eval.models.huggingface", "lm_eval.models")
-
-
-def tasks_dir() -> Path:
-    return Path(__file__).resolve().parents[2] / "tasks" / "r3"
+_TARGETS = ("lm_eval.tasks.manager", "lm_eval.models.huggingface", "lm_eval.models", "lm_eval.evaluator",
+            "lm_eval.config.evaluate_config")
 
 
 def enabled() -> bool:
@@ -115,8 +116,77 @@ def register_strategies(mod):
             model_registry.register(name, target=target)
 
 
+def patch_evaluator(mod):
+    """simple_evaluate checks r3bench's task names and the data directory they read BEFORE the model
+    loads: plain `lm_eval --tasks r3_jeebnch` or a missing data directory is one line with what to do
+    (r3bench.eval.preflight), not a traceback after the model has loaded. From lm_eval's command line
+    the line ends the program (exit 2); a program calling simple_evaluate gets PreflightError."""
+    orig = mod.simple_evaluate
+    if getattr(orig, "_r3bench", False):
+        return
+    sig = inspect.signature(orig)
+    if not {"tasks", "metadata"} <= set(sig.parameters):
+        raise TypeError(f"simple_evaluate{tuple(sig.parameters)} is not the signature this hook knows")
+
+    @functools.wraps(orig)
+    def simple_evaluate(*args, **kwargs):
+        problem = None
+        try:
+            from r3bench.eval import preflight  # at the call, not at interpreter start (it imports the checker)
+
+            bound = sig.bind_partial(*args, **kwargs).arguments
+            problem = preflight.problem(bound.get("tasks"), bound.get("metadata"))
+        except Exception as e:  # noqa: BLE001 - fail soft: lm-eval runs as it would without the hook
+            _warn("check the tasks before the model loads", e)
+        if problem:
+            if _lm_eval_cli():
+                raise SystemExit(f"r3bench: {problem}")
+            raise preflight.PreflightError(problem)
+        return orig(*args, **kwargs)
+
+    simple_evaluate._r3bench = True
+    mod.simple_evaluate = simple_evaluate
+
+
+def patch_evaluate_config(mod):
+    """lm_eval's command line resolves its task names in EvaluatorConfig.process_tasks, before it loads
+    the model and before simple_evaluate: the same preflight runs there, so a misspelt r3 task or a
+    missing data directory is one line ("Tasks not found" was a traceback)."""
+    cls = mod.EvaluatorConfig
+    orig = cls.process_tasks
+    if getattr(orig, "_r3bench", False):
+        return
+    if list(inspect.signature(orig).parameters)[:2] != ["self", "metadata"]:
+        raise TypeError("EvaluatorConfig.process_tasks is not the signature this hook knows")
+
+    @functools.wraps(orig)
+    def process_tasks(self, metadata=None, *args, **kwargs):
+        problem = None
+        try:
+            from r3bench.eval import preflight
+
+            problem = preflight.problem(getattr(self, "tasks", None),
+                                        metadata if metadata is not None else getattr(self, "metadata", None))
+        except Exception as e:  # noqa: BLE001 - fail soft
+            _warn("check the tasks before the model loads", e)
+        if problem:
+            if _lm_eval_cli():
+                raise SystemExit(f"r3bench: {problem}")
+            raise preflight.PreflightError(problem)
+        return orig(self, metadata, *args, **kwargs)
+
+    process_tasks._r3bench = True
+    cls.process_tasks = process_tasks
+
+
+def _lm_eval_cli() -> bool:
+    argv0 = Path(sys.argv[0]).as_posix() if sys.argv and sys.argv[0] else ""
+    return Path(argv0).name in ("lm_eval", "lm-eval") or argv0.endswith("lm_eval/__main__.py")
+
+
 _PATCHES = {"lm_eval.tasks.manager": patch_task_manager, "lm_eval.models.huggingface": patch_hflm,
-            "lm_eval.models": register_strategies}
+            "lm_eval.models": register_strategies, "lm_eval.evaluator": patch_evaluator,
+            "lm_eval.config.evaluate_config": patch_evaluate_config}
 
 
 class _Loader(importlib.abc.Loader):

@@ -20,6 +20,7 @@ from importlib import resources
 from r3bench import procgen
 from r3bench.core.prompts import ANSWER_FORM, prompt_cot, prompt_structured  # noqa: F401 - used by the YAMLs
 from r3bench.eval import data as _data
+from r3bench.eval import tasks_dir
 from verifiers import KINDS, CheckConfig, canonical, check
 from verifiers import seventag
 
@@ -50,8 +51,6 @@ _NO_DATA = ("r3_demo", "r3_procgen", "r3_pde")
 
 def task_names() -> set[str]:
     """Every task and group name of r3bench's task folder (tasks/r3/*.yaml)."""
-    from r3bench.eval.hook import tasks_dir
-
     return {m for f in sorted(tasks_dir().glob("*.yaml")) for m in _NAME.findall(f.read_text(encoding="utf-8"))}
 
 
