@@ -2,10 +2,16 @@
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pytest
 
 pytest.importorskip("trl")
+
+# the version tasks/r3/_generate.py writes into every r3 task (bumped when a prompt or scoring changes)
+TASK_VERSION = float(re.search(r"^VERSION = ([0-9.]+)$", (Path(__file__).resolve().parents[1] / "tasks" / "r3" /
+                                                           "_generate.py").read_text(), re.M).group(1))
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +76,8 @@ def test_leaderboard_tables_and_cli(runs, tmp_path, capsys):
     assert f"| {jee.jee_score:.3f} (marks {jee.jee_marks:g}) |" in md
     assert "more than one source" in md  # the two sft cells are reported, not silently merged
     rows = (tmp_path / "a" / "leaderboard.csv").read_text().splitlines()
-    assert rows[0].startswith("task,model,method,acc,acc_stderr,n,jee_score,") and len(rows) == 4
+    # `column` (issue 37): the column the markdown shows, beside the method the cell's source names
+    assert rows[0].startswith("task,model,method,column,acc,acc_stderr,n,jee_score,") and len(rows) == 4
     leaderboard.write([runs], tmp_path / "b")  # same inputs, same bytes
     for f in ("leaderboard.md", "leaderboard.csv"):
         assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes()
@@ -156,7 +163,7 @@ def test_run_records_and_byte_identical_regeneration(runs, tmp_path, shared_data
     assert rec["model"]["id"] == "tiny-model"
     assert rec["model"]["weights_sha256"]["model.safetensors"] == sha(runs / "tiny-model" / "model.safetensors")
     pg = rec["tasks"]["r3_procgen"]
-    assert pg["version"] == 1.0 and pg["generation_kwargs"]["max_gen_toks"] == 8 and pg["task_hash"]
+    assert pg["version"] == TASK_VERSION and pg["generation_kwargs"]["max_gen_toks"] == 8 and pg["task_hash"]
     assert pg["data"]["procgen"] == {"n": 2494, "seed": 0, "split": "test",
                                      "test_sha256": records.procgen_split_hash(2494, 0)}
     jd = rec["tasks"]["r3_jeebench"]["data"]
@@ -180,24 +187,28 @@ def test_run_records_and_byte_identical_regeneration(runs, tmp_path, shared_data
     assert all(c.record for c in cells if c.source.endswith((".json",)) and "base.json" not in c.source)
     assert main(["record", str(work)]) == 0  # nothing new to write: existing records are kept
     # regenerate: twice, and from a copy
+    # (links are relative to the output folder since issue 37, so each table is written at the same place
+    # relative to its sources: <src>/lb/<i>)
     shutil.copytree(work, tmp_path / "copy")
+    outs = []
     for i, src in enumerate((work, work, tmp_path / "copy")):
-        leaderboard.write([src], tmp_path / f"lb{i}", reference=None)
-    assert _tree_bytes(tmp_path / "lb0") == _tree_bytes(tmp_path / "lb1") == _tree_bytes(tmp_path / "lb2")
+        outs.append(src / "lb" / str(i))
+        leaderboard.write([src], outs[-1], reference=None)
+    assert _tree_bytes(outs[0]) == _tree_bytes(outs[1]) == _tree_bytes(outs[2])
     # from the records alone
     only = tmp_path / "records_only"
     assert main(["record", str(work), "--copy-to", str(only)]) == 0
     assert sorted(f.relative_to(only) for f in only.rglob("*") if f.is_file()) == \
-        sorted(f.relative_to(work) for f in work.rglob("record*.json"))
+        sorted(f.relative_to(work) for f in work.rglob("record*.json") if "lb" not in f.relative_to(work).parts)
     again = tmp_path / "records_only_copy"
     shutil.copytree(only, again)
     key = lambda c: (c.task, c.model, c.method, c.acc, c.n, c.jee_score)  # noqa: E731
     got = leaderboard.collect([only])
     assert sorted(map(key, got)) == sorted(key(c) for c in cells if c.record)
-    leaderboard.write([only], tmp_path / "r0", reference=None)
-    leaderboard.write([again], tmp_path / "r1", reference=None)
-    assert _tree_bytes(tmp_path / "r0") == _tree_bytes(tmp_path / "r1")
-    assert "](lm_eval/0/" in (tmp_path / "r0" / "leaderboard.md").read_text()  # links to the record files
+    leaderboard.write([only], only / "lb", reference=None)
+    leaderboard.write([again], again / "lb", reference=None)
+    assert _tree_bytes(only / "lb") == _tree_bytes(again / "lb")
+    assert "](../lm_eval/0/" in (only / "lb" / "leaderboard.md").read_text()  # links to the record files
 
 
 @pytest.mark.slow
