@@ -413,3 +413,22 @@ def test_preflight_leaves_good_requests_and_other_tasks_alone(shared_data):
     assert preflight.problem(["r3_procgen", "r3_demo"], None) is None  # read no data directory
     assert preflight.problem(["hellaswag"], None) is None  # lm-eval's own task: not ours to judge
     assert "closest: r3_jeebench" in preflight.problem("r3_jeebnch,r3_procgen")
+
+
+def test_simple_evaluate_takes_the_data_directory_from_the_task_manager(shared_data, monkeypatch):
+    """The demo and the trainers give the data directory as TaskManager metadata, not simple_evaluate's:
+    the preflight must read it there too (it stopped the demo's eval stage)."""
+    import lm_eval.evaluator as ev
+    from lm_eval.tasks import TaskManager
+
+    from r3bench.eval import hook, preflight
+
+    monkeypatch.delenv("R3BENCH_DATA_DIR", raising=False)
+    seen = {}
+    monkeypatch.setattr(ev, "simple_evaluate", lambda model=None, tasks=None, task_manager=None, metadata=None,
+                        **kw: seen.setdefault("ran", True))
+    hook.patch_evaluator(ev)
+    tm = TaskManager(include_path=str(hook.tasks_dir()), include_defaults=False, metadata={"data_dir": str(shared_data)})
+    assert ev.simple_evaluate(model="x", tasks=["r3_jeebench"], task_manager=tm) is True
+    with pytest.raises(preflight.PreflightError, match="read\\(s\\) the benchmark data"):
+        ev.simple_evaluate(model="x", tasks=["r3_jeebench"], task_manager=TaskManager(include_defaults=False))

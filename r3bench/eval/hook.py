@@ -135,7 +135,10 @@ def patch_evaluator(mod):
             from r3bench.eval import preflight  # at the call, not at interpreter start (it imports the checker)
 
             bound = sig.bind_partial(*args, **kwargs).arguments
-            problem = preflight.problem(bound.get("tasks"), bound.get("metadata"))
+            # the tasks see the task manager's metadata and simple_evaluate's (a data_dir in either counts)
+            meta = dict(getattr(bound.get("task_manager"), "metadata", None) or {})
+            meta.update(bound.get("metadata") or {})
+            problem = preflight.problem(bound.get("tasks"), meta)
         except Exception as e:  # noqa: BLE001 - fail soft: lm-eval runs as it would without the hook
             _warn("check the tasks before the model loads", e)
         if problem:
