@@ -21,6 +21,7 @@ Every rate comes with its n and a Wilson 95% interval. Writes OUT/summary.md and
 from __future__ import annotations
 
 import argparse
+import functools
 import inspect
 import json
 import math
@@ -31,6 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from r3bench.eval import lmeval  # noqa: E402
 from verifiers import CheckConfig, check  # noqa: E402
 from verifiers.steps import report, verify  # noqa: E402
 
@@ -65,16 +67,17 @@ def read_jsonl(path: Path) -> list[dict]:
     return rows
 
 
-def option_map(options) -> dict | None:
-    """A multiple-choice item's options as the checker takes them: {"A": text, "B": text, ...}."""
-    return {chr(ord("A") + i): str(o) for i, o in enumerate(options[:26])} if options else None
+def option_map(options, kind="mcq") -> dict | None:
+    """A multiple-choice item's options as the checker takes them, {"A": text, ...}: the lm-eval
+    tasks' own mapping (r3bench.eval.lmeval.options_of)."""
+    return lmeval.options_of({"answer_kind": kind, "options": options or ()})
 
 
 def _check(pred, ref, kind, cfg=CheckConfig(), options=None):
     """check(), passing the options (as a letter -> text mapping, as the lm-eval tasks do) where the
     checker takes them; a checker from before the `options` keyword gets none."""
     if options and "options" in inspect.signature(check).parameters:
-        return check(pred, ref, kind=kind, cfg=cfg, options=option_map(options))
+        return check(pred, ref, kind=kind, cfg=cfg, options=option_map(options, kind or "mcq"))
     return check(pred, ref, kind=kind, cfg=cfg)
 
 
@@ -132,7 +135,9 @@ def score_solutions(rows: list[dict]) -> dict:
 
 # --- real model outputs: the grade file holds keys only; everything else is read back ---------------
 
+@functools.lru_cache(maxsize=4)
 def _records(data_dir: Path) -> dict:
+    """Every problem a graded key can name, by id (read once per data directory, not once per set)."""
     from r3bench.eval import data, procgen_data
     recs = {}
     for bench in ("jeebench", "mmlu_college", "mmlu_high", "scieval", "physicsqa"):

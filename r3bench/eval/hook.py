@@ -120,7 +120,8 @@ def patch_evaluator(mod):
     """simple_evaluate checks r3bench's task names and the data directory they read BEFORE the model
     loads: plain `lm_eval --tasks r3_jeebnch` or a missing data directory is one line with what to do
     (r3bench.eval.preflight), not a traceback after the model has loaded. From lm_eval's command line
-    the line ends the program (exit 2); a program calling simple_evaluate gets PreflightError."""
+    the line ends the program (SystemExit: the line on stderr, exit 1); a program calling
+    simple_evaluate gets PreflightError."""
     orig = mod.simple_evaluate
     if getattr(orig, "_r3bench", False):
         return
@@ -130,21 +131,13 @@ def patch_evaluator(mod):
 
     @functools.wraps(orig)
     def simple_evaluate(*args, **kwargs):
-        problem = None
-        try:
-            from r3bench.eval import preflight  # at the call, not at interpreter start (it imports the checker)
-
+        def tasks_and_metadata():
             bound = sig.bind_partial(*args, **kwargs).arguments
             # the tasks see the task manager's metadata and simple_evaluate's (a data_dir in either counts)
             meta = dict(getattr(bound.get("task_manager"), "metadata", None) or {})
             meta.update(bound.get("metadata") or {})
-            problem = preflight.problem(bound.get("tasks"), meta)
-        except Exception as e:  # noqa: BLE001 - fail soft: lm-eval runs as it would without the hook
-            _warn("check the tasks before the model loads", e)
-        if problem:
-            if _lm_eval_cli():
-                raise SystemExit(f"r3bench: {problem}")
-            raise preflight.PreflightError(problem)
+            return bound.get("tasks"), meta
+        _preflight(tasks_and_metadata)
         return orig(*args, **kwargs)
 
     simple_evaluate._r3bench = True
@@ -164,22 +157,29 @@ def patch_evaluate_config(mod):
 
     @functools.wraps(orig)
     def process_tasks(self, metadata=None, *args, **kwargs):
-        problem = None
-        try:
-            from r3bench.eval import preflight
-
-            problem = preflight.problem(getattr(self, "tasks", None),
-                                        metadata if metadata is not None else getattr(self, "metadata", None))
-        except Exception as e:  # noqa: BLE001 - fail soft
-            _warn("check the tasks before the model loads", e)
-        if problem:
-            if _lm_eval_cli():
-                raise SystemExit(f"r3bench: {problem}")
-            raise preflight.PreflightError(problem)
+        _preflight(lambda: (getattr(self, "tasks", None),
+                            metadata if metadata is not None else getattr(self, "metadata", None)))
         return orig(self, metadata, *args, **kwargs)
 
     process_tasks._r3bench = True
     cls.process_tasks = process_tasks
+
+
+def _preflight(tasks_and_metadata) -> None:
+    """The one check both wrappers run: r3bench.eval.preflight on (tasks, metadata). A problem ends
+    lm_eval's command line with its one line (SystemExit: exit 1) or raises PreflightError in
+    a program; a failure of the check itself fails soft (lm-eval runs as it would without the hook)."""
+    problem = None
+    try:
+        from r3bench.eval import preflight  # at the call, not at interpreter start (it imports the checker)
+
+        problem = preflight.problem(*tasks_and_metadata())
+    except Exception as e:  # noqa: BLE001 - fail soft
+        _warn("check the tasks before the model loads", e)
+    if problem:
+        if _lm_eval_cli():
+            raise SystemExit(f"r3bench: {problem}")
+        raise preflight.PreflightError(problem)
 
 
 def _lm_eval_cli() -> bool:

@@ -45,9 +45,9 @@ def accuracy_bars(cells, out) -> Path | None:
     val = {(c.task, c.model, column_of(c.task, c.method)): c for c in cells}
     width = 0.8 / len(methods)
     # the axis fits the data (a 0.17 bar is not a sliver under an axis to 1.12); a not-run slot is a
-    # low hatched stub labelled n/a, never a full-height bar that dwarfs what was measured
+    # low hatched bar labelled n/a, never a full-height bar that dwarfs what was measured
     top = min(1.12, max(0.1, max(c.acc + (c.stderr or 0.0) for c in cells) * 1.45 + 0.04))
-    stub, floor = 0.12 * top, 0.012 * top
+    not_run_h, floor = 0.12 * top, 0.012 * top
     fig, ax = plt.subplots(figsize=(max(5, 1.6 * len(groups) * max(1, len(methods)) / 2), 3.8))
     for j, m in enumerate(methods):
         xs, ys, es, ns, missing = [], [], [], [], []
@@ -68,10 +68,10 @@ def accuracy_bars(cells, out) -> Path | None:
         for b, y, e, n in zip(bars, ys, es, ns):  # above the error bar
             ax.text(b.get_x() + b.get_width() / 2, min(max(y, floor) + e, top) + 0.01 * top,
                     f"{y:.2f}\nn={n if n is not None else '?'}", ha="center", va="bottom", fontsize=5)
-        # a cell not run: a low hatched stub labelled "n/a (not run)", never an empty slot read as 0
+        # a cell not run: a low hatched bar labelled "n/a (not run)", never an empty slot read as 0
         for x in missing:
-            ax.bar(x, stub, width, color="none", hatch="///", edgecolor="0.6", linewidth=0, zorder=0)
-            ax.text(x, stub + 0.01 * top, "n/a (not run)", ha="center", va="bottom", fontsize=6, rotation=90,
+            ax.bar(x, not_run_h, width, color="none", hatch="///", edgecolor="0.6", linewidth=0, zorder=0)
+            ax.text(x, not_run_h + 0.01 * top, "n/a (not run)", ha="center", va="bottom", fontsize=6, rotation=90,
                     color="0.35")
     ax.set_xticks(range(len(groups)), [f"{t}\n{mo}" for t, mo in groups], fontsize=7)
     ax.set_ylabel("accuracy")
