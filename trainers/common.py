@@ -637,16 +637,20 @@ def eval_cost_note(cfg) -> str:
             f"{_minutes(CPU_EVAL_S_PER_TOKEN * n * cfg.eval_max_gen_toks)} on a 2-core CPU, rough; minutes on a GPU)")
 
 
+def score_command(cfg, model_args: str) -> str:
+    """The lm_eval command that scores a run's model: a limit that fits a CPU, and results + samples kept
+    beside the run (lm_eval saves nothing without --output_path and --log_samples)."""
+    return (f"lm_eval --model hf --model_args {model_args} --tasks r3_procgen --apply_chat_template --device cpu "
+            f"--batch_size 8 --limit {cfg.eval_limit or 5} --gen_kwargs max_gen_toks={cfg.eval_max_gen_toks} "
+            f"--output_path {Path(cfg.output_dir) / 'lm_eval'} --log_samples")
+
+
 def no_eval_note(cfg, base_path: str, adapter: Path) -> str:
     """The end-of-run line of a run without evaluation: how to score its adapter and what it costs."""
-    # a limit that fits a CPU, and results + samples kept beside the run (lm_eval saves nothing without them)
     limit = cfg.eval_limit or 5
-    out = Path(cfg.output_dir) / "lm_eval"
     margs = lm_eval_args(base_path, adapter, getattr(cfg, "lora", True))
-    return (f"[r3bench] no evaluation (eval_tasks is empty, the default). Score the adapter with: lm_eval --model hf "
-            f"--model_args {margs} --tasks r3_procgen --apply_chat_template --device cpu "
-            f"--batch_size 8 --limit {limit} --gen_kwargs max_gen_toks={cfg.eval_max_gen_toks} --output_path {out} "
-            f"--log_samples, or train with --eval_tasks r3_procgen --eval_limit {limit}. Cost: "
+    return (f"[r3bench] no evaluation (eval_tasks is empty, the default). Score the adapter with: "
+            f"{score_command(cfg, margs)}, or train with --eval_tasks r3_procgen --eval_limit {limit}. Cost: "
             f"{eval_cost_note(dataclasses.replace(cfg, eval_limit=limit))}")
 
 
@@ -1186,8 +1190,7 @@ def write_model_card(cfg, base: str, result: dict) -> Path:
              f"- training loss: {result.get('train_loss')} ({result.get('train_loss_covers')})",
              f"- the model: `{result.get('adapter')}`; run record: `run.json`; step log: `metrics.jsonl`", "",
              "Score it (lm-eval with r3bench's tasks; on a CPU keep a limit):", "", "```bash",
-             f"lm_eval --model hf --model_args {result.get('lm_eval_model_args')} --tasks r3_procgen "
-             f"--apply_chat_template --device cpu --batch_size 8 --limit 5 --output_path {out / 'lm_eval'} --log_samples",
+             score_command(cfg, result.get("lm_eval_model_args")),
              "```", ""]
     path = out / "README.md"
     path.write_text("\n".join(lines))
