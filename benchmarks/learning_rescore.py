@@ -49,20 +49,20 @@ BENCH_OF_TASK = {"r3_jeebench_structured": "jeebench", "r3_mmlu_college_structur
 def documents(tier, data_dir=None) -> dict:
     """id -> the lm-eval document of a cell's problems: a procgen tier (int) or a whole-benchmark task."""
     from r3bench.eval import data as _data
-    from r3bench.eval.lmeval import _to_doc
+    from r3bench.eval.lmeval import to_doc
     from r3bench.eval.procgen_data import records
 
     recs = records(int(tier)) if not isinstance(tier, str) else _data.load(BENCH_OF_TASK[tier], data_dir)
-    return {r.id: _to_doc(r) for r in recs}
+    return {r.id: to_doc(r) for r in recs}
 
 
 def rescore_sample(sample: dict, doc: dict, backend: str, step_verified: bool) -> dict:
     """One committed sample scored again: the same keys, today's verdicts."""
-    from r3bench.eval.lmeval import _verdict
+    from r3bench.eval.lmeval import check_doc
     from verifiers import seventag
 
     resp = sample.get("response") or ""
-    acc = float(_verdict(doc, resp).equivalent)
+    acc = float(check_doc(doc, resp).equivalent)
     if step_verified:
         rec = ls.score_sample(doc, resp, acc, None, backend)
     else:  # the whole benchmarks: no worked reference solution (learning_study.Study.run_eval)
@@ -84,7 +84,7 @@ def rescore(study: Path, out: Path, data_dir=None, cells=None, limit=None, progr
             continue
         if cells is not None and rec.get("cell", f.stem) not in cells:
             continue
-        samples = ls._samples(study, rec)[:limit]
+        samples = ls.cell_samples(study, rec)[:limit]
         tier = rec["tier"]
         if tier not in docs_of:
             docs_of[tier] = documents(tier, data_dir)

@@ -744,7 +744,7 @@ class SamplesError(ValueError):
     """A finished cell's samples file is missing, unreadable or not one JSON object per line."""
 
 
-def _samples(out: Path, rec: dict) -> list[dict]:
+def cell_samples(out: Path, rec: dict) -> list[dict]:
     from trainers.common import TrainDataError, read_jsonl
 
     if not rec.get("samples_file"):
@@ -829,7 +829,7 @@ def summary_rows(out: Path, iters: int = 2000, warn=None) -> list[dict]:
         if not r or r.get("status") != "done" or r.get("tier") is None:  # training cells have no tier
             continue
         try:
-            samples = _samples(out, r)
+            samples = cell_samples(out, r)
         except SamplesError as e:  # one broken file leaves its cell out of the summary, not the summary out
             warn(f"cell {f.stem} left out of the summary: {e}")
             continue

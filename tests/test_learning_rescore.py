@@ -21,7 +21,7 @@ CELLS = {"sft__s0__t1", "stepfix__s0__t1", "full_base__s0__r3_mmlu_college_struc
 
 
 def test_rescore_a_few_committed_samples_with_todays_verifiers(tmp_path, shared_data):
-    from r3bench.eval.lmeval import _verdict
+    from r3bench.eval.lmeval import check_doc
     from verifiers.rewards import step_reward
     from verifiers.steps import verify
 
@@ -33,7 +33,7 @@ def test_rescore_a_few_committed_samples_with_todays_verifiers(tmp_path, shared_
     for old, s in zip(committed, new):
         assert (s["id"], s["response"]) == (old["id"], old["response"])  # the same responses, not regenerated
         doc = docs[s["id"]]
-        assert s["acc"] == float(_verdict(doc, s["response"]).equivalent)
+        assert s["acc"] == float(check_doc(doc, s["response"]).equivalent)
         v = verify(doc["question"], s["response"], doc["solution"])
         assert s["first_error"] == v.first_error and s["step_reward"] == step_reward(v).value
     rec = json.loads((tmp_path / "cells" / "stepfix__s0__t1.json").read_text())

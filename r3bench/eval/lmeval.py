@@ -78,7 +78,8 @@ def unknown_tasks_message(names) -> str | None:
 
 # --- datasets ------------------------------------------------------------------------------------
 
-def _to_doc(r: _data.Record) -> dict:
+def to_doc(r: _data.Record) -> dict:
+    """The lm-eval document of one benchmark record (what every r3 task's dataset holds)."""
     return {
         "id": r.id, "benchmark": r.benchmark, "question": r.question, "options": list(r.options or ()),
         "answer": r.answer, "answer_kind": r.answer_kind, "unit": r.unit or "", "solution": r.solution or "",
@@ -89,7 +90,7 @@ def _to_doc(r: _data.Record) -> dict:
 def records_to_dataset(records):
     import datasets
 
-    docs = [_to_doc(r) for r in records]
+    docs = [to_doc(r) for r in records]
     features = datasets.Features({
         "id": datasets.Value("string"), "benchmark": datasets.Value("string"),
         "question": datasets.Value("string"), "options": datasets.Sequence(datasets.Value("string")),
@@ -178,7 +179,8 @@ def options_of(doc) -> dict | None:
     return {chr(ord("A") + i): str(o) for i, o in enumerate(opts[:26])}
 
 
-def _verdict(doc, resp, cfg=CheckConfig()):
+def check_doc(doc, resp, cfg=CheckConfig()):
+    """The checker's verdict on one response to one lm-eval document, as the tasks score it."""
     # the options let the checker refuse a letter written with another option's text, and read an
     # option's text written without its letter (verifiers.answer, issue 32)
     return check(resp, _ref(doc), kind=doc["answer_kind"], cfg=cfg, options=options_of(doc))
@@ -274,7 +276,7 @@ def _flexible_metrics(doc, resp, v) -> dict:
 
 
 def results_cot(doc, results):
-    v = _verdict(doc, results[0])
+    v = check_doc(doc, results[0])
     return {"acc": float(v.equivalent), **_by_kind(doc, float(v.equivalent)),
             **_flexible_metrics(doc, results[0], v), **checked(v)}
 
@@ -321,7 +323,7 @@ def results_structured(doc, results):
 
 
 def _jee(doc, resp) -> dict:
-    return {"jee_score": _verdict(doc, resp, JEE).score, "jee_marks": _verdict(doc, resp, JEE_MARKS).score}
+    return {"jee_score": check_doc(doc, resp, JEE).score, "jee_marks": check_doc(doc, resp, JEE_MARKS).score}
 
 
 def results_jeebench(doc, results):
@@ -348,16 +350,16 @@ def responses(results) -> list:
 def results_sc(doc, results):
     """Self-consistency over the k responses of `repeats: k`: maj@k (unit-aware votes), pass@k, acc@1."""
     results = responses(results)
-    oks = [_verdict(doc, r).equivalent for r in results]
+    oks = [check_doc(doc, r).equivalent for r in results]
     keys = [vote_key(doc, r) for r in results]
     votes = Counter(k for k in keys if k is not None)
     if votes:
         top, _ = votes.most_common(1)[0]
         winner = next(r for r, k in zip(results, keys) if k == top)
-        wv = _verdict(doc, winner)
+        wv = check_doc(doc, winner)
         maj = wv.equivalent
     else:
-        wv, maj = _verdict(doc, results[0]), False
+        wv, maj = check_doc(doc, results[0]), False
     # answer and reason: the majority's (the first response's when no response gave an answer)
     return {"acc": float(oks[0]), "maj_at_k": float(maj), "pass_at_k": float(any(oks)),
             **_by_kind(doc, float(maj)), **checked(wv)}
