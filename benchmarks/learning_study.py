@@ -977,27 +977,43 @@ def write_outputs(out: Path, budget: Budget) -> dict:
     return {"rows": len(rows)}
 
 
-def _ci_points(ax, i: int, pts: list[dict], marker=lambda r: "o") -> None:
-    """Summary rows as points with their 95% CIs at x = i, side by side (one per seed / the pool)."""
+def colour_of(condition: str) -> str:
+    """One colour per condition in every plot of the study (issue 35): fixed by the condition's place
+    in the design's list, not by its place in one plot (a plot that shows a subset used to repaint
+    the rest). A run folder name (`stepfix-s1`) takes its condition's colour. Unknown names: grey."""
+    name = condition.rsplit("-s", 1)[0] if "-s" in condition else condition
+    names = [c.name for c in conditions(Budget())]
+    palette = [f"C{k}" for k in range(10)] + ["#8c564b", "#393b79", "#637939", "#8c6d31", "#843c39"]
+    return palette[names.index(name) % len(palette)] if name in names else "0.5"
+
+
+def _ci_points(ax, i: int, pts: list[dict], marker=lambda r: "o", colour: str | None = None) -> str:
+    """Summary rows as points with their 95% CIs at x = i, side by side (one per seed / the pool);
+    returns the colour used (the condition's, colour_of)."""
+    colour = colour or (colour_of(pts[0]["condition"]) if pts else "0.5")
     for j, r in enumerate(pts):
         x = i + (j - (len(pts) - 1) / 2) * 0.15
         lo, hi = r["ci_low"], r["ci_high"]
         err = [[max(0, r["value"] - lo)], [max(0, hi - r["value"])]] if not math.isnan(lo) else None
-        ax.errorbar([x], [r["value"]], yerr=err, fmt=marker(r), color=f"C{i % 10}", capsize=3)
+        ax.errorbar([x], [r["value"]], yerr=err, fmt=marker(r), color=colour, capsize=3)
+    return colour
 
 
-def plots(out: Path, rows: list[dict], order: list[str]) -> None:
+def plots(out: Path, rows: list[dict], order: list[str]) -> dict:
+    """accuracy.png, paired.png, learning_curves.png; returns {plot: {condition or run: colour}}."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    used: dict = {"accuracy": {}, "paired": {}, "learning_curves": {}}
     tiers = sorted({r["tier"] for r in rows if not isinstance(r["tier"], str)})  # procgen tiers
     fig, axes = plt.subplots(1, max(1, len(tiers)), figsize=(4 + 3 * len(tiers), 4), squeeze=False)
     for ax, t in zip(axes[0], tiers):
         for i, c in enumerate(order):
-            _ci_points(ax, i, [r for r in rows if r["condition"] == c and r["tier"] == t and r["metric"] == "acc"
-                               and r["seed"] != "spread"])
+            used["accuracy"][c] = _ci_points(ax, i, [r for r in rows if r["condition"] == c and r["tier"] == t
+                                                     and r["metric"] == "acc" and r["seed"] != "spread"],
+                                             colour=colour_of(c))
         ax.set_xticks(range(len(order)))
         ax.set_xticklabels(order, rotation=60, ha="right", fontsize=8)
         ax.set_ylim(-0.02, 1.02)
@@ -1014,7 +1030,8 @@ def plots(out: Path, rows: list[dict], order: list[str]) -> None:
             for i, c in enumerate(names):
                 pts = sorted((r for r in diffs if r["condition"] == c and r["metric"] == m),
                              key=lambda r: (r["seed"] == "all", str(r["seed"])))
-                _ci_points(ax, i, pts, marker=lambda r: "s" if r["seed"] == "all" else "o")
+                used["paired"][c] = _ci_points(ax, i, pts, marker=lambda r: "s" if r["seed"] == "all" else "o",
+                                               colour=colour_of(c))
             ax.axhline(0, color="grey", lw=0.8)
             ax.set_xticks(range(len(names)))
             ax.set_xticklabels(names, rotation=60, ha="right", fontsize=8)
@@ -1024,13 +1041,15 @@ def plots(out: Path, rows: list[dict], order: list[str]) -> None:
         fig.savefig(out / "paired.png", dpi=110)
         plt.close(fig)
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-    for i, run in enumerate(curve_runs(out)):
+    for run in curve_runs(out):
         curves = curves_of(run)
+        colour = used["learning_curves"][run.parent.name] = colour_of(run.parent.name)
         for ax, key in zip(axes, ("loss", "reward")):
             pts = curves[key]
             if pts:
                 xs = sorted(pts)
-                ax.plot(xs, [pts[x] for x in xs], "o-", ms=2, lw=1, label=run.parent.name, color=f"C{i % 10}")
+                ax.plot(xs, [pts[x] for x in xs], "o-", ms=2, lw=1, label=run.parent.name, color=colour,
+                        ls="-" if run.parent.name.endswith("-s0") else ("--" if run.parent.name.endswith("-s1") else ":"))
     axes[0].set_title("training loss by step", fontsize=9)
     axes[1].set_title("training reward by step (GRPO: mean reward; stepfix: r1, the first attempt)", fontsize=9)
     for ax in axes:
@@ -1040,6 +1059,7 @@ def plots(out: Path, rows: list[dict], order: list[str]) -> None:
     fig.tight_layout()
     fig.savefig(out / "learning_curves.png", dpi=110)
     plt.close(fig)
+    return used
 
 
 REWARD_KEYS = ("reward", "r1_mean")  # GRPO (TRL) logs `reward`; stepfix logs r1_mean (the sampled y1's reward)

@@ -683,3 +683,28 @@ def test_full_best_scores_the_best_condition_once_every_tier1_evaluation_is_done
     full = [c for c in ls.cells(ls.FULL) if c.cond.kind == "full"]
     assert {c.id for c in full} == {f"{n}__s0__{t}" for n in ("full_base", "full_best") for t in ls.FULL.full_tasks}
     assert all(ls.depends_on(c) is None for c in full)
+
+
+def test_one_colour_per_condition_in_every_plot(tmp_path):
+    """A condition keeps its colour in every plot (issue 35): the paired plot shows a subset of the
+    conditions and used to repaint them by their place in that subset."""
+    rows = []
+    for c in ("sft", "sft_cont", "stepfix", "grpo_outcome"):
+        for seed in (0, "all"):
+            for m, v in (("acc", 0.3), ("acc_minus_sft", 0.01), ("step_reward_minus_sft", 0.02)):
+                if c == "sft" and m != "acc":
+                    continue
+                rows.append({"condition": c, "seed": seed, "tier": 1, "metric": m, "value": v,
+                             "ci_low": v - 0.05, "ci_high": v + 0.05, "n": 100})
+    for run in ("stepfix-s0", "stepfix-s1", "sft_cont-s0"):
+        d = tmp_path / "runs" / run
+        d.mkdir(parents=True)
+        (d / "metrics.jsonl").write_text(json.dumps({"step": 1, "loss": 1.0}) + "\n")
+    used = ls.plots(tmp_path, rows, ["sft", "sft_cont", "stepfix", "grpo_outcome"])
+    for c in ("sft_cont", "stepfix", "grpo_outcome"):
+        assert used["accuracy"][c] == used["paired"][c] == ls.colour_of(c)
+    assert used["learning_curves"]["stepfix-s0"] == used["learning_curves"]["stepfix-s1"] == ls.colour_of("stepfix")
+    names = [c.name for c in ls.conditions(ls.Budget())]
+    assert len({ls.colour_of(c) for c in names}) == len(names)
+    for f in ("accuracy.png", "paired.png", "learning_curves.png"):
+        assert (tmp_path / f).stat().st_size > 1000
