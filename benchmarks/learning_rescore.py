@@ -58,17 +58,20 @@ def documents(tier, data_dir=None) -> dict:
 
 def rescore_sample(sample: dict, doc: dict, backend: str, step_verified: bool) -> dict:
     """One committed sample scored again: the same keys, today's verdicts."""
-    from r3bench.eval.lmeval import check_doc
+    from r3bench.eval.lmeval import MCQ_KINDS, check_doc, flexible
     from verifiers import seventag
 
     resp = sample.get("response") or ""
-    acc = float(check_doc(doc, resp).equivalent)
+    v = check_doc(doc, resp)
+    acc = float(v.equivalent)
     if step_verified:
         rec = ls.score_sample(doc, resp, acc, None, backend)
     else:  # the whole benchmarks: no worked reference solution (learning_study.Study.run_eval)
         rec = {**{k: sample.get(k) for k in ("first_error", "n_steps", "error_class", "step_reward",
                                               "verifier_valid", "explanation")},
                "acc": acc, "format_compliance": seventag.format_compliance(resp)}
+        if doc.get("answer_kind") in MCQ_KINDS:  # lm-eval's flexible-extract beside strict (issue 35)
+            rec["acc_flexible"] = flexible(doc, resp, v)
     return {k: sample[k] for k in ("doc_id", "id", "template", "response") if k in sample} | rec
 
 
@@ -114,6 +117,36 @@ def rescore(study: Path, out: Path, data_dir=None, cells=None, limit=None, progr
     return changes
 
 
+def mcq_summary(work: Path, data_dir=None, iters: int = 2000) -> str:
+    """The whole-benchmark cells on their multiple-choice documents: strict and flexible accuracy with
+    95% bootstrap CIs, beside the majority-class and uniform-guess baselines of the same documents."""
+    from r3bench.eval.lmeval import baselines
+
+    lines = ["# Whole benchmarks, multiple-choice documents: strict and flexible extraction, beside guessing", "",
+             "strict = the answer as the prompt asks it (the tasks' `acc`); flexible = also the options the "
+             "final answer names where strict reads no answer (`acc_flexible`, lm-eval's flexible-extract); "
+             "majority = always answering the most frequent gold answer; uniform = a uniform guess. 95% "
+             "percentile bootstrap over problems (2,000 draws). Re-scored from results/learning/samples by "
+             "benchmarks/learning_rescore.py.", "",
+             "| cell | n (MCQ) | strict | flexible | majority | uniform |", "|---|---|---|---|---|---|"]
+    for f in sorted((work / "samples").glob("full_*.jsonl")):
+        rows = [json.loads(x) for x in f.read_text().splitlines() if x.strip()]
+        rows = [r for r in rows if "acc_flexible" in r]
+        if not rows:
+            continue
+        task = f.stem.split("__")[-1]
+        docs = documents(task, data_dir)
+        b = baselines([docs[r["id"]] for r in rows]).get("all_mcq", {})
+        seed = ls.hash_seed(f.stem)
+
+        def ci(key):
+            est, lo, hi = ls.bootstrap_ci([float(r[key]) for r in rows], iters, seed)
+            return f"{est:.3f} [{lo:.3f}, {hi:.3f}]"
+        lines.append(f"| {f.stem} | {len(rows)} | {ci('acc')} | {ci('acc_flexible')} | "
+                     f"{b.get('majority', float('nan')):.3f} | {b.get('uniform', float('nan')):.3f} |")
+    return "\n".join(lines) + "\n"
+
+
 def _differs(a, b) -> bool:
     if isinstance(a, float) and isinstance(b, float):
         return not (a == b or (math.isnan(a) and math.isnan(b)))
@@ -136,6 +169,7 @@ def summarise(study: Path, out: Path, data_dir=None, cells=None, limit=None, pro
         head, _, rest = md.partition("\n\n")
         (out / "summary.md").write_text(head + "\n\n" + note + rest)
         shutil.copyfile(work / "summary.csv", out / "summary.csv")
+        (out / "mcq.md").write_text(mcq_summary(work, data_dir))
     lines = ["# Verdicts that moved when re-scored", "",
              "Per cell: samples, and how many of them got another accuracy, step reward, first wrong step or "
              "error class than the committed sample.", "",

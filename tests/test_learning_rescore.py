@@ -52,3 +52,20 @@ def test_summary_is_the_studys_own_tables_beside_the_committed_ones(tmp_path, sh
     rows = rs.paired(out / "summary.csv")
     assert ("stepfix", "0", "1", "step_reward_minus_sft") in rows
     assert "| all | 12 |" in (out / "changes.md").read_text()
+
+
+def test_whole_benchmarks_get_flexible_beside_the_guessing_baselines(tmp_path, shared_data):
+    from r3bench.eval.lmeval import check_doc, flexible
+
+    out = tmp_path / "rescored"
+    rs.summarise(STUDY, out, shared_data, cells=CELLS, limit=6)
+    docs = rs.documents("r3_mmlu_college_structured", shared_data)
+    full = [json.loads(x) for x in (STUDY / "samples" / "full_base__s0__r3_mmlu_college_structured.jsonl")
+            .read_text().splitlines()[:6]]
+    want = [flexible(docs[s["id"]], s["response"], check_doc(docs[s["id"]], s["response"])) for s in full]
+    assert all(f >= float(check_doc(docs[s["id"]], s["response"]).equivalent) for f, s in zip(want, full))
+    md = (out / "mcq.md").read_text()
+    row = next(ln for ln in md.splitlines() if ln.startswith("| full_base__s0__r3_mmlu_college_structured |"))
+    cols = [c.strip() for c in row.strip("|").split("|")]
+    assert cols[1] == "6" and cols[3].startswith(f"{sum(want) / 6:.3f}")
+    assert 0.2 < float(cols[5]) <= 0.25  # a uniform guess over four options

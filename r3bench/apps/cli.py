@@ -160,7 +160,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     ref = None if args.reference == "none" else args.reference
     # nothing found: nothing written (an existing leaderboard.md is not replaced by an empty table)
     md, csv_path, n = leaderboard.write(args.paths, args.out, reference=ref, problems=problems, write_empty=False,
-                                        notes=notes)
+                                        notes=notes, data_dir=getattr(args, "data_dir", None))
     for x in problems + notes:
         print(f"r3bench leaderboard: {x}", file=sys.stderr)
     if n == 0:
@@ -272,6 +272,9 @@ def build_parser() -> argparse.ArgumentParser:
     lb.add_argument("--out", default="results", help="folder for leaderboard.md and leaderboard.csv (default results)")
     lb.add_argument("--reference", default=str(Path("results") / "paper_reference.csv"),
                     help="the paper's table (CSV: task,model,method,acc,n,source) shown beside the cells; none = off")
+    lb.add_argument("--data-dir", default=None,
+                    help="benchmark data, for the guessing baselines beside the multiple-choice tasks "
+                         "(default $R3BENCH_DATA_DIR)")
     lb.set_defaults(func=cmd_leaderboard)
     rc = sub.add_parser("record", help="write a run record beside every lm-eval results file / trainer run lacking one")
     rc.add_argument("paths", nargs="+", help="results_*.json files or folders (searched recursively)")

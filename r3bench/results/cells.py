@@ -34,6 +34,7 @@ class Cell:
     jee_score: float | None = None
     jee_marks: float | None = None
     record: str = ""
+    acc_flexible: float | None = None  # flexible-extract on multiple-choice tasks (lm-eval's convention)
 
 
 def number(v):
@@ -118,13 +119,14 @@ def from_lmeval(path: Path, root: Path) -> list[Cell]:
             continue
         n = ((d.get("n-samples") or {}).get(task) or {}).get("effective")
         out.append(Cell(task, model, method, number(res.get("acc,none")), number(res.get("acc_stderr,none")), n,
-                        relative(path, root), number(res.get("jee_score,none")), number(res.get("jee_marks,none"))))
+                        relative(path, root), number(res.get("jee_score,none")), number(res.get("jee_marks,none")),
+                        acc_flexible=number(res.get("acc_flexible,none"))))
     return out
 
 
 def _summary_cells(summary: dict, model: str, method: str, src: str) -> list[Cell]:
     return [Cell(task, model, method, number(r.get("acc")), number(r.get("acc_stderr")), r.get("n"), src,
-                 number(r.get("jee_score")), number(r.get("jee_marks")))
+                 number(r.get("jee_score")), number(r.get("jee_marks")), acc_flexible=number(r.get("acc_flexible")))
             for task, r in sorted((summary.get("tasks") or {}).items()) if isinstance(r, dict) and "acc" in r]
 
 

@@ -73,7 +73,8 @@ def from_record(path: Path, root: Path) -> list[Cell]:
     rec = read(path)
     src = relative(path, root)
     return [Cell(c["task"], c["model"], c["method"], number(c.get("acc")), number(c.get("acc_stderr")), c.get("n"), src,
-                 number(c.get("jee_score")), number(c.get("jee_marks")), src) for c in rec["cells"]]
+                 number(c.get("jee_score")), number(c.get("jee_marks")), src, number(c.get("acc_flexible")))
+            for c in rec["cells"]]
 
 
 def _is_record(f: Path) -> bool:
@@ -202,7 +203,60 @@ def paper_table(reference: dict, tasks: set, models: set) -> list[str]:
     return out
 
 
-def tables(cells, reference: dict | None = None, problems=(), notes=()) -> tuple[str, str]:
+BENCHMARKS = ("jeebench", "mmlu_college", "mmlu_high", "scieval", "physicsqa")
+
+
+def benchmark_of(task: str) -> str | None:
+    """The benchmark an r3 task scores (r3_jeebench_structured -> jeebench), None for others."""
+    for b in sorted(BENCHMARKS, key=len, reverse=True):
+        if task == f"r3_{b}" or task.startswith(f"r3_{b}_"):
+            return b
+    return None
+
+
+def guess_baselines(tasks, data_dir=None, problems: list | None = None) -> dict:
+    """{task: (majority, uniform)} over each task's benchmark's multiple-choice documents
+    (r3bench.eval.lmeval.baselines, read from the data directory). A benchmark that cannot be read
+    gives no entry and a line in `problems`."""
+    from r3bench.eval.lmeval import benchmark_baselines
+
+    out, cache = {}, {}
+    for t in sorted(set(tasks)):
+        b = benchmark_of(t)
+        if b is None:
+            continue
+        if b not in cache:
+            try:
+                cache[b] = benchmark_baselines(b, data_dir).get("all_mcq")
+            except Exception as e:  # noqa: BLE001 - no data directory here: the columns stay empty, said so
+                cache[b] = None
+                if problems is not None:
+                    problems.append(f"guessing baselines of {b}: {type(e).__name__}: {str(e)[:200]}")
+        if cache[b]:
+            out[t] = (cache[b]["majority"], cache[b]["uniform"])
+    return out
+
+
+def mcq_table(grid: dict, baselines: dict) -> list[str]:
+    """The multiple-choice tasks' strict and flexible accuracy (lm-eval's strict-match and
+    flexible-extract) beside what guessing scores: one row per task, model and column."""
+    keys = sorted(k for k, c in grid.items() if c.acc_flexible is not None)
+    if not keys:
+        return []
+    out = ["", "## Multiple-choice tasks: strict and flexible extraction, beside guessing", "",
+           "strict = the answer as the prompt asks it (`acc`); flexible = also the options the final answer "
+           "names where strict reads no answer (`acc_flexible`); majority = always answering the most frequent "
+           "gold answer; uniform = a uniform guess (both over the benchmark's multiple-choice documents).", "",
+           "| task | model | column | strict | flexible | majority | uniform |", "|---|---|---|---|---|---|---|"]
+    for task, model, method in keys:
+        c = grid[(task, model, method)]
+        maj, uni = baselines.get(task, (None, None))
+        out.append(f"| {task} | {model} | {column_label(column_of(task, method))} | {_fmt(c)} | "
+                   f"{c.acc_flexible:.3f} | {'' if maj is None else f'{maj:.3f}'} | {'' if uni is None else f'{uni:.3f}'} |")
+    return out
+
+
+def tables(cells, reference: dict | None = None, problems=(), notes=(), baselines: dict | None = None) -> tuple[str, str]:
     reference = reference or {}
     grid, conflicts = {}, []
     for c in cells:
@@ -264,6 +318,7 @@ def tables(cells, reference: dict | None = None, problems=(), notes=()) -> tuple
     if used_refs:
         md += ["", "`paper x` = the paper's accuracy for the same task, model and method; sources: "
                + "; ".join(sorted(used_refs))]
+    md += mcq_table(grid, baselines or {})
     md += paper_table(reference, {t for t, _ in rows}, {m for _, m in rows})
     if conflicts:
         md += ["", "Cells given by more than one source (the later one kept):", ""] + [f"- {x}" for x in conflicts]
@@ -275,7 +330,8 @@ def tables(cells, reference: dict | None = None, problems=(), notes=()) -> tuple
 
 
 def write(paths, out: str | Path = "results", reference: str | Path | None = REFERENCE,
-          problems: list | None = None, write_empty: bool = True, notes: list | None = None) -> tuple[Path, Path, int]:
+          problems: list | None = None, write_empty: bool = True, notes: list | None = None,
+          data_dir: str | Path | None = None) -> tuple[Path, Path, int]:
     """Collect, tabulate and write OUT/leaderboard.md + .csv; returns (md, csv, number of cells in the
     table: one per task, model and method, however many sources gave it).
 
@@ -296,7 +352,9 @@ def write(paths, out: str | Path = "results", reference: str | Path | None = REF
     if n == 0 and not write_empty:
         return out / "leaderboard.md", out / "leaderboard.csv", 0
     ref = load_reference(reference, problems)
-    md, csv_text = tables(cells, ref, problems, notes)
+    mcq_tasks = {c.task for c in cells if c.acc_flexible is not None}
+    base = guess_baselines(mcq_tasks, data_dir, problems) if mcq_tasks else {}
+    md, csv_text = tables(cells, ref, problems, notes, baselines=base)
     out.mkdir(parents=True, exist_ok=True)
     (out / "leaderboard.md").write_text("# r3bench leaderboard\n\n" + md, encoding="utf-8")
     (out / "leaderboard.csv").write_text(csv_text, encoding="utf-8")

@@ -191,8 +191,11 @@ def task_data(task_cfg: dict, data_dir: str | None = None) -> dict:
 # ------------------------------------------------------------------------------------------ build
 
 def _cell_dict(c) -> dict:
-    return {"task": c.task, "model": c.model, "method": c.method, "acc": c.acc, "acc_stderr": c.stderr, "n": c.n,
-            "jee_score": c.jee_score, "jee_marks": c.jee_marks}
+    d = {"task": c.task, "model": c.model, "method": c.method, "acc": c.acc, "acc_stderr": c.stderr, "n": c.n,
+         "jee_score": c.jee_score, "jee_marks": c.jee_marks}
+    if getattr(c, "acc_flexible", None) is not None:  # multiple-choice tasks since task version 1.2
+        d["acc_flexible"] = c.acc_flexible
+    return d
 
 
 def for_results(results_file: str | os.PathLike, data_dir: str | None = None, **extra) -> dict:
