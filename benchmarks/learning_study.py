@@ -1048,7 +1048,7 @@ def plots(out: Path, rows: list[dict], order: list[str]) -> dict:
             pts = curves[key]
             if pts:
                 xs = sorted(pts)
-                ax.plot(xs, [pts[x] for x in xs], "o-", ms=2, lw=1, label=run.parent.name, color=colour,
+                ax.plot(xs, [pts[x] for x in xs], marker="o", ms=2, lw=1, label=run.parent.name, color=colour,
                         ls="-" if run.parent.name.endswith("-s0") else ("--" if run.parent.name.endswith("-s1") else ":"))
     axes[0].set_title("training loss by step", fontsize=9)
     axes[1].set_title("training reward by step (GRPO: mean reward; stepfix: r1, the first attempt)", fontsize=9)
