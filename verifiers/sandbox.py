@@ -418,6 +418,7 @@ def probe(refresh: bool = False) -> dict:
         info["seccomp_notify"] = bool(setup.get("seccomp_notify"))
         info["ipc_limits"] = setup.get("ipc_limits")
         info["landlock_abi"] = setup.get("landlock_abi")
+        info["bound_trees"] = setup.get("bound_trees")
         kind, where = _cgroup_parent()
         info["memory_cgroup"] = {"kind": kind, "parent" if kind else "why": where,
                                  "used_by_probe": setup.get("memory_cgroup") is not None}

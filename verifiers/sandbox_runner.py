@@ -522,10 +522,79 @@ def _bind_ro(libc, ctypes, src, dst, nodev=True):
            | (MS_NODEV if nodev else MS_NOEXEC))
 
 
-def _build_root(plan, root, wd, scratch):
-    """Mount the new root at `root` (see the module docstring) and pivot into it; cwd is then `wd`."""
+def _mountpoints():
+    """Every mount point of this mount namespace (/proc/self/mountinfo, octal escapes decoded)."""
+    out = []
+    try:
+        with open("/proc/self/mountinfo", "rb") as f:
+            for line in f:
+                fields = line.split(b" ")
+                if len(fields) > 4:
+                    parts = fields[4].split(b"\\")  # "\040" is a space (no `re`: the supervisor's start is timed)
+                    p = parts[0] + b"".join(bytes([int(q[:3], 8)]) + q[3:] if q[:3].isdigit() else b"\\" + q
+                                            for q in parts[1:])
+                    out.append(p.decode("utf-8", "surrogateescape"))
+    except (OSError, ValueError):
+        pass
+    return out
+
+
+def _overlay_ro(libc, ctypes, src, dst, empty):
+    """A read-only overlayfs at `dst` whose one real layer is `src` (`empty`, an empty directory, is the second
+    lower layer: overlayfs takes no single lower layer without an upper one). Why not a bind: a bind shows the
+    host's inodes, and a FIFO or a listening path socket is found by its inode, so opening a host FIFO in a
+    bound tree for reading (no Landlock right refuses that, and the read-only flag does not cover it) read
+    what a host process wrote into it, and connect() reached a host socket. An overlay has inodes of its own:
+    its FIFO is a pipe of the overlay's inode (nothing the host writes arrives there) and its socket inode
+    has no listener (ECONNREFUSED), also for one the host makes during the run, while regular files,
+    directories and symlinks read as the host's. Device nodes are inert (nodev). Raises SetupError."""
+    if any(c in src for c in ":,\\\n"):  # overlayfs' option separators; such a tree is bound instead
+        raise SetupError(f"overlay: {src!r} has a separator character")
+    _mount(libc, ctypes, "overlay", dst, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV,
+           f"lowerdir={src}:{empty}")
+
+
+def _bind_tree(libc, ctypes, src, dst, empty, mounts, facts):
+    """`src` (a directory tree, with the mounts beneath it) read-only at `dst`: overlayfs mounts (above), or
+    where one cannot be made (no overlayfs, a stack too deep), a recursive read-only bind, said in `facts`."""
+    import os
+    try:
+        _overlay_ro(libc, ctypes, src, dst, empty)
+    except SetupError as e:
+        _bind_ro(libc, ctypes, src, dst)
+        facts.setdefault("bind", []).append(f"{src}: {e}"[:200])
+        return
+    facts.setdefault("overlay", []).append(src)
+    # an overlay does not show the mounts beneath its layer (a bind with MS_REC did): each gets its own
+    subs = sorted((m for m in mounts if m != src and m.startswith(src.rstrip("/") + "/")),
+                  key=lambda m: (m.count("/"), m))
+    for m in subs:
+        d = dst + m[len(src.rstrip("/")):] if src != "/" else dst + m
+        try:
+            if os.path.isdir(m) and os.path.isdir(d):
+                _overlay_ro(libc, ctypes, m, d, empty)
+                facts["overlay"].append(m)
+            elif os.path.isfile(m) and os.path.isfile(d):
+                _bind_ro(libc, ctypes, m, d)
+        except SetupError as e:
+            try:
+                _bind_ro(libc, ctypes, m, d)
+                facts.setdefault("bind", []).append(f"{m}: {e}"[:200])
+            except SetupError:
+                pass  # the mount point's own (empty) directory stays
+
+
+def _build_root(plan, root, wd, scratch, facts=None):
+    """Mount the new root at `root` (see the module docstring) and pivot into it; cwd is then `wd`. `facts`
+    gets how the trees were mounted: {"overlay": [trees], "bind": ["tree: why not an overlay"]}."""
     import os
     ctypes, libc = _libc()
+    facts = {} if facts is None else facts
+    mounts = _mountpoints()  # the host's (this namespace is a copy), before any of the run's
+    # the overlays' empty second layer: beside the root, outside it (not visible in the run; the host
+    # removes it with the run's directory)
+    empty = os.path.join(os.path.dirname(root), "empty")
+    os.makedirs(empty, mode=0o755, exist_ok=True)
     _mount(libc, ctypes, None, "/", None, MS_REC | MS_PRIVATE)  # nothing propagates back to the host
     _mount(libc, ctypes, "tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=2m")
     tmpfs = [root]
@@ -538,7 +607,7 @@ def _build_root(plan, root, wd, scratch):
             if not os.path.isdir(path):
                 continue
             os.makedirs(dst, exist_ok=True)
-            _bind_ro(libc, ctypes, path, dst)
+            _bind_tree(libc, ctypes, path, dst, empty, mounts, facts)
         elif kind == "file":
             if not os.path.isfile(path):
                 continue
@@ -785,8 +854,12 @@ def _supervise(rfd, payload_path):
                 setup["ipc_limits_error"] = "; ".join(failed)[:300]
             if payload.get("cgroup_procs"):  # opened here: after the pivot the host's cgroup tree is gone
                 cgroup_fd = os.open(payload["cgroup_procs"], os.O_WRONLY | os.O_CLOEXEC)
-            _build_root(payload["plan"], payload["root"], payload["wd"], payload["scratch"])
+            trees = {}
+            _build_root(payload["plan"], payload["root"], payload["wd"], payload["scratch"], trees)
             setup["root"] = True
+            # "overlay": every bound tree is an overlayfs mount (host FIFOs and path sockets there are not
+            # the host's); "bind (...)": at least one is a plain bind, and why
+            setup["bound_trees"] = "overlay" if not trees.get("bind") else "bind (" + "; ".join(trees["bind"])[:300] + ")"
             payload["landlock_abi"] = setup["landlock_abi"] = _landlock_abi()
     except (SetupError, OSError) as e:
         os.write(rfd, _report_line(b"S", {"setup_error": f"{type(e).__name__}: {e}"[:500], "setup": setup}))
