@@ -328,7 +328,7 @@ def main(argv=None):
     level = sandbox.isolation_level()
     names = ["legacy", "new", "new-fallback"] + (["before"] if _before(args.before_rev) is not None else [])
     progs = _programs()
-    out = {"level": level, "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, load avg {os.getloadavg()[0]:.2f} "
+    out = {"level": level, "before_rev": args.before_rev, "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, load avg {os.getloadavg()[0]:.2f} "
            f"at start, Python {platform.python_version()}", "programs": {}, "throughput_runs_per_s": {}}
     for pname, n in (("trivial", args.n), ("pde", args.n_pde)):
         times = interleaved(names, progs[pname], n)
@@ -359,6 +359,11 @@ def _steps(stdout):
     return "; ".join(" ".join(ln.split()) for ln in stdout.strip().splitlines())[:300]
 
 
+def _before_label(o):
+    rev = o.get("before_rev", BEFORE_REV)
+    return "before issue 36" if rev == BEFORE_REV else f"before ({rev})"
+
+
 def _markdown(o):
     rows = ["| program | sandbox | n | median ms | mean ms | min-max ms |", "|---|---|---|---|---|---|"]
     for pname, st in o["programs"].items():
@@ -367,7 +372,7 @@ def _markdown(o):
                 continue
             s = st[name]
             label = {"legacy": "legacy (in-process guards)", "new": f"new ({o['level']})",
-                     "before": "before issue 36 (same level)",
+                     "before": _before_label(o) + " (same level)",
                      "new-fallback": "new, forced fallback (rlimits+audit-hook)"}[name]
             rows.append(f"| {pname} | {label} | {s['n']} | {s['median_ms']} | {s['mean_ms']} | {s['min_ms']}-{s['max_ms']} |")
     ratios = ", ".join(f"{p}: {st['ratio_new_over_legacy']}x" for p, st in o["programs"].items())
@@ -390,10 +395,10 @@ def _markdown(o):
         f"Machine: {o['machine']}. Level of the new sandbox here: {o['level']}.", "",
         *rows, "",
         f"Ratio of medians, new / legacy: {ratios} (goal: under 1.3x)."
-        + (f" New / before issue 36: {ratios_b}." if ratios_b else ""), "",
+        + (f" New / {_before_label(o)}: {ratios_b}." if ratios_b else ""), "",
         f"Throughput, trivial program, 2 workers (threads), {o['throughput_n']} runs each: legacy {tp['legacy']} runs/s, "
         f"new {tp['new']} runs/s, new forced fallback {tp['new-fallback']} runs/s"
-        + (f", before issue 36 {tp['before']} runs/s." if "before" in tp else "."), "", *mem])
+        + (f", {_before_label(o)} {tp['before']} runs/s." if "before" in tp else "."), "", *mem])
 
 
 if __name__ == "__main__":

@@ -500,6 +500,41 @@ else:
     assert _value(r) == ("seen", b""), r
 
 
+def test_mount_beneath_a_bound_tree(ns, bound_dir):
+    """An overlay does not show the mounts beneath its layer (the recursive bind did): each gets an overlay of
+    its own, so its files are still there and a host FIFO in it is still not the host's."""
+    if os.geteuid() != 0:
+        pytest.skip("mounts a tmpfs on the host: root only")
+    import subprocess
+    sub = os.path.join(bound_dir, "sub")
+    os.mkdir(sub)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m,mode=0755", "r3test", sub], check=True)
+    host = None
+    try:
+        with open(os.path.join(sub, "data.txt"), "w") as f:
+            f.write("beneath")
+        os.chmod(os.path.join(sub, "data.txt"), 0o644)
+        host = _host_fifo(os.path.join(sub, "f"), b"host secret")
+        code = DISARM + f'''
+import os
+fd = os.open({os.path.join(sub, "f")!r}, os.O_RDONLY | os.O_NONBLOCK)
+try:
+    got = os.read(fd, 100)
+except BlockingIOError:
+    got = b''
+result = (open({os.path.join(sub, "data.txt")!r}).read(), got)
+'''
+        r = _run(code, ns)
+        assert _value(r) == ("beneath", b""), r
+        assert os.read(host, 100) == b"host secret"
+    finally:
+        if host is not None:
+            os.close(host)
+        subprocess.run(["umount", "-l", sub], check=False)
+        for name in os.listdir(sub):
+            os.unlink(os.path.join(sub, name))
+        os.rmdir(sub)
+
 def test_bound_trees_hold_without_the_seccomp_filter(ns, bound_dir, monkeypatch):
     """The mounts alone (no seccomp filter: the `namespaces` level, where libseccomp is missing) keep a run
     from a host's path socket and FIFO in a bound tree: connect() gets ECONNREFUSED (the overlay's socket
