@@ -535,6 +535,39 @@ result = (open({os.path.join(sub, "data.txt")!r}).read(), got)
             os.unlink(os.path.join(sub, name))
         os.rmdir(sub)
 
+def test_a_tree_overlayfs_refuses_is_bound_and_said(ns, tmp_path):
+    """Where no overlay can be made for a tree (here: a ':' in its path, overlayfs' layer separator) it is a
+    plain recursive read-only bind, and the setup facts say so (probe()["bound_trees"], `r3bench doctor`)."""
+    import subprocess
+    import verifiers.sandbox_runner as runner
+    src = tmp_path / "a:b"
+    (src / "sub").mkdir(parents=True)
+    (src / "sub" / "x.txt").write_text("kept")
+    ok = tmp_path / "plain"
+    ok.mkdir()
+    (ok / "y.txt").write_text("kept too")
+    for d in ("dst1", "dst2", "empty"):
+        (tmp_path / d).mkdir()
+    prog = f"""
+import sys
+sys.path.insert(0, {os.path.dirname(os.path.dirname(runner.__file__))!r})
+import ctypes, os
+from verifiers import sandbox_runner as r
+libc = ctypes.CDLL(None, use_errno=True)
+r._mount(libc, ctypes, None, "/", None, r.MS_REC | r.MS_PRIVATE)
+facts = {{}}
+r._bind_tree(libc, ctypes, {str(src)!r}, {str(tmp_path / 'dst1')!r}, {str(tmp_path / 'empty')!r}, [], facts)
+r._bind_tree(libc, ctypes, {str(ok)!r}, {str(tmp_path / 'dst2')!r}, {str(tmp_path / 'empty')!r}, [], facts)
+print(repr((facts, open({str(tmp_path / 'dst1/sub/x.txt')!r}).read(), open({str(tmp_path / 'dst2/y.txt')!r}).read(),
+            os.statvfs({str(tmp_path / 'dst1')!r}).f_flag & os.ST_RDONLY)))
+"""
+    argv = ["unshare", "--mount"] if os.geteuid() == 0 else ["unshare", "--user", "--map-root-user", "--mount"]
+    out = subprocess.run(argv + [sys.executable, "-c", prog], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    facts, x, y, ro = eval(out.stdout)
+    assert facts["overlay"] == [str(ok)] and len(facts["bind"]) == 1 and "separator" in facts["bind"][0], facts
+    assert (x, y) == ("kept", "kept too") and ro
+
 def test_bound_trees_hold_without_the_seccomp_filter(ns, bound_dir, monkeypatch):
     """The mounts alone (no seccomp filter: the `namespaces` level, where libseccomp is missing) keep a run
     from a host's path socket and FIFO in a bound tree: connect() gets ECONNREFUSED (the overlay's socket

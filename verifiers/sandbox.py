@@ -429,6 +429,9 @@ def probe(refresh: bool = False) -> dict:
             info["level"] = "namespaces+seccomp" if info["seccomp"] else "namespaces"
             info["why"] = "a probe run in new mount/net/pid/ipc namespaces succeeded" + (
                 "" if info["seccomp"] else f" (seccomp unavailable: {setup.get('seccomp_error', '?')})")
+            if str(info["bound_trees"]).startswith("bind"):
+                _warn_once("bound_trees", f"sandbox: no overlayfs for the bound trees, plain binds instead: a host "
+                           f"FIFO there can be opened for reading by model code ({info['bound_trees']})")
         else:
             info["why"] = f"the namespaced probe run failed: {r.status}: {r.reason}"[:600]
     info["at"] = time.monotonic()

@@ -14,8 +14,9 @@ Process tree (namespace mode):
 
 Supervisor, before the fork (it is root in fresh mount/network/PID namespaces):
   1. reads and deletes the payload file (it lives outside the scratch directory);
-  2. builds a new root on a tmpfs: read-only bind mounts of the interpreter, the standard library
-     and site-packages (NumPy, SciPy ...), /usr and the library dirs; /dev with null, zero, full,
+  2. builds a new root on a tmpfs: read-only overlayfs mounts (not binds: a host FIFO or path socket in
+     them is then the overlay's own inode, not the host's; _overlay_ro) of the interpreter, the standard
+     library and site-packages (NumPy, SciPy ...), /usr and the library dirs; /dev with null, zero, full,
      random, urandom only; a fresh /proc of the new PID namespace; the scratch directory, writable,
      at the same path as on the host, as a tmpfs of its own (size and inode count are kernel limits). The project checkout and $HOME are not mounted (where one lies
      under a mounted directory, an empty tmpfs covers it), and the project's packages in
@@ -703,9 +704,9 @@ def _landlock_abi():
 
 def _landlock(abi, writable):
     """Opening a file for writing only beneath `writable` (the scratch directory, the /dev nodes), and (ABI 6)
-    no signals to processes outside this domain (the supervisor). The read-only binds already refuse writes
-    to regular files; a FIFO or a device node in them does not: a FIFO a host process reads from could
-    be written to. Raises SetupError."""
+    no signals to processes outside this domain (the supervisor). The read-only mounts already refuse writes
+    to regular files; a FIFO in them they do not (through an overlay it is the overlay's own pipe, through a
+    plain bind, where no overlay could be made, the host's). Raises SetupError."""
     import os
     ctypes, libc = _libc()
     create, add_rule, restrict = SYS_LANDLOCK[os.uname().machine]
