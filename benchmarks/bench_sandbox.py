@@ -3,6 +3,7 @@ memory the host loses to a run that attacks every memory class.
 
     python benchmarks/bench_sandbox.py [--n 30] [--n-pde 15] [--throughput 24] [--attack-runs 3]
                                        [--before-rev REV] [--out benchmarks/results/sandbox]
+    python benchmarks/bench_sandbox.py --ab REV_A REV_B [--n 30] [--n-pde 15] [--out ...]   (see ab())
 
 Baselines: "legacy" = benchmarks/_sandbox_legacy.py, the verifiers/sandbox.py of the commit before the
 kernel isolation (audit hook + rlimits in one child interpreter), kept unchanged for this comparison;
@@ -75,7 +76,8 @@ def _before(rev):
         print(f"no 'before' baseline ({rev}): {e}", file=sys.stderr)
         _BEFORE[rev] = None
         return None
-    spec = importlib.util.spec_from_file_location("r3bench_sandbox_before", d / "sandbox.py")
+    spec = importlib.util.spec_from_file_location("r3bench_sandbox_before_" + rev.replace("/", "_").replace("-", "_"),
+                                                  d / "sandbox.py")
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod  # dataclasses look their module up there
     spec.loader.exec_module(mod)
@@ -326,6 +328,61 @@ def _stats(xs):
             "min_ms": round(1000 * min(xs), 1), "max_ms": round(1000 * max(xs), 1)}
 
 
+def ab(rev_a, rev_b, n, n_pde):
+    """Two revisions of the sandbox, both taken from git the same way (a module loaded from the package and one
+    from a copy did not time alike here: an A/A run of the same code gave 1.08-1.13x), runs alternating A B,
+    B A ...: per program the medians of the wall time and of the CPU time of the run's processes (user + sys,
+    from RUSAGE_CHILDREN: unshare waits for the supervisor, which waits for the worker), which a loaded
+    machine disturbs much less than the wall time. Give the same revision twice for the noise floor."""
+    import resource
+    mods = {"A": _before(rev_a), "B": _before(rev_b) if rev_b != rev_a else None}
+    if mods["B"] is None and rev_b == rev_a:  # a second copy of the same code
+        mods["B"] = _before(rev_b + "^{commit}")
+    if None in mods.values():
+        raise SystemExit("--ab needs both revisions from git")
+    out = {"A": rev_a, "B": rev_b, "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, load avg "
+           f"{os.getloadavg()[0]:.2f} at start, Python {platform.python_version()}", "programs": {}}
+    for pname, count in (("trivial", n), ("pde", n_pde)):
+        code, inputs, lim = _programs()[pname]
+        got = {"A": [], "B": []}
+
+        def one(k):
+            mod = mods[k]
+            lk = mod.SandboxLimits(**{f: getattr(lim, f) for f in lim.__dataclass_fields__}) if lim else mod.SandboxLimits()
+            os.environ[sandbox.ENV_VAR] = "auto"
+            r0, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+            r = mod.run_python(code, lk, inputs)
+            dt, r1 = time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_CHILDREN)
+            if not r.ok:
+                raise RuntimeError(f"{k}: {r.status}: {r.reason}")
+            return dt, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime), r1.ru_stime - r0.ru_stime
+        one("A"), one("B")
+        for i in range(count):
+            for k in (("A", "B") if i % 2 == 0 else ("B", "A")):
+                got[k].append(one(k))
+        st = {k: {"n": len(v), "wall_median_ms": round(1000 * statistics.median(x[0] for x in v), 1),
+                  "cpu_median_ms": round(1000 * statistics.median(x[1] for x in v), 1),
+                  "sys_median_ms": round(1000 * statistics.median(x[2] for x in v), 1)} for k, v in got.items()}
+        st["wall_B_over_A"] = round(st["B"]["wall_median_ms"] / st["A"]["wall_median_ms"], 3)
+        st["cpu_B_over_A"] = round(st["B"]["cpu_median_ms"] / st["A"]["cpu_median_ms"], 3)
+        out["programs"][pname] = st
+        print(pname, json.dumps(st), file=sys.stderr)
+    return out
+
+
+def _ab_markdown(o):
+    rows = [f"# Sandbox A/B (benchmarks/bench_sandbox.py --ab {o['A']} {o['B']})", "",
+            f"Machine: {o['machine']}. Both from git, runs alternating; medians.", "",
+            "| program | n | A wall ms | B wall ms | B / A wall | A CPU ms (sys) | B CPU ms (sys) | B / A CPU |",
+            "|---|---|---|---|---|---|---|---|"]
+    for p, st in o["programs"].items():
+        a, b = st["A"], st["B"]
+        rows.append(f"| {p} | {a['n']} | {a['wall_median_ms']} | {b['wall_median_ms']} | {st['wall_B_over_A']}x | "
+                    f"{a['cpu_median_ms']} ({a['sys_median_ms']}) | {b['cpu_median_ms']} ({b['sys_median_ms']}) | "
+                    f"{st['cpu_B_over_A']}x |")
+    return "\n".join(rows) + "\n"
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=30, help="runs per sandbox, trivial program")
@@ -333,11 +390,22 @@ def main(argv=None):
     ap.add_argument("--throughput", type=int, default=24, help="runs per sandbox through 2 workers")
     ap.add_argument("--attack-runs", type=int, default=3, help="runs of the memory attack per sandbox (0: none)")
     ap.add_argument("--before-rev", default=BEFORE_REV, help="git revision of the 'before' baseline")
+    ap.add_argument("--ab", nargs=2, metavar=("REV_A", "REV_B"),
+                    help="only a balanced A/B of two git revisions (wall and CPU time; --n, --n-pde runs each)")
     ap.add_argument("--_one", help=argparse.SUPPRESS)
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / "sandbox"))
     args = ap.parse_args(argv)
     if args._one:
         return _one(args._one)
+    if args.ab:
+        o = ab(args.ab[0], args.ab[1], args.n, args.n_pde)
+        outdir = Path(args.out)
+        outdir.mkdir(parents=True, exist_ok=True)
+        name = "ab-" + "-".join(r.replace("/", "_") for r in args.ab)
+        (outdir / f"{name}.json").write_text(json.dumps(o, indent=2) + "\n")
+        (outdir / f"{name}.md").write_text(_ab_markdown(o))
+        print(_ab_markdown(o))
+        return 0
     level = sandbox.isolation_level()
     names = ["legacy", "new", "new-fallback"] + (["before"] if _before(args.before_rev) is not None else [])
     progs = _programs()
