@@ -553,6 +553,12 @@ def _overlay_ro(libc, ctypes, src, dst, empty):
         raise SetupError(f"overlay: {src!r} has a separator character")
     _mount(libc, ctypes, "overlay", dst, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV,
            f"lowerdir={src}:{empty}")
+    import os
+    try:  # a layer overlayfs mounts but cannot read (seen nowhere yet) must not take the whole sandbox down
+        os.listdir(dst)
+    except OSError as e:
+        libc.umount2(dst.encode(), MNT_DETACH)
+        raise SetupError(f"overlay of {src!r} mounted but not readable: {e.strerror}")
 
 
 def _bind_tree(libc, ctypes, src, dst, empty, mounts, facts):
