@@ -519,8 +519,14 @@ def _bind_ro(libc, ctypes, src, dst, nodev=True):
                (MS_NODEV if f & os.ST_NODEV else 0)
     except OSError:
         pass
-    _mount(libc, ctypes, None, dst, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | keep
-           | (MS_NODEV if nodev else MS_NOEXEC))
+    try:
+        _mount(libc, ctypes, None, dst, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | keep
+               | (MS_NODEV if nodev else MS_NOEXEC))
+    except SetupError:
+        # never leave a writable bind behind (a caller may go on without this one); OSError ends the setup
+        if libc.umount2(dst.encode(), MNT_DETACH) != 0:
+            raise OSError(ctypes.get_errno(), f"umount2 of a bind not made read-only: {dst}")
+        raise
 
 
 def _mountpoints():
@@ -577,18 +583,22 @@ def _bind_tree(libc, ctypes, src, dst, empty, mounts, facts):
                   key=lambda m: (m.count("/"), m))
     for m in subs:
         d = dst + m[len(src.rstrip("/")):] if src != "/" else dst + m
-        try:
-            if os.path.isdir(m) and os.path.isdir(d):
+        why = None
+        if os.path.isdir(m) and os.path.isdir(d):
+            try:
                 _overlay_ro(libc, ctypes, m, d, empty)
                 facts["overlay"].append(m)
-            elif os.path.isfile(m) and os.path.isfile(d):
-                _bind_ro(libc, ctypes, m, d)
-        except SetupError as e:
-            try:
-                _bind_ro(libc, ctypes, m, d)
-                facts.setdefault("bind", []).append(f"{m}: {e}"[:200])
-            except SetupError:
-                pass  # the mount point's own (empty) directory stays
+                continue
+            except SetupError as e:
+                why = f"{m}: {e}"[:200]
+        elif not (os.path.isfile(m) and os.path.isfile(d)):
+            continue
+        try:  # a file mounted there (a regular file: the host's own), or a directory no overlay took
+            _bind_ro(libc, ctypes, m, d)
+            if why:
+                facts.setdefault("bind", []).append(why)
+        except SetupError:
+            pass  # the mount point's own directory or file stays (_bind_ro leaves no writable bind)
 
 
 def _build_root(plan, root, wd, scratch, facts=None):
