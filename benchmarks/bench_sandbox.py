@@ -3,6 +3,7 @@ memory the host loses to a run that attacks every memory class.
 
     python benchmarks/bench_sandbox.py [--n 30] [--n-pde 15] [--throughput 24] [--attack-runs 3]
                                        [--before-rev REV] [--out benchmarks/results/sandbox]
+    python benchmarks/bench_sandbox.py --ab REV_A REV_B [--n 30] [--n-pde 15] [--out ...]   (see ab())
 
 Baselines: "legacy" = benchmarks/_sandbox_legacy.py, the verifiers/sandbox.py of the commit before the
 kernel isolation (audit hook + rlimits in one child interpreter), kept unchanged for this comparison;
@@ -13,9 +14,11 @@ written into the summary) and, for reference, the same module forced to its fall
 
 Programs: "trivial" (`result = 1`) and "pde" (what the PDE verifier runs per instance: a bank solver
 for the heat family + the verifier's driver on one hidden instance, with the verifier's limits and
-inputs; NumPy imported in the sandbox). Runs of the compared sandboxes are interleaved (A, B, A, B
-...) so that load from other processes on the machine hits both alike. Throughput: `--throughput`
-runs of the trivial program through a 2-thread pool (two runs in flight at a time), runs/second.
+inputs; NumPy imported in the sandbox). Runs of the compared sandboxes are interleaved, the order turning
+each round (A B C, B C A, C A B ...), so that load from other processes on the machine hits all alike and
+no sandbox always runs right after the same one. Throughput: `--throughput` runs of the trivial program
+through a 2-thread pool (two runs in flight at a time), runs/second, in 4 blocks per sandbox, the order
+turning each round.
 Figures: median and mean wall ms per run; the ratios new / legacy and new / before of the medians.
 
 Memory (`--attack-runs`): ATTACK (SysV shared memory and message queues, POSIX queues, memfd_create,
@@ -73,7 +76,8 @@ def _before(rev):
         print(f"no 'before' baseline ({rev}): {e}", file=sys.stderr)
         _BEFORE[rev] = None
         return None
-    spec = importlib.util.spec_from_file_location("r3bench_sandbox_before", d / "sandbox.py")
+    spec = importlib.util.spec_from_file_location("r3bench_sandbox_before_" + rev.replace("/", "_").replace("-", "_"),
+                                                  d / "sandbox.py")
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod  # dataclasses look their module up there
     spec.loader.exec_module(mod)
@@ -130,8 +134,8 @@ def interleaved(names, prog, n):
     times = {k: [] for k in names}
     for name in names:  # one warm-up each (page cache, the probe)
         _time_one(name, code, lim, inputs)
-    for _ in range(n):
-        for name in names:
+    for i in range(n):  # the order turns each round: a fixed order favoured some places (an A/A run of the
+        for name in names[i % len(names):] + names[:i % len(names)]:  # same code in places 2 and 4: 1.08x)
             times[name].append(_time_one(name, code, lim, inputs))
     return times
 
@@ -147,6 +151,17 @@ def throughput(name, n, workers=2):
     if bad:
         raise RuntimeError(f"{name}: {bad[0].status}: {bad[0].reason}")
     return n / dt
+
+
+def throughputs(names, n, rounds=4):
+    """runs/s of each sandbox: `rounds` blocks of n / rounds runs each, the order of the sandboxes turning each
+    round (one block each in a fixed order gave the same code 7.4 and 8.7 runs/s here, by its place)."""
+    spent = {k: 0.0 for k in names}
+    per = max(2, n // rounds)
+    for i in range(rounds):
+        for name in names[i % len(names):] + names[:i % len(names)]:
+            spent[name] += per / throughput(name, per)
+    return {k: round(rounds * per / v, 2) for k, v in spent.items()}
 
 
 ATTACK = DISARM + r'''
@@ -313,6 +328,61 @@ def _stats(xs):
             "min_ms": round(1000 * min(xs), 1), "max_ms": round(1000 * max(xs), 1)}
 
 
+def ab(rev_a, rev_b, n, n_pde):
+    """Two revisions of the sandbox, both taken from git the same way (a module loaded from the package and one
+    from a copy did not time alike here: an A/A run of the same code gave 1.08-1.13x), runs alternating A B,
+    B A ...: per program the medians of the wall time and of the CPU time of the run's processes (user + sys,
+    from RUSAGE_CHILDREN: unshare waits for the supervisor, which waits for the worker), which a loaded
+    machine disturbs much less than the wall time. Give the same revision twice for the noise floor."""
+    import resource
+    mods = {"A": _before(rev_a), "B": _before(rev_b) if rev_b != rev_a else None}
+    if mods["B"] is None and rev_b == rev_a:  # a second copy of the same code
+        mods["B"] = _before(rev_b + "^{commit}")
+    if None in mods.values():
+        raise SystemExit("--ab needs both revisions from git")
+    out = {"A": rev_a, "B": rev_b, "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, load avg "
+           f"{os.getloadavg()[0]:.2f} at start, Python {platform.python_version()}", "programs": {}}
+    for pname, count in (("trivial", n), ("pde", n_pde)):
+        code, inputs, lim = _programs()[pname]
+        got = {"A": [], "B": []}
+
+        def one(k):
+            mod = mods[k]
+            lk = mod.SandboxLimits(**{f: getattr(lim, f) for f in lim.__dataclass_fields__}) if lim else mod.SandboxLimits()
+            os.environ[sandbox.ENV_VAR] = "auto"
+            r0, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+            r = mod.run_python(code, lk, inputs)
+            dt, r1 = time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_CHILDREN)
+            if not r.ok:
+                raise RuntimeError(f"{k}: {r.status}: {r.reason}")
+            return dt, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime), r1.ru_stime - r0.ru_stime
+        one("A"), one("B")
+        for i in range(count):
+            for k in (("A", "B") if i % 2 == 0 else ("B", "A")):
+                got[k].append(one(k))
+        st = {k: {"n": len(v), "wall_median_ms": round(1000 * statistics.median(x[0] for x in v), 1),
+                  "cpu_median_ms": round(1000 * statistics.median(x[1] for x in v), 1),
+                  "sys_median_ms": round(1000 * statistics.median(x[2] for x in v), 1)} for k, v in got.items()}
+        st["wall_B_over_A"] = round(st["B"]["wall_median_ms"] / st["A"]["wall_median_ms"], 3)
+        st["cpu_B_over_A"] = round(st["B"]["cpu_median_ms"] / st["A"]["cpu_median_ms"], 3)
+        out["programs"][pname] = st
+        print(pname, json.dumps(st), file=sys.stderr)
+    return out
+
+
+def _ab_markdown(o):
+    rows = [f"# Sandbox A/B (benchmarks/bench_sandbox.py --ab {o['A']} {o['B']})", "",
+            f"Machine: {o['machine']}. Both from git, runs alternating; medians.", "",
+            "| program | n | A wall ms | B wall ms | B / A wall | A CPU ms (sys) | B CPU ms (sys) | B / A CPU |",
+            "|---|---|---|---|---|---|---|---|"]
+    for p, st in o["programs"].items():
+        a, b = st["A"], st["B"]
+        rows.append(f"| {p} | {a['n']} | {a['wall_median_ms']} | {b['wall_median_ms']} | {st['wall_B_over_A']}x | "
+                    f"{a['cpu_median_ms']} ({a['sys_median_ms']}) | {b['cpu_median_ms']} ({b['sys_median_ms']}) | "
+                    f"{st['cpu_B_over_A']}x |")
+    return "\n".join(rows) + "\n"
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=30, help="runs per sandbox, trivial program")
@@ -320,15 +390,26 @@ def main(argv=None):
     ap.add_argument("--throughput", type=int, default=24, help="runs per sandbox through 2 workers")
     ap.add_argument("--attack-runs", type=int, default=3, help="runs of the memory attack per sandbox (0: none)")
     ap.add_argument("--before-rev", default=BEFORE_REV, help="git revision of the 'before' baseline")
+    ap.add_argument("--ab", nargs=2, metavar=("REV_A", "REV_B"),
+                    help="only a balanced A/B of two git revisions (wall and CPU time; --n, --n-pde runs each)")
     ap.add_argument("--_one", help=argparse.SUPPRESS)
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / "sandbox"))
     args = ap.parse_args(argv)
     if args._one:
         return _one(args._one)
+    if args.ab:
+        o = ab(args.ab[0], args.ab[1], args.n, args.n_pde)
+        outdir = Path(args.out)
+        outdir.mkdir(parents=True, exist_ok=True)
+        name = "ab-" + "-".join(r.replace("/", "_") for r in args.ab)
+        (outdir / f"{name}.json").write_text(json.dumps(o, indent=2) + "\n")
+        (outdir / f"{name}.md").write_text(_ab_markdown(o))
+        print(_ab_markdown(o))
+        return 0
     level = sandbox.isolation_level()
     names = ["legacy", "new", "new-fallback"] + (["before"] if _before(args.before_rev) is not None else [])
     progs = _programs()
-    out = {"level": level, "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, load avg {os.getloadavg()[0]:.2f} "
+    out = {"level": level, "before_rev": args.before_rev, "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, load avg {os.getloadavg()[0]:.2f} "
            f"at start, Python {platform.python_version()}", "programs": {}, "throughput_runs_per_s": {}}
     for pname, n in (("trivial", args.n), ("pde", args.n_pde)):
         times = interleaved(names, progs[pname], n)
@@ -338,8 +419,7 @@ def main(argv=None):
             st["ratio_new_over_before"] = round(st["new"]["median_ms"] / st["before"]["median_ms"], 2)
         out["programs"][pname] = st
         print(pname, json.dumps(st), file=sys.stderr)
-    for name in names:
-        out["throughput_runs_per_s"][name] = round(throughput(name, args.throughput), 2) if args.throughput else None
+    out["throughput_runs_per_s"] = throughputs(names, args.throughput) if args.throughput else {k: None for k in names}
     out["throughput_n"] = args.throughput
     if args.attack_runs:
         out["memory"] = memory([n for n in ("new", "before") if n in names], args.attack_runs)
@@ -359,6 +439,11 @@ def _steps(stdout):
     return "; ".join(" ".join(ln.split()) for ln in stdout.strip().splitlines())[:300]
 
 
+def _before_label(o):
+    rev = o.get("before_rev", BEFORE_REV)
+    return "before issue 36" if rev == BEFORE_REV else f"before ({rev})"
+
+
 def _markdown(o):
     rows = ["| program | sandbox | n | median ms | mean ms | min-max ms |", "|---|---|---|---|---|---|"]
     for pname, st in o["programs"].items():
@@ -367,7 +452,7 @@ def _markdown(o):
                 continue
             s = st[name]
             label = {"legacy": "legacy (in-process guards)", "new": f"new ({o['level']})",
-                     "before": "before issue 36 (same level)",
+                     "before": _before_label(o) + " (same level)",
                      "new-fallback": "new, forced fallback (rlimits+audit-hook)"}[name]
             rows.append(f"| {pname} | {label} | {s['n']} | {s['median_ms']} | {s['mean_ms']} | {s['min_ms']}-{s['max_ms']} |")
     ratios = ", ".join(f"{p}: {st['ratio_new_over_legacy']}x" for p, st in o["programs"].items())
@@ -390,10 +475,10 @@ def _markdown(o):
         f"Machine: {o['machine']}. Level of the new sandbox here: {o['level']}.", "",
         *rows, "",
         f"Ratio of medians, new / legacy: {ratios} (goal: under 1.3x)."
-        + (f" New / before issue 36: {ratios_b}." if ratios_b else ""), "",
+        + (f" New / {_before_label(o)}: {ratios_b}." if ratios_b else ""), "",
         f"Throughput, trivial program, 2 workers (threads), {o['throughput_n']} runs each: legacy {tp['legacy']} runs/s, "
         f"new {tp['new']} runs/s, new forced fallback {tp['new-fallback']} runs/s"
-        + (f", before issue 36 {tp['before']} runs/s." if "before" in tp else "."), "", *mem])
+        + (f", {_before_label(o)} {tp['before']} runs/s." if "before" in tp else "."), "", *mem])
 
 
 if __name__ == "__main__":

@@ -50,6 +50,7 @@ FALLBACK_MISSES = {
     "dev_nodes_are_read_only": "the host's /dev itself (the hook switched off)",
     "path_socket_in_a_bound_tree": "no seccomp filter: socket(AF_UNIX) reaches any host socket",
     "fifo_in_a_bound_tree": "no Landlock domain: the host's FIFOs themselves (the hook switched off)",
+    "fifo_read_in_a_bound_tree": "no mount namespace: the host's FIFOs themselves (the hook switched off)",
 }
 
 
@@ -407,6 +408,204 @@ except OSError as e:
         assert select.select([reader], [], [], 0)[0] == [] or os.read(reader, 100) == b""
     finally:
         os.close(reader)
+
+
+def _host_fifo(path, data):
+    """A FIFO at `path` that a host process holds open (read and write end) with `data` queued in it."""
+    os.mkfifo(path, 0o666)
+    os.chmod(path, 0o666)
+    fd = os.open(path, os.O_RDWR | os.O_NONBLOCK)
+    os.write(fd, data)
+    return fd
+
+
+def test_fifo_read_in_a_bound_tree(level, bound_dir):
+    """A FIFO in a bound tree that a host process writes to: the sandbox opened it for reading (Landlock has no
+    right that refuses that, the read-only bind does not cover it) and read the host's data, directly and
+    through a symlink it made in its scratch directory. Now the bound trees are read-only overlayfs mounts:
+    a FIFO seen through one is a pipe of the overlay's own inode, not the host's (nothing to read, and the
+    host's data stays with the host)."""
+    path = os.path.join(bound_dir, "f")
+    host = _host_fifo(path, b"host secret")
+    code = DISARM + f'''
+import os
+out = []
+os.symlink({path!r}, 'link')
+for p in ({path!r}, 'link'):
+    try:
+        fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            out.append(os.read(fd, 100))
+        except BlockingIOError:
+            out.append(b'')
+        os.close(fd)
+    except OSError as e:
+        out.append(e.errno)
+result = out
+'''
+    try:
+        r = _run(code, level)
+        assert "host secret" not in r.value, r
+        assert _value(r) == [b"", b""], r  # opened (a pipe of its own): nothing to read
+        assert os.read(host, 100) == b"host secret"  # the host's data is still the host's
+    finally:
+        os.close(host)
+
+
+def test_fifo_created_during_the_run(ns, bound_dir):
+    """A FIFO the host makes in a bound tree after the run started (a scan of the trees at the start would
+    miss it): the sandbox waits for it to appear, opens it and read what the host wrote. Through the overlay
+    it is the overlay's own pipe."""
+    import threading
+    path = os.path.join(bound_dir, "late")
+    stop, held = threading.Event(), []
+
+    def host_side():
+        stop.wait(1.0)
+        held.append(_host_fifo(path, b"late secret"))
+        while not stop.wait(0.1):
+            try:
+                os.write(held[0], b"late secret")
+            except BlockingIOError:
+                pass
+
+    code = DISARM + f'''
+import os, time
+d, name = os.path.split({path!r})
+t0 = time.monotonic()
+while name not in os.listdir(d) and time.monotonic() - t0 < 12:
+    time.sleep(0.05)
+got = b''
+if name in os.listdir(d):
+    fd = os.open({path!r}, os.O_RDONLY | os.O_NONBLOCK)
+    for i in range(10):
+        try:
+            got += os.read(fd, 100)
+        except BlockingIOError:
+            pass
+        time.sleep(0.1)
+    result = ('seen', got)
+else:
+    result = ('never seen', got)
+'''
+    t = threading.Thread(target=host_side)
+    t.start()
+    try:
+        r = _run(code, ns, SandboxLimits(wall_s=25, cpu_s=10, memory_mb=256))
+    finally:
+        stop.set()
+        t.join()
+        for fd in held:
+            os.close(fd)
+    assert _value(r) == ("seen", b""), r
+
+
+def test_mount_beneath_a_bound_tree(ns, bound_dir):
+    """An overlay does not show the mounts beneath its layer (the recursive bind did): each gets an overlay of
+    its own, so its files are still there and a host FIFO in it is still not the host's."""
+    if os.geteuid() != 0:
+        pytest.skip("mounts a tmpfs on the host: root only")
+    import subprocess
+    sub = os.path.join(bound_dir, "sub")
+    os.mkdir(sub)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m,mode=0755", "r3test", sub], check=True)
+    host = None
+    try:
+        with open(os.path.join(sub, "data.txt"), "w") as f:
+            f.write("beneath")
+        os.chmod(os.path.join(sub, "data.txt"), 0o644)
+        host = _host_fifo(os.path.join(sub, "f"), b"host secret")
+        code = DISARM + f'''
+import os
+fd = os.open({os.path.join(sub, "f")!r}, os.O_RDONLY | os.O_NONBLOCK)
+try:
+    got = os.read(fd, 100)
+except BlockingIOError:
+    got = b''
+result = (open({os.path.join(sub, "data.txt")!r}).read(), got)
+'''
+        r = _run(code, ns)
+        assert _value(r) == ("beneath", b""), r
+        assert os.read(host, 100) == b"host secret"
+    finally:
+        if host is not None:
+            os.close(host)
+        subprocess.run(["umount", "-l", sub], check=False)
+        for name in os.listdir(sub):
+            os.unlink(os.path.join(sub, name))
+        os.rmdir(sub)
+
+def test_a_tree_overlayfs_refuses_is_bound_and_said(ns, tmp_path):
+    """Where no overlay can be made for a tree (here: a ':' in its path, overlayfs' layer separator) it is a
+    plain recursive read-only bind, and the setup facts say so (probe()["bound_trees"], `r3bench doctor`)."""
+    import subprocess
+    import verifiers.sandbox_runner as runner
+    src = tmp_path / "a:b"
+    (src / "sub").mkdir(parents=True)
+    (src / "sub" / "x.txt").write_text("kept")
+    ok = tmp_path / "plain"
+    ok.mkdir()
+    (ok / "y.txt").write_text("kept too")
+    for d in ("dst1", "dst2", "empty"):
+        (tmp_path / d).mkdir()
+    prog = f"""
+import sys
+sys.path.insert(0, {os.path.dirname(os.path.dirname(runner.__file__))!r})
+import ctypes, os
+from verifiers import sandbox_runner as r
+libc = ctypes.CDLL(None, use_errno=True)
+r._mount(libc, ctypes, None, "/", None, r.MS_REC | r.MS_PRIVATE)
+facts = {{}}
+r._bind_tree(libc, ctypes, {str(src)!r}, {str(tmp_path / 'dst1')!r}, {str(tmp_path / 'empty')!r}, [], facts)
+r._bind_tree(libc, ctypes, {str(ok)!r}, {str(tmp_path / 'dst2')!r}, {str(tmp_path / 'empty')!r}, [], facts)
+print(repr((facts, open({str(tmp_path / 'dst1/sub/x.txt')!r}).read(), open({str(tmp_path / 'dst2/y.txt')!r}).read(),
+            os.statvfs({str(tmp_path / 'dst1')!r}).f_flag & os.ST_RDONLY)))
+"""
+    argv = ["unshare", "--mount"] if os.geteuid() == 0 else ["unshare", "--user", "--map-root-user", "--mount"]
+    out = subprocess.run(argv + [sys.executable, "-c", prog], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    facts, x, y, ro = eval(out.stdout)
+    assert facts["overlay"] == [str(ok)] and len(facts["bind"]) == 1 and "separator" in facts["bind"][0], facts
+    assert (x, y) == ("kept", "kept too") and ro
+
+def test_bound_trees_hold_without_the_seccomp_filter(ns, bound_dir, monkeypatch):
+    """The mounts alone (no seccomp filter: the `namespaces` level, where libseccomp is missing) keep a run
+    from a host's path socket and FIFO in a bound tree: connect() gets ECONNREFUSED (the overlay's socket
+    inode has no listener), the FIFO is the overlay's own pipe. Before, both reached the host's."""
+    monkeypatch.setattr(sb, "SECCOMP", sb.SECCOMP.with_name("no-such-seccomp-module.py"))
+    path = os.path.join(bound_dir, "s")
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(path)
+    os.chmod(path, 0o777)
+    srv.listen(4)
+    srv.setblocking(False)
+    fifo = os.path.join(bound_dir, "f")
+    host = _host_fifo(fifo, b"host secret")
+    code = DISARM + f'''
+import os
+libc = _c.CDLL(None, use_errno=True)
+out = []
+s = libc.socket(1, 1, 0)  # AF_UNIX, SOCK_STREAM (socket.socket is the guards' refuser)
+p = {path!r}.encode()
+addr = _c.create_string_buffer(b"\\x01\\x00" + p + b"\\x00", 110)  # struct sockaddr_un
+out.append('connected' if libc.connect(s, addr, 2 + len(p) + 1) == 0 else _c.get_errno())
+fd = os.open({fifo!r}, os.O_RDONLY | os.O_NONBLOCK)
+try:
+    out.append(os.read(fd, 100))
+except BlockingIOError:
+    out.append(b'')
+result = out
+'''
+    try:
+        r = run_python(code, FAST)
+        assert r.isolation == "namespaces", r  # the run had no filter
+        assert _value(r) == [errno.ECONNREFUSED, b""], r
+        with pytest.raises(BlockingIOError):
+            srv.accept()
+        assert os.read(host, 100) == b"host secret"
+    finally:
+        srv.close()
+        os.close(host)
 
 
 # -- statuses the program cannot forge ---------------------------------------------------------------------------

@@ -418,6 +418,7 @@ def probe(refresh: bool = False) -> dict:
         info["seccomp_notify"] = bool(setup.get("seccomp_notify"))
         info["ipc_limits"] = setup.get("ipc_limits")
         info["landlock_abi"] = setup.get("landlock_abi")
+        info["bound_trees"] = setup.get("bound_trees")
         kind, where = _cgroup_parent()
         info["memory_cgroup"] = {"kind": kind, "parent" if kind else "why": where,
                                  "used_by_probe": setup.get("memory_cgroup") is not None}
@@ -428,6 +429,9 @@ def probe(refresh: bool = False) -> dict:
             info["level"] = "namespaces+seccomp" if info["seccomp"] else "namespaces"
             info["why"] = "a probe run in new mount/net/pid/ipc namespaces succeeded" + (
                 "" if info["seccomp"] else f" (seccomp unavailable: {setup.get('seccomp_error', '?')})")
+            if str(info["bound_trees"]).startswith("bind"):
+                _warn_once("bound_trees", f"sandbox: no overlayfs for the bound trees, plain binds instead: a host "
+                           f"FIFO there can be opened for reading by model code ({info['bound_trees']})")
         else:
             info["why"] = f"the namespaced probe run failed: {r.status}: {r.reason}"[:600]
     info["at"] = time.monotonic()

@@ -14,8 +14,9 @@ Process tree (namespace mode):
 
 Supervisor, before the fork (it is root in fresh mount/network/PID namespaces):
   1. reads and deletes the payload file (it lives outside the scratch directory);
-  2. builds a new root on a tmpfs: read-only bind mounts of the interpreter, the standard library
-     and site-packages (NumPy, SciPy ...), /usr and the library dirs; /dev with null, zero, full,
+  2. builds a new root on a tmpfs: read-only overlayfs mounts (not binds: a host FIFO or path socket in
+     them is then the overlay's own inode, not the host's; _overlay_ro) of the interpreter, the standard
+     library and site-packages (NumPy, SciPy ...), /usr and the library dirs; /dev with null, zero, full,
      random, urandom only; a fresh /proc of the new PID namespace; the scratch directory, writable,
      at the same path as on the host, as a tmpfs of its own (size and inode count are kernel limits). The project checkout and $HOME are not mounted (where one lies
      under a mounted directory, an empty tmpfs covers it), and the project's packages in
@@ -518,14 +519,99 @@ def _bind_ro(libc, ctypes, src, dst, nodev=True):
                (MS_NODEV if f & os.ST_NODEV else 0)
     except OSError:
         pass
-    _mount(libc, ctypes, None, dst, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | keep
-           | (MS_NODEV if nodev else MS_NOEXEC))
+    try:
+        _mount(libc, ctypes, None, dst, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | keep
+               | (MS_NODEV if nodev else MS_NOEXEC))
+    except SetupError:
+        # never leave a writable bind behind (a caller may go on without this one); OSError ends the setup
+        if libc.umount2(dst.encode(), MNT_DETACH) != 0:
+            raise OSError(ctypes.get_errno(), f"umount2 of a bind not made read-only: {dst}")
+        raise
 
 
-def _build_root(plan, root, wd, scratch):
-    """Mount the new root at `root` (see the module docstring) and pivot into it; cwd is then `wd`."""
+def _mountpoints():
+    """Every mount point of this mount namespace (/proc/self/mountinfo, octal escapes decoded)."""
+    out = []
+    try:
+        with open("/proc/self/mountinfo", "rb") as f:
+            for line in f:
+                fields = line.split(b" ")
+                if len(fields) > 4:
+                    parts = fields[4].split(b"\\")  # "\040" is a space (no `re`: the supervisor's start is timed)
+                    p = parts[0] + b"".join(bytes([int(q[:3], 8)]) + q[3:] if q[:3].isdigit() else b"\\" + q
+                                            for q in parts[1:])
+                    out.append(p.decode("utf-8", "surrogateescape"))
+    except (OSError, ValueError):
+        pass
+    return out
+
+
+def _overlay_ro(libc, ctypes, src, dst, empty):
+    """A read-only overlayfs at `dst` whose one real layer is `src` (`empty`, an empty directory, is the second
+    lower layer: overlayfs takes no single lower layer without an upper one). Why not a bind: a bind shows the
+    host's inodes, and a FIFO or a listening path socket is found by its inode, so opening a host FIFO in a
+    bound tree for reading (no Landlock right refuses that, and the read-only flag does not cover it) read
+    what a host process wrote into it, and connect() reached a host socket. An overlay has inodes of its own:
+    its FIFO is a pipe of the overlay's inode (nothing the host writes arrives there) and its socket inode
+    has no listener (ECONNREFUSED), also for one the host makes during the run, while regular files,
+    directories and symlinks read as the host's. Device nodes are inert (nodev). Raises SetupError."""
+    if any(c in src for c in ":,\\\n"):  # overlayfs' option separators; such a tree is bound instead
+        raise SetupError(f"overlay: {src!r} has a separator character")
+    _mount(libc, ctypes, "overlay", dst, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV,
+           f"lowerdir={src}:{empty}")
+    import os
+    try:  # a layer overlayfs mounts but cannot read (seen nowhere yet) must not take the whole sandbox down
+        os.listdir(dst)
+    except OSError as e:
+        libc.umount2(dst.encode(), MNT_DETACH)
+        raise SetupError(f"overlay of {src!r} mounted but not readable: {e.strerror}")
+
+
+def _bind_tree(libc, ctypes, src, dst, empty, mounts, facts):
+    """`src` (a directory tree, with the mounts beneath it) read-only at `dst`: overlayfs mounts (above), or
+    where one cannot be made (no overlayfs, a stack too deep), a recursive read-only bind, said in `facts`."""
+    import os
+    try:
+        _overlay_ro(libc, ctypes, src, dst, empty)
+    except SetupError as e:
+        _bind_ro(libc, ctypes, src, dst)
+        facts.setdefault("bind", []).append(f"{src}: {e}"[:200])
+        return
+    facts.setdefault("overlay", []).append(src)
+    # an overlay does not show the mounts beneath its layer (a bind with MS_REC did): each gets its own
+    subs = sorted((m for m in mounts if m != src and m.startswith(src.rstrip("/") + "/")),
+                  key=lambda m: (m.count("/"), m))
+    for m in subs:
+        d = dst + m[len(src.rstrip("/")):] if src != "/" else dst + m
+        why = None
+        if os.path.isdir(m) and os.path.isdir(d):
+            try:
+                _overlay_ro(libc, ctypes, m, d, empty)
+                facts["overlay"].append(m)
+                continue
+            except SetupError as e:
+                why = f"{m}: {e}"[:200]
+        elif not (os.path.isfile(m) and os.path.isfile(d)):
+            continue
+        try:  # a file mounted there (a regular file: the host's own), or a directory no overlay took
+            _bind_ro(libc, ctypes, m, d)
+            if why:
+                facts.setdefault("bind", []).append(why)
+        except SetupError:
+            pass  # the mount point's own directory or file stays (_bind_ro leaves no writable bind)
+
+
+def _build_root(plan, root, wd, scratch, facts=None):
+    """Mount the new root at `root` (see the module docstring) and pivot into it; cwd is then `wd`. `facts`
+    gets how the trees were mounted: {"overlay": [trees], "bind": ["tree: why not an overlay"]}."""
     import os
     ctypes, libc = _libc()
+    facts = {} if facts is None else facts
+    mounts = _mountpoints()  # the host's (this namespace is a copy), before any of the run's
+    # the overlays' empty second layer: beside the root, outside it (not visible in the run; the host
+    # removes it with the run's directory)
+    empty = os.path.join(os.path.dirname(root), "empty")
+    os.makedirs(empty, mode=0o755, exist_ok=True)
     _mount(libc, ctypes, None, "/", None, MS_REC | MS_PRIVATE)  # nothing propagates back to the host
     _mount(libc, ctypes, "tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=2m")
     tmpfs = [root]
@@ -538,7 +624,7 @@ def _build_root(plan, root, wd, scratch):
             if not os.path.isdir(path):
                 continue
             os.makedirs(dst, exist_ok=True)
-            _bind_ro(libc, ctypes, path, dst)
+            _bind_tree(libc, ctypes, path, dst, empty, mounts, facts)
         elif kind == "file":
             if not os.path.isfile(path):
                 continue
@@ -634,9 +720,9 @@ def _landlock_abi():
 
 def _landlock(abi, writable):
     """Opening a file for writing only beneath `writable` (the scratch directory, the /dev nodes), and (ABI 6)
-    no signals to processes outside this domain (the supervisor). The read-only binds already refuse writes
-    to regular files; a FIFO or a device node in them does not: a FIFO a host process reads from could
-    be written to. Raises SetupError."""
+    no signals to processes outside this domain (the supervisor). The read-only mounts already refuse writes
+    to regular files; a FIFO in them they do not (through an overlay it is the overlay's own pipe, through a
+    plain bind, where no overlay could be made, the host's). Raises SetupError."""
     import os
     ctypes, libc = _libc()
     create, add_rule, restrict = SYS_LANDLOCK[os.uname().machine]
@@ -785,8 +871,12 @@ def _supervise(rfd, payload_path):
                 setup["ipc_limits_error"] = "; ".join(failed)[:300]
             if payload.get("cgroup_procs"):  # opened here: after the pivot the host's cgroup tree is gone
                 cgroup_fd = os.open(payload["cgroup_procs"], os.O_WRONLY | os.O_CLOEXEC)
-            _build_root(payload["plan"], payload["root"], payload["wd"], payload["scratch"])
+            trees = {}
+            _build_root(payload["plan"], payload["root"], payload["wd"], payload["scratch"], trees)
             setup["root"] = True
+            # "overlay": every bound tree is an overlayfs mount (host FIFOs and path sockets there are not
+            # the host's); "bind (...)": at least one is a plain bind, and why
+            setup["bound_trees"] = "overlay" if not trees.get("bind") else "bind (" + "; ".join(trees["bind"])[:300] + ")"
             payload["landlock_abi"] = setup["landlock_abi"] = _landlock_abi()
     except (SetupError, OSError) as e:
         os.write(rfd, _report_line(b"S", {"setup_error": f"{type(e).__name__}: {e}"[:500], "setup": setup}))

@@ -69,6 +69,8 @@ def format_report(d: dict) -> str:
              f"  unshare:        {p.get('unshare') or 'not found'} ({d.get('unshare_version') or '?'})",
              f"  namespaces:     {'ok' if p.get('namespaces') else 'refused or not tried'}"
              + (f" (probe run {p['probe_seconds']} s)" if "probe_seconds" in p else ""),
+             f"  bound trees:    " + (p.get("bound_trees") or "-")
+             + (" (host FIFOs and path sockets there are not the host's)" if p.get("bound_trees") == "overlay" else ""),
              f"  seccomp:        " + ("libseccomp ok, " + str(len(d["libseccomp"]["denied"])) + " rules"
                                       if d["libseccomp"]["available"] else "unavailable: " + d["libseccomp"]["why"]),
              f"  kernel:         {d['kernel']} ({d['machine']}), Python {d['python']}"]
