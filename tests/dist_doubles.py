@@ -12,6 +12,9 @@ in for generation and verification and are named doubles:
   all skipped - or, in one process (R3_SKIP_FILE), for the (step, id) pairs that the two-process run
   skipped, so both runs skip the same problems.
 * REWARD DOUBLE (GRPO): the completion's length / 100.
+* JUDGE BUDGET HOOK (stepfix): with R3_BUDGET_RANK=N, the verifier double of rank N raises
+  JudgeBudgetExceeded (as a judge whose budget is spent does, inside verify) from step R3_BUDGET_STEP
+  (default 1) on: one rank's budget spent while the other's is not.
 
 Everything else (data, model, LoRA, loss, optimizer, DDP, gathering, checkpoints) is the real code.
 """
@@ -63,6 +66,14 @@ def stepfix_double_cls():
             return out
 
         def verify(self, q, text, ref):
+            if (os.environ.get("R3_BUDGET_RANK") == str(distributed.rank())
+                    and self.state.global_step + 1 >= int(os.environ.get("R3_BUDGET_STEP", "1"))):
+                # JUDGE BUDGET HOOK: this rank's judge has spent its budget (what verifiers.judge raises
+                # inside verify before a request once the budget is gone)
+                from verifiers.judge import JudgeBudgetExceeded
+
+                raise JudgeBudgetExceeded(f"judge token budget spent: 900 of 900 tokens (judge budget hook, "
+                                          f"rank {distributed.rank()})")
             if text in getattr(self, "_y2_texts", ()):
                 return StepVerdict(5, "CE", "verifier double: y2", 7)
             if q in self._skip_q:
