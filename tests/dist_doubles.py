@@ -12,9 +12,9 @@ in for generation and verification and are named doubles:
   all skipped - or, in one process (R3_SKIP_FILE), for the (step, id) pairs that the two-process run
   skipped, so both runs skip the same problems.
 * REWARD DOUBLE (GRPO): the completion's length / 100.
-* JUDGE BUDGET HOOK (stepfix): with R3_BUDGET_RANK=N, the verifier double of rank N raises
-  JudgeBudgetExceeded (as a judge whose budget is spent does, inside verify) from step R3_BUDGET_STEP
-  (default 1) on: one rank's budget spent while the other's is not.
+* JUDGE BUDGET HOOK (stepfix, GRPO): with R3_BUDGET_RANK=N, the verifier double (stepfix) or the
+  reward double (GRPO) of rank N raises JudgeBudgetExceeded (as a judge whose budget is spent does,
+  inside verify) from step R3_BUDGET_STEP (default 1) on: one rank's budget spent, the other's not.
 
 Everything else (data, model, LoRA, loss, optimizer, DDP, gathering, checkpoints) is the real code.
 """
@@ -94,8 +94,16 @@ class LengthRewardDouble:
         self.last_reasons = []
 
     def __call__(self, prompts=None, completions=None, **kw):
+        from trainers import distributed
         from verifiers.rewards import completion_text
 
+        state = kw.get("trainer_state")
+        if (os.environ.get("R3_BUDGET_RANK") == str(distributed.rank()) and state is not None
+                and state.global_step + 1 >= int(os.environ.get("R3_BUDGET_STEP", "1"))):
+            from verifiers.judge import JudgeBudgetExceeded  # JUDGE BUDGET HOOK (module docstring)
+
+            raise JudgeBudgetExceeded(f"judge token budget spent: 900 of 900 tokens (judge budget hook, "
+                                      f"rank {distributed.rank()})")
         out = [len(completion_text(c) or "") / 100 for c in completions]
         self.last_reasons = ["length"] * len(out)
         return out

@@ -275,6 +275,28 @@ def test_a_judge_budget_spent_on_one_rank_stops_every_rank(tiny, data, tmp_path)
     assert steps == {1}, "records of step 2 were written: a forward of step 2 ran"
 
 
+@pytest.mark.slow
+def test_grpo_a_judge_budget_spent_on_one_rank_stops_every_rank(tiny, data, tmp_path):
+    """GRPO: rank 1's reward double raises JudgeBudgetExceeded in step 2 (JUDGE BUDGET HOOK). Before,
+    rank 1 stopped alone while rank 0 waited in TRL's gather of the rewards (torchrun then killed it:
+    -15). Now the reward wrapper keeps the error, TRL's gather completes, and every rank raises it
+    (GRPOPhases._calculate_rewards): both exit 3, checkpoint-1 saved by both."""
+    out = tmp_path / "grpo_budget"
+    kw = common_kw(tiny, out, data=data, batch_size=2, max_train_samples=2, group_size=2, rewards="length",
+                   beta=0.04, max_steps=3)
+    rc, log = torchrun_bounded(["tests/dist_doubles.py", "grpo"], flags(kw), timeout=240,
+                               R3_BUDGET_RANK="1", R3_BUDGET_STEP="2")
+    assert rc is not None, "a rank hung after the judge's budget was spent on rank 1:\n" + log[-4000:]
+    codes = sorted(int(c) for c in re.findall(r"exitcode\s*:\s*(-?\d+) \(pid", log))
+    assert codes == [3, 3], f"exit codes {codes}:\n" + log[-4000:]
+    rec = json.loads((out / "run.json").read_text())
+    assert rec["status"] == "judge_budget_spent" and "on rank 1 of 2; every rank stopped" in rec["error"], rec
+    assert rec["global_step"] == 1 and rec["checkpoint"] == "checkpoint-1", rec
+    ck = out / "checkpoint-1"
+    assert not common.checkpoint_problems(ck)
+    assert (ck / "rng_state_0.pth").is_file() and (ck / "rng_state_1.pth").is_file(), "a rank did not save"
+
+
 def test_raise_together_in_one_process_raises_the_error_itself():
     from verifiers.judge import JudgeBudgetExceeded
 

@@ -1,4 +1,6 @@
-"""stepfix's `steps_per_generation` (k): one generation phase - y1 sampled in one call, verified in one
+"""`steps_per_generation` (k) of stepfix and GRPO.
+
+stepfix (its own implementation): one generation phase - y1 sampled in one call, verified in one
 batch, feedback in one batch, y2 in one call, verified in one batch - for k gradient-accumulation
 micro-batches, the results buffered and cut back into the micro-batches (trainers.stepfix_trainer).
 
@@ -12,7 +14,10 @@ asserted: loss rel 1e-6, weights 1e-7 absolute (a step moves a weight by ~1e-3 a
 mean` makes the loss depend on the ORDER of the micro-batches too (a running mean over them), and
 problems are skipped by content, so some micro-batches are partly or wholly skipped: a buffer cut
 wrongly (samples of one micro-batch trained with another's problems, or in another order) changes a
-paired loss or a record."""
+paired loss or a record.
+
+GRPO: TRL's GRPOTrainer has steps_per_generation (default: grad_accum); the config exposes it
+(0 = TRL's default) and passes it to GRPOConfig."""
 from __future__ import annotations
 
 import hashlib
@@ -26,7 +31,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("trl")
 
-from trainers import common, stepfix  # noqa: E402
+from trainers import common, grpo, stepfix  # noqa: E402
 
 
 def _hash_ids(key: str, n: int) -> list[int]:
@@ -177,3 +182,14 @@ def test_vllm_double_gets_one_request_per_generation_phase_and_one_sync_per_step
     assert [len(p) for p, _ in eng.calls] == [4, 4, 4, 4]  # 2 steps x (y1, y2), 2 micro-batches x 2 problems each
     assert len({params.kw["seed"] for _, params in eng.calls}) == 4
     assert eng.resets == 2, "weights not pushed exactly once per optimizer step"
+
+
+def test_grpo_exposes_trls_steps_per_generation(tiny, tmp_path):
+    with pytest.raises(common.ConfigError, match="must be 0 .* or divide grad_accum"):
+        common.make(grpo.Config, steps_per_generation=3, grad_accum=4)
+    with pytest.raises(common.ConfigError, match="divide grad_accum"):
+        common.make(grpo.Config, steps_per_generation=-1)
+    kw = dict(model=tiny, output_dir=str(tmp_path), report_to="none", batch_size=2, group_size=2, grad_accum=4)
+    assert grpo.grpo_args(common.make(grpo.Config, **kw)).steps_per_generation == 4  # TRL's default: grad_accum
+    args = grpo.grpo_args(common.make(grpo.Config, **kw, steps_per_generation=2))
+    assert args.steps_per_generation == 2 and args.generation_batch_size == 2 * 2
