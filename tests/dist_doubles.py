@@ -47,18 +47,26 @@ def stepfix_double_cls():
     class StepfixDoubles(StepFixTrainer):
         """GENERATION DOUBLE and VERIFIER DOUBLE (module docstring) around the real StepFixTrainer."""
 
-        def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
-            step = self.state.global_step + 1
+        def _generate_phase(self, model, group):
+            # the problems verified in this phase: those of every micro-batch it generates for
+            # (steps_per_generation of them)
+            step, rows = self.state.global_step + 1, [r for mb in group for r in mb]
             if replay is not None:
-                self._skip_q = {r["question"] for r in inputs if (step, r["id"]) in replay}
+                self._skip_q = {r["question"] for r in rows if (step, r["id"]) in replay}
             else:
-                self._skip_q = {r["question"] for r in inputs} if (distributed.rank() == 1 and step == 1) else set()
+                self._skip_q = {r["question"] for r in rows} if (distributed.rank() == 1 and step == 1) else set()
+            return super()._generate_phase(model, group)
+
+        def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
             loss = super().compute_loss(model, inputs, return_outputs, num_items_in_batch)
             if os.environ.get("R3_NAN_RANK") == str(distributed.rank()):  # a non-finite loss on one rank
                 loss = loss * float("nan")
             return loss
 
         def generate(self, model, chats):
+            if os.environ.get("R3_GEN_LOG"):  # every generation call: its rank, step and number of chats
+                with open(os.environ["R3_GEN_LOG"], "a") as fh:
+                    fh.write(json.dumps([distributed.rank(), self.state.global_step + 1, len(chats)]) + "\n")
             eos = self.tok.convert_tokens_to_ids("<|im_end|>")
             out = [_hash_ids(json.dumps(c, sort_keys=True), 5 + len(c)) + [eos] for c in chats]
             if chats and len(chats[0]) > 1:  # revisions: remember their texts to tell y2 from y1

@@ -178,6 +178,29 @@ def test_stepfix_two_processes_with_an_all_skipped_rank_equal_one(tiny, data, tm
 
 
 @pytest.mark.slow
+def test_stepfix_steps_per_generation_two_processes_equal_one(tiny, data, tmp_path, monkeypatch):
+    """steps_per_generation 2 under DDP: each rank samples its own two micro-batches (grad_accum 2) in one
+    call for y1 and one for y2 (rank 1's step 1 wholly skipped: no y2 call), and the run equals one
+    process at the same global batch with steps_per_generation 1."""
+    two, one = tmp_path / "two", tmp_path / "one"
+    kw = common_kw(tiny, two, data=data, batch_size=2, grad_accum=2, max_train_samples=8)
+    gen_log = tmp_path / "gen.jsonl"
+    check(torchrun(["tests/dist_doubles.py", "stepfix"], flags({**kw, "steps_per_generation": 2}),
+                   R3_GEN_LOG=str(gen_log)))
+    calls = [json.loads(x) for x in gen_log.read_text().splitlines()]
+    assert sorted(calls) == [[0, 1, 4], [0, 1, 4], [0, 2, 4], [0, 2, 4], [1, 1, 4], [1, 2, 4], [1, 2, 4]], calls
+    recs = [json.loads(x) for x in (two / "stepfix_samples.jsonl").read_text().splitlines()]
+    assert len(recs) == 16 and all(r["skipped"] for r in recs if r["step"] == 1 and r["rank"] == 1)
+    skip_file = tmp_path / "skip.json"
+    skip_file.write_text(json.dumps([[r["step"], r["id"]] for r in recs if "> tau" in r.get("skip_reason", "")]))
+    monkeypatch.setenv("R3_SKIP_FILE", str(skip_file))
+    stepfix.train(common.make(stepfix.Config, **{**kw, "output_dir": str(one), "batch_size": 4}),
+                  trainer_cls=dist_doubles.stepfix_double_cls())
+    assert_same_run(one, two)
+    assert json.loads((two / "run.json").read_text())["config"]["steps_per_generation"] == 2
+
+
+@pytest.mark.slow
 def test_grpo_two_processes_equal_one(tiny, data, tmp_path, monkeypatch):
     two, one = tmp_path / "two", tmp_path / "one"
     kw = common_kw(tiny, two, data=data, batch_size=2, max_train_samples=2, group_size=2, rewards="length", beta=0.04)
