@@ -193,3 +193,29 @@ def test_grpo_exposes_trls_steps_per_generation(tiny, tmp_path):
     assert grpo.grpo_args(common.make(grpo.Config, **kw)).steps_per_generation == 4  # TRL's default: grad_accum
     args = grpo.grpo_args(common.make(grpo.Config, **kw, steps_per_generation=2))
     assert args.steps_per_generation == 2 and args.generation_batch_size == 2 * 2
+
+
+@pytest.mark.slow
+def test_a_resume_with_k_generations_neither_reuses_nor_drops_samples(tiny, data, tmp_path):
+    """k = grad_accum = 2, stopped after step 1 (its checkpoint) and resumed to step 3: the resumed steps
+    generate for exactly their own micro-batches (a buffer never outlives an optimizer step, so none is
+    in a checkpoint), and steps 2-3 train on the same problems with the same losses and records as an
+    uninterrupted run (generation and verifier doubles: the same samples)."""
+    kw = dict(grad_accum=2, steps_per_generation=2, max_train_samples=8, save_steps=1, baseline="none",
+              lr_scheduler="constant")  # a linear schedule of max_steps 1 would differ from one of 3
+    c_full, l_full = [], []
+    stepfix.train(common.make(stepfix.Config, **run_kw(tiny, data, tmp_path / "full", max_steps=3, **kw)),
+                  trainer_cls=doubles_cls(c_full, l_full))
+    c_a, l_a = [], []
+    stepfix.train(common.make(stepfix.Config, **run_kw(tiny, data, tmp_path / "part", max_steps=1, **kw)),
+                  trainer_cls=doubles_cls(c_a, l_a))
+    c_b, l_b = [], []
+    stepfix.train(common.make(stepfix.Config, **run_kw(tiny, data, tmp_path / "part", max_steps=3, **kw), resume=True),
+                  trainer_cls=doubles_cls(c_b, l_b))
+    assert len(c_a) == 2 and len(c_b) == 4 and c_a + c_b == c_full, (c_a, c_b, c_full)
+    assert [ids for ids, _ in l_a + l_b] == [ids for ids, _ in l_full]
+    for (_, a), (_, b) in zip(l_a + l_b, l_full):
+        assert a == pytest.approx(b, rel=1e-5, abs=1e-7), (l_a + l_b, l_full)
+    recs = [json.loads(x) for x in (tmp_path / "part" / "stepfix_samples.jsonl").read_text().splitlines()]
+    full = [json.loads(x) for x in (tmp_path / "full" / "stepfix_samples.jsonl").read_text().splitlines()]
+    assert [(r["step"], r["id"], r.get("r2")) for r in recs] == [(r["step"], r["id"], r.get("r2")) for r in full]
