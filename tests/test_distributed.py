@@ -242,8 +242,10 @@ def test_fsdp_config_on_the_cpu_stops_with_the_reason(tiny, data, tmp_path):
 def test_a_non_finite_loss_on_one_rank_stops_every_rank(tiny, data, tmp_path):
     out = tmp_path / "nan"
     kw = common_kw(tiny, out, data=data, batch_size=2, max_train_samples=4, max_steps=1)
-    proc = torchrun(["tests/dist_doubles.py", "stepfix"], flags(kw), timeout=240, R3_NAN_RANK="1")
-    assert proc.returncode != 0
+    rc, log = torchrun_bounded(["tests/dist_doubles.py", "stepfix"], flags(kw), timeout=240, R3_NAN_RANK="1")
+    assert rc is not None and rc != 0, log[-4000:]
+    codes = sorted(int(c) for c in re.findall(r"exitcode\s*:\s*(-?\d+) \(pid", log))
+    assert codes == [2, 2], f"exit codes {codes}: every rank ends with the non-finite loss's 2\n" + log[-4000:]
     rec = json.loads((out / "run.json").read_text())
     assert rec["status"] == "non_finite_loss" and "rank 1: nan" in rec["error"], rec
     assert not (out / "final").exists()
