@@ -8,8 +8,10 @@ time and the last lines of its output written to OUT/summary.json:
 1. stepfix and GRPO, 2 steps, bf16 on cuda:0, LoRA and `lora: false` (full fine-tuning, reference copy);
 2. with 2+ GPUs: `torchrun --nproc_per_node 2` of stepfix (NCCL; rank 1 all skipped in step 1, the
    doubles of tests/dist_doubles.py) - the case that hung under NCCL before;
+   and the same with rank 1's judge budget spent in step 2 (the JUDGE BUDGET HOOK): both ranks exit 3;
 3. with vllm importable: stepfix with `use_vllm: true` (colocate; the weight sync after each
-   optimizer step is the real vLLM's load_weights, the CPU tests only ran it against a double).
+   optimizer step is the real vLLM's load_weights, the CPU tests only ran it against a double), two
+   micro-batches per generation (`grad_accum 2`, `steps_per_generation 2`).
 
 Missing pieces (one GPU, no vllm, no trl) are reported as skipped with the reason, never as passed.
 """
@@ -19,6 +21,7 @@ import argparse
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -28,11 +31,14 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
-def case(name, cmd, env, results, timeout=300):
+def case(name, cmd, env, results, timeout=300, check=None):
+    """Run `cmd`; its result is rc 0, or with `check(rc, output)` given, 0 when check says True."""
     t0 = time.perf_counter()
     try:
         p = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout)
         rc, tail = p.returncode, (p.stdout + p.stderr)[-2500:]
+        if check is not None:
+            rc = 0 if check(p.returncode, p.stdout + p.stderr) else f"check failed (rc {p.returncode})"
     except subprocess.TimeoutExpired as e:
         rc, tail = "timeout", str(e)[-500:]
     results[name] = {"rc": rc, "seconds": round(time.perf_counter() - t0, 1), "tail": tail}
@@ -68,11 +74,19 @@ def main(argv=None) -> int:
         case("stepfix_torchrun_2gpu_nccl", [sys.executable, "-m", "torch.distributed.run", "--standalone",
                                             "--nproc_per_node", "2", "tests/dist_doubles.py", "stepfix", *base,
                                             "--output_dir", str(work / "sf-ddp")], env, results)
+        # rank 1's judge budget spent in step 2 (the JUDGE BUDGET HOOK): both ranks must exit 3, none hang in NCCL
+        case("stepfix_torchrun_2gpu_nccl_judge_budget",
+             [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
+              "tests/dist_doubles.py", "stepfix", *base, "--max_steps", "3", "--output_dir", str(work / "sf-budget")],
+             dict(env, R3_BUDGET_RANK="1", R3_BUDGET_STEP="2"), results, timeout=240,
+             check=lambda rc, log: sorted(re.findall(r"exitcode\s*:\s*(-?\d+) \(pid", log)) == ["3", "3"])
     else:
-        results["stepfix_torchrun_2gpu_nccl"] = {"rc": "skipped", "tail": f"{results['gpus']} GPU(s)"}
+        for name in ("stepfix_torchrun_2gpu_nccl", "stepfix_torchrun_2gpu_nccl_judge_budget"):
+            results[name] = {"rc": "skipped", "tail": f"{results['gpus']} GPU(s)"}
     if results["vllm"]:
         case("stepfix_vllm_colocate", [sys.executable, "-m", "trainers.stepfix", *base, "--use_vllm", "true",
                                        "--max_new_tokens", "16", "--vllm_gpu_memory_utilization", "0.2",
+                                       "--grad_accum", "2", "--steps_per_generation", "2",
                                        "--output_dir", str(work / "sf-vllm")], env, results, timeout=420)
     else:
         results["stepfix_vllm_colocate"] = {"rc": "skipped", "tail": "vllm not importable"}

@@ -12,6 +12,9 @@ in for generation and verification and are named doubles:
   all skipped - or, in one process (R3_SKIP_FILE), for the (step, id) pairs that the two-process run
   skipped, so both runs skip the same problems.
 * REWARD DOUBLE (GRPO): the completion's length / 100.
+* JUDGE BUDGET HOOK (stepfix, GRPO): with R3_BUDGET_RANK=N, the verifier double (stepfix) or the
+  reward double (GRPO) of rank N raises JudgeBudgetExceeded (as a judge whose budget is spent does,
+  inside verify) from step R3_BUDGET_STEP (default 1) on: one rank's budget spent, the other's not.
 
 Everything else (data, model, LoRA, loss, optimizer, DDP, gathering, checkpoints) is the real code.
 """
@@ -44,18 +47,26 @@ def stepfix_double_cls():
     class StepfixDoubles(StepFixTrainer):
         """GENERATION DOUBLE and VERIFIER DOUBLE (module docstring) around the real StepFixTrainer."""
 
-        def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
-            step = self.state.global_step + 1
+        def _generate_phase(self, model, group):
+            # the problems verified in this phase: those of every micro-batch it generates for
+            # (steps_per_generation of them)
+            step, rows = self.state.global_step + 1, [r for mb in group for r in mb]
             if replay is not None:
-                self._skip_q = {r["question"] for r in inputs if (step, r["id"]) in replay}
+                self._skip_q = {r["question"] for r in rows if (step, r["id"]) in replay}
             else:
-                self._skip_q = {r["question"] for r in inputs} if (distributed.rank() == 1 and step == 1) else set()
+                self._skip_q = {r["question"] for r in rows} if (distributed.rank() == 1 and step == 1) else set()
+            return super()._generate_phase(model, group)
+
+        def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
             loss = super().compute_loss(model, inputs, return_outputs, num_items_in_batch)
             if os.environ.get("R3_NAN_RANK") == str(distributed.rank()):  # a non-finite loss on one rank
                 loss = loss * float("nan")
             return loss
 
         def generate(self, model, chats):
+            if os.environ.get("R3_GEN_LOG"):  # every generation call: its rank, step and number of chats
+                with open(os.environ["R3_GEN_LOG"], "a") as fh:
+                    fh.write(json.dumps([distributed.rank(), self.state.global_step + 1, len(chats)]) + "\n")
             eos = self.tok.convert_tokens_to_ids("<|im_end|>")
             out = [_hash_ids(json.dumps(c, sort_keys=True), 5 + len(c)) + [eos] for c in chats]
             if chats and len(chats[0]) > 1:  # revisions: remember their texts to tell y2 from y1
@@ -63,6 +74,14 @@ def stepfix_double_cls():
             return out
 
         def verify(self, q, text, ref):
+            if (os.environ.get("R3_BUDGET_RANK") == str(distributed.rank())
+                    and self.state.global_step + 1 >= int(os.environ.get("R3_BUDGET_STEP", "1"))):
+                # JUDGE BUDGET HOOK: this rank's judge has spent its budget (what verifiers.judge raises
+                # inside verify before a request once the budget is gone)
+                from verifiers.judge import JudgeBudgetExceeded
+
+                raise JudgeBudgetExceeded(f"judge token budget spent: 900 of 900 tokens (judge budget hook, "
+                                          f"rank {distributed.rank()})")
             if text in getattr(self, "_y2_texts", ()):
                 return StepVerdict(5, "CE", "verifier double: y2", 7)
             if q in self._skip_q:
@@ -83,8 +102,16 @@ class LengthRewardDouble:
         self.last_reasons = []
 
     def __call__(self, prompts=None, completions=None, **kw):
+        from trainers import distributed
         from verifiers.rewards import completion_text
 
+        state = kw.get("trainer_state")
+        if (os.environ.get("R3_BUDGET_RANK") == str(distributed.rank()) and state is not None
+                and state.global_step + 1 >= int(os.environ.get("R3_BUDGET_STEP", "1"))):
+            from verifiers.judge import JudgeBudgetExceeded  # JUDGE BUDGET HOOK (module docstring)
+
+            raise JudgeBudgetExceeded(f"judge token budget spent: 900 of 900 tokens (judge budget hook, "
+                                      f"rank {distributed.rank()})")
         out = [len(completion_text(c) or "") / 100 for c in completions]
         self.last_reasons = ["length"] * len(out)
         return out

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -177,6 +178,29 @@ def test_stepfix_two_processes_with_an_all_skipped_rank_equal_one(tiny, data, tm
 
 
 @pytest.mark.slow
+def test_stepfix_steps_per_generation_two_processes_equal_one(tiny, data, tmp_path, monkeypatch):
+    """steps_per_generation 2 under DDP: each rank samples its own two micro-batches (grad_accum 2) in one
+    call for y1 and one for y2 (rank 1's step 1 wholly skipped: no y2 call), and the run equals one
+    process at the same global batch with steps_per_generation 1."""
+    two, one = tmp_path / "two", tmp_path / "one"
+    kw = common_kw(tiny, two, data=data, batch_size=2, grad_accum=2, max_train_samples=8)
+    gen_log = tmp_path / "gen.jsonl"
+    check(torchrun(["tests/dist_doubles.py", "stepfix"], flags({**kw, "steps_per_generation": 2}),
+                   R3_GEN_LOG=str(gen_log)))
+    calls = [json.loads(x) for x in gen_log.read_text().splitlines()]
+    assert sorted(calls) == [[0, 1, 4], [0, 1, 4], [0, 2, 4], [0, 2, 4], [1, 1, 4], [1, 2, 4], [1, 2, 4]], calls
+    recs = [json.loads(x) for x in (two / "stepfix_samples.jsonl").read_text().splitlines()]
+    assert len(recs) == 16 and all(r["skipped"] for r in recs if r["step"] == 1 and r["rank"] == 1)
+    skip_file = tmp_path / "skip.json"
+    skip_file.write_text(json.dumps([[r["step"], r["id"]] for r in recs if "> tau" in r.get("skip_reason", "")]))
+    monkeypatch.setenv("R3_SKIP_FILE", str(skip_file))
+    stepfix.train(common.make(stepfix.Config, **{**kw, "output_dir": str(one), "batch_size": 4}),
+                  trainer_cls=dist_doubles.stepfix_double_cls())
+    assert_same_run(one, two)
+    assert json.loads((two / "run.json").read_text())["config"]["steps_per_generation"] == 2
+
+
+@pytest.mark.slow
 def test_grpo_two_processes_equal_one(tiny, data, tmp_path, monkeypatch):
     two, one = tmp_path / "two", tmp_path / "one"
     kw = common_kw(tiny, two, data=data, batch_size=2, max_train_samples=2, group_size=2, rewards="length", beta=0.04)
@@ -218,11 +242,94 @@ def test_fsdp_config_on_the_cpu_stops_with_the_reason(tiny, data, tmp_path):
 def test_a_non_finite_loss_on_one_rank_stops_every_rank(tiny, data, tmp_path):
     out = tmp_path / "nan"
     kw = common_kw(tiny, out, data=data, batch_size=2, max_train_samples=4, max_steps=1)
-    proc = torchrun(["tests/dist_doubles.py", "stepfix"], flags(kw), timeout=240, R3_NAN_RANK="1")
-    assert proc.returncode != 0
+    rc, log = torchrun_bounded(["tests/dist_doubles.py", "stepfix"], flags(kw), timeout=240, R3_NAN_RANK="1")
+    assert rc is not None and rc != 0, log[-4000:]
+    codes = sorted(int(c) for c in re.findall(r"exitcode\s*:\s*(-?\d+) \(pid", log))
+    assert codes == [2, 2], f"exit codes {codes}: every rank ends with the non-finite loss's 2\n" + log[-4000:]
     rec = json.loads((out / "run.json").read_text())
     assert rec["status"] == "non_finite_loss" and "rank 1: nan" in rec["error"], rec
     assert not (out / "final").exists()
+
+
+def torchrun_bounded(target: list[str], args: list[str], timeout: int, **env) -> tuple[int | None, str]:
+    """torchrun as `torchrun` does it, in a session of its own: on the timeout every process of it is
+    killed (a rank hanging in a collective outlives a killed torchrun) and the return code is None."""
+    import signal
+
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2", *target, *args]
+    p = subprocess.Popen(cmd, cwd=REPO, env=_env(**env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         start_new_session=True)
+    try:
+        out, _ = p.communicate(timeout=timeout)
+        return p.returncode, out
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, _ = p.communicate()
+        return None, out
+
+
+@pytest.mark.slow
+def test_a_judge_budget_spent_on_one_rank_stops_every_rank(tiny, data, tmp_path):
+    """Only rank 1's judge has spent its budget, from step 2 on (the JUDGE BUDGET HOOK of the verifier
+    double, tests/dist_doubles.py: JudgeBudgetExceeded raised inside verify, as the judge raises it).
+    Before, rank 1 stopped alone while rank 0 went on into the next collective, and torchrun killed
+    rank 0 (exit -15, seen) when rank 1 exited (without a launcher that stops the others, rank 0 waits
+    there: gloo 30 minutes, NCCL a hang; the bounded launch below kills it at 240 s); with only the
+    raise shared, rank 0, slower since it writes the checkpoint, was still killed (-15) when rank 1
+    exited. Now both stop before any forward of step 2, save
+    checkpoint-1 together (each its RNG state), and both exit 3 (torchrun's summary lists every rank's
+    exit code); rank 0's run.json says judge_budget_spent and names rank 1."""
+    out = tmp_path / "budget"
+    kw = common_kw(tiny, out, data=data, batch_size=2, max_train_samples=4, max_steps=3)
+    rc, log = torchrun_bounded(["tests/dist_doubles.py", "stepfix"], flags(kw), timeout=240,
+                               R3_BUDGET_RANK="1", R3_BUDGET_STEP="2")
+    assert rc is not None, "a rank hung after the judge's budget was spent on rank 1:\n" + log[-4000:]
+    codes = sorted(int(c) for c in re.findall(r"exitcode\s*:\s*(-?\d+) \(pid", log))
+    assert codes == [3, 3], f"exit codes {codes}:\n" + log[-4000:]
+    ranks = log.split("closing signal SIGTERM")[0]  # the ranks' output, before torchrun's own report
+    assert ranks.count("stopped: judge token budget spent") == 2 and "Traceback" not in ranks, log[-4000:]
+    rec = json.loads((out / "run.json").read_text())
+    assert rec["status"] == "judge_budget_spent", rec
+    assert "judge budget hook, rank 1" in rec["error"] and "on rank 1 of 2; every rank stopped" in rec["error"], rec
+    assert rec["global_step"] == 1 and rec["checkpoint"] == "checkpoint-1", rec
+    ck = out / "checkpoint-1"
+    assert not common.checkpoint_problems(ck)
+    assert (ck / "rng_state_0.pth").is_file() and (ck / "rng_state_1.pth").is_file(), "a rank did not save"
+    assert not (out / "final").exists()
+    steps = {json.loads(x)["step"] for x in (out / "stepfix_samples.jsonl").read_text().splitlines()}
+    assert steps == {1}, "records of step 2 were written: a forward of step 2 ran"
+
+
+@pytest.mark.slow
+def test_grpo_a_judge_budget_spent_on_one_rank_stops_every_rank(tiny, data, tmp_path):
+    """GRPO: rank 1's reward double raises JudgeBudgetExceeded in step 2 (JUDGE BUDGET HOOK). Before,
+    rank 1 stopped alone while rank 0 waited in TRL's gather of the rewards (torchrun then killed it:
+    -15). Now the reward wrapper keeps the error, TRL's gather completes, and every rank raises it
+    (GRPOPhases._calculate_rewards): both exit 3, checkpoint-1 saved by both."""
+    out = tmp_path / "grpo_budget"
+    kw = common_kw(tiny, out, data=data, batch_size=2, max_train_samples=2, group_size=2, rewards="length",
+                   beta=0.04, max_steps=3)
+    rc, log = torchrun_bounded(["tests/dist_doubles.py", "grpo"], flags(kw), timeout=240,
+                               R3_BUDGET_RANK="1", R3_BUDGET_STEP="2")
+    assert rc is not None, "a rank hung after the judge's budget was spent on rank 1:\n" + log[-4000:]
+    codes = sorted(int(c) for c in re.findall(r"exitcode\s*:\s*(-?\d+) \(pid", log))
+    assert codes == [3, 3], f"exit codes {codes}:\n" + log[-4000:]
+    rec = json.loads((out / "run.json").read_text())
+    assert rec["status"] == "judge_budget_spent" and "on rank 1 of 2; every rank stopped" in rec["error"], rec
+    assert rec["global_step"] == 1 and rec["checkpoint"] == "checkpoint-1", rec
+    ck = out / "checkpoint-1"
+    assert not common.checkpoint_problems(ck)
+    assert (ck / "rng_state_0.pth").is_file() and (ck / "rng_state_1.pth").is_file(), "a rank did not save"
+
+
+def test_raise_together_in_one_process_raises_the_error_itself():
+    from verifiers.judge import JudgeBudgetExceeded
+
+    distributed.raise_together(None)
+    e = JudgeBudgetExceeded("judge token budget spent: 10 of 10 tokens")
+    with pytest.raises(JudgeBudgetExceeded) as got:
+        distributed.raise_together(e)
+    assert got.value is e and not getattr(got.value, "raised_together", False)
 
 
 # ------------------------------------------------------------------------------ one process, fast

@@ -90,6 +90,8 @@ def test_marked_block_runs(where, lang, code, shim):
     ("docs/training.md", "Each run then scores its adapter"),
     ("docs/training.md", "from r3bench import models"),
     ("docs/training.md", "have not run yet"),
+    ("docs/training.md", "budget leaves the others waiting"),  # one rank's spent budget now stops every rank
+    ("docs/training.md", "pushed to vLLM whenever the\n  optimizer changed them"),  # fused AdamW: no version bump
     ("README.md", "~70 s"),
     ("README.md", "to three minutes (stepfix)"),
 ])

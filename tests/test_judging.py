@@ -94,15 +94,22 @@ def test_grpo_position_reward_verifies_a_batch_concurrently(double):
 
 
 def test_position_reward_lets_a_spent_budget_through(double):
-    """A spent budget stops the run: it is not one completion's 'verifier error' (0 reward, counted)."""
+    """A spent budget stops the run: it is not one completion's 'verifier error' (0 reward, counted).
+    The position reward raises it; GRPO's wrapper keeps it (`stop`) and gives the batch no rewards, so
+    that TRL's gather of the rewards completes on every rank before GRPOPhases._calculate_rewards
+    raises it on every rank (distributed.raise_together; tests/test_distributed.py)."""
     s = double(usage=(100, 20))
     cfg = common.make(grpo.Config, rewards="position", **judge_kw(s.url, judge_max_tokens=100, judge_max_concurrency=1))
     judging.install(cfg)
-    fn = grpo.reward_funcs(cfg, Counter(), defaultdict(float))[0]
+    counts = Counter()
+    fn = grpo.reward_funcs(cfg, counts, defaultdict(float))[0]
     r = _rows(2)
+    kw = dict(prompts=None, completions=[x["solution"] for x in r], question=[x["question"] for x in r],
+              reference=[x["reference"] for x in r])
     with pytest.raises(J.JudgeBudgetExceeded):
-        fn(prompts=None, completions=[x["solution"] for x in r], question=[x["question"] for x in r],
-           reference=[x["reference"] for x in r])
+        fn.fn(**kw)  # the reward itself
+    out = fn(**kw)
+    assert out == [None, None] and isinstance(fn.stop, J.JudgeBudgetExceeded) and not counts
 
 
 def test_scorer_verifies_many_concurrently_with_the_judge(double):

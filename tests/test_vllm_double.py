@@ -155,3 +155,26 @@ def test_vllm_mode_server_is_a_config_choice(monkeypatch):
     assert cfg.trl_vllm_kwargs()["vllm_server_base_url"] == "http://h:1"
     with pytest.raises(common.ConfigError, match="colocate or server"):
         common.make(stepfix.Config, use_vllm=True, vllm_mode="remote")
+
+
+def test_sync_follows_the_optimizer_step_also_under_fused_adamw(policy, vllm_module):
+    """HF's default optimizer (adamw_torch_fused) updates the weights without bumping the tensors'
+    version counters: before, the sync trigger (policy_version) never changed after the first push and
+    the engine sampled from the initial policy for the whole run. The trainer's optimizer step
+    (Sampling.policy_step) is the trigger now, as TRL's _last_loaded_step."""
+    model, tok = policy
+    eng = VLLMEngineDouble()
+    gen = generation.VLLMGenerator("unused", llm=eng)
+    chats = [[{"role": "user", "content": "a"}]]
+    gen.generate(model, tok, chats, generation.Sampling(seed=1, policy_step=0))
+    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=0.1, fused=True)
+    v0 = generation.policy_version(model)
+    model(input_ids=torch.tensor([[5, 6, 7]])).logits.sum().backward()
+    opt.step()
+    assert generation.policy_version(model) == v0  # the counters did not move: they cannot be the trigger
+    gen.generate(model, tok, chats, generation.Sampling(seed=2, policy_step=0))
+    assert gen.syncs == 1, "synced again within the same optimizer step"
+    gen.generate(model, tok, chats, generation.Sampling(seed=3, policy_step=1))
+    assert gen.syncs == 2
+    assert torch.allclose(dict(eng.loaded[-len(eng.loaded) // 2:])["model.layers.0.self_attn.q_proj.weight"],
+                          _merged_q_proj(model).detach(), atol=1e-6)

@@ -1207,7 +1207,10 @@ def judge_budget_stop(trainer, cfg) -> dict:
     if trainer is None:
         return rec
     step, out = trainer.state.global_step, Path(cfg.output_dir)
-    if step > 0 and not (out / f"checkpoint-{step}").is_dir():
+    # every rank stopped here together (distributed.raise_together) and saves together (each rank's RNG
+    # state; FSDP / ZeRO gather): rank 0's look decides for all, taken before any rank starts writing
+    exists = distributed.gather_objects((out / f"checkpoint-{step}").is_dir())[0]
+    if step > 0 and not exists:
         try:
             trainer._save_checkpoint(trainer.model, trial=None)
         except Exception as e:  # noqa: BLE001 - recorded; the newest earlier checkpoint is named instead
@@ -1234,7 +1237,7 @@ def main(cls, train_fn: Callable, argv=None, prog: str | None = None) -> int:
         return 1
     t0 = time.time()
     write_run(cfg, status="running", started=t0)
-    status, extra, rc = "interrupted", {}, None
+    status, extra, rc, together = "interrupted", {}, None, False
     try:
         result = train_fn(cfg) or {}
         status, extra, rc = "finished", {"seconds": round(time.time() - t0, 1), **result}, 0
@@ -1243,10 +1246,12 @@ def main(cls, train_fn: Callable, argv=None, prog: str | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
     except NonFiniteLoss as e:
         status, extra, rc = "non_finite_loss", {"error": str(e)}, 2
+        together = getattr(e, "raised_together", False)
         print(f"error: {e}", file=sys.stderr)
     except JudgeBudgetExceeded as e:
         # a planned stop, not a crash: one line, no traceback; run_training recorded the stats and the checkpoint
         status, extra, rc = "judge_budget_spent", {"error": str(e)}, EXIT_JUDGE_BUDGET
+        together = getattr(e, "raised_together", False)
         print(f"stopped: {e}; the judge's stats and the checkpoint to resume from are in "
               f"{Path(cfg.output_dir) / 'run.json'}", file=sys.stderr)
     except KeyboardInterrupt:
@@ -1257,9 +1262,30 @@ def main(cls, train_fn: Callable, argv=None, prog: str | None = None) -> int:
         raise
     finally:
         write_run(cfg, status=status, **extra)
+    if together:
+        # every rank stopped at the same point (distributed.raise_together / stop_together): none exits
+        # before rank 0 has written run.json and the checkpoint - the launcher stops the other ranks as
+        # soon as one exits, and rank 0, which writes, is the slowest (seen: rank 1 exited 3, torchrun
+        # sent SIGTERM to rank 0 while it saved the checkpoint)
+        distributed.barrier()
+        _ignore_sigterm()
     if rc == 0:
         print(json.dumps({k: v for k, v in extra.items() if k != "eval"}, indent=1, default=str))
     return rc
+
+
+def _ignore_sigterm() -> None:
+    """After a stop that every rank shares, with the records written: the launcher's SIGTERM (sent to the
+    other ranks as soon as the first one exits) is ignored, so that this process too ends with its own
+    exit code rather than as killed (-15): its work is done, only the interpreter's teardown is left (a
+    handler function would not do: Python resets those to the default at finalization; SIG_IGN it keeps).
+    torchrun sends SIGKILL 30 s later to a process that is still there."""
+    import signal
+
+    try:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    except ValueError:  # not the main thread: the launcher's signal ends the process as it would
+        pass
 
 
 def _prog(cls) -> str:

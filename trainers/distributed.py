@@ -13,6 +13,9 @@ Every helper is a no-op (or the one-process answer) when no process group exists
   statistics and samples collected on rank 0.
 * sum_across(x): a float summed over the ranks (the stepfix loss's global number of kept problems).
 * stop_together(value, what): raise on every rank when `value` is non-finite on any, naming the rank.
+* raise_together(error): raise on every rank when `error` (an exception caught on this rank, or None)
+  is set on any, of the first failing rank's type and naming the ranks (the judge's budget spent on
+  one rank stops all: JudgeBudgetExceeded on every rank).
 * unwrap(model): the module inside DDP / FSDP / DeepSpeed wrappers (`.module` until there is none).
 * sharded(accelerator): whether parameters are sharded (FSDP, ZeRO-3), i.e. whether every forward
   and every generation step is a collective that every rank must run.
@@ -106,9 +109,37 @@ def stop_together(value: float, what: str) -> list[float]:
     bad = [(r, v) for r, v in enumerate(vals) if not math.isfinite(v)]
     if bad:
         where = ", ".join(f"rank {r}: {v}" for r, v in bad) if len(vals) > 1 else str(bad[0][1])
-        raise NonFiniteLoss(f"{what} is non-finite ({where}); every rank stopped before the optimizer step; "
+        exc = NonFiniteLoss(f"{what} is non-finite ({where}); every rank stopped before the optimizer step; "
                             "the last checkpoint in output_dir is intact")
+        exc.raised_together = len(vals) > 1
+        raise exc
     return vals
+
+
+def raise_together(error: BaseException | None) -> None:
+    """A collective: every rank passes the exception it caught since the last call (None: none); when
+    any rank has one, EVERY rank raises an exception of the first failing rank's type, with its message
+    and the ranks that failed, marked `raised_together` (common.main then holds every rank until rank 0 has
+    written run.json and the checkpoint). A rank that raised alone left the others waiting in their next collective
+    (gloo: a timeout after 30 min; NCCL: a hang). In one process `error` itself is raised."""
+    d = _dist()
+    if d is None:
+        if error is not None:
+            raise error
+        return
+    every = gather_objects(None if error is None else (type(error), str(error)))
+    bad = [(r, e) for r, e in enumerate(every) if e is not None]
+    if not bad:
+        return
+    r0, (cls, msg) = bad[0]
+    ranks = ", ".join(str(r) for r, _ in bad)
+    text = f"{msg} (on rank {ranks} of {len(every)}; every rank stopped)"
+    try:
+        exc = cls(text)
+    except Exception:  # noqa: BLE001 - an exception type whose constructor takes other arguments
+        exc = RuntimeError(f"{cls.__name__}: {text}")
+    exc.raised_together = True  # common.main: every rank waits for rank 0's records before it exits
+    raise exc
 
 
 def unwrap(model):

@@ -45,6 +45,9 @@ class Sampling:
     seed: int | None = None
     # FSDP / ZeRO-3 without gathered weights: every rank runs generate's loop until all are done
     synced_gpus: bool = False
+    # the optimizer steps the policy has taken (the trainer's global_step): vLLM's weights are pushed
+    # when it changed since the last push (TRL's trigger); None = policy_version's tensor counters
+    policy_step: int | None = None
 
 
 @dataclass
@@ -190,8 +193,10 @@ def merged_named_params(model):
 
 
 def policy_version(model) -> int:
-    """A number that changes whenever an optimizer step changes a trainable parameter (in-place updates
-    bump a tensor's version counter): the weight-sync trigger, once per optimizer step."""
+    """A number that changes whenever an in-place update bumps a trainable parameter's version counter:
+    the weight-sync trigger when the caller gives no optimizer step (Sampling.policy_step). Not enough
+    alone: torch's fused AdamW (HF's default optimizer, adamw_torch_fused) updates the weights without
+    bumping the counters, so a trainer passes its global_step."""
     return sum(int(p._version) for p in model.parameters() if p.requires_grad)
 
 
@@ -218,8 +223,11 @@ class _VLLMBase:
                 model.unmerge_adapter()
         self.syncs += 1
 
-    def maybe_sync(self, model) -> None:
-        version = policy_version(model)
+    def maybe_sync(self, model, step: int | None = None) -> None:
+        """Push the weights when the policy changed since the last push: when the optimizer step `step`
+        changed (the trainer's global_step, as TRL's `_last_loaded_step`), or without one, when
+        policy_version changed."""
+        version = ("step", step) if step is not None else policy_version(model)
         if version != self._synced_version:  # the optimizer changed the policy since the last sync
             self.sync_weights(model)
             self._synced_version = version
@@ -272,7 +280,7 @@ class VLLMGenerator(_VLLMBase):
 
         if not chats:
             return []
-        self.maybe_sync(model)
+        self.maybe_sync(model, sp.policy_step)
         stops = stop_token_ids(tok, model)
         params = SamplingParams(max_tokens=sp.max_new_tokens, temperature=sp.temperature if sp.do_sample else 0.0,
                                 top_p=sp.top_p, stop_token_ids=stops, seed=sp.seed)
@@ -320,7 +328,7 @@ class VLLMServerGenerator(_VLLMBase):
         self.client.reset_prefix_cache()
 
     def generate(self, model, tok, chats: list[list[dict]], sp: Sampling) -> list[list[int]]:
-        self.maybe_sync(model)  # every rank: the barrier inside must be reached by all
+        self.maybe_sync(model, sp.policy_step)  # every rank: the barrier inside must be reached by all
         if not chats:
             return []
         stops = stop_token_ids(tok, model)

@@ -50,10 +50,11 @@ from dataclasses import dataclass
 
 from r3bench.pde import families, tasks
 from r3bench.pde.tasks import PDEReward
-from trainers import common, judging
+from trainers import common, distributed, judging
 from trainers.common import BaseConfig, ConfigError, option
 from trainers.generation import VllmFields
 from trainers.judging import JudgeFields
+from verifiers.judge import JudgeBudgetExceeded
 from verifiers.psv import PSV
 from verifiers.rewards import REWARDS
 from verifiers.steps import verify
@@ -113,6 +114,9 @@ class Config(BaseConfig, VllmFields, JudgeFields):
     rlvp_T: float = option(0.05, "temperature T of the RLVP reward")
     loss_type: str = option("grpo", "TRL GRPO loss_type: grpo, dapo, dr_grpo, bnpo, ...")
     pde_prompts: int = option(16, "pde reward without data: generated training prompts per seen PDE family")
+    steps_per_generation: int = option(0, "TRL's steps_per_generation: micro-batches whose completions are sampled "
+                                       "and scored in one generation (0: TRL's default, grad_accum - all of an "
+                                       "optimizer step's); must divide grad_accum")
 
     renamed = {"kl_coef": "beta"}
     costs = ("Cost on a 2-core CPU, SmolLM2-135M: ~143 s per step of 4 prompts x 2 completions of at most 320 "
@@ -134,6 +138,12 @@ class Config(BaseConfig, VllmFields, JudgeFields):
         if self.batch_size % self.group_size:
             raise ConfigError(f"batch_size ({self.batch_size}) must be a multiple of group_size ({self.group_size}): "
                               "it counts completions, group_size of them per prompt")
+        k = self.steps_per_generation
+        if k < 0 or (k and self.grad_accum % k):
+            raise ConfigError(f"steps_per_generation ({k}) must be 0 (TRL's default: grad_accum) or divide grad_accum "
+                              f"({self.grad_accum}): TRL keeps a generation's buffer in memory "
+                              "only, so one spanning an optimizer step would be lost at a checkpoint and sampled "
+                              "again by the resumed policy")
         if self.reward_weights and len(self.reward_weights.split(",")) != len(names):
             raise ConfigError(f"reward_weights has {len(self.reward_weights.split(','))} values for {len(names)} rewards")
 
@@ -152,7 +162,15 @@ class CountingReward:
 
     def __call__(self, prompts=None, completions=None, **kw):
         t0 = time.perf_counter()
-        out = self.fn(prompts=prompts, completions=completions, **kw)
+        try:
+            out = self.fn(prompts=prompts, completions=completions, **kw)
+        except JudgeBudgetExceeded as e:
+            # the judge's budget is spent: kept, and raised on every rank after TRL has gathered the
+            # rewards (GRPOPhases._calculate_rewards), so that no rank is left in that gather
+            self.stop = e
+            self.last_none = [True] * len(completions)
+            self.times["verify"] += time.perf_counter() - t0
+            return [None] * len(completions)
         results = getattr(self.fn, "last_results", None)
         if results is None:
             results = [None] * len(out)
@@ -236,6 +254,9 @@ class GRPOPhases(common.TimingMixin):
         # a completion without a verdict is removed from its group, not paid the group mean: all its rewards NaN
         # (TRL then leaves it out of the mean and std and gives it advantage 0) and its mask zeroed below
         out = super()._calculate_rewards(inputs, prompts, completions, completion_ids_list)
+        # a judge budget spent on any rank stops every rank here, before the loss (trainers.distributed)
+        stops = [getattr(f, "__dict__", {}).pop("stop", None) for f in self.reward_funcs]
+        distributed.raise_together(next((e for e in stops if e is not None), None))
         self.r3_removed = no_verdict_rows(self.reward_funcs, len(prompts))
         if self.r3_removed:
             first = self.accelerator.process_index * len(prompts)
@@ -270,8 +291,18 @@ class GRPOPhases(common.TimingMixin):
         super().log(logs, start_time)
 
 
+def grpo_args(cfg, weights=None):
+    """TRL's GRPOConfig of cfg."""
+    from trl import GRPOConfig
+
+    return GRPOConfig(**common.training_args_kwargs(cfg), num_generations=cfg.group_size, beta=cfg.beta,
+                      temperature=cfg.temperature, max_completion_length=cfg.max_completion_length,
+                      reward_weights=weights, loss_type=cfg.loss_type,
+                      steps_per_generation=cfg.steps_per_generation or None, **cfg.trl_vllm_kwargs())
+
+
 def build(cfg, extra_callbacks=()):
-    from trl import GRPOConfig, GRPOTrainer
+    from trl import GRPOTrainer
 
     base = common.model_path(cfg.model)
     tok = common.load_tokenizer(base, padding_side="left")
@@ -279,9 +310,7 @@ def build(cfg, extra_callbacks=()):
     judging.install(cfg)  # verifier judge: the judge of the config's judge_* fields, before the rewards use it
     counts, times = Counter(), defaultdict(float)
     weights = [float(w) for w in cfg.reward_weights.split(",")] if cfg.reward_weights else None
-    args = GRPOConfig(**common.training_args_kwargs(cfg), num_generations=cfg.group_size, beta=cfg.beta,
-                      temperature=cfg.temperature, max_completion_length=cfg.max_completion_length,
-                      reward_weights=weights, loss_type=cfg.loss_type, **cfg.trl_vllm_kwargs())
+    args = grpo_args(cfg, weights)
     trainer = common.guarded(GRPOTrainer, GRPOPhases)(
         model=common.policy_model(cfg, base), reward_funcs=reward_funcs(cfg, counts, times), args=args,
         train_dataset=data, processing_class=tok, callbacks=common.callbacks(cfg, tok, extra_callbacks),

@@ -13,7 +13,8 @@ from a config file that would be copied into run.json. Empty base_url / model: R
 / R3BENCH_JUDGE_MODEL, else OpenAI's gpt-4o (verifiers.judge.Judge).
 
 Accounting is per process: under torchrun each rank has its own judge, budget and counts (run.json
-holds rank 0's).
+holds rank 0's); a budget spent on any rank stops every rank (trainers.distributed.raise_together;
+docs/training.md).
 """
 from __future__ import annotations
 

@@ -41,6 +41,16 @@ Choices the paper leaves open, and the option that switches each:
   that the default run is the paper's method.
 * Generation goes through trainers.generation: HF generate with the KV cache, stopping at the chat
   template's end-of-turn ids (default), or vLLM in the training process (`use_vllm`, TRL's names).
+* `steps_per_generation` (k, default 1): generation for k gradient-accumulation steps at once, as TRL
+  GRPO's steps_per_generation. The first micro-batch of each group of k samples y1 for all k
+  micro-batches' problems in one call, verifies them in one batch, writes their feedback in one batch,
+  samples the revisions y2 in one call and verifies them in one batch; the results are buffered and
+  cut back into the k micro-batches, whose forward, loss and backward run one by one as with k = 1
+  (the same losses and update on the same samples). k must divide grad_accum: the k micro-batches are
+  in one optimizer step, sampled from the policy they train (as with k = 1), and the buffer is empty at
+  every optimizer step, so a checkpoint (saved after an optimizer step) never holds or drops one and
+  a resume regenerates nothing and skips nothing. Under DDP each rank generates for its own k
+  micro-batches; with use_vllm the k micro-batches' prompts are one request to the engine or server.
 * `tau`, `beta`, the revision instruction (`revise_instruction`), sampling settings and the
   verifier backend are config fields; a verifier that gives no verdict (valid=False: judge
   unreachable, junk reply, internal error) skips that problem and is counted
@@ -111,6 +121,11 @@ class Config(BaseConfig, VllmFields, JudgeFields):
     feedback_workers: int = option(4, "feedback of one micro-batch written on up to this many threads for the "
                                    "channels that wait on something (CM: the ChromaDB query; CE: the sandbox "
                                    "process); 1: one by one")
+    steps_per_generation: int = option(1, "micro-batches (gradient-accumulation steps) sampled, verified, given "
+                                       "feedback and revised together, as TRL GRPO's steps_per_generation: one "
+                                       "generation call of steps_per_generation x batch_size problems, its results "
+                                       "cut into the micro-batches; must divide grad_accum (1: one micro-batch at a "
+                                       "time)")
     merge_lora_for_generation: bool = option(False, "merge the LoRA into fp32 weights while sampling (unmerged "
                                          "after); off: no speed-up measured on CPU (docs/training.md)")
 
@@ -123,6 +138,12 @@ class Config(BaseConfig, VllmFields, JudgeFields):
             raise ConfigError(f"kl_estimator must be one of {KL_ESTIMATORS}, got {self.kl_estimator!r}")
         if self.logprob not in ("sum", "mean"):
             raise ConfigError(f"logprob must be sum or mean, got {self.logprob!r}")
+        if self.steps_per_generation < 1:
+            raise ConfigError(f"steps_per_generation must be >= 1, got {self.steps_per_generation}")
+        if self.grad_accum % self.steps_per_generation:
+            raise ConfigError(f"steps_per_generation ({self.steps_per_generation}) must divide grad_accum "
+                              f"({self.grad_accum}): a generation never spans an optimizer step, so every sample "
+                              "comes from the policy it trains and no buffer outlives a checkpoint")
         if self.feedback_workers < 1:
             raise ConfigError(f"feedback_workers must be >= 1, got {self.feedback_workers}")
         if self.verifier not in BACKENDS:

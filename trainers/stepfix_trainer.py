@@ -10,8 +10,9 @@ import json
 import math
 import threading
 import time
-from collections import Counter, defaultdict
+from collections import Counter, defaultdict, deque
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
@@ -22,8 +23,9 @@ from trainers.stepfix_loss import (chunked_token_stats, completion_batch, comple
                                    reward, skip, stepfix_loss, token_kl, token_logprobs)
 from verifiers import feedback as feedback_mod
 from verifiers.feedback import feedback as make_feedback
-from verifiers.judge import concurrently
+from verifiers.judge import JudgeBudgetExceeded, concurrently
 from verifiers.steps import verify as verify_steps
+from verifiers.verdict import StepVerdict
 
 
 # feedback channels that wait on something outside this thread (verifiers.feedback: CM queries the
@@ -46,6 +48,23 @@ def prepare_reference(ref, accelerator):
 
         return prepare_fsdp(ref, accelerator)
     return ref.to(accelerator.device)
+
+
+def _ids(rows) -> list:
+    """The problem ids of a micro-batch (its identity in the generation buffer)."""
+    return [r["id"] for r in rows]
+
+
+@dataclass
+class _Generated:
+    """One micro-batch's share of a generation phase: its problems' ids, records, the (x, y1, x2, y2,
+    r2, rec) of its kept problems, and its y1 chats and ids (the zero loss of an all-skipped micro-batch)."""
+
+    ids: list
+    recs: list
+    used: list
+    chats1: list
+    y1: list
 
 
 class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
@@ -72,6 +91,9 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
         self._dummy = False  # True while a zero-weighted forward runs (no state may change)
         self.r3_nothing_to_learn = 0  # steps whose samples gave no learning signal (run.json)
         self.r3_progress = common.PhaseProgress()
+        self._upcoming = deque()  # this optimizer step's micro-batches not yet trained on (get_batch_samples)
+        self._buffer = deque()  # generated micro-batches not yet trained on (steps_per_generation)
+        self._stop = None  # JudgeBudgetExceeded caught in this generation phase (_verify_all)
 
     # -- pieces a test (or a user) may replace
     def generate(self, model, chats: list[list[dict]]) -> list[list[int]]:
@@ -80,7 +102,8 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
         if self.generator is None:
             self.generator = generation.make(cfg, common.model_path(cfg.model))
         sp = generation.Sampling(max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature, top_p=cfg.top_p,
-                                 seed=self._next_seed(), synced_gpus=distributed.sharded(self.accelerator))
+                                 seed=self._next_seed(), synced_gpus=distributed.sharded(self.accelerator),
+                                 policy_step=self.state.global_step)
         return self.generator.generate(model, self.tok, chats, sp)
 
     def _next_seed(self) -> int:
@@ -150,23 +173,89 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
         return self.tok.apply_chat_template(chat, tokenize=True, add_generation_prompt=True, return_dict=False)
 
     # -- the method
+    def get_batch_samples(self, epoch_iterator, num_batches, device):
+        """HF's loop takes an optimizer step's micro-batches from the data loader at once: they are kept
+        (in order) so that the generation phase can sample for `steps_per_generation` of them together."""
+        batches, n_items = super().get_batch_samples(epoch_iterator, num_batches, device)
+        if self._buffer:  # cannot happen when steps_per_generation divides grad_accum (Config.validate)
+            raise RuntimeError(f"{len(self._buffer)} generated micro-batches left over at an optimizer step")
+        self._upcoming = deque(batches)
+        return batches, n_items
+
+    def _generation_group(self, inputs) -> list:
+        """The micro-batches to generate for now: `inputs` and the next steps_per_generation - 1 of this
+        optimizer step (fewer at the short last step of an epoch); [inputs] when compute_loss is called
+        outside HF's loop."""
+        up = self._upcoming
+        if up and _ids(up[0]) == _ids(inputs):
+            return [inputs] + [up[i] for i in range(1, min(self.cfg.steps_per_generation, len(up)))]
+        return [inputs]
+
     def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
-        cfg, tok = self.cfg, self.tok
+        """The method on one micro-batch: its samples come from the buffer the generation phase filled
+        (`_generate_phase`, for steps_per_generation micro-batches at once); forward, loss, backward here."""
         unwrapped = self.accelerator.unwrap_model(model)
-        fb0 = self.r3_times["feedback"]
         prog = self.r3_progress
         prog.begin_step(self.state.global_step + 1)
-        prog.phase(f"generating y1 for {len(inputs)} problems (up to {cfg.max_new_tokens} tokens each)")
+        if not self._buffer:
+            self._buffer = deque(self._generate_phase(model, self._generation_group(inputs)))
+        mb = self._buffer.popleft()
+        if self._upcoming and _ids(self._upcoming[0]) == _ids(inputs):
+            self._upcoming.popleft()
+        if mb.ids != _ids(inputs):  # the buffer and the data loader went out of step: never train on the wrong samples
+            raise RuntimeError(f"generated micro-batch {mb.ids} does not match the micro-batch {_ids(inputs)}")
+        used, t4 = mb.used, time.perf_counter()
+        ref0 = self.r3_times["ref_forward"]
+        scale = self._global_scale(used)
+        if used:
+            prog.phase(f"update: forward, KL and backward on {len(used)} samples")
+            loss, parts = self._loss(model, unwrapped, used)
+            loss = loss * scale
+            for i, (*_, rec) in enumerate(used):
+                rec.update({k: float(v[i]) for k, v in parts.items()})
+                self._acc["kl"].append(float(parts["kl"][i]))
+        else:
+            loss = self._zero_loss(model, unwrapped, mb.chats1, mb.y1)
+        self.r3_times["forward"] += time.perf_counter() - t4 - (self.r3_times["ref_forward"] - ref0)
+        self._write(mb.recs)
+        prog.end_step()
+        return loss
+
+    def _verify_all(self, items) -> list:
+        """verify_batch, with the judge's budget caught: a spent budget (JudgeBudgetExceeded) is kept in
+        self._stop and the items get no verdict, so that this rank runs the rest of the generation phase
+        (under FSDP / ZeRO-3 its y2 sampling is a collective) and reaches the check where every rank
+        stops together (distributed.raise_together)."""
+        items = list(items)
+        if self._stop is None:
+            try:
+                return self.verify_batch(items)
+            except JudgeBudgetExceeded as e:
+                self._stop = e
+        why = f"not verified: the judge's budget is spent ({self._stop})"
+        return [StepVerdict(0, None, why, 0, valid=False) for _ in items]
+
+    def _generate_phase(self, model, group) -> list:
+        """y1, verdicts, feedback, y2 and verdicts for the problems of the micro-batches in `group` (one
+        generation call for y1, one for y2, one batched verification of each and one batch of feedback),
+        cut back into one _Generated per micro-batch, in order."""
+        cfg, tok, prog = self.cfg, self.tok, self.r3_progress
+        fb0 = self.r3_times["feedback"]
+        self._stop = None
+        rows = [r for mb in group for r in mb]
+        where = [i for i, mb in enumerate(group) for _ in mb]  # micro-batch of each row
+        many = f" ({len(group)} micro-batches)" if len(group) > 1 else ""
+        prog.phase(f"generating y1 for {len(rows)} problems{many} (up to {cfg.max_new_tokens} tokens each)")
         t0 = time.perf_counter()
-        chats1 = [common.user_chat(r["prompt"]) for r in inputs]
+        chats1 = [common.user_chat(r["prompt"]) for r in rows]
         with self.for_generation(model) as gen_model:
             y1 = self.generate(gen_model, chats1)
         t1 = time.perf_counter()
         prog.phase("verifying y1 and writing feedback")
-        recs, keep, todo = [], [], []
+        recs, todo = [], []
         texts1 = [tok.decode(ids, skip_special_tokens=True) for ids in y1]
-        verdicts1 = self.verify_batch([(r["question"], t, r["reference"]) for r, t in zip(inputs, texts1)])
-        for r, ids, text, v in zip(inputs, y1, texts1, verdicts1):
+        verdicts1 = self._verify_all([(r["question"], t, r["reference"]) for r, t in zip(rows, texts1)])
+        for i, (r, ids, text, v) in enumerate(zip(rows, y1, texts1, verdicts1)):
             rec = {"step": self.state.global_step + 1, "id": r["id"], "y1": text, "e1": v.first_error,
                    "n1": v.n_steps, "class1": v.error_class, "why1": v.explanation}
             r1, note = reward(v) if v.valid else (None, "")
@@ -183,20 +272,21 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
                 if skip(r1, cfg.tau):
                     rec.update(skipped=True, skip_reason=f"r1 = {r1:.3f} > tau = {cfg.tau}")
                 else:
-                    todo.append((chats1[len(recs)], r, ids, text, v, rec))
+                    todo.append((i, chats1[i], r, ids, text, v, rec))
             recs.append(rec)
         tf = time.perf_counter()
-        fbs = self.feedback_batch([(r["question"], text, v, r["reference"]) for _, r, _, text, v, _ in todo])
+        fbs = self.feedback_batch([(r["question"], text, v, r["reference"]) for _, _, r, _, text, v, _ in todo])
         self.r3_times["feedback"] += time.perf_counter() - tf
-        for (chat1, r, ids, text, _, rec), (p1, fnote) in zip(todo, fbs):
+        keep = []
+        for (i, chat1, r, ids, text, _, rec), (p1, fnote) in zip(todo, fbs):
             rec.update(skipped=False, feedback=p1, feedback_note=fnote)
-            keep.append((chat1, r, ids, text, p1, rec))
+            keep.append((i, chat1, r, ids, text, p1, rec))
         t2 = t3 = t4 = time.perf_counter()
-        used = []
+        used = [[] for _ in group]
         if keep or distributed.sharded(self.accelerator):
             chats2 = [common.user_chat(r["prompt"]) + [{"role": "assistant", "content": text},
                                                        {"role": "user", "content": f"{p1}\n\n{cfg.revise_instruction}"}]
-                      for _, r, _, text, p1, _ in keep]
+                      for _, _, r, _, text, p1, _ in keep]
             prog.phase(f"generating y2 (revisions) for {len(keep)} problems")
             # under FSDP / ZeRO-3 sampling is a collective: a rank with nothing to revise samples one
             # throw-away y2 so that the ranks with revisions are not left waiting
@@ -204,8 +294,8 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
                 y2 = self.generate(gen_model, chats2 or chats1[:1])[:len(chats2)]
             t3 = time.perf_counter()
             texts2 = [tok.decode(ids2, skip_special_tokens=True) for ids2 in y2]
-            verdicts2 = self.verify_batch([(k[1]["question"], t, k[1]["reference"]) for k, t in zip(keep, texts2)])
-            for (chat1, r, ids1, _, _, rec), ids2, chat2, text2, v2 in zip(keep, y2, chats2, texts2, verdicts2):
+            verdicts2 = self._verify_all([(k[2]["question"], t, k[2]["reference"]) for k, t in zip(keep, texts2)])
+            for (i, chat1, r, ids1, _, _, rec), ids2, chat2, text2, v2 in zip(keep, y2, chats2, texts2, verdicts2):
                 rec.update(y2=text2, e2=v2.first_error, n2=v2.n_steps, class2=v2.error_class, why2=v2.explanation)
                 if not v2.valid:
                     self._counts["verifier_failures"] += 1
@@ -221,27 +311,22 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
                 self._acc["r2"].append(r2)
                 self._acc["r2_minus_r1"].append(r2 - rec["r1"])
                 self._counts[f"y2_{v2.error_class or 'correct'}"] += 1
-                used.append((self._prompt_ids(chat1), ids1, self._prompt_ids(chat2), ids2, r2, rec))
+                used[where[i]].append((self._prompt_ids(chat1), ids1, self._prompt_ids(chat2), ids2, r2, rec))
             t4 = time.perf_counter()
         self.r3_times["generate"] += (t1 - t0) + (t3 - t2)
         self.r3_times["verify"] += (t2 - t1) + (t4 - t3) - (self.r3_times["feedback"] - fb0)
+        # the judge's budget spent on any rank stops every rank here, before any forward of this
+        # optimizer step: run.json judge_budget_spent, exit 3, a checkpoint of the last step (common)
+        stop, self._stop = self._stop, None
+        distributed.raise_together(stop)
         # skipped = contributed no loss: r1 > tau, or no verdict on y1 or on y2
         self._acc["skipped"].extend(1.0 if rec.get("skipped") else 0.0 for rec in recs)
-        ref0 = self.r3_times["ref_forward"]
-        scale = self._global_scale(used)
-        if used:
-            prog.phase(f"update: forward, KL and backward on {len(used)} samples")
-            loss, parts = self._loss(model, unwrapped, used)
-            loss = loss * scale
-            for i, (*_, rec) in enumerate(used):
-                rec.update({k: float(v[i]) for k, v in parts.items()})
-                self._acc["kl"].append(float(parts["kl"][i]))
-        else:
-            loss = self._zero_loss(model, unwrapped, chats1, y1)
-        self.r3_times["forward"] += time.perf_counter() - t4 - (self.r3_times["ref_forward"] - ref0)
-        self._write(recs)
-        prog.end_step()
-        return loss
+        out = []
+        for j, mb in enumerate(group):
+            idx = [i for i, w in enumerate(where) if w == j]
+            out.append(_Generated(ids=_ids(mb), recs=[recs[i] for i in idx], used=used[j],
+                                  chats1=[chats1[i] for i in idx], y1=[y1[i] for i in idx]))
+        return out
 
     def _global_scale(self, used) -> float:
         """Factor from this rank's mean loss to its share of the global one: n_local * world / n_global.
