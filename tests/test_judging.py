@@ -247,3 +247,21 @@ def test_stepfix_with_a_real_judge_server_records_its_stats_and_stops_at_the_bud
     assert st["structured"] == "json_object"  # llama.cpp refuses json_schema and takes a json_object with a schema
     # the stop came in step 1 (no checkpoint to keep) or, when y1 needed no revision, before step 2's first request
     assert run["checkpoint"] == (f"checkpoint-{run['global_step']}" if run["global_step"] else None)
+
+
+def test_the_judge_budget_is_the_whole_runs_split_over_the_ranks(monkeypatch):
+    """Each rank counts only its own judge requests; a whole budget per rank let an 8-process run spend
+    8x what was set. The budget is split evenly over the ranks."""
+    from trainers import judging, stepfix
+
+    cfg = stepfix.Config(verifier="judge", judge_price_in=1.0, judge_price_out=2.0, judge_max_cost_usd=8.0,
+                         judge_max_tokens=1000)
+    monkeypatch.setattr(J, "_DEFAULT", None)  # install() sets the process's default judge: undone after
+    monkeypatch.setenv("WORLD_SIZE", "1")
+    assert judging.rank_budget(cfg) == (8.0, 1000)
+    monkeypatch.setenv("WORLD_SIZE", "8")
+    assert judging.rank_budget(cfg) == (1.0, 125)
+    j = judging.install(cfg)
+    assert j.max_cost_usd == 1.0 and j.max_tokens == 125
+    cfg0 = stepfix.Config(verifier="judge")
+    assert judging.rank_budget(cfg0) == (None, None)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from trainers import distributed
 from trainers.common import ConfigError, option
 from verifiers import judge as judge_mod
 
@@ -38,9 +39,10 @@ class JudgeFields:
     judge_price_in: float = option(0.0, "verifier judge: dollars per million prompt tokens (0: cost not tracked)")
     judge_price_out: float = option(0.0, "verifier judge: dollars per million completion tokens")
     judge_max_cost_usd: float = option(0.0, "verifier judge: stop the run cleanly once this many dollars are "
-                                       "spent (0 = no limit)")
+                                       "spent by the whole run (0 = no limit; under N processes each rank "
+                                       "gets 1/N of it)")
     judge_max_tokens: int = option(0, "verifier judge: stop the run cleanly once this many tokens are spent "
-                                   "(0 = no limit)")
+                                   "by the whole run (0 = no limit; each of N ranks gets 1/N)")
 
     def check_judge(self) -> None:
         url = self.judge_base_url.strip()
@@ -65,10 +67,20 @@ def install(cfg):
     run's verifier is not the judge."""
     if not uses_judge(cfg):
         return None
+    cost, tokens = rank_budget(cfg)
     return judge_mod.configure(base_url=cfg.judge_base_url.strip() or None, model=cfg.judge_model.strip() or None,
                                max_concurrency=cfg.judge_max_concurrency, price_in=cfg.judge_price_in,
-                               price_out=cfg.judge_price_out, max_cost_usd=cfg.judge_max_cost_usd or None,
-                               max_tokens=cfg.judge_max_tokens or None)
+                               price_out=cfg.judge_price_out, max_cost_usd=cost, max_tokens=tokens)
+
+
+def rank_budget(cfg) -> tuple[float | None, int | None]:
+    """(dollars, tokens) this process may spend: the run's budget split evenly over the ranks (each rank
+    has its own judge and counts only its own requests, so a whole budget per rank would let the run
+    spend N times what was set). None = no limit."""
+    n = max(1, distributed.world_size())
+    cost = cfg.judge_max_cost_usd / n if cfg.judge_max_cost_usd else None
+    tokens = max(1, cfg.judge_max_tokens // n) if cfg.judge_max_tokens else None
+    return cost, tokens
 
 
 def workers(cfg) -> int:
