@@ -45,7 +45,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import importlib.util  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
-import threading  # noqa: E402
 
 from benchmarks import _sandbox_legacy as legacy  # noqa: E402
 from r3bench.pde import bank, families  # noqa: E402

@@ -124,7 +124,7 @@ def markdown(s: dict) -> str:
               f"{tr.get('epochs_done', 0):.2f} epochs of {tr.get('rows')} rows, batch {tr.get('batch_size')}, "
               f"lr {tr.get('learning_rate')}, LoRA r {tr.get('lora_r')}; {tr.get('seconds')} s, "
               f"{tr.get('tokens_per_s')} tokens/s; final loss {tr.get('last_loss')}"
-              + (f"; STOPPED EARLY by the time guard" if tr.get("stopped_by_guard") else ""), ""]
+              + ("; STOPPED EARLY by the time guard" if tr.get("stopped_by_guard") else ""), ""]
     ev = s.get("eval") or {}
     if ev:
         L += ["| model | tier | n | compliance | 95% CI | accuracy | 95% CI | gen tok/s |", "|---|---|---|---|---|---|---|---|"]

@@ -2,7 +2,6 @@
 official graders"). Each failed on the checker before the fix (run against the previous
 verifiers/ package); the worker's isolation and time limits are in test_check_timeout.py."""
 import builtins
-import os
 
 import pytest
 

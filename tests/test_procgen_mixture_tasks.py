@@ -38,8 +38,6 @@ def test_generator_lists_flexible_beside_strict_and_version_1_2():
 def test_mixture_tasks_load_and_score_their_references_1(name):
     from lm_eval.tasks import TaskManager
 
-    from r3bench.eval import lmeval
-
     task = TaskManager(include_path=str(TASKS), include_defaults=False).load([name])["tasks"][name]
     docs = list(task.test_docs())
     assert len(docs) == 400 and {d["answer_kind"] for d in docs} == {"mcq", "mcq_multi", "integer", "numeric"}

@@ -110,7 +110,6 @@ def test_a_small_grid_end_to_end_then_resumed(tmp_path, tiny, capsys):
 
 
 def test_bad_plans_are_errors(tmp_path, capsys):
-    from r3bench.apps import reproduce
     from r3bench.apps.cli import main
 
     assert main(["reproduce", "no-such-plan"]) == 2

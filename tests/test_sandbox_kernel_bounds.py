@@ -6,11 +6,8 @@ need the namespaces+seccomp level (skipped with the probe's reason elsewhere); `
 at the forced fallback. Everything is real (SysV objects, sockets, FIFOs, locks, cgroups); what a test
 creates on the host is removed again in its `finally`.
 """
-import ctypes
 import errno
-import fcntl
 import os
-import secrets
 import select
 import socket
 import sys

@@ -24,7 +24,6 @@ import hashlib
 import json
 import sys
 import types
-from pathlib import Path
 
 import pytest
 

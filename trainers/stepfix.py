@@ -84,7 +84,7 @@ from trainers.stepfix_loss import (backbone_and_head, chunked_token_stats, compl
                                    completion_logits, reward, skip, stepfix_loss, token_kl, token_logprobs)
 from verifiers.steps import BACKENDS
 
-__all__ = ["Config", "REVISE", "KL_ESTIMATORS", "BASELINES", "dataset", "build", "train", "main", "StepFixTrainer",
+__all__ = ["Config", "REVISE", "KL_ESTIMATORS", "BASELINES", "dataset", "build", "train", "main", "StepFixTrainer",  # noqa: F822 - module __getattr__
            # the method's pure pieces (trainers.stepfix_loss), public here too
            "skip", "reward", "token_kl", "stepfix_loss", "completion_batch", "backbone_and_head", "completion_logits",
            "completion_hidden", "chunked_token_stats", "token_logprobs"]

@@ -18,7 +18,7 @@ from verifiers import stepparse as P
 from verifiers.extract import letters_in
 from verifiers.stepformat import boxed_all
 from verifiers.units import get_ureg
-from verifiers.verdict import StepVerdict, at_step, invalid
+from verifiers.verdict import StepVerdict, at_step
 
 
 def _dims(units: dict) -> dict:

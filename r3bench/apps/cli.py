@@ -379,7 +379,7 @@ def cmd_verifier_report(args: argparse.Namespace) -> int:
             rows = [json.loads(x) for x in open(f"{d}/verifier.jsonl", encoding="utf-8")]
     r = report(rows, args.backend)
     print(f"backend {r['backend']} on {r['n']} solutions of the procedural verifier benchmark")
-    print(f"| first-error accuracy | class accuracy | acc. erroneous | acc. correct | ProcessBench F1 |")
+    print("| first-error accuracy | class accuracy | acc. erroneous | acc. correct | ProcessBench F1 |")
     print("|---|---|---|---|---|")
     print(f"| {r['first_error_accuracy']:.3f} | {r['class_accuracy']:.3f} | {r['accuracy_erroneous']:.3f} | "
           f"{r['accuracy_correct']:.3f} | {r['processbench_f1']:.3f} |")

@@ -63,15 +63,15 @@ def format_report(d: dict) -> str:
     p = d["probe"]
     lines = [f"sandbox isolation level: {d['isolation_level']}",
              f"  setting:        {d['setting']}",
-             f"  why:            " + (f"forced by {d['setting']} (the probe found: {p.get('level')}, {p.get('why', '')})"
+             "  why:            " + (f"forced by {d['setting']} (the probe found: {p.get('level')}, {p.get('why', '')})"
                                       if d["isolation_level"] != p.get("level") else p.get("why", "")),
              f"  euid:           {p.get('euid')} ({'user namespace' if p.get('user_namespace') else 'per-run uid'})",
              f"  unshare:        {p.get('unshare') or 'not found'} ({d.get('unshare_version') or '?'})",
              f"  namespaces:     {'ok' if p.get('namespaces') else 'refused or not tried'}"
              + (f" (probe run {p['probe_seconds']} s)" if "probe_seconds" in p else ""),
-             f"  bound trees:    " + (p.get("bound_trees") or "-")
+             "  bound trees:    " + (p.get("bound_trees") or "-")
              + (" (host FIFOs and path sockets there are not the host's)" if p.get("bound_trees") == "overlay" else ""),
-             f"  seccomp:        " + ("libseccomp ok, " + str(len(d["libseccomp"]["denied"])) + " rules"
+             "  seccomp:        " + ("libseccomp ok, " + str(len(d["libseccomp"]["denied"])) + " rules"
                                       if d["libseccomp"]["available"] else "unavailable: " + d["libseccomp"]["why"]),
              f"  kernel:         {d['kernel']} ({d['machine']}), Python {d['python']}"]
     if d["isolation_level"] != d["levels"][0]:
