@@ -89,8 +89,8 @@ def _programs():
     inst = families.instances("heat", 0, 1)[0]
     out_bytes = 8 * int(__import__("numpy").prod(inst["shape"]))
     cfg = pv.VerifyConfig()
-    pde = (bank.HELD_OUT_BANK["heat"]["spectral"] + "\n" + pv._DRIVER + "\n" + pv._CALL,  # one instance, one plain run
-           {"_r3_inst": {"args": inst["args"], "shape": inst["shape"]}}, pv._sandbox_limits(cfg, out_bytes, 1))
+    pde = (bank.HELD_OUT_BANK["heat"]["spectral"] + "\n" + pv.DRIVER + "\n" + pv.CALL,  # one instance, one plain run
+           {"_r3_inst": {"args": inst["args"], "shape": inst["shape"]}}, pv.sandbox_limits(cfg, out_bytes, 1))
     return {"trivial": ("result = 1", None, None), "pde": pde}
 
 

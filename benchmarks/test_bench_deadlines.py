@@ -162,7 +162,12 @@ def test_the_supervisor_alone_ends_the_run(monkeypatch):
 
 def test_judge_gives_up_on_a_slow_endpoint_and_caps_retry_after(tmp_path):
     pytest.importorskip("openai")
-    from test_judge import GOOD, P, Server, _judge
+    from test_judge import GOOD, P, Server
+
+    from verifiers.judge import Judge
+
+    def _judge(url, cache, **kw):  # the judge of tests/test_judge.py's cases, against its local server
+        return Judge(base_url=url, model="judge-test", api_key="k", cache_dir=cache, backoff_s=0.01, **kw)
 
     s = Server([("sleep", 3)])
     try:

@@ -68,7 +68,7 @@ import traceback
 import warnings
 from collections import defaultdict
 from contextlib import contextmanager
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from functools import cache
 from pathlib import Path
 from typing import Any, Callable, ClassVar
@@ -84,27 +84,8 @@ from verifiers.judge import JudgeBudgetExceeded
 from verifiers.sandbox import isolation_level
 
 
-class ConfigError(ValueError):
-    """The configuration cannot run (unknown key, bad value); the message says which and why."""
-
-
-class TrainDataError(ValueError):
-    """Training data is missing or corrupt; the message names the file and line."""
-
-
-class NonFiniteLoss(RuntimeError):
-    """The loss became NaN/inf; raised before the optimizer step so the last checkpoint stays good."""
-
-
-#: exit codes of `main`: 0 finished, 1 config/data error, 2 non-finite loss, 3 the judge's budget spent
-#: (a crash is Python's own exit with its traceback)
-EXIT_JUDGE_BUDGET = 3
-
-
-def option(default, help: str, **kw):
-    if isinstance(default, (list, dict)):
-        return field(default_factory=lambda: type(default)(default), metadata={"help": help, **kw})
-    return field(default=default, metadata={"help": help, **kw})
+from trainers.errors import (EXIT_JUDGE_BUDGET, ConfigError, NonFiniteLoss, TrainDataError,  # noqa: F401 - re-exported
+                             option)
 
 
 @dataclass

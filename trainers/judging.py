@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from trainers import distributed
-from trainers.common import ConfigError, option
+from trainers.errors import ConfigError, option
 from verifiers import judge as judge_mod
 
 

@@ -108,10 +108,10 @@ def extract_code(completion) -> str | None:
 
 
 # The driver is defined after the program in the same namespace and called once per instance, in a fresh fork
-# (`_CALL`, with `_r3_inst`, the instance's args and shape, set by the sandbox's Calls); its names start with
+# (`CALL`, with `_r3_inst`, the instance's args and shape, set by the sandbox's Calls); its names start with
 # _r3. It keeps no time: the program shares its process and can switch any in-process clock or alarm off
 # (setitimer(0), a patched time.perf_counter); the instance's time and its limit are the sandbox supervisor's.
-_DRIVER = r'''
+DRIVER = r'''
 
 def _r3_drive(_inst):
     import base64 as _b64
@@ -133,10 +133,10 @@ def _r3_drive(_inst):
         return {"status": "shape", "why": "shape %s, expected %s" % (tuple(u.shape), tuple(_inst["shape"]))}
     return {"status": "ok", "data": _b64.b64encode(u.astype("<f8").tobytes()).decode("ascii")}
 '''
-_CALL = "result = _r3_drive(_r3_inst)"
+CALL = "result = _r3_drive(_r3_inst)"
 
 
-def _sandbox_limits(cfg: VerifyConfig, out_bytes: int, n: int):
+def sandbox_limits(cfg: VerifyConfig, out_bytes: int, n: int):
     """The program's run: startup_s (interpreter, imports, the top level) + n x instance_s, + a margin for the
     forks (the supervisor keeps each instance's limit). CPU per process: the worker's start-up and one
     instance (each instance's fork starts with its own count)."""
@@ -258,9 +258,9 @@ def _verify(code, family, insts, cfg):
     if not insts:
         return ProgramVerdict(False, False, 0.0, 1.0, "verifier error: no instances", verifier_ok=False)
     out_bytes = max(8 * int(np.prod(i["shape"])) for i in insts)
-    calls = Calls(_CALL, tuple({"_r3_inst": {"args": i["args"], "shape": i["shape"]}} for i in insts), cfg.instance_s,
+    calls = Calls(CALL, tuple({"_r3_inst": {"args": i["args"], "shape": i["shape"]}} for i in insts), cfg.instance_s,
                   start_s=cfg.startup_s)
-    res = run_python(code + "\n" + _DRIVER, _sandbox_limits(cfg, out_bytes, len(insts)), calls=calls)
+    res = run_python(code + "\n" + DRIVER, sandbox_limits(cfg, out_bytes, len(insts)), calls=calls)
     per_call = res.status == "ok" or (res.status == "timeout" and any(c.status == "timeout" for c in res.calls))
     if not per_call:  # the run failed as a whole (the top level, start-up time, a denied call, the memory cgroup)
         why = (f"timeout: start-up time limit reached ({cfg.startup_s:g} s: interpreter, imports, the program's top "

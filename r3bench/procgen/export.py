@@ -28,7 +28,7 @@ def doc_of(p) -> dict:
     return {"question": p.question, "options": [], "answer_kind": "numeric"}
 
 
-def _write(path: Path, rows) -> int:
+def write_jsonl(path: Path, rows) -> int:
     tmp = path.with_name(path.name + ".partial")
     n = 0
     with open(tmp, "w", encoding="utf-8") as f:
@@ -113,12 +113,12 @@ def export(out: str | Path, n: int = 2494, seed: int = 0, log=print, tier: int |
     probs = procgen.generate(n=n, seed=seed, tier=tier)
     templates = procgen.TIER_TEMPLATES[tier] if tier is not None else procgen.TEMPLATES
     log(f"generated {len(probs)} problems from {len(templates)} templates in {time.perf_counter() - t0:.1f} s")
-    counts = {"sft": _write(out / "sft.jsonl", sft_rows(probs))}
-    counts["dpo"] = _write(out / "dpo.jsonl", dpo_rows([p for p in probs if p.split == "train"], seed))
+    counts = {"sft": write_jsonl(out / "sft.jsonl", sft_rows(probs))}
+    counts["dpo"] = write_jsonl(out / "dpo.jsonl", dpo_rows([p for p in probs if p.split == "train"], seed))
     log(f"sft {counts['sft']}, dpo {counts['dpo']} rows")
     ver = verifier_rows([p for p in probs if p.split != "train"], seed)
-    counts["verifier"] = _write(out / "verifier.jsonl", ver)
-    counts["procgen_test"] = _write(out / "procgen_test.jsonl", (p.to_dict() for p in probs if p.split == "test"))
+    counts["verifier"] = write_jsonl(out / "verifier.jsonl", ver)
+    counts["procgen_test"] = write_jsonl(out / "procgen_test.jsonl", (p.to_dict() for p in probs if p.split == "test"))
     log(f"verifier {counts['verifier']} rows, test split {counts['procgen_test']} problems")
     manifest = {
         "n": n, "seed": seed, "tier": tier, "templates": len(templates),

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from r3bench.core.prompts import prompt_structured
 from r3bench.procgen import forms, mixture
-from r3bench.procgen.export import CELLS, _write
+from r3bench.procgen.export import CELLS, write_jsonl
 from r3bench.procgen.inject import InjectError
 from r3bench.procgen.tiers import family
 
@@ -90,8 +90,8 @@ def export(out, seed: int = 0, n_sft: int = mixture.DEFAULT_SIZES["sft"], n_rl: 
                       tuple(sorted(eval_proportions.items())) if eval_proportions else None)
     rows = {}
     for name, items in m.sets().items():
-        rows[name] = _write(out / f"{name}.jsonl", (row(i, name) for i in items))
-    rows["dpo"] = _write(out / "dpo.jsonl", dpo_rows(m.sft, seed))
+        rows[name] = write_jsonl(out / f"{name}.jsonl", (row(i, name) for i in items))
+    rows["dpo"] = write_jsonl(out / "dpo.jsonl", dpo_rows(m.sft, seed))
     man = {**manifest(m), "rows": rows}
     (out / "manifest.json").write_text(json.dumps(man, indent=1))
     return man
