@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import math
 import re
 import threading
@@ -22,8 +23,9 @@ from dataclasses import dataclass
 
 from verifiers import safeexpr, symbolic, worker
 from verifiers.config import CheckConfig
-from verifiers.extract import (CORRECTION, NUMBER_WORD, collapse_space, extract_boxed, last_boxed, letters_in, number_words, prepare,
-                               read_answer, read_letters, statements)
+from verifiers.extract import (CORRECTION, FINALLY, NUMBER_WORD, _answer_sentence, _clean, _SENT_END, collapse_space,
+                               extract_boxed, last_boxed, letters_in, listed_options, number_words, prepare, read_answer, read_letters,
+                               statements)
 from verifiers.units import get_ureg, to_absolute
 
 MAX_LEN = 2000
@@ -342,9 +344,19 @@ def _option_letters(text: str, options: dict, cfg) -> set:
         _CLOCK.answer = said  # the nested checks read the option texts, not the output
 
 
+_OPT_WRAP = re.compile(r"\\(?:text|textbf|textit|mathrm|mathbf|mathit|textnormal|operatorname)\s?\{([^{}]*)\}")
+_OPT_SPACE = re.compile(r"\\[,;:! ]|~|\\(?:quad|qquad)\b")
+
+
+def _option_norm(s: str) -> str:
+    """An option's text as a grader compares it: LaTeX text wrappers, spacing and math delimiters left
+    out ("(C) $2.22 \\pm 0.02 ~mm$" writes "$2.22 \\pm 0.02 \\mathrm{~mm}$")."""
+    return _text_norm(_OPT_SPACE.sub(" ", _OPT_WRAP.sub(r"\1", s)).replace("$", " "))
+
+
 def _option_letters_of(text: str, options: dict, cfg) -> set:
-    t = _text_norm(text)
-    same = {k for k, o in options.items() if _text_norm(str(o)) == t}
+    t = _option_norm(text)
+    same = {k for k, o in options.items() if _option_norm(str(o)) == t}
     if same or not re.search(r"\d", text):
         return same
     out = set()
@@ -385,6 +397,16 @@ def _check_mcq(pred, ref, kind, cfg, options=None):
     if rl.refused:
         return _v(False, kind, cfg, f"pred refused: {rl.refused}", "".join(rl.letters), rc)
     got = list(rl.letters)
+    if options and rl.rest and len(set(got)) == 1:
+        # "B\n\nThe proton is deflected in the +y-direction" where that is option C's text: the
+        # explanation after a lone letter states another option, so the output commits to neither
+        said = _option_norm(rl.rest)
+        other = sorted(k for k, o in options.items() if k != got[0] and len(_option_norm(str(o))) >= 8
+                       and f" {_option_norm(str(o))} " in f" {said} ")
+        own = _option_norm(str(options.get(got[0], "")))
+        if other and not (len(own) >= 8 and f" {own} " in f" {said} "):
+            return _v(False, kind, cfg, f"letter {got[0]} explained with the text of option {''.join(other)}",
+                      got[0], rc)
     if options:
         if got and rl.text and len(set(got)) == 1:
             named = _option_letters(rl.text, options, cfg)
@@ -399,6 +421,14 @@ def _check_mcq(pred, ref, kind, cfg, options=None):
             named = _option_letters(rl.text, options, cfg)
             if len(named) == 1 or (multi and named):
                 got = sorted(named)
+    elif got and rl.text and len(set(got)) == 1 and isinstance(pred, str):
+        # no options given: the option list the output writes out itself ("A) 1.0 m/s  B) 2.0 m/s ...
+        # Answer: D) 2.0 m/s"); a letter written with another listed option's text is no commitment
+        listed = listed_options(pred)
+        named = _option_letters(rl.text, listed, cfg) if listed else set()
+        if named and got[0] not in named and _option_norm(rl.text) != _option_norm(listed.get(got[0], "")):
+            return _v(False, kind, cfg, f"letter {got[0]} written with the text of listed option "
+                      f"{''.join(sorted(named))}", got[0], rc)
     got = frozenset(got)
     if not multi:
         if not got:
@@ -883,7 +913,8 @@ def _check_symbolic(a, ref, kind, cfg):
     return _v(r["ok"], kind, cfg, r["why"], r.get("pc"), r.get("rc"))
 
 
-_FINALLY = re.compile(r"(?i)\bfinally\b|\bin the end\b")  # "... and finally \\boxed{8}": the last one is chosen
+_FINALLY = FINALLY
+_CONCLUSION = re.compile(r"(?i)\s*(?:so|thus|therefore|hence|consequently|in conclusion)\b,?\s?")
 
 
 def _conflicting_commit(pred: str, a: str, end: int, cfg):
@@ -914,6 +945,34 @@ def _conflicting_commit(pred: str, a: str, end: int, cfg):
     return None
 
 
+def _conclusion_after(pred: str, a: str, end: int, cfg):
+    """A concluding sentence after the committed answer ("So 17 N.", "Thus the normal force is 4.0 N.")
+    that states another value of the answer's dimension: the output ends on that value, so the answer
+    is not committed (a conclusion of another dimension is another quantity; the same value agrees)."""
+    body = prepare(pred)
+    if end < 0 or end >= len(body):
+        return None
+    start = end
+    for stop, nxt in itertools.chain(((m.start(), m.end()) for m in _SENT_END.finditer(body, end)),
+                                     ((len(body), len(body)),)):
+        sent = body[start:stop]
+        start = nxt
+        c = _CONCLUSION.match(sent)
+        if c is None or not re.search(r"\d", sent):
+            continue
+        _tick()
+        cand = _clean(_answer_sentence(sent[c.end():]))
+        try:
+            vo = _check(cand, a, "numeric", cfg)
+        except _Timeout:
+            raise
+        except Exception:  # noqa: BLE001 - a sentence that is no value cannot disagree
+            continue
+        if not vo.equivalent and vo.reason.startswith("numeric mismatch"):
+            return f"a conclusion after the answer states another value ({cand[:40]!r})"
+    return None
+
+
 def _check(pred, ref, kind, cfg, options=None):
     ref = str(ref)
     if "\\boxed" in ref or "\\fbox" in ref:  # a reference written as a solution line
@@ -932,7 +991,7 @@ def _check(pred, ref, kind, cfg, options=None):
     if r.refused:
         return _v(False, kind, cfg, f"pred refused: {r.refused}", a, ref)
     if kind in ("numeric", "integer") and r.source in ("tag", "box", "sentence") and isinstance(pred, str):
-        why = _conflicting_commit(pred, a, r.end, cfg)
+        why = _conflicting_commit(pred, a, r.end, cfg) or _conclusion_after(pred, a, r.end, cfg)
         _CLOCK.answer = a
         if why:
             return _v(False, kind, cfg, f"pred refused: {why}", a, ref)

@@ -155,7 +155,7 @@ _BOLD_ANSWER = re.compile(r"\*\*\s?(?:final\s)?answer\s?:?\s?\*\*\s?:?\s?(.+)", 
 CORRECTION = re.compile(
     r"\b(?:actually|wait|oops|correction|corrected|i forgot|i missed|on second thought|let me reconsider|reconsider(?:ing)?|scratch that"
     r"|i made an? (?:error|mistake)|that(?:'s| is| was) (?:wrong|incorrect|a mistake)|i was wrong|no,? wait"
-    r"|let me (?:redo|correct|recompute|recalculate)|instead)\b", re.I)
+    r"|let me (?:redo|correct|recompute|recalculate|re-?read|re-?check|re-?examine)|instead)\b", re.I)
 # a value stated after the committed answer as another possibility
 _ALTERNATIVE_AFTER = re.compile(
     r"(?:^\s?|[.!?\n]\s?)(?:alternatively|or(?=[\s,])|otherwise|either)\b|\b(?:could|might|may|can) also be\b"
@@ -163,6 +163,7 @@ _ALTERNATIVE_AFTER = re.compile(
 _HEDGED_SENTENCE = re.compile(r"\b(?:could|might|may|can) also be\b[^.\n]{0,40}\d|\bor (?:possibly|perhaps|maybe)\b[^.\n]{0,40}\d"
                               r"|\balternatively\b[^.\n]{0,40}\d", re.I)
 _SENT_END = re.compile(r"[.!?](?=\s|$)|\n")
+FINALLY = re.compile(r"(?i)\bfinally\b|\bin the end\b")  # "... and finally \\boxed{8}": the last one is chosen
 _STATE_CUT = re.compile(r"(?:\bis|\bbe|\bequals?|\bbecomes|\bgives|=|:|\bto)\s", re.I)
 
 
@@ -255,18 +256,21 @@ def statements(text: str) -> list:
             st.append((s, e, _clean(c), "box"))
     pos = 0
     for ln in text.splitlines(keepends=True):
-        mm = None
-        for mm in _ANSWER_IS.finditer(ln):
-            pass  # the last "answer is" of the line: "Final Answer: The final answer is $x$."
-        if mm:
-            rest = ln[mm.end():]
+        found = list(_ANSWER_IS.finditer(ln))
+        # every "answer is" of the line whose sentence ends before the next one ("The answer is (B).
+        # The answer is (C). ..." is a loop of statements); one introducing another ("Final Answer: The
+        # final answer is $x$.") is part of it
+        for k, mm in enumerate(found):
+            stop = found[k + 1].start() if k + 1 < len(found) else len(ln)
+            rest = ln[mm.end():stop]
+            if k + 1 < len(found) and _sentence_end(rest, 0) >= len(rest) and not re.search(r"[.!?]\s*$", rest):
+                continue
             if "\\boxed" in rest or "\\fbox" in rest or "<final_answer>" in rest.lower():
-                pass  # the box (or tag) it introduces is the statement
-            else:
-                cand = _clean(_answer_sentence(rest))
-                if cand:
-                    st.append((pos + mm.start(), pos + _sentence_end(ln, mm.end()), cand, "sentence"))
-        else:
+                continue  # the box (or tag) it introduces is the statement
+            cand = _clean(_answer_sentence(rest))
+            if cand:
+                st.append((pos + mm.start(), pos + mm.end() + _sentence_end(rest, 0), cand, "sentence"))
+        if not found:
             mb = _BOLD_ANSWER.search(ln)
             if mb and _clean(mb.group(1)):
                 st.append((pos + mb.start(), pos + len(ln), _clean(mb.group(1)), "sentence"))
@@ -424,6 +428,7 @@ class LetterReading:
     letters: tuple        # the letters chosen, in the order written (empty when none)
     refused: str | None   # why the choice is not one answer (alternation, hedge)
     text: str | None      # the option text written after the letter, or the answer text with no letter
+    rest: str | None = None  # a letter given alone on the first line: the explanation written after it
 
 
 def _letters_of(ans: str, valid: str):
@@ -444,6 +449,34 @@ def _lists_options(ans: str) -> bool:
     return len(marked) >= 2 or len(lined) >= 2
 
 
+_OPTION_MARK = re.compile(r"(?:(?<=\s)|^)\(?([A-H])[).:]\s")
+
+
+def listed_options(text) -> dict:
+    """{letter: text} of the option list an output writes out itself ("A) 1.0 m/s  B) 2.0 m/s  C) ...",
+    one option a line, or "(A) ... (B) ..."): the first run of three or more markers lettered A, B, C, ...
+    in order; {} when there is none."""
+    if not isinstance(text, str):
+        return {}
+    body = prepare(text)
+    run = []
+    for m in _OPTION_MARK.finditer(body):
+        want = chr(ord("A") + len(run))
+        if m.group(1) == want:
+            run.append(m)
+        elif len(run) >= 3:
+            break
+        else:
+            run = [m] if m.group(1) == "A" else []
+    if len(run) < 3:
+        return {}
+    out = {}
+    for i, m in enumerate(run):
+        stop = run[i + 1].start() if i + 1 < len(run) else body.find("\n", m.end())
+        out[m.group(1)] = body[m.end():stop if stop >= 0 else len(body)].strip()
+    return out
+
+
 def read_letters(text, valid: str = "ABCD") -> LetterReading:
     """The option letters a raw output commits to (see read_answer for what "commits" means): the
     last statement of a letter; refused when the statements before it flip back and forth
@@ -455,7 +488,8 @@ def read_letters(text, valid: str = "ABCD") -> LetterReading:
     r = _read(body, st)
     cands = []  # (position, letters, option text)
     listed = set()  # positions of statements that list the options instead of choosing one
-    for _, e, ans, _src in st:
+    strong = []  # (start, end, letters) of the committed statements: tag, box, answer sentence
+    for s0, e, ans, _src in st:
         if _lists_options(ans):
             listed.add(e)
             named = set(re.findall(r"\(([A-H])\)", ans)) | set(re.findall(r"(?m)^\s?([A-H])[.)]", ans))
@@ -464,6 +498,7 @@ def read_letters(text, valid: str = "ABCD") -> LetterReading:
         got, opt = _letters_of(ans, valid)
         if got:
             cands.append((e, got, opt))
+            strong.append((s0, e, "".join(sorted(set(got)))))
     if r.answer and r.source == "correction":
         got, opt = _letters_of(r.answer, valid)
         if got:
@@ -472,10 +507,25 @@ def read_letters(text, valid: str = "ABCD") -> LetterReading:
         for m in rx.finditer(body):
             got = letters_in(m.group(1), valid) or (re.findall(r"[A-H]", m.group(1)) if "/" in m.group(1) else None)
             if got:
-                cands.append((m.end(), got, None))
+                opt = None
+                if len(got) == 1 and m.end() == m.end(1):
+                    # "The correct answer is (C) <text>": the text written with the letter, to its sentence end
+                    after = body[m.end():m.end() + 400]
+                    opt = after[:_sentence_end(after, 0)].strip(" .:)\n") or None
+                cands.append((m.end(), got, opt))
     lines = [ln for ln in body.strip().splitlines() if ln.strip()]
     if not cands and lines:
         last = lines[-1].strip()
+        if len(re.findall(r"(?m)^\s?\(?[A-H]\)?[.:)]\s", body)) >= 2 and re.match(r"\(?[A-H]\)?[.:)]\s", last):
+            # "A: incorrect because ...\nB: incorrect ...\nC: this is": the options discussed one by one
+            return LetterReading((), "the options are discussed one by one, none is chosen", None)
+        bare = [ln.strip() for ln in lines if re.fullmatch(r"\s?\**\(?[A-H]\)?[.)]?\**\s?", ln)]
+        if len(bare) == 1 and bare[0] == lines[0].strip() and re.fullmatch(
+                r"(?i)(?:the\s)?(?:final\s)?answer(?:\sis)?\s?:?|explanation\s?:?|[^A-Z\n].*|[A-Z][a-z].*", last):
+            # "B\n\nExplanation: ..." / "B\n\nThe answer is:": the letter given alone on the first line
+            first = [bare[0].strip("*().")]
+            if not any(_letters_of(ln.strip(), valid)[0] for ln in lines[1:]):
+                return LetterReading(tuple(first), None, None, body.strip()[len(lines[0].strip()):].strip())
         got, opt = _letters_of(last, valid)
         if got is None and "/" in last and re.fullmatch(r"[()A-H/\s]+", last):
             got = re.findall(r"[A-H]", last)
@@ -495,6 +545,17 @@ def read_letters(text, valid: str = "ABCD") -> LetterReading:
     m = _ALTERNATIVE_AFTER.search(body, pos)
     if m and re.search(r"(?<![A-Za-z])\(?[A-H]\)?(?![A-Za-z])", body[m.end():m.end() + 40]):
         return LetterReading(tuple(got), "another option is named after the answer", opt)
+    # two committed letter statements that disagree, with no correction cue between them: the output
+    # never commits to one letter ("Answer: A ... Answer: B ... Answer: A", a loop), as for values
+    if len(strong) >= 2 and strong[-1][1] == pos:
+        s_last, _, l_last = strong[-1]
+        cue = -1  # where the last correction cue (or "finally") before the last statement starts
+        for rx in (CORRECTION, FINALLY):
+            for m in rx.finditer(body, 0, s_last):
+                cue = max(cue, m.start())
+        for _s, e0, l0 in strong[:-1]:
+            if l0 != l_last and e0 <= s_last and cue < e0:
+                return LetterReading(tuple(got), "two committed answers name different letters", opt)
     seq = ["".join(sorted(set(c[1]))) for c in cands]
     tail = [x for i, x in enumerate(seq) if i == 0 or cands[i][0] != cands[i - 1][0]][-6:]
     # a loop: three or more changes of letter among the last statements (C, B, C, D); one change back
