@@ -77,7 +77,6 @@ def test_a_dangling_empty_answer_cue_after_a_letter():
     assert not _ok("D\n\nFinal answer:", "C", kind="mcq")
 
 
-@pytest.mark.xfail(strict=True, reason="class not fixed yet in round three")
 def test_letters_in_sentences():
     assert _ok("The true statements are B and D.", "BD", kind="mcq_multi")
     assert _ok("B, C and D are all correct.", "BCD", kind="mcq_multi")
@@ -88,7 +87,6 @@ def test_letters_in_sentences():
 
 # --- tuples and vectors with the unit outside ----------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="class not fixed yet in round three")
 def test_tuple_reference_with_a_unit_after_it():
     assert _ok("(6 N, 8 N)", "(6, 8) N")
     assert _ok("\\boxed{(6, 8)}", "(6, 8) N")
@@ -101,7 +99,6 @@ def test_tuple_reference_with_a_unit_after_it():
 
 # --- formatting ------------------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="class not fixed yet in round three")
 def test_bold_math_and_spaced_boxes():
     assert _ok("Hence $\\mathbf{3.5 \\times 10^{4}\\ J}$.", "35000 J")
     assert _ok("$$ \\boxed{\\, a = 2.45\\ \\text{m/s}^2 \\,} $$", "2.45 m/s^2")

@@ -98,3 +98,107 @@ def test_a_lone_letter_explained_with_another_options_text_is_refused():
 
 def test_a_lone_letter_among_others_is_no_answer():
     assert not _ok("A\nB\nC\n\nThe answer is:", "A", kind="mcq")
+
+
+# --- false negatives ------------------------------------------------------------------------------
+
+# letters stated in sentences: "the true/correct statements are ...", "... are all correct", a bold
+# letter, "Therefore C." (the letter is the sentence), a lowercase letter in parentheses, a lone
+# lowercase letter as the whole output
+LETTER_SENTENCES = [
+    ("The correct statements are (A) and (D).", "AD", "mcq_multi"),
+    ("The true statements are A, B and D.", "ABD", "mcq_multi"),
+    ("(A), (C) and (D) are all correct.", "ACD", "mcq_multi"),
+    ("After comparing, the best option is **(C)**.", "C", "mcq"),
+    ("A fails the units check and B the limit check. Thus C.", "C", "mcq"),
+    ("So the correct answer is (d).", "D", "mcq"),
+    ("c", "C", "mcq"),
+]
+
+
+@pytest.mark.parametrize("pred,ref,kind", LETTER_SENTENCES)
+def test_letters_stated_in_sentences(pred, ref, kind):
+    assert _ok(pred, ref, kind=kind)
+
+
+def test_letters_in_sentences_still_need_the_right_letter():
+    assert not _ok("So the correct answer is (d).", "A", kind="mcq")
+    assert not _ok("(A), (C) and (D) are all correct.", "AC", kind="mcq_multi")
+    assert not _ok("So A ball of mass 2 kg is dropped.", "A", kind="mcq")
+    assert not _ok("the answer is d", "D", kind="mcq")  # a bare lowercase letter in a sentence is a word
+
+
+# markdown emphasis and LaTeX bold/spacing around the value
+FORMATTING = [
+    ("**Final answer:** _about_ **9.6 m/s**", "9.6 m/s"),
+    ("_Answer_: __12 kg__", "12 kg"),
+    ("Therefore $\\boldsymbol{4.2 \\times 10^{3}\\ \\mathrm{J}}$.", "4200 J"),
+    ("\\[ \\boxed{\\; F = 19.6\\ \\text{N} \\;} \\]", "19.6 N"),
+]
+
+
+@pytest.mark.parametrize("pred,ref", FORMATTING)
+def test_emphasis_and_bold_math_around_the_value(pred, ref):
+    assert _ok(pred, ref)
+
+
+def test_emphasis_keeps_products_powers_and_subscripts():
+    assert _ok("The answer is 2*10**3 N", "2000 N")
+    assert not _ok("**Final answer:** __12 kg__", "13 kg")
+    assert _ok("v_1 = 3 m/s", "3 m/s")
+
+
+# Unicode fractions: "¼" is 1/4, "2¼" the mixed number 2 1/4, "5⁄8" (fraction slash) 5/8
+FRACTIONS = [("¼ A", "0.25 A"), ("The spring stretches ¾ m.", "0.75 m"), ("2¼ h", "135 min"),
+             ("5⁄8 s", "0.625 s"), ("\\boxed{3½}", "3.5")]
+
+
+@pytest.mark.parametrize("pred,ref", FRACTIONS)
+def test_unicode_fractions(pred, ref):
+    assert _ok(pred, ref)
+
+
+def test_unicode_fractions_are_their_value_only():
+    assert not _ok("¼ A", "4 A")
+    assert not _ok("2¼ h", "2 h")
+    assert not _ok("2¼ h", "0.25 h")
+    assert not _ok("5⁄8 s", "8 s")
+
+
+# a tuple written with one unit after it ("(3, 4) m/s"): that unit for every component, in a
+# reference and in an answer; components may be constants ("(1/2, 3/4)")
+TUPLES = [
+    ("(0.3, 0.4) m/s", "(0.3 m/s, 0.4 m/s)"),
+    ("(30 cm/s, 40 cm/s)", "(0.3, 0.4) m/s"),
+    ("\\boxed{(1/2, 3/4)}", "(0.5, 0.75)"),
+    ("The velocity is (2, -5) m/s.", "(2, -5) m/s"),
+    ("\\left(1, 0, 2\\right)\\,\\mathrm{N}", "(1, 0, 2) N"),
+]
+
+
+@pytest.mark.parametrize("pred,ref", TUPLES)
+def test_tuples_with_one_unit_after_them(pred, ref):
+    assert _ok(pred, ref)
+
+
+def test_tuples_with_one_unit_after_them_still_compare_each_component():
+    assert not _ok("(0.3, 0.5) m/s", "(0.3 m/s, 0.4 m/s)")
+    assert not _ok("(0.3, 0.4) m", "(0.3, 0.4) m/s")
+    assert not _ok("(0.4, 0.3) m/s", "(0.3, 0.4) m/s")
+    assert not _ok("(1/2, 3/5)", "(0.5, 0.75)")
+    assert not _ok("(1, 0) N", "(1, 0, 2) N")
+
+
+# a fraction of two whole numbers standing alone in a sentence is its value ("stretches 3/4 m")
+def test_a_fraction_standing_alone_in_a_sentence_is_its_value():
+    assert _ok("The block slides 5/4 m before stopping.", "1.25 m")
+    assert not _ok("The block slides 5/4 m before stopping.", "4 m")
+    assert not _ok("The block slides 5/4 m before stopping.", "5 m")
+    assert not _ok("The block slides 5/4x m before stopping.", "1.25 m")
+
+
+# ", so R = <value>" ends a sentence with its conclusion: that value, not the one before the comma
+def test_a_so_clause_that_states_the_value_is_read():
+    assert _ok("Adding conductances, 1/R = 1/4 + 1/4 = 1/2, so R = 2 Ω.", "2 Ω")
+    assert not _ok("Adding conductances, 1/R = 1/4 + 1/4 = 1/2, so R = 2 Ω.", "0.5 Ω")
+    assert _ok("The answer is 12 N, so the cable holds.", "12 N")  # a clause with no value is prose

@@ -145,8 +145,19 @@ def _unit_spellings(s: str) -> str:
     return re.sub(r"\bhrs\b", "h", s)
 
 
+_VULGAR = {"½": "1/2", "⅓": "1/3", "⅔": "2/3", "¼": "1/4", "¾": "3/4", "⅕": "1/5", "⅖": "2/5", "⅗": "3/5", "⅘": "4/5",
+           "⅙": "1/6", "⅚": "5/6", "⅛": "1/8", "⅜": "3/8", "⅝": "5/8", "⅞": "7/8"}
+_VULGAR_RE = re.compile(r"(\d?)([" + "".join(_VULGAR) + "])")
+
+
+def _fractions(s: str) -> str:
+    """Unicode fractions: "½" is 1/2, "1¾" the mixed number (1+3/4), "2⁄3" (a fraction slash) 2/3."""
+    s = s.replace("\u2044", "/")
+    return _VULGAR_RE.sub(lambda m: f"({m.group(1)}+{_VULGAR[m.group(2)]})" if m.group(1) else _VULGAR[m.group(2)], s)
+
+
 def _norm(s: str) -> str:
-    s = collapse_space(s).translate(_UNICODE_UNITS)
+    s = _fractions(collapse_space(s).translate(_UNICODE_UNITS))
     s = re.sub(r"\^\s*\{\s*\\circ\s*\}", "°", s)  # 25^{\circ}\mathrm{C}: a degree sign, never a power
     s = _siunitx_all(s)
     s = re.sub(r"(?<=\d)\s?X\s?(?=10\s?(?:\^|\*\*))", "*", s)  # 1.2 X 10^-3
@@ -162,7 +173,8 @@ def _norm(s: str) -> str:
     for _ in range(4):
         s = re.sub(r"\^\s*\{([^{}]*)\}", r"**(\1)", s)
     for _ in range(4):
-        s = re.sub(r"\\(?:mathrm|text|textrm|textnormal|textbf|rm|mathit|operatorname|si|num|mbox)\s*\{([^{}]*)\}",
+        s = re.sub(r"\\(?:mathrm|text|textrm|textnormal|textbf|rm|mathit|operatorname|si|num|mbox|mathbf|boldsymbol|bm|"
+                   r"textit|emph|mathsf)\s*\{([^{}]*)\}",
                    r" \1", s)
     # a unit written as a fraction: 5 \frac{\text{km}}{\text{s}} is 5 km/s, never a bare 5 read in the
     # reference's unit (\frac{3}{4}, with no letter, is left to the expression reader)
@@ -590,7 +602,7 @@ def _pred_number(a, cfg):
        10^{8} m/s in vacuum`` reads 3e8 m/s); a number that is part of an expression (``4`` in
        ``(3\\hat{i} + 4\\hat{j})``, ``3`` in ``10/3``, ``1`` in ``(1+m/N)``) is no value.
     """
-    a = collapse_space(a)
+    a = _fractions(collapse_space(a))
     if _RELATION.search(a):
         return "an inequality is not a value"
     if re.search(r"\\(?:pm|mp)(?![a-zA-Z])|[±∓]|\+/-|\+-(?=\s*\d)", a):
@@ -787,6 +799,11 @@ def _last_number(a: str):
     if not spans:
         return None
     v, end, start = spans[-1]
+    if len(spans) > 1 and t[spans[-2][1]:start].strip() == "/" and float(v).is_integer() and v != 0 \
+            and float(spans[-2][0]).is_integer() and re.fullmatch(r"\d+", t[start:end].strip()):
+        # "stretches 3/4 m": a fraction of two whole numbers standing alone is its value (the checks
+        # below still refuse one inside a longer expression, "2 + 3/4 m", "3/4 x")
+        v, start, spans = spans[-2][0] / v, spans[-2][2], spans[:-1]
     if _LABEL_BEFORE.search(t[max(0, start - 16):start]):
         return "a step, part or equation number is a label, not a value"
     rest = t[end:].strip().lstrip("*").strip() if not t[end:].lstrip().startswith("**") else t[end:].strip()
@@ -1075,29 +1092,59 @@ def _top_split(s: str) -> list:
     return [p.strip() for p in out]
 
 
-def _tuple_parts(text: str):
-    """The components of a tuple of numbers with units, "(2 m/s, 3 m/s)", "\\langle 1, 2, 3 \\rangle";
-    None for anything else (a tuple of symbols or an interval is compared by the symbolic reader)."""
-    m = _TUPLE.fullmatch(text.strip().strip("$"))
-    if not m or "," not in m.group(1):
+_TUPLE_UNIT = re.compile(r"\s*(?:\(|\\left\(|\\langle|⟨)(.*)(?:\)|\\right\)|\\rangle|⟩)([^()⟩]*)")
+
+
+def _tuple_parts(text: str, strict: bool = True):
+    """The components of a tuple of numbers with units, "(2 m/s, 3 m/s)", "\\langle 1, 2, 3 \\rangle", or
+    with one unit after it for every component ("(2, 3) m/s": "2 m/s", "3 m/s"); None for anything else
+    (a tuple of symbols or an interval is compared by the symbolic reader). strict: every component
+    must be a number with a unit (a reference); else any constant ("(3/5, 4/5)", read by the checker)."""
+    t = text.strip().strip("$").strip()
+    if len(t) > MAX_LEN:
+        return None
+    m = _TUPLE.fullmatch(t)
+    unit = None
+    if not m:
+        m = _TUPLE_UNIT.fullmatch(t)
+        if not m or not m.group(2).strip():
+            return None
+        unit = re.sub(r"^(?:\\[,;: ]|~|\s)+", "", m.group(2)).strip()
+        try:
+            _, u, _ = _parse_num("1 " + unit)
+        except ValueError:
+            return None
+        if u is None or not _unit_ok(u):
+            return None
+    if "," not in m.group(1):
         return None
     parts = _top_split(m.group(1))
     if len(parts) < 2 or not all(parts):
         return None
+    out = []
     for p in parts:
         try:
             _, u, _ = _parse_num(p)
         except ValueError:
-            return None
-        if u is not None and not _unit_ok(u):
-            return None
-    return parts
+            if strict or unit is None and not re.search(r"\d", p):
+                return None
+            u = None
+        if u is not None and not strict and not _unit_ok(u):
+            u = None  # "1/2": a constant, read by the checker
+        if u is not None and (unit is not None or not _unit_ok(u)):
+            return None  # "(2 m, 3 m) s" is no tuple of quantities
+        out.append(f"{p} {unit}" if unit else p)
+    return out
 
 
 def _check_tuple(a, parts, kind, cfg):
     """Component-wise comparison, in order, of a tuple answer with a tuple reference."""
     rc = "(" + ", ".join(parts) + ")"
-    got = _tuple_parts(a)
+    got = _tuple_parts(a, strict=False)
+    if got is None:
+        # "The point is at (50 cm, -20 cm)": words with no number before the tuple are prose
+        m = re.match(r"[^\d()\\⟨]*?(?=\(|\\left\(|\\langle|⟨)", a)
+        got = _tuple_parts(a[m.end():], strict=False) if m and m.end() else None
     if got is None:
         return _v(False, kind, cfg, "pred is not a tuple", a, rc)
     if len(got) != len(parts):

@@ -63,14 +63,21 @@ def extract_boxed(text: str):
     return last.strip() if last is not None else None
 
 
+_SPACING_ENDS = re.compile(r"^(?:\\[,;:! ]|\\q?quad(?![a-zA-Z])|\s)+|(?:\\[,;:! ]|\\q?quad(?![a-zA-Z])|\s)+$")
+# markdown emphasis at a word's edge ("*approximately* **14 m/s**", "__6 m__"); "10**8", "2*pi", "v_0" stay
+_EMPHASIS = re.compile(r"(?:(?<=\s)|^)[*_]{1,3}(?=\S)|(?<=\S)[*_]{1,3}(?=[\s.,;:!?)]|$)")
+
+
 def _clean(ans: str) -> str:
     ans = ans.strip()
     ans = re.sub(r"^\*+|\*+$", "", ans).strip()
+    ans = _EMPHASIS.sub("", ans).strip() if re.search(r"[*_]", ans) else ans
     # "\[ \boxed{x} \]" remnants / math delimiters around the whole answer
     for pat in (r"^\\\[(.*)\\\]$", r"^\\\((.*)\\\)$", r"^\$\$(.*)\$\$$", r"^\$(.*)\$$"):
         m = re.match(pat, ans, re.S)
         if m:
             ans = m.group(1).strip()
+    ans = _SPACING_ENDS.sub("", ans)  # "\\boxed{\\, a = 2.45 \\,}": spacing around the box's content
     ans = ans.rstrip(" .;,")
     return ans.strip()
 
@@ -100,6 +107,8 @@ def _answer_sentence(s: str) -> str:
             break
     outside = re.sub(r"\$[^$]*\$", lambda m: "#" * len(m.group()), s)
     m = re.search(r",\s(?:which|since|because|as|so|i\.e\.|that|where|but)\b", outside)
+    if m and re.match(r",\s(?:so|thus|therefore|hence)\b[^,;]{0,40}?=\s?[-+]?\.?\d", outside[m.start():]):
+        m = None  # "1/R = 3/10, so R = 10/3 Ω": the clause concludes with the value
     if m and re.search(r"\d", outside[:m.start()]):
         # "The answer is 12 N, which is above the 10 N limit": the value is stated before the clause
         s, outside = s[:m.start()], outside[:m.start()]
@@ -149,7 +158,8 @@ def last_boxed(text: str):
 # newline), and no pattern has two adjacent unbounded repeats over the same characters: each is
 # linear in the text's length ("The answer" + 20,000 spaces took minutes before).
 
-_ANSWER_IS = re.compile(r"(?:final\s?answer|the\s?answer|answer)\s?(?:is(?![\w'’])\s?:?|=|:)\s?\**\s?:?\s?", re.I)
+_ANSWER_IS = re.compile(r"(?:final\s?answer|the\s?answer|answer)[*_]{0,2}\s?(?:is(?![\w'’])\s?:?|=|:)\s?[*_]{0,3}\s?:?\s?",
+                        re.I)
 _BOLD_ANSWER = re.compile(r"\*\*\s?(?:final\s)?answer\s?:?\s?\*\*\s?:?\s?(.+)", re.I)
 # a correction of what was stated before: the value stated after it replaces the earlier answer
 CORRECTION = re.compile(
@@ -384,6 +394,8 @@ def letters_in(s: str, valid: str):
     "[B, D]", "B;D"; else None."""
     s = s.strip().strip("*$ .[]")
     s = re.sub(r"\\(?:text|mathrm|textbf)\{([^}]*)\}", r"\1", s).strip().strip("*$ .[]")
+    if re.fullmatch(r"\([a-h]\)", s):
+        s = s.upper()  # "The answer is (c)": a lowercase letter in parentheses is the option's label
     if re.fullmatch(r"[A-Z]{1,10}", s) and all(c in valid for c in s):
         return [c for c in s]
     toks = re.findall(r"\(?\b([A-Z])\b\)?", s)
@@ -410,15 +422,16 @@ _LETTERS = r"\(?[A-H]\)?(?:(?:\s?(?:,|;|&|/|\band\b|\bor\b)\s?|\s)\(?[A-H]\)?){0
 # statements of a letter that are not "answer is" sentences (those are read by read_answer); each is
 # linear: the repeats are bounded and separated by required tokens
 _LETTER_STATEMENTS = [re.compile(p) for p in (
-    r"(?:[Cc]orrect|[Rr]ight|[Bb]est)\s(?:option|answer|choice)s?\s?(?:is|are|:)?\s?(?:thus\s|therefore\s|hence\s)?"
-    r"(?:(?:option|choice)s?\s?)?(" + _LETTERS + r")(?![A-Za-z])",
+    r"(?:[Cc]orrect|[Rr]ight|[Bb]est|[Tt]rue)\s(?:option|answer|choice|statement)s?\s?(?:is|are|:)?\s?"
+    r"(?:thus\s|therefore\s|hence\s)?(?:(?:option|choice)s?\s?)?\**(" + _LETTERS + r")(?![A-Za-z])",
     r"(?:[Oo]ption|[Cc]hoice)s?\s?(" + _LETTERS + r")(?![A-Za-z])\s(?:is|are)\s(?:the\s)?(?:correct|right|true|answer|best)",
-    r"(?:^|[\s,;:(])(?:[Bb]oth\s)?(" + _LETTERS + r")(?![A-Za-z])\s(?:is|are)\s(?:the\s)?(?:correct|right|true)\b",
+    r"(?:^|[\s,;:(])(?:[Bb]oth\s)?(" + _LETTERS + r")(?![A-Za-z])\s(?:is|are)\s(?:all\s)?(?:the\s)?(?:correct|right|true)\b",
     r"\b(?:[Cc]hoose|[Cc]hose|[Ss]elect|[Pp]ick|[Mm]ark|go with|[Gg]oing with)\s(?:(?:option|choice)s?\s?)?(" + _LETTERS
     + r")(?![A-Za-z])",
     r"\b(?:[Mm]y|[Tt]he|[Ff]inal)\s(?:final\s)?(?:answer|choice|pick)\s?:\s?(?:(?:option|choice)s?\s?)?(" + _LETTERS
     + r")(?![A-Za-z])",
-    r"\b(?:[Hh]ence|[Tt]hus|[Ss]o|[Tt]herefore),?\s(?:the\s(?:answer|option)\sis\s)?(?:(?:option|choice)\s?)?(\([A-H]\))",
+    r"\b(?:[Hh]ence|[Tt]hus|[Ss]o|[Tt]herefore),?\s(?:the\s(?:answer|option)\sis\s)?(?:(?:option|choice)\s?)?"
+    r"(\([A-H]\)|[A-H](?=[.!](?:\s|$)|\s?$))",  # "Therefore (D)", "Therefore D." (the letter is the sentence)
     r"(?:[Oo]ption|[Cc]hoice)s?\s?(" + _LETTERS + r")(?=\s?[.!]?\s?$)",  # "... so option D." ends the text
 )]
 
@@ -514,6 +527,8 @@ def read_letters(text, valid: str = "ABCD") -> LetterReading:
                     opt = after[:_sentence_end(after, 0)].strip(" .:)\n") or None
                 cands.append((m.end(), got, opt))
     lines = [ln for ln in body.strip().splitlines() if ln.strip()]
+    if not cands and re.fullmatch(r"\s?[a-h]\s?", body):
+        cands.append((len(body), [body.strip().upper()], None))  # the whole output is one lowercase letter
     if not cands and lines:
         last = lines[-1].strip()
         if len(re.findall(r"(?m)^\s?\(?[A-H]\)?[.:)]\s", body)) >= 2 and re.match(r"\(?[A-H]\)?[.:)]\s", last):
