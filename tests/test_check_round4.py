@@ -202,3 +202,71 @@ def test_a_so_clause_that_states_the_value_is_read():
     assert _ok("Adding conductances, 1/R = 1/4 + 1/4 = 1/2, so R = 2 Ω.", "2 Ω")
     assert not _ok("Adding conductances, 1/R = 1/4 + 1/4 = 1/2, so R = 2 Ω.", "0.5 Ω")
     assert _ok("The answer is 12 N, so the cable holds.", "12 N")  # a clause with no value is prose
+
+
+# number words: decimals read with "point", "and a half / quarter", and the fraction phrases "a quarter
+# (of an ampere)", "one half", "two thirds", "three quarters", "half a second" (only in an answer with no
+# digit; "half the distance" is no number)
+NUMBER_WORDS = [
+    ("The period is two point five seconds.", "2.5 s"),
+    ("three and a half metres", "3.5 m"),
+    ("Answer: a quarter of a joule", "0.25 J"),
+    ("It needs half an hour.", "30 min"),
+    ("two thirds", "0.667"),
+    ("three quarters of a metre", "0.75 m"),
+    ("one point zero eight kilograms", "1.08 kg"),
+]
+
+
+@pytest.mark.parametrize("pred,ref", NUMBER_WORDS)
+def test_number_words_with_fractions_and_decimals(pred, ref):
+    assert _ok(pred, ref)
+
+
+def test_number_words_with_fractions_are_their_value_only():
+    assert not _ok("three and a half metres", "3 m")
+    assert not _ok("three and a half metres", "0.5 m")
+    assert not _ok("The period is two point five seconds.", "5 s")
+    assert not _ok("It is half the distance.", "0.5 m")
+    assert not _ok("two thirds", "2")
+
+
+# an answer that states several values is the reference only when every value it states matches
+# (the same quantity in other units); a hedge of two different values never is
+def test_several_values_that_all_match_are_the_answer():
+    assert _ok("The work is W = F d = 250 × 4 = 1,000 J, i.e. 1 kJ.", "1000 J")
+    assert _ok("v = 20 m/s, or 72 km/h", "20 m/s")
+
+
+def test_several_values_that_differ_are_still_refused():
+    assert not _ok("v = 20 m/s, or 72 m/s", "20 m/s")
+    assert not _ok("v = 20 m/s, or 72 m/s", "72 m/s")
+    assert not _ok("It is 20 m/s or at least 20 m/s", "20 m/s")
+    assert not _ok("It is 20 m/s or 20 m", "20 m/s")
+
+
+# a combination of unit vectors is the tuple of its components (x, y, z), in a reference and in an
+# answer; one assignment per component in order ("v_x = ..., v_y = ...") is that tuple too
+VECTORS = [
+    ("\\boxed{5\\hat{i} - 2\\hat{j}\\ \\mathrm{N}}", "(5, -2) N"),
+    ("\\vec{a} = 3\\hat{x} + \\hat{z}", "(3, 0, 1)"),
+    ("(2, 7) m/s", "(2\\hat{i} + 7\\hat{j}) m/s"),
+    ("7\\hat{j} + 2\\hat{i} m/s", "(2\\hat{i} + 7\\hat{j}) m/s"),
+    ("F_x = 6 N, F_y = -8 N", "(6, -8) N"),
+    ("x₁ = 2 m and x₂ = 5 m", "(2 m, 5 m)"),
+]
+
+
+@pytest.mark.parametrize("pred,ref", VECTORS)
+def test_unit_vectors_and_component_assignments_as_tuples(pred, ref):
+    assert _ok(pred, ref)
+
+
+def test_unit_vectors_and_component_assignments_compare_every_component():
+    assert not _ok("\\boxed{5\\hat{i} - 2\\hat{j}\\ \\mathrm{N}}", "(5, 2) N")
+    assert not _ok("5 N", "(5\\hat{i} - 2\\hat{j}) N")
+    assert not _ok("5\\hat{i} - 2\\hat{j} N", "5 N")
+    assert not _ok("5x\\hat{i} - 2\\hat{j} N", "(5, -2) N")
+    assert not _ok("F_y = -8 N, F_x = 6 N", "(6, -8) N")  # which is which is the question's
+    assert not _ok("F_x = 6 N or F_y = -8 N", "(6, -8) N")
+    assert not _ok("(2\\hat{i} + 7\\hat{j}) m", "(2\\hat{i} + 7\\hat{j}) m/s")

@@ -943,12 +943,18 @@ def _conflicting_commit(pred: str, a: str, end: int, cfg):
     if len(st) < 2:
         return None
     last_start = st[-1][0]
+    # one pass each (a check per statement over the text between would be quadratic): where the last
+    # digit or "=" and the last correction cue before the last statement are
+    last_digit = max(body.rfind(c, 0, last_start) for c in "0123456789=")
+    last_cue = -1
+    for rx in (CORRECTION, _FINALLY):
+        for m in rx.finditer(body, 0, last_start):
+            last_cue = max(last_cue, m.start())
     for s, e, ans, src in st[:-1]:
         _tick()
-        if src == "box" and re.search(r"[\d=]", body[e:last_start]):
+        if src == "box" and last_digit >= e:
             continue  # a boxed intermediate result, with working after it, is no commitment
-        if not ans or ans == a or e > last_start or CORRECTION.search(body, e, last_start) \
-                or _FINALLY.search(body, e, last_start):
+        if not ans or ans == a or e > last_start or last_cue >= e:
             continue
         try:
             _parse_num(ans)
@@ -960,6 +966,29 @@ def _conflicting_commit(pred: str, a: str, end: int, cfg):
         if not vo.equivalent and "mismatch" in vo.reason:
             return f"two committed answers disagree ({ans[:40]!r} and {a[:40]!r})"
     return None
+
+
+_LIST_SPLIT = re.compile(r"\s?[,;]\s|\s(?:or|and|i\.e\.?,?|≈|\\approx)\s")
+
+
+def _every_value_matches(a: str, ref: str, cfg):
+    """An answer that states several values ("83,720 J, or about 83.7 kJ") is the reference only if every
+    value it states is (restatements in other units); a hedge of two different values never is."""
+    pieces = [p for p in _LIST_SPLIT.split(a) if p.strip()]
+    if not 2 <= len(pieces) <= 6:
+        return None
+    n = 0
+    for p in pieces:
+        if not re.search(r"\d", p):
+            if NUMBER_WORD.search(p) or not re.fullmatch(r"[A-Za-z\s.]*", p):
+                return None
+            continue  # "... 83.7 kJ, which is reasonable": words, no value
+        _tick()
+        v = _check(p, ref, "numeric", cfg)
+        if not v.equivalent:
+            return None
+        n += 1
+    return f"all {n} values stated match" if n >= 2 else None
 
 
 def _conclusion_after(pred: str, a: str, end: int, cfg):
@@ -994,7 +1023,8 @@ def _check(pred, ref, kind, cfg, options=None):
     ref = str(ref)
     if "\\boxed" in ref or "\\fbox" in ref:  # a reference written as a solution line
         ref = extract_boxed(ref) or ref
-    kind = kind or infer_kind(ref)
+    vec = _vector_parts(ref) if kind in (None, "numeric") and "@" not in ref else None
+    kind = kind or ("numeric" if vec else infer_kind(ref))
     if kind in ("mcq", "mcq_multi"):
         return _check_mcq(pred, ref, kind, cfg, options)
     r = read_answer(pred) if isinstance(pred, str) else None
@@ -1013,6 +1043,8 @@ def _check(pred, ref, kind, cfg, options=None):
         if why:
             return _v(False, kind, cfg, f"pred refused: {why}", a, ref)
     tup = _tuple_parts(ref)
+    if tup is None and kind != "symbolic":
+        tup = vec  # "(3\\hat{i} + 4\\hat{j}) N": the tuple of its components
     if tup is not None and kind != "symbolic":
         return _check_tuple(a, tup, kind, cfg)
     if kind == "symbolic":
@@ -1037,6 +1069,11 @@ def _check(pred, ref, kind, cfg, options=None):
     _tick()
     got = _pred_number(a, cfg)
     _tick()
+    if isinstance(got, str) and got.startswith("several values") and kind == "numeric":
+        same = _every_value_matches(a, ref, cfg)
+        _CLOCK.answer = a
+        if same:
+            return _v(True, kind, cfg, f"numeric match ({same})", a, ref)
     if isinstance(got, str):
         return _v(False, kind, cfg, f"pred unparseable: {got}", a, ref)
     pv, pu = got
@@ -1137,6 +1174,79 @@ def _tuple_parts(text: str, strict: bool = True):
     return out
 
 
+_UV_TOKEN = re.compile(r"\\(?:hat|vec|mathbf|boldsymbol|bm)\s?(?:\{\s?\\?([ijkxyz]|imath|jmath)\s?\}|\s\\?([ijkxyz]|imath|jmath)\b)"
+                       r"|([ijkxyz])\u0302|([îĵ])")
+_UV_AXIS = {"i": 0, "imath": 0, "x": 0, "î": 0, "j": 1, "jmath": 1, "y": 1, "ĵ": 1, "k": 2, "z": 2}
+_UV_TERM = re.compile(r"\s?([-+])?\s?(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)?\s?\*?\s?@([012])\s?")
+
+
+def _vector_parts(text: str):
+    """The components of a combination of unit vectors ("3\\hat{i} - 4\\hat{j}", "(2\\hat{x} + \\hat{z}) N",
+    "3i + 4j m/s"), as a tuple of quantities in the order x, y, z; None for anything else. Coefficients
+    are plain numbers (a symbol or an expression is no component)."""
+    t = text.strip().strip("$").strip()
+    if len(t) > 300:
+        return None
+    t = re.sub(r"^(?:\\vec\s?\{?\s?[A-Za-z]\s?\}?|[A-Za-z](?:_\{?\w+\}?)?)\s?=\s?", "", t)  # "\\vec F = "
+    body = _UV_TOKEN.sub(lambda m: "@" + str(_UV_AXIS[next(g for g in m.groups() if g)]), t)
+    if "@" not in body:
+        body = re.sub(r"(?<=[\d\s])([ijk])\b(?=\s*[-+)]|\s*$|\s+[A-Za-zµΩ])",
+                      lambda m: "@" + str(_UV_AXIS[m.group(1)]), t)  # "3i + 4j N"
+        if "@" not in body:
+            return None
+    last = body.rfind("@") + 2
+    head, unit = body[:last], body[last:].strip()
+    if unit.startswith(")") and head.lstrip().startswith(("(", "\\left(")):
+        head, unit = re.sub(r"^\s?(?:\\left)?\(", "", head), re.sub(r"^\)\s?", "", unit)
+    unit = re.sub(r"^(?:\\right\)|\\[,;: ]|~|\s)+", "", unit).strip()
+    comp, pos = {}, 0
+    for m in _UV_TERM.finditer(head):
+        if m.start() != pos or (pos and not m.group(1)):
+            return None  # something between the terms, or two terms with no sign between them
+        axis = int(m.group(3))
+        if axis in comp:
+            return None
+        comp[axis] = (-1 if m.group(1) == "-" else 1) * float(m.group(2) or 1)
+        pos = m.end()
+    if not comp or pos != len(head):
+        return None
+    if unit:
+        try:
+            _, u, _ = _parse_num("1 " + unit)
+        except ValueError:
+            return None
+        if u is None or not _unit_ok(u):
+            return None
+    n = 3 if 2 in comp else 2
+    return [f"{comp.get(i, 0.0):g} {unit}".strip() for i in range(n)]
+
+
+_SUBSCRIPT = str.maketrans("₀₁₂₃₄₅₆₇₈₉ₓᵧ", "0123456789xy")
+_ASSIGNED = re.compile(r"\s?\\?[A-Za-z]{1,8}\s?(?:_\s?\{?\s?([A-Za-z0-9]{1,3})\s?\}?|([0-9xyz]))\s?=\s?([^=]+)")
+
+
+def _assigned_parts(a: str):
+    """The values of one assignment per component, in order ("v_x = 3 m/s, v_y = 4 m/s", "v₁ = 1 m/s and
+    v₂ = 3 m/s"): the subscripts must run in order (x, y, z or 1, 2, 3), else None (which is which is
+    then the question's, not the checker's)."""
+    if len(a) > 400:
+        return None
+    pieces = [p for p in re.split(r"\s?[,;]\s|\s(?:and)\s", a.translate(_SUBSCRIPT)) if p.strip()]
+    if not 2 <= len(pieces) <= 3:
+        return None
+    subs, vals = [], []
+    for p in pieces:
+        m = _ASSIGNED.fullmatch(p.strip().rstrip("."))
+        if not m:
+            return None
+        subs.append((m.group(1) or m.group(2)).lower())
+        vals.append(m.group(3).strip())
+    order = [s[-1] for s in subs]
+    if order not in (list("xyz"[:len(order)]), list("123"[:len(order)]), list("012"[:len(order)])):
+        return None
+    return vals
+
+
 def _check_tuple(a, parts, kind, cfg):
     """Component-wise comparison, in order, of a tuple answer with a tuple reference."""
     rc = "(" + ", ".join(parts) + ")"
@@ -1145,6 +1255,12 @@ def _check_tuple(a, parts, kind, cfg):
         # "The point is at (50 cm, -20 cm)": words with no number before the tuple are prose
         m = re.match(r"[^\d()\\⟨]*?(?=\(|\\left\(|\\langle|⟨)", a)
         got = _tuple_parts(a[m.end():], strict=False) if m and m.end() else None
+    if got is None:
+        got = _assigned_parts(a)
+    if got is None:
+        got = _vector_parts(a)
+        if got is not None and len(got) < len(parts):
+            got = got + ["0"] * (len(parts) - len(got))  # "2\\hat{i} - \\hat{j}" against (2, -1, 0): no z part
     if got is None:
         return _v(False, kind, cfg, "pred is not a tuple", a, rc)
     if len(got) != len(parts):

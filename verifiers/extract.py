@@ -600,21 +600,49 @@ _WORDNUM = {w: i for i, w in enumerate(
 _WORDNUM.update({w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())})
 _SCALES = {"hundred": 100, "thousand": 1000, "million": 10 ** 6}
 NUMBER_WORD = re.compile(r"\b(?:" + "|".join(list(_WORDNUM) + list(_SCALES)) + r")\b", re.I)
+_DIGIT_WORDS = "zero|one|two|three|four|five|six|seven|eight|nine"
 _NUMBER_WORDS = re.compile(r"\b(?:" + "|".join(list(_WORDNUM) + list(_SCALES)) + r")(?:(?:[ -]|\band\b ?)(?:"
-                           + "|".join(list(_WORDNUM) + list(_SCALES)) + r")){0,8}+\b", re.I)
+                           + "|".join(list(_WORDNUM) + list(_SCALES)) + r")){0,8}+\b"
+                           r"(?: point(?: (?:" + _DIGIT_WORDS + r")\b){1,8}+| and a (?:half|quarter)\b)?", re.I)
+_FRACTION_WORDS = {"half": 0.5, "quarter": 0.25, "third": 1 / 3, "quarters": 0.25, "thirds": 1 / 3, "halves": 0.5}
+# "a quarter (of an ampere)", "one half", "three quarters", "two thirds", "half a second": a fraction is
+# a value only in these forms ("half the distance" is no number)
+_FRACTION_PHRASE = re.compile(r"\b(?:(?<!and )(a|one|two|three)\s(half|quarter|third|quarters|thirds|halves)\b(?:\sof\s(?:an?\s)?)?"
+                              r"|half\s(?:of\s)?an?\b\s?)", re.I)
+NUMBER_WORD = re.compile(NUMBER_WORD.pattern + r"|\b(?:a|one|two|three)\s(?:half|quarter|third|quarters|thirds|halves)\b"
+                         r"|\bhalf\s(?:of\s)?an?\b", re.I)
 
 
 def number_words(a: str) -> str:
-    """"twenty-five m/s" -> "25 m/s", "one thousand two hundred J" -> "1200 J" (only in an answer with no digit)."""
+    """"twenty-five m/s" -> "25 m/s", "one thousand two hundred J" -> "1200 J", "nine point eight" -> 9.8,
+    "one and a half seconds" -> 1.5 s, "a quarter of an ampere" -> 0.25 ampere, "half a second" -> 0.5 second
+    (only in an answer with no digit)."""
     def value(m):
-        total, cur = 0, 0
-        for w in re.findall(r"[a-z]+", m.group().lower()):
-            if w in _WORDNUM:
+        total, cur, dec = 0, 0, None
+        words = re.findall(r"[a-z]+", m.group().lower())
+        for i, w in enumerate(words):
+            if dec is not None:
+                dec += str(_WORDNUM[w])
+            elif w == "point":
+                dec = ""
+            elif w in ("half", "quarter"):
+                cur += 0.5 if w == "half" else 0.25
+            elif w in _WORDNUM:
                 cur += _WORDNUM[w]
             elif w == "hundred":
                 cur = max(cur, 1) * 100
             elif w in _SCALES:
                 total += max(cur, 1) * _SCALES[w]
                 cur = 0
-        return str(total + cur)
-    return _NUMBER_WORDS.sub(value, a)
+        n = total + cur
+        return f"{int(n)}.{dec}" if dec else f"{n:g}"
+
+    def fraction(m):
+        if m.group(2) is None:
+            return "0.5 "  # "half a second"
+        k = {"a": 1, "one": 1, "two": 2, "three": 3}[m.group(1).lower()]
+        f = _FRACTION_WORDS[m.group(2).lower()]
+        if k > 1 and not m.group(2).lower().endswith("s") or k == 1 and m.group(2).lower().endswith("s"):
+            return m.group()  # "two quarter", "a quarters": no fraction
+        return f"{k * f:.6g} "
+    return _NUMBER_WORDS.sub(value, _FRACTION_PHRASE.sub(fraction, a))
