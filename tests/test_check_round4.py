@@ -270,3 +270,20 @@ def test_unit_vectors_and_component_assignments_compare_every_component():
     assert not _ok("F_y = -8 N, F_x = 6 N", "(6, -8) N")  # which is which is the question's
     assert not _ok("F_x = 6 N or F_y = -8 N", "(6, -8) N")
     assert not _ok("(2\\hat{i} + 7\\hat{j}) m", "(2\\hat{i} + 7\\hat{j}) m/s")
+
+
+# a value rejected before a clause ("is not 98 N, because ...") is no answer: the value stated after it is
+def test_a_rejected_value_before_a_clause_leaves_the_later_value():
+    pred = "The normal force is not 49 N, since the incline tilts it: N = mg cos θ = 5 × 9.8 × 0.8 = 39.2 N."
+    assert _ok(pred, "39.2 N")
+    assert not _ok(pred, "49 N")
+
+
+# two roots offered, the last sentence rejecting one of them: the other is the answer
+def test_the_root_left_after_a_rejection_is_the_answer():
+    pred = "t = 4 s or t = -2 s. Time cannot be negative, so we discard -2 s."
+    assert _ok(pred, "4 s")
+    assert not _ok(pred, "-2 s")
+    # a rejection of a value that is neither root, or three roots: no answer
+    assert not _ok("t = 4 s or t = -2 s. Time cannot be negative, so we discard 3 s.", "4 s")
+    assert not _ok("t = 4 s or t = 1 s or t = -2 s. We discard -2 s.", "4 s")

@@ -971,6 +971,38 @@ def _conflicting_commit(pred: str, a: str, end: int, cfg):
 _LIST_SPLIT = re.compile(r"\s?[,;]\s|\s(?:or|and|i\.e\.?,?|≈|\\approx)\s")
 
 
+def _remaining_root(pred: str, cfg):
+    """"x = 1.5 m or x = -0.5 m. Since x must be positive, discard -0.5 m.": the last sentence only
+    rejects one of the two values the sentence before offers; the answer is the other one (None when
+    the sentences are not of that form)."""
+    body = prepare(pred).strip()
+    ends = [m.end() for m in _SENT_END.finditer(body)]
+    if ends and ends[-1] >= len(body):
+        ends = ends[:-1]
+    if not ends or len(body) > 4000:
+        return None
+    cut = ends[-1]
+    prev_start = ends[-2] if len(ends) > 1 else 0
+    last, prev = body[cut:], body[prev_start:cut].strip().rstrip(".")
+    rej = [m for rx in (_NEG_BEFORE, _NEG_AFTER) for m in rx.finditer(last) if re.search(r"\d", m.group())]
+    if len(rej) != 1 or re.search(r"\d", last[:rej[0].start()] + last[rej[0].end():]):
+        return None
+    val = re.search(_NUMBER_RX + _UNIT_RX, rej[0].group())
+    cands = [p.split("=")[-1].strip() for p in _LIST_SPLIT.split(prev) if p.strip()]
+    if val is None or len(cands) != 2:
+        return None
+    same = []
+    for c in cands:
+        _tick()
+        try:
+            same.append(_check(c, val.group().strip(), "numeric", cfg).equivalent)
+        except _Timeout:
+            raise
+        except Exception:  # noqa: BLE001 - a candidate that cannot be read: not this form
+            return None
+    return cands[same.index(False)] if sorted(same) == [False, True] else None
+
+
 def _every_value_matches(a: str, ref: str, cfg):
     """An answer that states several values ("83,720 J, or about 83.7 kJ") is the reference only if every
     value it states is (restatements in other units); a hedge of two different values never is."""
@@ -1069,6 +1101,13 @@ def _check(pred, ref, kind, cfg, options=None):
     _tick()
     got = _pred_number(a, cfg)
     _tick()
+    if isinstance(got, str) and got.startswith(("a negated value", "several values")) and r.source == "tail" \
+            and isinstance(pred, str):
+        rest = _remaining_root(pred, cfg)
+        _CLOCK.answer = a
+        if rest is not None:
+            a, got = rest, _pred_number(rest, cfg)
+            _CLOCK.answer = a
     if isinstance(got, str) and got.startswith("several values") and kind == "numeric":
         same = _every_value_matches(a, ref, cfg)
         _CLOCK.answer = a

@@ -109,6 +109,8 @@ def _answer_sentence(s: str) -> str:
     m = re.search(r",\s(?:which|since|because|as|so|i\.e\.|that|where|but)\b", outside)
     if m and re.match(r",\s(?:so|thus|therefore|hence)\b[^,;]{0,40}?=\s?[-+]?\.?\d", outside[m.start():]):
         m = None  # "1/R = 3/10, so R = 10/3 Ω": the clause concludes with the value
+    if m and re.search(r"\b(?:not|isn't|cannot be|can't be|never)\s[^,\d]{0,16}[-+]?\d[^,]{0,20}$", outside[:m.start()]):
+        m = None  # "The tension is not 98 N, because ... = 118 N": the value before the clause is rejected
     if m and re.search(r"\d", outside[:m.start()]):
         # "The answer is 12 N, which is above the 10 N limit": the value is stated before the clause
         s, outside = s[:m.start()], outside[:m.start()]
