@@ -287,3 +287,19 @@ def test_the_root_left_after_a_rejection_is_the_answer():
     # a rejection of a value that is neither root, or three roots: no answer
     assert not _ok("t = 4 s or t = -2 s. Time cannot be negative, so we discard 3 s.", "4 s")
     assert not _ok("t = 4 s or t = 1 s or t = -2 s. We discard -2 s.", "4 s")
+
+
+# guards found reviewing this round's rules as an adversary
+def test_emphasis_removal_never_drops_an_operator():
+    assert not _ok("The answer is 5 *10^3 m", "1000 m")
+    assert _ok("The answer is 5 *10^3 m", "5000 m")
+    assert _ok("The answer is **5 m/s**", "5 m/s")
+
+
+def test_a_so_clause_after_a_stated_answer_is_not_read_instead():
+    assert not _ok("The answer is 12 N, so F = 10 N", "10 N")
+
+
+def test_a_product_with_k_is_no_vector():
+    assert _ok("2k", "2*k", kind="symbolic")
+    assert not _ok("(0, 0, 2)", "2 k")

@@ -1231,8 +1231,8 @@ def _vector_parts(text: str):
     if "@" not in body:
         body = re.sub(r"(?<=[\d\s])([ijk])\b(?=\s*[-+)]|\s*$|\s+[A-Za-zµΩ])",
                       lambda m: "@" + str(_UV_AXIS[m.group(1)]), t)  # "3i + 4j N"
-        if "@" not in body:
-            return None
+        if len(set(re.findall(r"@\d", body))) < 2:
+            return None  # "2k" is a product (2 times k), not a vector along z
     last = body.rfind("@") + 2
     head, unit = body[:last], body[last:].strip()
     if unit.startswith(")") and head.lstrip().startswith(("(", "\\left(")):

@@ -64,14 +64,15 @@ def extract_boxed(text: str):
 
 
 _SPACING_ENDS = re.compile(r"^(?:\\[,;:! ]|\\q?quad(?![a-zA-Z])|\s)+|(?:\\[,;:! ]|\\q?quad(?![a-zA-Z])|\s)+$")
-# markdown emphasis at a word's edge ("*approximately* **14 m/s**", "__6 m__"); "10**8", "2*pi", "v_0" stay
-_EMPHASIS = re.compile(r"(?:(?<=\s)|^)[*_]{1,3}(?=\S)|(?<=\S)[*_]{1,3}(?=[\s.,;:!?)]|$)")
+# markdown emphasis, a pair of markers around words ("*approximately* **14 m/s**", "__6 m__"); "10**8",
+# "2*pi*r", "5 *10^3", "v_0" stay
+_EMPHASIS = re.compile(r"(?:(?<=[\s(\[:])|^)(\*{1,3}|_{1,3})(?=[^\s*_])([^*_\n]{1,100}?)(?<=[^\s*_])\1(?=[\s.,;:!?)\]]|$)")
 
 
 def _clean(ans: str) -> str:
     ans = ans.strip()
-    ans = re.sub(r"^\*+|\*+$", "", ans).strip()
-    ans = _EMPHASIS.sub("", ans).strip() if re.search(r"[*_]", ans) else ans
+    ans = _EMPHASIS.sub(r"\2", ans).strip() if re.search(r"[*_]", ans) else ans
+    ans = re.sub(r"^(?:\*+|_{1,3}(?!\{))|\*+$|(?<=\S)_{1,3}$", "", ans).strip()
     # "\[ \boxed{x} \]" remnants / math delimiters around the whole answer
     for pat in (r"^\\\[(.*)\\\]$", r"^\\\((.*)\\\)$", r"^\$\$(.*)\$\$$", r"^\$(.*)\$$"):
         m = re.match(pat, ans, re.S)
@@ -107,8 +108,9 @@ def _answer_sentence(s: str) -> str:
             break
     outside = re.sub(r"\$[^$]*\$", lambda m: "#" * len(m.group()), s)
     m = re.search(r",\s(?:which|since|because|as|so|i\.e\.|that|where|but)\b", outside)
-    if m and re.match(r",\s(?:so|thus|therefore|hence)\b[^,;]{0,40}?=\s?[-+]?\.?\d", outside[m.start():]):
-        m = None  # "1/R = 3/10, so R = 10/3 Ω": the clause concludes with the value
+    if m and "=" in outside[:m.start()] and re.match(r",\s(?:so|thus|therefore|hence)\b[^,;]{0,40}?=\s?[-+]?\.?\d",
+                                                     outside[m.start():]):
+        m = None  # "1/R = 3/10, so R = 10/3 Ω": working, then the clause that concludes with the value
     if m and re.search(r"\b(?:not|isn't|cannot be|can't be|never)\s[^,\d]{0,16}[-+]?\d[^,]{0,20}$", outside[:m.start()]):
         m = None  # "The tension is not 98 N, because ... = 118 N": the value before the clause is rejected
     if m and re.search(r"\d", outside[:m.start()]):
