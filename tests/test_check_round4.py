@@ -303,3 +303,8 @@ def test_a_so_clause_after_a_stated_answer_is_not_read_instead():
 def test_a_product_with_k_is_no_vector():
     assert _ok("2k", "2*k", kind="symbolic")
     assert not _ok("(0, 0, 2)", "2 k")
+
+
+def test_a_lone_first_line_letter_with_another_option_named_after_it_is_refused():
+    assert not _ok("B\n\nMaybe C.", "B", kind="mcq")
+    assert not _ok("D\n\nthough (A) is also possible", "D", kind="mcq")

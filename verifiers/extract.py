@@ -543,8 +543,12 @@ def read_letters(text, valid: str = "ABCD") -> LetterReading:
                 r"(?i)(?:the\s)?(?:final\s)?answer(?:\sis)?\s?:?|explanation\s?:?|[^A-Z\n].*|[A-Z][a-z].*", last):
             # "B\n\nExplanation: ..." / "B\n\nThe answer is:": the letter given alone on the first line
             first = [bare[0].strip("*().")]
+            rest = body.strip()[len(lines[0].strip()):].strip()
+            if re.search(r"(?<![A-Za-z'’])\(?(?!" + first[0] + r")[A-H]\)?(?![A-Za-z'’])", rest):
+                # "B\n\nMaybe C.": another option named after it (an article "A ball" also blocks: no reading)
+                return LetterReading(tuple(first), "another option is named after the letter", None)
             if not any(_letters_of(ln.strip(), valid)[0] for ln in lines[1:]):
-                return LetterReading(tuple(first), None, None, body.strip()[len(lines[0].strip()):].strip())
+                return LetterReading(tuple(first), None, None, rest)
         got, opt = _letters_of(last, valid)
         if got is None and "/" in last and re.fullmatch(r"[()A-H/\s]+", last):
             got = re.findall(r"[A-H]", last)
