@@ -308,3 +308,32 @@ def test_a_product_with_k_is_no_vector():
 def test_a_lone_first_line_letter_with_another_option_named_after_it_is_refused():
     assert not _ok("B\n\nMaybe C.", "B", kind="mcq")
     assert not _ok("D\n\nthough (A) is also possible", "D", kind="mcq")
+
+
+# intervals with numeric end points, compared in process: a unit after the brackets is each end's;
+# an answer may write the interval as an inequality chain ("2 < t ≤ 6 s"), one side ("v ≥ 3", to
+# infinity) or an absolute value ("|y| < 2"); open and closed ends must agree
+INTERVALS = [
+    ("2 < t ≤ 6 s", "(2, 6] s"),
+    ("\\boxed{[20 cm, 80 cm]}", "[0.2 m, 0.8 m]"),
+    ("v ≥ 3", "[3, \\infty)"),
+    ("|y| ≤ 2", "[-2, 2]"),
+    ("t \\in [1, 4) s", "[1, 4) s"),
+    ("0 \\le x \\le 7", "[0, 7]"),
+]
+
+
+@pytest.mark.parametrize("pred,ref", INTERVALS)
+def test_intervals_with_units_and_inequalities(pred, ref):
+    assert _ok(pred, ref)
+
+
+def test_intervals_compare_ends_and_openness():
+    assert not _ok("2 ≤ t ≤ 6 s", "(2, 6] s")
+    assert not _ok("2 < t ≤ 6 m", "(2, 6] s")
+    assert not _ok("v > 3", "[3, \\infty)")
+    assert not _ok("v ≤ 3", "[3, \\infty)")
+    assert not _ok("|y| < 2", "[-2, 2]")
+    assert not _ok("\\boxed{[20 cm, 90 cm]}", "[0.2 m, 0.8 m]")
+    assert not _ok("[0, 7] or [0, 8]", "[0, 7]")
+    assert _ok("(1, 3)", "(1, 3)")  # a bare pair in parentheses is still a tuple

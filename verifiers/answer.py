@@ -1074,6 +1074,12 @@ def _check(pred, ref, kind, cfg, options=None):
         _CLOCK.answer = a
         if why:
             return _v(False, kind, cfg, f"pred refused: {why}", a, ref)
+    ref_iv = _interval(ref, strict=True) if kind in ("symbolic", "numeric") else None
+    if ref_iv is not None:
+        got_iv = _check_interval(a, ref_iv, kind, cfg)
+        _CLOCK.answer = a
+        if got_iv is not None:
+            return got_iv
     tup = _tuple_parts(ref)
     if tup is None and kind != "symbolic":
         tup = vec  # "(3\\hat{i} + 4\\hat{j}) N": the tuple of its components
@@ -1258,6 +1264,84 @@ def _vector_parts(text: str):
             return None
     n = 3 if 2 in comp else 2
     return [f"{comp.get(i, 0.0):g} {unit}".strip() for i in range(n)]
+
+
+_INF = r"[-+]?\s?(?:\\infty|∞|inf(?:inity)?)"
+_END = r"(?:" + _INF + r"|[-+]?\s?\d[^,\[\]()]{0,40}?)"
+_BRACKETS = re.compile(r"(?:[A-Za-z]\w{0,3}\s?(?:∈|\\in(?![a-z]))\s?)?(?:\\left)?([\[(])\s?(" + _END + r")\s?,\s?(" + _END
+                       + r")\s?(?:\\right)?([\])])\s?([^,\[\]()]{0,30})")
+_LESS = r"(<|≤|\\le(?:q)?(?![a-z])|\\lt(?![a-z])|<=)"
+_CHAIN = re.compile(r"([-+]?\s?\d[\d.eE+\-]{0,20})\s?([^\s<≤\\\d]{0,12})\s?" + _LESS + r"\s?[A-Za-z]\w{0,3}\s?" + _LESS
+                    + r"\s?([-+]?\s?\d[\d.eE+\-]{0,20})\s?([^<≤>≥]{0,30})")
+_ONE_SIDE = re.compile(r"[A-Za-z]\w{0,3}\s?(>|≥|\\ge(?:q)?(?![a-z])|\\gt(?![a-z])|>=|<|≤|\\le(?:q)?(?![a-z])|\\lt(?![a-z])|<=)"
+                       r"\s?([-+]?\s?\d[\d.eE+\-]{0,20})\s?([^<≤>≥]{0,30})")
+_ABS = re.compile(r"\|\s?[A-Za-z]\w{0,3}\s?\|\s?" + _LESS + r"\s?(\d[\d.eE+\-]{0,20})\s?([^<≤>≥|]{0,30})")
+
+
+def _interval(text: str, strict: bool):
+    """(lo, hi, lo_closed, hi_closed) of an interval: "[0, 2] m", "x ∈ [2 s, 4 s]", "(0, \\infty)" and, when
+    not strict (an answer), "1 < x ≤ 3", "0 ≤ t < 5 s", "x > 0" (to infinity), "|x| ≤ 1"; endpoints are texts
+    with the unit after the interval given to each ("inf"/"-inf" for infinite ends). A reference must be
+    bracketed with a square bracket or an infinite end (a bare "(1, 3)" is a tuple); None otherwise."""
+    t = text.strip().strip("$").strip().rstrip(".")
+    if len(t) > 200:
+        return None
+
+    def fin(e, unit):
+        e = e.strip()
+        if re.fullmatch(_INF, e):
+            return "-inf" if e.lstrip().startswith("-") else "inf"
+        return f"{e} {unit}".strip() if unit and not re.search(r"[A-Za-zµΩ°]", e) else e
+
+    m = _BRACKETS.fullmatch(t)
+    if m:
+        lo_b, lo, hi, hi_b, unit = m.groups()
+        if strict and lo_b == "(" and hi_b == ")" and not (re.fullmatch(_INF, lo.strip()) or re.fullmatch(_INF, hi.strip())):
+            return None
+        return fin(lo, unit.strip()), fin(hi, unit.strip()), lo_b == "[", hi_b == "]"
+    if strict:
+        return None
+    m = _CHAIN.fullmatch(t)
+    if m:
+        lo, lo_u, op1, op2, hi, unit = m.groups()
+        unit = unit.strip() or lo_u.strip()
+        return fin(lo, unit), fin(hi, unit), op1 not in ("<", "\\lt"), op2 not in ("<", "\\lt")
+    m = _ABS.fullmatch(t)
+    if m:
+        op, hi, unit = m.groups()
+        closed = op not in ("<", "\\lt")
+        return fin("-" + hi, unit.strip()), fin(hi, unit.strip()), closed, closed
+    m = _ONE_SIDE.fullmatch(t)
+    if m:
+        op, v, unit = m.groups()
+        closed = op in ("≥", "≤", ">=", "<=") or op.startswith(("\\ge", "\\le"))
+        if op in (">", "≥", ">=") or op.startswith(("\\g",)):
+            return fin(v, unit.strip()), "inf", closed, False
+        return "-inf", fin(v, unit.strip()), False, closed
+    return None
+
+
+def _check_interval(a: str, ref_iv, kind, cfg):
+    """End points and openness of an interval answer against an interval reference; None when the answer
+    is no interval (the caller goes on as before)."""
+    got = _interval(a, strict=False)
+    if got is None:
+        m = re.search(r"(?:i\.e\.?,?|so|hence|thus|:)\s?(?=[\[(]|[A-Za-z]\w{0,3}\s?(?:∈|\\in\b))", a)
+        got = _interval(a[m.end():], strict=False) if m else None  # "between t = 2 s and 4 s, i.e. [2, 4] s"
+        if got is None:
+            return None
+    rc = f"{'[' if ref_iv[2] else '('}{ref_iv[0]}, {ref_iv[1]}{']' if ref_iv[3] else ')'}"
+    if got[2:] != ref_iv[2:]:
+        return _v(False, kind, cfg, "interval mismatch: open and closed ends differ", a, rc)
+    for g, r in zip(got[:2], ref_iv[:2]):
+        if g in ("inf", "-inf") or r in ("inf", "-inf"):
+            if g != r:
+                return _v(False, kind, cfg, "interval mismatch: end points differ", a, rc)
+            continue
+        v = _check(g, r, "numeric", cfg)
+        if not v.equivalent:
+            return _v(False, kind, cfg, f"interval mismatch: end point {g!r} vs {r!r}: {v.reason}", a, rc)
+    return _v(True, kind, cfg, "interval match", a, rc)
 
 
 _SUBSCRIPT = str.maketrans("₀₁₂₃₄₅₆₇₈₉ₓᵧ", "0123456789xy")
