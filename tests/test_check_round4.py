@@ -337,3 +337,27 @@ def test_intervals_compare_ends_and_openness():
     assert not _ok("\\boxed{[20 cm, 90 cm]}", "[0.2 m, 0.8 m]")
     assert not _ok("[0, 7] or [0, 8]", "[0, 7]")
     assert _ok("(1, 3)", "(1, 3)")  # a bare pair in parentheses is still a tuple
+
+
+# whitespace is collapsed before the output is cut to its last 20,000 characters
+def test_a_whitespace_flood_between_number_and_unit_keeps_the_number():
+    assert _ok("4.9" + " " * 20000 + "m/s^2", "4.9 m/s^2")
+    assert not _ok("4.9" + " " * 20000 + "m", "4.9 m/s^2")
+
+
+# a long decimal: digits past the 30th after the point change nothing
+def test_a_decimal_with_thousands_of_digits_is_read():
+    assert _ok("2.7" + "3" * 5000, "2.73")
+    assert not _ok("2.7" + "3" * 5000, "2.8")
+
+
+# a constant written with the Unicode pi and a unit, alone or ending a sentence
+def test_unicode_pi_with_a_unit():
+    assert _ok("The angle swept is π/2 rad.", "90°")
+    assert _ok("π rad", "180°")
+    assert not _ok("The angle swept is π/2 rad.", "180°")
+
+
+def test_a_long_tiny_decimal_is_never_cut_to_zero():
+    assert not _ok("\\boxed{0." + "0" * 3000 + "7}", "0")
+    assert not _ok("0." + "0" * 3000 + "7" * 3000, "0")

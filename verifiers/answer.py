@@ -876,7 +876,7 @@ def _latex_plain(a: str) -> str | None:
 def _constant_value(a, cfg, in_process: bool = False):
     """float for a constant expression ("3/4", "\\frac{1}{2}", "2\\pi"), else a reason string.
     in_process: never the worker (reading a reference's kind)."""
-    if not re.search(r"\d|\\pi|\bpi\b", a) or len(a) > 300:
+    if not re.search(r"\d|\\pi|\bpi\b|π", a) or len(a) > 300:
         return "no number"
     if "\\" not in a and "{" not in a:
         try:
@@ -1065,6 +1065,10 @@ def _check(pred, ref, kind, cfg, options=None):
     if a is None:
         return _v(False, kind, cfg, "no answer extracted", answered=False)
     _CLOCK.answer = a
+    if len(a) > MAX_LEN:
+        # "3.1111...1" with thousands of decimals: digits past the 30th significant one change nothing at
+        # any tolerance the checker uses (a tiny "0.000...01" keeps all its digits: it is not zero)
+        a = re.sub(r"(\.0*[1-9]\d{0,29})\d+", r"\1", a)
     if len(a) > MAX_LEN:
         return _v(False, kind, cfg, "input too long")
     if r.refused:

@@ -318,7 +318,9 @@ def _correction(text: str, after: int):
 def prepare(text: str) -> str:
     """The text an answer is read from: its last MAX_INPUT characters, whitespace runs collapsed, chat
     turns cut, a truncated repeat of the last complete copy dropped."""
-    text = collapse_space(text[-MAX_INPUT:])
+    # whitespace collapsed before the cut ("9.8" + 20,000 spaces + "m/s^2" keeps its number); the part
+    # collapsed is bounded, so the cost stays linear in MAX_INPUT
+    text = collapse_space(text[-4 * MAX_INPUT:])[-MAX_INPUT:]
     text = _CHAT_TURN.sub("\n", text)  # "... is 19. <|im_start|>user": a chat token ends the line
     return drop_truncated_copy(text)
 
@@ -365,7 +367,7 @@ def _fallback(text: str):
             spans.append((m.end(), next(g for g in m.groups() if g is not None)))
     last_end, last_span = max(spans, key=lambda t: t[0]) if spans else (0, None)
     tail = _tail_sentence(text[last_end:])
-    if tail and re.search(r"\d", tail):
+    if tail and re.search(r"\d|π|\\pi(?![a-zA-Z])", tail):  # "The phase difference is π radians."
         return _clean(tail) or None
     if last_span is not None:
         return _clean(last_span) or None
