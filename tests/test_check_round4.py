@@ -361,3 +361,9 @@ def test_unicode_pi_with_a_unit():
 def test_a_long_tiny_decimal_is_never_cut_to_zero():
     assert not _ok("\\boxed{0." + "0" * 3000 + "7}", "0")
     assert not _ok("0." + "0" * 3000 + "7" * 3000, "0")
+
+
+def test_two_tuples_are_no_tuple():
+    assert not _ok("(1, 2) m or (3, 4) m", "(1, 2, 4) m")
+    assert not _ok("(1, 2) m or (3, 4) m", "(3, 4) m")
+    assert not _ok("(1, 2), (3, 4)", "(1, 2)")

@@ -1204,6 +1204,11 @@ def _tuple_parts(text: str, strict: bool = True):
             return None
     if "," not in m.group(1):
         return None
+    depth = 0
+    for ch in m.group(1):  # "(1, 2) m or (3, 4) m" is two tuples, not one: the inside must balance
+        depth += (ch in "([{") - (ch in ")]}")
+        if depth < 0:
+            return None
     parts = _top_split(m.group(1))
     if len(parts) < 2 or not all(parts):
         return None
