@@ -367,3 +367,18 @@ def test_two_tuples_are_no_tuple():
     assert not _ok("(1, 2) m or (3, 4) m", "(1, 2, 4) m")
     assert not _ok("(1, 2) m or (3, 4) m", "(3, 4) m")
     assert not _ok("(1, 2), (3, 4)", "(1, 2)")
+
+
+# the last math span or bold value offered after "or" (an alternative) is no answer (it was read)
+HEDGED_SPANS = ["$4 m/s$ or $8 m/s$", "**4 m/s** (or **8 m/s**)", "It is $4\\,\\mathrm{m/s}$, or perhaps $8\\,\\mathrm{m/s}$"]
+
+
+@pytest.mark.parametrize("pred", HEDGED_SPANS)
+def test_a_span_offered_as_an_alternative_is_refused(pred):
+    assert not _ok(pred, "8 m/s")
+    assert not _ok(pred, "4 m/s")
+
+
+def test_a_last_span_without_an_alternative_still_reads():
+    assert _ok("The speed is $8 m/s$", "8 m/s")
+    assert _ok("From $v = at$ we get **8 m/s**", "8 m/s")
