@@ -382,3 +382,27 @@ def test_a_span_offered_as_an_alternative_is_refused(pred):
 def test_a_last_span_without_an_alternative_still_reads():
     assert _ok("The speed is $8 m/s$", "8 m/s")
     assert _ok("From $v = at$ we get **8 m/s**", "8 m/s")
+
+
+# letter hedges found by an ad-hoc pass over this round's letter rules: none may read as either letter
+LETTER_HEDGES = [
+    "**(A)** or **(D)**",
+    "The best option is **(A)** or **(D)**",
+    "Option A is correct, though option D might be.",
+    "A\n\nD",
+    "(A)\n(D)",
+    "A\n\nThe answer is: D",
+    "Therefore A. Therefore D.",
+    "Hence (A) is correct. Hence (D) is correct.",
+]
+
+
+@pytest.mark.parametrize("pred", LETTER_HEDGES)
+def test_letter_hedges_read_as_neither_letter(pred):
+    assert not _ok(pred, "A", kind="mcq")
+    assert not _ok(pred, "D", kind="mcq")
+
+
+def test_a_concluding_mention_that_rules_a_letter_out_is_no_statement():
+    assert _ok("KE is lost, so (A) is false.\n\n<final_answer>\\boxed{C}</final_answer>", "C", kind="mcq")
+    assert _ok("Answer: (D)\nWait, the sign flips, so the answer is (A).", "A", kind="mcq")

@@ -1,6 +1,7 @@
 """Answer extraction from raw model output.  Never raises."""
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -443,9 +444,14 @@ _LETTER_STATEMENTS = [re.compile(p) for p in (
     r"\b(?:[Mm]y|[Tt]he|[Ff]inal)\s(?:final\s)?(?:answer|choice|pick)\s?:\s?(?:(?:option|choice)s?\s?)?(" + _LETTERS
     + r")(?![A-Za-z])",
     r"\b(?:[Hh]ence|[Tt]hus|[Ss]o|[Tt]herefore),?\s(?:the\s(?:answer|option)\sis\s)?(?:(?:option|choice)\s?)?"
-    r"(\([A-H]\)|[A-H](?=[.!](?:\s|$)|\s?$))",  # "Therefore (D)", "Therefore D." (the letter is the sentence)
+    r"(\([A-H]\)|[A-H](?=[.!](?:\s|$)|\s?$))(?!\s?(?:is|are)\s(?:not\b|false|wrong|incorrect|invalid))",
+    # "Therefore (D)", "Therefore D." (the letter is the sentence); "so (A) is false" names no choice
     r"(?:[Oo]ption|[Cc]hoice)s?\s?(" + _LETTERS + r")(?=\s?[.!]?\s?$)",  # "... so option D." ends the text
 )]
+
+
+_BARE_LINE = re.compile(r"(?m)^[ \t]*\**\(?([A-H])\)?[.)]?\**[ \t]*$")
+_CONCLUDING = (0, 4, 5)  # indexes of _LETTER_STATEMENTS that state a conclusion ("correct answer is", "Hence (C)")
 
 
 @dataclass(frozen=True)
@@ -528,7 +534,7 @@ def read_letters(text, valid: str = "ABCD") -> LetterReading:
         got, opt = _letters_of(r.answer, valid)
         if got:
             cands.append((r.end, got, opt))
-    for rx in _LETTER_STATEMENTS:
+    for k, rx in enumerate(_LETTER_STATEMENTS):
         for m in rx.finditer(body):
             got = letters_in(m.group(1), valid) or (re.findall(r"[A-H]", m.group(1)) if "/" in m.group(1) else None)
             if got:
@@ -538,6 +544,13 @@ def read_letters(text, valid: str = "ABCD") -> LetterReading:
                     after = body[m.end():m.end() + 400]
                     opt = after[:_sentence_end(after, 0)].strip(" .:)\n") or None
                 cands.append((m.end(), got, opt))
+                if k in _CONCLUDING:  # "the correct answer is (C)", "Hence (C)": committed statements too
+                    strong.append((m.start(), m.end(), "".join(sorted(set(got)))))
+    # a letter alone on its line is a statement of it ("B\n\nC" names two)
+    for m in _BARE_LINE.finditer(body):
+        if m.group(1) in valid:
+            strong.append((m.start(), m.end(), m.group(1)))
+    strong.sort(key=lambda x: x[0])
     lines = [ln for ln in body.strip().splitlines() if ln.strip()]
     if not cands and re.fullmatch(r"\s?[a-h]\s?", body):
         cands.append((len(body), [body.strip().upper()], None))  # the whole output is one lowercase letter
@@ -570,22 +583,27 @@ def read_letters(text, valid: str = "ABCD") -> LetterReading:
         return LetterReading(tuple(got), "the options are listed, none is chosen", None)
     if r.refused and r.end >= pos:
         return LetterReading(tuple(got), r.refused, opt)
-    if opt and re.search(r"\b(?:or|alternatively|otherwise|maybe|perhaps|possibly|either)\b,?\s?(?:option\s?)?"
+    if opt and re.search(r"\b(?:or|alternatively|otherwise|maybe|perhaps|possibly|either)\b,?[\s*_$]{0,6}(?:option\s?)?"
                          r"\(?[A-H]\)?(?![A-Za-z])", opt):
         return LetterReading(tuple(got), "another option is named beside the answer", opt)
     m = _ALTERNATIVE_AFTER.search(body, pos)
     if m and re.search(r"(?<![A-Za-z])\(?[A-H]\)?(?![A-Za-z])", body[m.end():m.end() + 40]):
         return LetterReading(tuple(got), "another option is named after the answer", opt)
+    # a value of the chosen letter offered as an alternative right after it ("**(B)** or **(C)**",
+    # "Option B is correct, though option C might be")
+    if re.match(r"[\s*_$)\]}.]{0,6},?\s?(?:or|maybe|perhaps|possibly|alternatively|though|but|and/or)\b[^.\n]{0,40}?"
+                r"(?<![A-Za-z'’])\(?[A-H]\)?(?![A-Za-z'’])", body[pos:pos + 60]):
+        return LetterReading(tuple(got), "another option is named after the answer", opt)
     # two committed letter statements that disagree, with no correction cue between them: the output
-    # never commits to one letter ("Answer: A ... Answer: B ... Answer: A", a loop), as for values
-    if len(strong) >= 2 and strong[-1][1] == pos:
-        s_last, _, l_last = strong[-1]
-        cue = -1  # where the last correction cue (or "finally") before the last statement starts
-        for rx in (CORRECTION, FINALLY):
-            for m in rx.finditer(body, 0, s_last):
-                cue = max(cue, m.start())
-        for _s, e0, l0 in strong[:-1]:
-            if l0 != l_last and e0 <= s_last and cue < e0:
+    # never commits to one letter ("Answer: A ... Answer: B ... Answer: A", a loop; "B\n\nC"), as for values
+    final = "".join(sorted(set(got)))
+    other = [(s0, e0) for s0, e0, l0 in strong if l0 != final]
+    if other:
+        cues = sorted(m.start() for rx in (CORRECTION, FINALLY) for m in rx.finditer(body))
+        for s0, e0 in other:
+            lo, hi = (e0, pos) if e0 <= pos else (pos, s0)  # the text between the two statements
+            k = bisect.bisect_left(cues, lo)
+            if not (k < len(cues) and cues[k] < hi):
                 return LetterReading(tuple(got), "two committed answers name different letters", opt)
     seq = ["".join(sorted(set(c[1]))) for c in cands]
     tail = [x for i, x in enumerate(seq) if i == 0 or cands[i][0] != cands[i - 1][0]][-6:]
