@@ -406,3 +406,10 @@ def test_letter_hedges_read_as_neither_letter(pred):
 def test_a_concluding_mention_that_rules_a_letter_out_is_no_statement():
     assert _ok("KE is lost, so (A) is false.\n\n<final_answer>\\boxed{C}</final_answer>", "C", kind="mcq")
     assert _ok("Answer: (D)\nWait, the sign flips, so the answer is (A).", "A", kind="mcq")
+
+
+def test_a_flood_of_agreeing_conclusions_stays_inside_the_deadline():
+    text = ("\\boxed{5 N} " + "So 5 N. " * 3000)[:20000]
+    v = check(text, "5 N")
+    assert v.equivalent, v.reason
+    assert not _ok(("\\boxed{5 N} " + "So 5 N. " * 3000)[:19990] + " So 6 N.", "5 N")

@@ -1030,14 +1030,15 @@ def _conclusion_after(pred: str, a: str, end: int, cfg):
     body = prepare(pred)
     if end < 0 or end >= len(body):
         return None
-    start = end
+    start, concl = end, []
     for stop, nxt in itertools.chain(((m.start(), m.end()) for m in _SENT_END.finditer(body, end)),
                                      ((len(body), len(body)),)):
         sent = body[start:stop]
         start = nxt
         c = _CONCLUSION.match(sent)
-        if c is None or not re.search(r"\d", sent):
-            continue
+        if c is not None and re.search(r"\d", sent):
+            concl.append((sent, c))
+    for sent, c in concl[-4:]:  # the last few conclusions (a flood of "So 5 N." costs one check each)
         _tick()
         cand = _clean(_answer_sentence(sent[c.end():]))
         try:
