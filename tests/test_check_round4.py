@@ -413,3 +413,15 @@ def test_a_flood_of_agreeing_conclusions_stays_inside_the_deadline():
     v = check(text, "5 N")
     assert v.equivalent, v.reason
     assert not _ok(("\\boxed{5 N} " + "So 5 N. " * 3000)[:19990] + " So 6 N.", "5 N")
+
+
+# a value stated under a condition after the answer ("(If friction is included: ...)") is another answer
+def test_a_conditional_value_after_the_answer_is_refused():
+    assert not _ok("Final answer: 12 J\n(If the surface is rough: 9 J)", "12 J")
+    assert not _ok("The answer is 12 J. With friction it would be 9 J.", "12 J")
+    assert not _ok("The answer is 12 J. With friction it would be 9 J.", "9 J")
+
+
+def test_a_condition_that_states_an_assumption_still_reads():
+    assert _ok("Final answer: 12 J\n(if g = 9.8 m/s^2)", "12 J")
+    assert _ok("\\boxed{12 J}. If we convert, 0.012 kJ.", "12 J")

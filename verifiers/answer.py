@@ -931,7 +931,9 @@ def _check_symbolic(a, ref, kind, cfg):
 
 
 _FINALLY = FINALLY
-_CONCLUSION = re.compile(r"(?i)\s*(?:so|thus|therefore|hence|consequently|in conclusion)\b,?\s?")
+# a sentence after the answer that concludes ("So ...") or states the value under a condition ("(If friction
+# is included: 6 m/s)", "With air drag, ...")
+_CONCLUSION = re.compile(r"(?i)\s*\(?\s*(?:so|thus|therefore|hence|consequently|in conclusion|if|when|with|without)\b,?\s?")
 
 
 def _conflicting_commit(pred: str, a: str, end: int, cfg):
