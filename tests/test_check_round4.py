@@ -425,3 +425,11 @@ def test_a_conditional_value_after_the_answer_is_refused():
 def test_a_condition_that_states_an_assumption_still_reads():
     assert _ok("Final answer: 12 J\n(if g = 9.8 m/s^2)", "12 J")
     assert _ok("\\boxed{12 J}. If we convert, 0.012 kJ.", "12 J")
+
+
+# "i.e." and "e.g." are abbreviations, not sentence ends: what follows them belongs to the answer
+def test_ie_is_no_sentence_end():
+    assert _ok("for t from 1 s to 3 s inclusive, i.e. [1, 3] s", "[1 s, 3 s]")
+    assert _ok("The answer is 10 m/s, i.e. 36 km/h.", "10 m/s")
+    assert not _ok("The answer is 10 m/s, i.e. 12 m/s.", "10 m/s")
+    assert not _ok("The answer is 10 m/s, i.e. 12 m/s.", "12 m/s")

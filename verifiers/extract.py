@@ -84,7 +84,7 @@ def _clean(ans: str) -> str:
     return ans.strip()
 
 
-_SENTENCE_END = re.compile(r"\.(?=\s+[A-Z(\[]|\s*$)|\s+I hope it is correct")
+_SENTENCE_END = re.compile(r"(?<!i\.e)(?<!e\.g)\.(?=\s+[A-Z(\[]|\s*$)|\s+I hope it is correct")  # "i.e. [2, 4]" goes on
 
 
 def _unit_like(s: str) -> bool:
