@@ -60,7 +60,6 @@ OPTS = {"A": r"$3.1 \pm 0.1 \mathrm{~cm}$", "B": r"$3.1 \pm 0.2 \mathrm{~cm}$",
         "C": "The field inside the conductor vanishes everywhere", "D": "The charge resides on the outer surface only"}
 
 
-@pytest.mark.xfail(strict=True, reason="class not fixed yet in round three")
 def test_letter_with_another_options_latex_text_is_refused():
     assert not _ok("The correct choice is:\n\n(B) $3.1 \\pm 0.1 \\mathrm{~cm}$", "B", kind="mcq", options=OPTS)
     assert _ok("The correct choice is:\n\n(A) $3.1 \\pm 0.1 \\mathrm{~cm}$", "A", kind="mcq", options=OPTS)
@@ -73,13 +72,11 @@ def test_letter_with_another_options_long_text_on_its_line_is_refused():
                kind="mcq", options=OPTS)
 
 
-@pytest.mark.xfail(strict=True, reason="class not fixed yet in round three")
 def test_a_dangling_empty_answer_cue_after_a_letter():
     assert _ok("D\n\nFinal answer:", "D", kind="mcq")
     assert not _ok("D\n\nFinal answer:", "C", kind="mcq")
 
 
-@pytest.mark.xfail(strict=True, reason="class not fixed yet in round three")
 def test_letters_in_sentences():
     assert _ok("The true statements are B and D.", "BD", kind="mcq_multi")
     assert _ok("B, C and D are all correct.", "BCD", kind="mcq_multi")
@@ -90,7 +87,6 @@ def test_letters_in_sentences():
 
 # --- tuples and vectors with the unit outside ----------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="class not fixed yet in round three")
 def test_tuple_reference_with_a_unit_after_it():
     assert _ok("(6 N, 8 N)", "(6, 8) N")
     assert _ok("\\boxed{(6, 8)}", "(6, 8) N")
@@ -103,7 +99,6 @@ def test_tuple_reference_with_a_unit_after_it():
 
 # --- formatting ------------------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="class not fixed yet in round three")
 def test_bold_math_and_spaced_boxes():
     assert _ok("Hence $\\mathbf{3.5 \\times 10^{4}\\ J}$.", "35000 J")
     assert _ok("$$ \\boxed{\\, a = 2.45\\ \\text{m/s}^2 \\,} $$", "2.45 m/s^2")

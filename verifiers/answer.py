@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import math
 import re
 import threading
@@ -22,8 +23,9 @@ from dataclasses import dataclass
 
 from verifiers import safeexpr, symbolic, worker
 from verifiers.config import CheckConfig
-from verifiers.extract import (CORRECTION, NUMBER_WORD, collapse_space, extract_boxed, last_boxed, letters_in, number_words, prepare,
-                               read_answer, read_letters, statements)
+from verifiers.extract import (CORRECTION, FINALLY, NUMBER_WORD, _answer_sentence, _clean, _SENT_END, collapse_space,
+                               extract_boxed, last_boxed, letters_in, listed_options, number_words, prepare, read_answer, read_letters,
+                               statements)
 from verifiers.units import get_ureg, to_absolute
 
 MAX_LEN = 2000
@@ -143,8 +145,19 @@ def _unit_spellings(s: str) -> str:
     return re.sub(r"\bhrs\b", "h", s)
 
 
+_VULGAR = {"½": "1/2", "⅓": "1/3", "⅔": "2/3", "¼": "1/4", "¾": "3/4", "⅕": "1/5", "⅖": "2/5", "⅗": "3/5", "⅘": "4/5",
+           "⅙": "1/6", "⅚": "5/6", "⅛": "1/8", "⅜": "3/8", "⅝": "5/8", "⅞": "7/8"}
+_VULGAR_RE = re.compile(r"(\d?)([" + "".join(_VULGAR) + "])")
+
+
+def _fractions(s: str) -> str:
+    """Unicode fractions: "½" is 1/2, "1¾" the mixed number (1+3/4), "2⁄3" (a fraction slash) 2/3."""
+    s = s.replace("\u2044", "/")
+    return _VULGAR_RE.sub(lambda m: f"({m.group(1)}+{_VULGAR[m.group(2)]})" if m.group(1) else _VULGAR[m.group(2)], s)
+
+
 def _norm(s: str) -> str:
-    s = collapse_space(s).translate(_UNICODE_UNITS)
+    s = _fractions(collapse_space(s).translate(_UNICODE_UNITS))
     s = re.sub(r"\^\s*\{\s*\\circ\s*\}", "°", s)  # 25^{\circ}\mathrm{C}: a degree sign, never a power
     s = _siunitx_all(s)
     s = re.sub(r"(?<=\d)\s?X\s?(?=10\s?(?:\^|\*\*))", "*", s)  # 1.2 X 10^-3
@@ -160,7 +173,8 @@ def _norm(s: str) -> str:
     for _ in range(4):
         s = re.sub(r"\^\s*\{([^{}]*)\}", r"**(\1)", s)
     for _ in range(4):
-        s = re.sub(r"\\(?:mathrm|text|textrm|textnormal|textbf|rm|mathit|operatorname|si|num|mbox)\s*\{([^{}]*)\}",
+        s = re.sub(r"\\(?:mathrm|text|textrm|textnormal|textbf|rm|mathit|operatorname|si|num|mbox|mathbf|boldsymbol|bm|"
+                   r"textit|emph|mathsf)\s*\{([^{}]*)\}",
                    r" \1", s)
     # a unit written as a fraction: 5 \frac{\text{km}}{\text{s}} is 5 km/s, never a bare 5 read in the
     # reference's unit (\frac{3}{4}, with no letter, is left to the expression reader)
@@ -342,9 +356,19 @@ def _option_letters(text: str, options: dict, cfg) -> set:
         _CLOCK.answer = said  # the nested checks read the option texts, not the output
 
 
+_OPT_WRAP = re.compile(r"\\(?:text|textbf|textit|mathrm|mathbf|mathit|textnormal|operatorname)\s?\{([^{}]*)\}")
+_OPT_SPACE = re.compile(r"\\[,;:! ]|~|\\(?:quad|qquad)\b")
+
+
+def _option_norm(s: str) -> str:
+    """An option's text as a grader compares it: LaTeX text wrappers, spacing and math delimiters left
+    out ("(C) $2.22 \\pm 0.02 ~mm$" writes "$2.22 \\pm 0.02 \\mathrm{~mm}$")."""
+    return _text_norm(_OPT_SPACE.sub(" ", _OPT_WRAP.sub(r"\1", s)).replace("$", " "))
+
+
 def _option_letters_of(text: str, options: dict, cfg) -> set:
-    t = _text_norm(text)
-    same = {k for k, o in options.items() if _text_norm(str(o)) == t}
+    t = _option_norm(text)
+    same = {k for k, o in options.items() if _option_norm(str(o)) == t}
     if same or not re.search(r"\d", text):
         return same
     out = set()
@@ -385,6 +409,16 @@ def _check_mcq(pred, ref, kind, cfg, options=None):
     if rl.refused:
         return _v(False, kind, cfg, f"pred refused: {rl.refused}", "".join(rl.letters), rc)
     got = list(rl.letters)
+    if options and rl.rest and len(set(got)) == 1:
+        # "B\n\nThe proton is deflected in the +y-direction" where that is option C's text: the
+        # explanation after a lone letter states another option, so the output commits to neither
+        said = _option_norm(rl.rest)
+        other = sorted(k for k, o in options.items() if k != got[0] and len(_option_norm(str(o))) >= 8
+                       and f" {_option_norm(str(o))} " in f" {said} ")
+        own = _option_norm(str(options.get(got[0], "")))
+        if other and not (len(own) >= 8 and f" {own} " in f" {said} "):
+            return _v(False, kind, cfg, f"letter {got[0]} explained with the text of option {''.join(other)}",
+                      got[0], rc)
     if options:
         if got and rl.text and len(set(got)) == 1:
             named = _option_letters(rl.text, options, cfg)
@@ -399,6 +433,14 @@ def _check_mcq(pred, ref, kind, cfg, options=None):
             named = _option_letters(rl.text, options, cfg)
             if len(named) == 1 or (multi and named):
                 got = sorted(named)
+    elif got and rl.text and len(set(got)) == 1 and isinstance(pred, str):
+        # no options given: the option list the output writes out itself ("A) 1.0 m/s  B) 2.0 m/s ...
+        # Answer: D) 2.0 m/s"); a letter written with another listed option's text is no commitment
+        listed = listed_options(pred)
+        named = _option_letters(rl.text, listed, cfg) if listed else set()
+        if named and got[0] not in named and _option_norm(rl.text) != _option_norm(listed.get(got[0], "")):
+            return _v(False, kind, cfg, f"letter {got[0]} written with the text of listed option "
+                      f"{''.join(sorted(named))}", got[0], rc)
     got = frozenset(got)
     if not multi:
         if not got:
@@ -560,7 +602,7 @@ def _pred_number(a, cfg):
        10^{8} m/s in vacuum`` reads 3e8 m/s); a number that is part of an expression (``4`` in
        ``(3\\hat{i} + 4\\hat{j})``, ``3`` in ``10/3``, ``1`` in ``(1+m/N)``) is no value.
     """
-    a = collapse_space(a)
+    a = _fractions(collapse_space(a))
     if _RELATION.search(a):
         return "an inequality is not a value"
     if re.search(r"\\(?:pm|mp)(?![a-zA-Z])|[±∓]|\+/-|\+-(?=\s*\d)", a):
@@ -757,6 +799,11 @@ def _last_number(a: str):
     if not spans:
         return None
     v, end, start = spans[-1]
+    if len(spans) > 1 and t[spans[-2][1]:start].strip() == "/" and float(v).is_integer() and v != 0 \
+            and float(spans[-2][0]).is_integer() and re.fullmatch(r"\d+", t[start:end].strip()):
+        # "stretches 3/4 m": a fraction of two whole numbers standing alone is its value (the checks
+        # below still refuse one inside a longer expression, "2 + 3/4 m", "3/4 x")
+        v, start, spans = spans[-2][0] / v, spans[-2][2], spans[:-1]
     if _LABEL_BEFORE.search(t[max(0, start - 16):start]):
         return "a step, part or equation number is a label, not a value"
     rest = t[end:].strip().lstrip("*").strip() if not t[end:].lstrip().startswith("**") else t[end:].strip()
@@ -829,7 +876,7 @@ def _latex_plain(a: str) -> str | None:
 def _constant_value(a, cfg, in_process: bool = False):
     """float for a constant expression ("3/4", "\\frac{1}{2}", "2\\pi"), else a reason string.
     in_process: never the worker (reading a reference's kind)."""
-    if not re.search(r"\d|\\pi|\bpi\b", a) or len(a) > 300:
+    if not re.search(r"\d|\\pi|\bpi\b|π", a) or len(a) > 300:
         return "no number"
     if "\\" not in a and "{" not in a:
         try:
@@ -883,7 +930,10 @@ def _check_symbolic(a, ref, kind, cfg):
     return _v(r["ok"], kind, cfg, r["why"], r.get("pc"), r.get("rc"))
 
 
-_FINALLY = re.compile(r"(?i)\bfinally\b|\bin the end\b")  # "... and finally \\boxed{8}": the last one is chosen
+_FINALLY = FINALLY
+# a sentence after the answer that concludes ("So ...") or states the value under a condition ("(If friction
+# is included: 6 m/s)", "With air drag, ...")
+_CONCLUSION = re.compile(r"(?i)\s*\(?\s*(?:so|thus|therefore|hence|consequently|in conclusion|if|when|with|without)\b,?\s?")
 
 
 def _conflicting_commit(pred: str, a: str, end: int, cfg):
@@ -895,12 +945,18 @@ def _conflicting_commit(pred: str, a: str, end: int, cfg):
     if len(st) < 2:
         return None
     last_start = st[-1][0]
+    # one pass each (a check per statement over the text between would be quadratic): where the last
+    # digit or "=" and the last correction cue before the last statement are
+    last_digit = max(body.rfind(c, 0, last_start) for c in "0123456789=")
+    last_cue = -1
+    for rx in (CORRECTION, _FINALLY):
+        for m in rx.finditer(body, 0, last_start):
+            last_cue = max(last_cue, m.start())
     for s, e, ans, src in st[:-1]:
         _tick()
-        if src == "box" and re.search(r"[\d=]", body[e:last_start]):
+        if src == "box" and last_digit >= e:
             continue  # a boxed intermediate result, with working after it, is no commitment
-        if not ans or ans == a or e > last_start or CORRECTION.search(body, e, last_start) \
-                or _FINALLY.search(body, e, last_start):
+        if not ans or ans == a or e > last_start or last_cue >= e:
             continue
         try:
             _parse_num(ans)
@@ -914,11 +970,96 @@ def _conflicting_commit(pred: str, a: str, end: int, cfg):
     return None
 
 
+_LIST_SPLIT = re.compile(r"\s?[,;]\s|\s(?:or|and|i\.e\.?,?|≈|\\approx)\s")
+
+
+def _remaining_root(pred: str, cfg):
+    """"x = 1.5 m or x = -0.5 m. Since x must be positive, discard -0.5 m.": the last sentence only
+    rejects one of the two values the sentence before offers; the answer is the other one (None when
+    the sentences are not of that form)."""
+    body = prepare(pred).strip()
+    ends = [m.end() for m in _SENT_END.finditer(body)]
+    if ends and ends[-1] >= len(body):
+        ends = ends[:-1]
+    if not ends or len(body) > 4000:
+        return None
+    cut = ends[-1]
+    prev_start = ends[-2] if len(ends) > 1 else 0
+    last, prev = body[cut:], body[prev_start:cut].strip().rstrip(".")
+    rej = [m for rx in (_NEG_BEFORE, _NEG_AFTER) for m in rx.finditer(last) if re.search(r"\d", m.group())]
+    if len(rej) != 1 or re.search(r"\d", last[:rej[0].start()] + last[rej[0].end():]):
+        return None
+    val = re.search(_NUMBER_RX + _UNIT_RX, rej[0].group())
+    cands = [p.split("=")[-1].strip() for p in _LIST_SPLIT.split(prev) if p.strip()]
+    if val is None or len(cands) != 2:
+        return None
+    same = []
+    for c in cands:
+        _tick()
+        try:
+            same.append(_check(c, val.group().strip(), "numeric", cfg).equivalent)
+        except _Timeout:
+            raise
+        except Exception:  # noqa: BLE001 - a candidate that cannot be read: not this form
+            return None
+    return cands[same.index(False)] if sorted(same) == [False, True] else None
+
+
+def _every_value_matches(a: str, ref: str, cfg):
+    """An answer that states several values ("83,720 J, or about 83.7 kJ") is the reference only if every
+    value it states is (restatements in other units); a hedge of two different values never is."""
+    pieces = [p for p in _LIST_SPLIT.split(a) if p.strip()]
+    if not 2 <= len(pieces) <= 6:
+        return None
+    n = 0
+    for p in pieces:
+        if not re.search(r"\d", p):
+            if NUMBER_WORD.search(p) or not re.fullmatch(r"[A-Za-z\s.]*", p):
+                return None
+            continue  # "... 83.7 kJ, which is reasonable": words, no value
+        _tick()
+        v = _check(p, ref, "numeric", cfg)
+        if not v.equivalent:
+            return None
+        n += 1
+    return f"all {n} values stated match" if n >= 2 else None
+
+
+def _conclusion_after(pred: str, a: str, end: int, cfg):
+    """A concluding sentence after the committed answer ("So 17 N.", "Thus the normal force is 4.0 N.")
+    that states another value of the answer's dimension: the output ends on that value, so the answer
+    is not committed (a conclusion of another dimension is another quantity; the same value agrees)."""
+    body = prepare(pred)
+    if end < 0 or end >= len(body):
+        return None
+    start, concl = end, []
+    for stop, nxt in itertools.chain(((m.start(), m.end()) for m in _SENT_END.finditer(body, end)),
+                                     ((len(body), len(body)),)):
+        sent = body[start:stop]
+        start = nxt
+        c = _CONCLUSION.match(sent)
+        if c is not None and re.search(r"\d", sent):
+            concl.append((sent, c))
+    for sent, c in concl[-4:]:  # the last few conclusions (a flood of "So 5 N." costs one check each)
+        _tick()
+        cand = _clean(_answer_sentence(sent[c.end():]))
+        try:
+            vo = _check(cand, a, "numeric", cfg)
+        except _Timeout:
+            raise
+        except Exception:  # noqa: BLE001 - a sentence that is no value cannot disagree
+            continue
+        if not vo.equivalent and vo.reason.startswith("numeric mismatch"):
+            return f"a conclusion after the answer states another value ({cand[:40]!r})"
+    return None
+
+
 def _check(pred, ref, kind, cfg, options=None):
     ref = str(ref)
     if "\\boxed" in ref or "\\fbox" in ref:  # a reference written as a solution line
         ref = extract_boxed(ref) or ref
-    kind = kind or infer_kind(ref)
+    vec = _vector_parts(ref) if kind in (None, "numeric") and "@" not in ref else None
+    kind = kind or ("numeric" if vec else infer_kind(ref))
     if kind in ("mcq", "mcq_multi"):
         return _check_mcq(pred, ref, kind, cfg, options)
     r = read_answer(pred) if isinstance(pred, str) else None
@@ -928,15 +1069,27 @@ def _check(pred, ref, kind, cfg, options=None):
         return _v(False, kind, cfg, "no answer extracted", answered=False)
     _CLOCK.answer = a
     if len(a) > MAX_LEN:
+        # "3.1111...1" with thousands of decimals: digits past the 30th significant one change nothing at
+        # any tolerance the checker uses (a tiny "0.000...01" keeps all its digits: it is not zero)
+        a = re.sub(r"(\.0*[1-9]\d{0,29})\d+", r"\1", a)
+    if len(a) > MAX_LEN:
         return _v(False, kind, cfg, "input too long")
     if r.refused:
         return _v(False, kind, cfg, f"pred refused: {r.refused}", a, ref)
     if kind in ("numeric", "integer") and r.source in ("tag", "box", "sentence") and isinstance(pred, str):
-        why = _conflicting_commit(pred, a, r.end, cfg)
+        why = _conflicting_commit(pred, a, r.end, cfg) or _conclusion_after(pred, a, r.end, cfg)
         _CLOCK.answer = a
         if why:
             return _v(False, kind, cfg, f"pred refused: {why}", a, ref)
+    ref_iv = _interval(ref, strict=True) if kind in ("symbolic", "numeric") else None
+    if ref_iv is not None:
+        got_iv = _check_interval(a, ref_iv, kind, cfg)
+        _CLOCK.answer = a
+        if got_iv is not None:
+            return got_iv
     tup = _tuple_parts(ref)
+    if tup is None and kind != "symbolic":
+        tup = vec  # "(3\\hat{i} + 4\\hat{j}) N": the tuple of its components
     if tup is not None and kind != "symbolic":
         return _check_tuple(a, tup, kind, cfg)
     if kind == "symbolic":
@@ -961,6 +1114,18 @@ def _check(pred, ref, kind, cfg, options=None):
     _tick()
     got = _pred_number(a, cfg)
     _tick()
+    if isinstance(got, str) and got.startswith(("a negated value", "several values")) and r.source == "tail" \
+            and isinstance(pred, str):
+        rest = _remaining_root(pred, cfg)
+        _CLOCK.answer = a
+        if rest is not None:
+            a, got = rest, _pred_number(rest, cfg)
+            _CLOCK.answer = a
+    if isinstance(got, str) and got.startswith("several values") and kind == "numeric":
+        same = _every_value_matches(a, ref, cfg)
+        _CLOCK.answer = a
+        if same:
+            return _v(True, kind, cfg, f"numeric match ({same})", a, ref)
     if isinstance(got, str):
         return _v(False, kind, cfg, f"pred unparseable: {got}", a, ref)
     pv, pu = got
@@ -1016,29 +1181,221 @@ def _top_split(s: str) -> list:
     return [p.strip() for p in out]
 
 
-def _tuple_parts(text: str):
-    """The components of a tuple of numbers with units, "(2 m/s, 3 m/s)", "\\langle 1, 2, 3 \\rangle";
-    None for anything else (a tuple of symbols or an interval is compared by the symbolic reader)."""
-    m = _TUPLE.fullmatch(text.strip().strip("$"))
-    if not m or "," not in m.group(1):
+_TUPLE_UNIT = re.compile(r"\s*(?:\(|\\left\(|\\langle|⟨)(.*)(?:\)|\\right\)|\\rangle|⟩)([^()⟩]*)")
+
+
+def _tuple_parts(text: str, strict: bool = True):
+    """The components of a tuple of numbers with units, "(2 m/s, 3 m/s)", "\\langle 1, 2, 3 \\rangle", or
+    with one unit after it for every component ("(2, 3) m/s": "2 m/s", "3 m/s"); None for anything else
+    (a tuple of symbols or an interval is compared by the symbolic reader). strict: every component
+    must be a number with a unit (a reference); else any constant ("(3/5, 4/5)", read by the checker)."""
+    t = text.strip().strip("$").strip()
+    if len(t) > MAX_LEN:
         return None
+    m = _TUPLE.fullmatch(t)
+    unit = None
+    if not m:
+        m = _TUPLE_UNIT.fullmatch(t)
+        if not m or not m.group(2).strip():
+            return None
+        unit = re.sub(r"^(?:\\[,;: ]|~|\s)+", "", m.group(2)).strip()
+        try:
+            _, u, _ = _parse_num("1 " + unit)
+        except ValueError:
+            return None
+        if u is None or not _unit_ok(u):
+            return None
+    if "," not in m.group(1):
+        return None
+    depth = 0
+    for ch in m.group(1):  # "(1, 2) m or (3, 4) m" is two tuples, not one: the inside must balance
+        depth += (ch in "([{") - (ch in ")]}")
+        if depth < 0:
+            return None
     parts = _top_split(m.group(1))
     if len(parts) < 2 or not all(parts):
         return None
+    out = []
     for p in parts:
         try:
             _, u, _ = _parse_num(p)
         except ValueError:
+            if strict or unit is None and not re.search(r"\d", p):
+                return None
+            u = None
+        if u is not None and not strict and not _unit_ok(u):
+            u = None  # "1/2": a constant, read by the checker
+        if u is not None and (unit is not None or not _unit_ok(u)):
+            return None  # "(2 m, 3 m) s" is no tuple of quantities
+        out.append(f"{p} {unit}" if unit else p)
+    return out
+
+
+_UV_TOKEN = re.compile(r"\\(?:hat|vec|mathbf|boldsymbol|bm)\s?(?:\{\s?\\?([ijkxyz]|imath|jmath)\s?\}|\s\\?([ijkxyz]|imath|jmath)\b)"
+                       r"|([ijkxyz])\u0302|([îĵ])")
+_UV_AXIS = {"i": 0, "imath": 0, "x": 0, "î": 0, "j": 1, "jmath": 1, "y": 1, "ĵ": 1, "k": 2, "z": 2}
+_UV_TERM = re.compile(r"\s?([-+])?\s?(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)?\s?\*?\s?@([012])\s?")
+
+
+def _vector_parts(text: str):
+    """The components of a combination of unit vectors ("3\\hat{i} - 4\\hat{j}", "(2\\hat{x} + \\hat{z}) N",
+    "3i + 4j m/s"), as a tuple of quantities in the order x, y, z; None for anything else. Coefficients
+    are plain numbers (a symbol or an expression is no component)."""
+    t = text.strip().strip("$").strip()
+    if len(t) > 300:
+        return None
+    t = re.sub(r"^(?:\\vec\s?\{?\s?[A-Za-z]\s?\}?|[A-Za-z](?:_\{?\w+\}?)?)\s?=\s?", "", t)  # "\\vec F = "
+    body = _UV_TOKEN.sub(lambda m: "@" + str(_UV_AXIS[next(g for g in m.groups() if g)]), t)
+    if "@" not in body:
+        body = re.sub(r"(?<=[\d\s])([ijk])\b(?=\s*[-+)]|\s*$|\s+[A-Za-zµΩ])",
+                      lambda m: "@" + str(_UV_AXIS[m.group(1)]), t)  # "3i + 4j N"
+        if len(set(re.findall(r"@\d", body))) < 2:
+            return None  # "2k" is a product (2 times k), not a vector along z
+    last = body.rfind("@") + 2
+    head, unit = body[:last], body[last:].strip()
+    if unit.startswith(")") and head.lstrip().startswith(("(", "\\left(")):
+        head, unit = re.sub(r"^\s?(?:\\left)?\(", "", head), re.sub(r"^\)\s?", "", unit)
+    unit = re.sub(r"^(?:\\right\)|\\[,;: ]|~|\s)+", "", unit).strip()
+    comp, pos = {}, 0
+    for m in _UV_TERM.finditer(head):
+        if m.start() != pos or (pos and not m.group(1)):
+            return None  # something between the terms, or two terms with no sign between them
+        axis = int(m.group(3))
+        if axis in comp:
             return None
-        if u is not None and not _unit_ok(u):
+        comp[axis] = (-1 if m.group(1) == "-" else 1) * float(m.group(2) or 1)
+        pos = m.end()
+    if not comp or pos != len(head):
+        return None
+    if unit:
+        try:
+            _, u, _ = _parse_num("1 " + unit)
+        except ValueError:
             return None
-    return parts
+        if u is None or not _unit_ok(u):
+            return None
+    n = 3 if 2 in comp else 2
+    return [f"{comp.get(i, 0.0):g} {unit}".strip() for i in range(n)]
+
+
+_INF = r"[-+]?\s?(?:\\infty|∞|inf(?:inity)?)"
+_END = r"(?:" + _INF + r"|[-+]?\s?\d[^,\[\]()]{0,40}?)"
+_BRACKETS = re.compile(r"(?:[A-Za-z]\w{0,3}\s?(?:∈|\\in(?![a-z]))\s?)?(?:\\left)?([\[(])\s?(" + _END + r")\s?,\s?(" + _END
+                       + r")\s?(?:\\right)?([\])])\s?([^,\[\]()]{0,30})")
+_LESS = r"(<|≤|\\le(?:q)?(?![a-z])|\\lt(?![a-z])|<=)"
+_CHAIN = re.compile(r"([-+]?\s?\d[\d.eE+\-]{0,20})\s?([^\s<≤\\\d]{0,12})\s?" + _LESS + r"\s?[A-Za-z]\w{0,3}\s?" + _LESS
+                    + r"\s?([-+]?\s?\d[\d.eE+\-]{0,20})\s?([^<≤>≥]{0,30})")
+_ONE_SIDE = re.compile(r"[A-Za-z]\w{0,3}\s?(>|≥|\\ge(?:q)?(?![a-z])|\\gt(?![a-z])|>=|<|≤|\\le(?:q)?(?![a-z])|\\lt(?![a-z])|<=)"
+                       r"\s?([-+]?\s?\d[\d.eE+\-]{0,20})\s?([^<≤>≥]{0,30})")
+_ABS = re.compile(r"\|\s?[A-Za-z]\w{0,3}\s?\|\s?" + _LESS + r"\s?(\d[\d.eE+\-]{0,20})\s?([^<≤>≥|]{0,30})")
+
+
+def _interval(text: str, strict: bool):
+    """(lo, hi, lo_closed, hi_closed) of an interval: "[0, 2] m", "x ∈ [2 s, 4 s]", "(0, \\infty)" and, when
+    not strict (an answer), "1 < x ≤ 3", "0 ≤ t < 5 s", "x > 0" (to infinity), "|x| ≤ 1"; endpoints are texts
+    with the unit after the interval given to each ("inf"/"-inf" for infinite ends). A reference must be
+    bracketed with a square bracket or an infinite end (a bare "(1, 3)" is a tuple); None otherwise."""
+    t = text.strip().strip("$").strip().rstrip(".")
+    if len(t) > 200:
+        return None
+
+    def fin(e, unit):
+        e = e.strip()
+        if re.fullmatch(_INF, e):
+            return "-inf" if e.lstrip().startswith("-") else "inf"
+        return f"{e} {unit}".strip() if unit and not re.search(r"[A-Za-zµΩ°]", e) else e
+
+    m = _BRACKETS.fullmatch(t)
+    if m:
+        lo_b, lo, hi, hi_b, unit = m.groups()
+        if strict and lo_b == "(" and hi_b == ")" and not (re.fullmatch(_INF, lo.strip()) or re.fullmatch(_INF, hi.strip())):
+            return None
+        return fin(lo, unit.strip()), fin(hi, unit.strip()), lo_b == "[", hi_b == "]"
+    if strict:
+        return None
+    m = _CHAIN.fullmatch(t)
+    if m:
+        lo, lo_u, op1, op2, hi, unit = m.groups()
+        unit = unit.strip() or lo_u.strip()
+        return fin(lo, unit), fin(hi, unit), op1 not in ("<", "\\lt"), op2 not in ("<", "\\lt")
+    m = _ABS.fullmatch(t)
+    if m:
+        op, hi, unit = m.groups()
+        closed = op not in ("<", "\\lt")
+        return fin("-" + hi, unit.strip()), fin(hi, unit.strip()), closed, closed
+    m = _ONE_SIDE.fullmatch(t)
+    if m:
+        op, v, unit = m.groups()
+        closed = op in ("≥", "≤", ">=", "<=") or op.startswith(("\\ge", "\\le"))
+        if op in (">", "≥", ">=") or op.startswith(("\\g",)):
+            return fin(v, unit.strip()), "inf", closed, False
+        return "-inf", fin(v, unit.strip()), False, closed
+    return None
+
+
+def _check_interval(a: str, ref_iv, kind, cfg):
+    """End points and openness of an interval answer against an interval reference; None when the answer
+    is no interval (the caller goes on as before)."""
+    got = _interval(a, strict=False)
+    if got is None:
+        m = re.search(r"(?:i\.e\.?,?|so|hence|thus|:)\s?(?=[\[(]|[A-Za-z]\w{0,3}\s?(?:∈|\\in\b))", a)
+        got = _interval(a[m.end():], strict=False) if m else None  # "between t = 2 s and 4 s, i.e. [2, 4] s"
+        if got is None:
+            return None
+    rc = f"{'[' if ref_iv[2] else '('}{ref_iv[0]}, {ref_iv[1]}{']' if ref_iv[3] else ')'}"
+    if got[2:] != ref_iv[2:]:
+        return _v(False, kind, cfg, "interval mismatch: open and closed ends differ", a, rc)
+    for g, r in zip(got[:2], ref_iv[:2]):
+        if g in ("inf", "-inf") or r in ("inf", "-inf"):
+            if g != r:
+                return _v(False, kind, cfg, "interval mismatch: end points differ", a, rc)
+            continue
+        v = _check(g, r, "numeric", cfg)
+        if not v.equivalent:
+            return _v(False, kind, cfg, f"interval mismatch: end point {g!r} vs {r!r}: {v.reason}", a, rc)
+    return _v(True, kind, cfg, "interval match", a, rc)
+
+
+_SUBSCRIPT = str.maketrans("₀₁₂₃₄₅₆₇₈₉ₓᵧ", "0123456789xy")
+_ASSIGNED = re.compile(r"\s?\\?[A-Za-z]{1,8}\s?(?:_\s?\{?\s?([A-Za-z0-9]{1,3})\s?\}?|([0-9xyz]))\s?=\s?([^=]+)")
+
+
+def _assigned_parts(a: str):
+    """The values of one assignment per component, in order ("v_x = 3 m/s, v_y = 4 m/s", "v₁ = 1 m/s and
+    v₂ = 3 m/s"): the subscripts must run in order (x, y, z or 1, 2, 3), else None (which is which is
+    then the question's, not the checker's)."""
+    if len(a) > 400:
+        return None
+    pieces = [p for p in re.split(r"\s?[,;]\s|\s(?:and)\s", a.translate(_SUBSCRIPT)) if p.strip()]
+    if not 2 <= len(pieces) <= 3:
+        return None
+    subs, vals = [], []
+    for p in pieces:
+        m = _ASSIGNED.fullmatch(p.strip().rstrip("."))
+        if not m:
+            return None
+        subs.append((m.group(1) or m.group(2)).lower())
+        vals.append(m.group(3).strip())
+    order = [s[-1] for s in subs]
+    if order not in (list("xyz"[:len(order)]), list("123"[:len(order)]), list("012"[:len(order)])):
+        return None
+    return vals
 
 
 def _check_tuple(a, parts, kind, cfg):
     """Component-wise comparison, in order, of a tuple answer with a tuple reference."""
     rc = "(" + ", ".join(parts) + ")"
-    got = _tuple_parts(a)
+    got = _tuple_parts(a, strict=False)
+    if got is None:
+        # "The point is at (50 cm, -20 cm)": words with no number before the tuple are prose
+        m = re.match(r"[^\d()\\⟨]*?(?=\(|\\left\(|\\langle|⟨)", a)
+        got = _tuple_parts(a[m.end():], strict=False) if m and m.end() else None
+    if got is None:
+        got = _assigned_parts(a)
+    if got is None:
+        got = _vector_parts(a)
+        if got is not None and len(got) < len(parts):
+            got = got + ["0"] * (len(parts) - len(got))  # "2\\hat{i} - \\hat{j}" against (2, -1, 0): no z part
     if got is None:
         return _v(False, kind, cfg, "pred is not a tuple", a, rc)
     if len(got) != len(parts):

@@ -1,6 +1,7 @@
 """Answer extraction from raw model output.  Never raises."""
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -63,19 +64,27 @@ def extract_boxed(text: str):
     return last.strip() if last is not None else None
 
 
+_SPACING_ENDS = re.compile(r"^(?:\\[,;:! ]|\\q?quad(?![a-zA-Z])|\s)+|(?:\\[,;:! ]|\\q?quad(?![a-zA-Z])|\s)+$")
+# markdown emphasis, a pair of markers around words ("*approximately* **14 m/s**", "__6 m__"); "10**8",
+# "2*pi*r", "5 *10^3", "v_0" stay
+_EMPHASIS = re.compile(r"(?:(?<=[\s(\[:])|^)(\*{1,3}|_{1,3})(?=[^\s*_])([^*_\n]{1,100}?)(?<=[^\s*_])\1(?=[\s.,;:!?)\]]|$)")
+
+
 def _clean(ans: str) -> str:
     ans = ans.strip()
-    ans = re.sub(r"^\*+|\*+$", "", ans).strip()
+    ans = _EMPHASIS.sub(r"\2", ans).strip() if re.search(r"[*_]", ans) else ans
+    ans = re.sub(r"^(?:\*+|_{1,3}(?!\{))|\*+$|(?<=\S)_{1,3}$", "", ans).strip()
     # "\[ \boxed{x} \]" remnants / math delimiters around the whole answer
     for pat in (r"^\\\[(.*)\\\]$", r"^\\\((.*)\\\)$", r"^\$\$(.*)\$\$$", r"^\$(.*)\$$"):
         m = re.match(pat, ans, re.S)
         if m:
             ans = m.group(1).strip()
+    ans = _SPACING_ENDS.sub("", ans)  # "\\boxed{\\, a = 2.45 \\,}": spacing around the box's content
     ans = ans.rstrip(" .;,")
     return ans.strip()
 
 
-_SENTENCE_END = re.compile(r"\.(?=\s+[A-Z(\[]|\s*$)|\s+I hope it is correct")
+_SENTENCE_END = re.compile(r"(?<!i\.e)(?<!e\.g)\.(?=\s+[A-Z(\[]|\s*$)|\s+I hope it is correct")  # "i.e. [2, 4]" goes on
 
 
 def _unit_like(s: str) -> bool:
@@ -100,6 +109,11 @@ def _answer_sentence(s: str) -> str:
             break
     outside = re.sub(r"\$[^$]*\$", lambda m: "#" * len(m.group()), s)
     m = re.search(r",\s(?:which|since|because|as|so|i\.e\.|that|where|but)\b", outside)
+    if m and "=" in outside[:m.start()] and re.match(r",\s(?:so|thus|therefore|hence)\b[^,;]{0,40}?=\s?[-+]?\.?\d",
+                                                     outside[m.start():]):
+        m = None  # "1/R = 3/10, so R = 10/3 Ω": working, then the clause that concludes with the value
+    if m and re.search(r"\b(?:not|isn't|cannot be|can't be|never)\s[^,\d]{0,16}[-+]?\d[^,]{0,20}$", outside[:m.start()]):
+        m = None  # "The tension is not 98 N, because ... = 118 N": the value before the clause is rejected
     if m and re.search(r"\d", outside[:m.start()]):
         # "The answer is 12 N, which is above the 10 N limit": the value is stated before the clause
         s, outside = s[:m.start()], outside[:m.start()]
@@ -149,13 +163,14 @@ def last_boxed(text: str):
 # newline), and no pattern has two adjacent unbounded repeats over the same characters: each is
 # linear in the text's length ("The answer" + 20,000 spaces took minutes before).
 
-_ANSWER_IS = re.compile(r"(?:final\s?answer|the\s?answer|answer)\s?(?:is(?![\w'’])\s?:?|=|:)\s?\**\s?:?\s?", re.I)
+_ANSWER_IS = re.compile(r"(?:final\s?answer|the\s?answer|answer)[*_]{0,2}\s?(?:is(?![\w'’])\s?:?|=|:)\s?[*_]{0,3}\s?:?\s?",
+                        re.I)
 _BOLD_ANSWER = re.compile(r"\*\*\s?(?:final\s)?answer\s?:?\s?\*\*\s?:?\s?(.+)", re.I)
 # a correction of what was stated before: the value stated after it replaces the earlier answer
 CORRECTION = re.compile(
     r"\b(?:actually|wait|oops|correction|corrected|i forgot|i missed|on second thought|let me reconsider|reconsider(?:ing)?|scratch that"
     r"|i made an? (?:error|mistake)|that(?:'s| is| was) (?:wrong|incorrect|a mistake)|i was wrong|no,? wait"
-    r"|let me (?:redo|correct|recompute|recalculate)|instead)\b", re.I)
+    r"|let me (?:redo|correct|recompute|recalculate|re-?read|re-?check|re-?examine)|instead)\b", re.I)
 # a value stated after the committed answer as another possibility
 _ALTERNATIVE_AFTER = re.compile(
     r"(?:^\s?|[.!?\n]\s?)(?:alternatively|or(?=[\s,])|otherwise|either)\b|\b(?:could|might|may|can) also be\b"
@@ -163,6 +178,7 @@ _ALTERNATIVE_AFTER = re.compile(
 _HEDGED_SENTENCE = re.compile(r"\b(?:could|might|may|can) also be\b[^.\n]{0,40}\d|\bor (?:possibly|perhaps|maybe)\b[^.\n]{0,40}\d"
                               r"|\balternatively\b[^.\n]{0,40}\d", re.I)
 _SENT_END = re.compile(r"[.!?](?=\s|$)|\n")
+FINALLY = re.compile(r"(?i)\bfinally\b|\bin the end\b")  # "... and finally \\boxed{8}": the last one is chosen
 _STATE_CUT = re.compile(r"(?:\bis|\bbe|\bequals?|\bbecomes|\bgives|=|:|\bto)\s", re.I)
 
 
@@ -255,18 +271,21 @@ def statements(text: str) -> list:
             st.append((s, e, _clean(c), "box"))
     pos = 0
     for ln in text.splitlines(keepends=True):
-        mm = None
-        for mm in _ANSWER_IS.finditer(ln):
-            pass  # the last "answer is" of the line: "Final Answer: The final answer is $x$."
-        if mm:
-            rest = ln[mm.end():]
+        found = list(_ANSWER_IS.finditer(ln))
+        # every "answer is" of the line whose sentence ends before the next one ("The answer is (B).
+        # The answer is (C). ..." is a loop of statements); one introducing another ("Final Answer: The
+        # final answer is $x$.") is part of it
+        for k, mm in enumerate(found):
+            stop = found[k + 1].start() if k + 1 < len(found) else len(ln)
+            rest = ln[mm.end():stop]
+            if k + 1 < len(found) and _sentence_end(rest, 0) >= len(rest) and not re.search(r"[.!?]\s*$", rest):
+                continue
             if "\\boxed" in rest or "\\fbox" in rest or "<final_answer>" in rest.lower():
-                pass  # the box (or tag) it introduces is the statement
-            else:
-                cand = _clean(_answer_sentence(rest))
-                if cand:
-                    st.append((pos + mm.start(), pos + _sentence_end(ln, mm.end()), cand, "sentence"))
-        else:
+                continue  # the box (or tag) it introduces is the statement
+            cand = _clean(_answer_sentence(rest))
+            if cand:
+                st.append((pos + mm.start(), pos + mm.end() + _sentence_end(rest, 0), cand, "sentence"))
+        if not found:
             mb = _BOLD_ANSWER.search(ln)
             if mb and _clean(mb.group(1)):
                 st.append((pos + mb.start(), pos + len(ln), _clean(mb.group(1)), "sentence"))
@@ -300,7 +319,9 @@ def _correction(text: str, after: int):
 def prepare(text: str) -> str:
     """The text an answer is read from: its last MAX_INPUT characters, whitespace runs collapsed, chat
     turns cut, a truncated repeat of the last complete copy dropped."""
-    text = collapse_space(text[-MAX_INPUT:])
+    # whitespace collapsed before the cut ("9.8" + 20,000 spaces + "m/s^2" keeps its number); the part
+    # collapsed is bounded, so the cost stays linear in MAX_INPUT
+    text = collapse_space(text[-4 * MAX_INPUT:])[-MAX_INPUT:]
     text = _CHAT_TURN.sub("\n", text)  # "... is 19. <|im_start|>user": a chat token ends the line
     return drop_truncated_copy(text)
 
@@ -327,6 +348,12 @@ def _read(text: str, st=None) -> Reading:
     after = text[end:]
     if src != "tail" and re.search(r"[\d$\\=]|\b(?![aAI]\b)[a-zA-Z]\b", after) and _ALTERNATIVE_AFTER.search(after):
         return Reading(ans, "an alternative value is stated after the answer", src, end)
+    if src == "tail":
+        i = text.rfind(ans)
+        if i > 0 and re.search(r"\b(?:or|alternatively|either|maybe|perhaps|possibly|otherwise)\b[\s*_$(\[\\]{0,12}$",
+                                text[max(0, i - 60):i], re.I) and re.search(r"\d", text[max(0, i - 300):i]):
+            # "$5 m/s$ or $6 m/s$", "**5 m/s** (or **6 m/s**)": the last span is offered as an alternative
+            return Reading(ans, "an alternative value is stated before the answer", src, end)
     if src in ("tail", "correction") and _HEDGED_SENTENCE.search(text[-300:]):
         return Reading(ans, "the answer sentence names another possible value", src, end)
     return Reading(ans, None, src, end)
@@ -347,7 +374,7 @@ def _fallback(text: str):
             spans.append((m.end(), next(g for g in m.groups() if g is not None)))
     last_end, last_span = max(spans, key=lambda t: t[0]) if spans else (0, None)
     tail = _tail_sentence(text[last_end:])
-    if tail and re.search(r"\d", tail):
+    if tail and re.search(r"\d|π|\\pi(?![a-zA-Z])", tail):  # "The phase difference is π radians."
         return _clean(tail) or None
     if last_span is not None:
         return _clean(last_span) or None
@@ -380,6 +407,8 @@ def letters_in(s: str, valid: str):
     "[B, D]", "B;D"; else None."""
     s = s.strip().strip("*$ .[]")
     s = re.sub(r"\\(?:text|mathrm|textbf)\{([^}]*)\}", r"\1", s).strip().strip("*$ .[]")
+    if re.fullmatch(r"\([a-h]\)", s):
+        s = s.upper()  # "The answer is (c)": a lowercase letter in parentheses is the option's label
     if re.fullmatch(r"[A-Z]{1,10}", s) and all(c in valid for c in s):
         return [c for c in s]
     toks = re.findall(r"\(?\b([A-Z])\b\)?", s)
@@ -406,17 +435,23 @@ _LETTERS = r"\(?[A-H]\)?(?:(?:\s?(?:,|;|&|/|\band\b|\bor\b)\s?|\s)\(?[A-H]\)?){0
 # statements of a letter that are not "answer is" sentences (those are read by read_answer); each is
 # linear: the repeats are bounded and separated by required tokens
 _LETTER_STATEMENTS = [re.compile(p) for p in (
-    r"(?:[Cc]orrect|[Rr]ight|[Bb]est)\s(?:option|answer|choice)s?\s?(?:is|are|:)?\s?(?:thus\s|therefore\s|hence\s)?"
-    r"(?:(?:option|choice)s?\s?)?(" + _LETTERS + r")(?![A-Za-z])",
+    r"(?:[Cc]orrect|[Rr]ight|[Bb]est|[Tt]rue)\s(?:option|answer|choice|statement)s?\s?(?:is|are|:)?\s?"
+    r"(?:thus\s|therefore\s|hence\s)?(?:(?:option|choice)s?\s?)?\**(" + _LETTERS + r")(?![A-Za-z])",
     r"(?:[Oo]ption|[Cc]hoice)s?\s?(" + _LETTERS + r")(?![A-Za-z])\s(?:is|are)\s(?:the\s)?(?:correct|right|true|answer|best)",
-    r"(?:^|[\s,;:(])(?:[Bb]oth\s)?(" + _LETTERS + r")(?![A-Za-z])\s(?:is|are)\s(?:the\s)?(?:correct|right|true)\b",
+    r"(?:^|[\s,;:(])(?:[Bb]oth\s)?(" + _LETTERS + r")(?![A-Za-z])\s(?:is|are)\s(?:all\s)?(?:the\s)?(?:correct|right|true)\b",
     r"\b(?:[Cc]hoose|[Cc]hose|[Ss]elect|[Pp]ick|[Mm]ark|go with|[Gg]oing with)\s(?:(?:option|choice)s?\s?)?(" + _LETTERS
     + r")(?![A-Za-z])",
     r"\b(?:[Mm]y|[Tt]he|[Ff]inal)\s(?:final\s)?(?:answer|choice|pick)\s?:\s?(?:(?:option|choice)s?\s?)?(" + _LETTERS
     + r")(?![A-Za-z])",
-    r"\b(?:[Hh]ence|[Tt]hus|[Ss]o|[Tt]herefore),?\s(?:the\s(?:answer|option)\sis\s)?(?:(?:option|choice)\s?)?(\([A-H]\))",
+    r"\b(?:[Hh]ence|[Tt]hus|[Ss]o|[Tt]herefore),?\s(?:the\s(?:answer|option)\sis\s)?(?:(?:option|choice)\s?)?"
+    r"(\([A-H]\)|[A-H](?=[.!](?:\s|$)|\s?$))(?!\s?(?:is|are)\s(?:not\b|false|wrong|incorrect|invalid))",
+    # "Therefore (D)", "Therefore D." (the letter is the sentence); "so (A) is false" names no choice
     r"(?:[Oo]ption|[Cc]hoice)s?\s?(" + _LETTERS + r")(?=\s?[.!]?\s?$)",  # "... so option D." ends the text
 )]
+
+
+_BARE_LINE = re.compile(r"(?m)^[ \t]*\**\(?([A-H])\)?[.)]?\**[ \t]*$")
+_CONCLUDING = (0, 4, 5)  # indexes of _LETTER_STATEMENTS that state a conclusion ("correct answer is", "Hence (C)")
 
 
 @dataclass(frozen=True)
@@ -424,6 +459,7 @@ class LetterReading:
     letters: tuple        # the letters chosen, in the order written (empty when none)
     refused: str | None   # why the choice is not one answer (alternation, hedge)
     text: str | None      # the option text written after the letter, or the answer text with no letter
+    rest: str | None = None  # a letter given alone on the first line: the explanation written after it
 
 
 def _letters_of(ans: str, valid: str):
@@ -444,6 +480,34 @@ def _lists_options(ans: str) -> bool:
     return len(marked) >= 2 or len(lined) >= 2
 
 
+_OPTION_MARK = re.compile(r"(?:(?<=\s)|^)\(?([A-H])[).:]\s")
+
+
+def listed_options(text) -> dict:
+    """{letter: text} of the option list an output writes out itself ("A) 1.0 m/s  B) 2.0 m/s  C) ...",
+    one option a line, or "(A) ... (B) ..."): the first run of three or more markers lettered A, B, C, ...
+    in order; {} when there is none."""
+    if not isinstance(text, str):
+        return {}
+    body = prepare(text)
+    run = []
+    for m in _OPTION_MARK.finditer(body):
+        want = chr(ord("A") + len(run))
+        if m.group(1) == want:
+            run.append(m)
+        elif len(run) >= 3:
+            break
+        else:
+            run = [m] if m.group(1) == "A" else []
+    if len(run) < 3:
+        return {}
+    out = {}
+    for i, m in enumerate(run):
+        stop = run[i + 1].start() if i + 1 < len(run) else body.find("\n", m.end())
+        out[m.group(1)] = body[m.end():stop if stop >= 0 else len(body)].strip()
+    return out
+
+
 def read_letters(text, valid: str = "ABCD") -> LetterReading:
     """The option letters a raw output commits to (see read_answer for what "commits" means): the
     last statement of a letter; refused when the statements before it flip back and forth
@@ -455,7 +519,8 @@ def read_letters(text, valid: str = "ABCD") -> LetterReading:
     r = _read(body, st)
     cands = []  # (position, letters, option text)
     listed = set()  # positions of statements that list the options instead of choosing one
-    for _, e, ans, _src in st:
+    strong = []  # (start, end, letters) of the committed statements: tag, box, answer sentence
+    for s0, e, ans, _src in st:
         if _lists_options(ans):
             listed.add(e)
             named = set(re.findall(r"\(([A-H])\)", ans)) | set(re.findall(r"(?m)^\s?([A-H])[.)]", ans))
@@ -464,18 +529,47 @@ def read_letters(text, valid: str = "ABCD") -> LetterReading:
         got, opt = _letters_of(ans, valid)
         if got:
             cands.append((e, got, opt))
+            strong.append((s0, e, "".join(sorted(set(got)))))
     if r.answer and r.source == "correction":
         got, opt = _letters_of(r.answer, valid)
         if got:
             cands.append((r.end, got, opt))
-    for rx in _LETTER_STATEMENTS:
+    for k, rx in enumerate(_LETTER_STATEMENTS):
         for m in rx.finditer(body):
             got = letters_in(m.group(1), valid) or (re.findall(r"[A-H]", m.group(1)) if "/" in m.group(1) else None)
             if got:
-                cands.append((m.end(), got, None))
+                opt = None
+                if len(got) == 1 and m.end() == m.end(1):
+                    # "The correct answer is (C) <text>": the text written with the letter, to its sentence end
+                    after = body[m.end():m.end() + 400]
+                    opt = after[:_sentence_end(after, 0)].strip(" .:)\n") or None
+                cands.append((m.end(), got, opt))
+                if k in _CONCLUDING:  # "the correct answer is (C)", "Hence (C)": committed statements too
+                    strong.append((m.start(), m.end(), "".join(sorted(set(got)))))
+    # a letter alone on its line is a statement of it ("B\n\nC" names two)
+    for m in _BARE_LINE.finditer(body):
+        if m.group(1) in valid:
+            strong.append((m.start(), m.end(), m.group(1)))
+    strong.sort(key=lambda x: x[0])
     lines = [ln for ln in body.strip().splitlines() if ln.strip()]
+    if not cands and re.fullmatch(r"\s?[a-h]\s?", body):
+        cands.append((len(body), [body.strip().upper()], None))  # the whole output is one lowercase letter
     if not cands and lines:
         last = lines[-1].strip()
+        if len(re.findall(r"(?m)^\s?\(?[A-H]\)?[.:)]\s", body)) >= 2 and re.match(r"\(?[A-H]\)?[.:)]\s", last):
+            # "A: incorrect because ...\nB: incorrect ...\nC: this is": the options discussed one by one
+            return LetterReading((), "the options are discussed one by one, none is chosen", None)
+        bare = [ln.strip() for ln in lines if re.fullmatch(r"\s?\**\(?[A-H]\)?[.)]?\**\s?", ln)]
+        if len(bare) == 1 and bare[0] == lines[0].strip() and re.fullmatch(
+                r"(?i)(?:the\s)?(?:final\s)?answer(?:\sis)?\s?:?|explanation\s?:?|[^A-Z\n].*|[A-Z][a-z].*", last):
+            # "B\n\nExplanation: ..." / "B\n\nThe answer is:": the letter given alone on the first line
+            first = [bare[0].strip("*().")]
+            rest = body.strip()[len(lines[0].strip()):].strip()
+            if re.search(r"(?<![A-Za-z'’])\(?(?!" + first[0] + r")[A-H]\)?(?![A-Za-z'’])", rest):
+                # "B\n\nMaybe C.": another option named after it (an article "A ball" also blocks: no reading)
+                return LetterReading(tuple(first), "another option is named after the letter", None)
+            if not any(_letters_of(ln.strip(), valid)[0] for ln in lines[1:]):
+                return LetterReading(tuple(first), None, None, rest)
         got, opt = _letters_of(last, valid)
         if got is None and "/" in last and re.fullmatch(r"[()A-H/\s]+", last):
             got = re.findall(r"[A-H]", last)
@@ -489,12 +583,28 @@ def read_letters(text, valid: str = "ABCD") -> LetterReading:
         return LetterReading(tuple(got), "the options are listed, none is chosen", None)
     if r.refused and r.end >= pos:
         return LetterReading(tuple(got), r.refused, opt)
-    if opt and re.search(r"\b(?:or|alternatively|otherwise|maybe|perhaps|possibly|either)\b,?\s?(?:option\s?)?"
+    if opt and re.search(r"\b(?:or|alternatively|otherwise|maybe|perhaps|possibly|either)\b,?[\s*_$]{0,6}(?:option\s?)?"
                          r"\(?[A-H]\)?(?![A-Za-z])", opt):
         return LetterReading(tuple(got), "another option is named beside the answer", opt)
     m = _ALTERNATIVE_AFTER.search(body, pos)
     if m and re.search(r"(?<![A-Za-z])\(?[A-H]\)?(?![A-Za-z])", body[m.end():m.end() + 40]):
         return LetterReading(tuple(got), "another option is named after the answer", opt)
+    # a value of the chosen letter offered as an alternative right after it ("**(B)** or **(C)**",
+    # "Option B is correct, though option C might be")
+    if re.match(r"[\s*_$)\]}.]{0,6},?\s?(?:or|maybe|perhaps|possibly|alternatively|though|but|and/or)\b[^.\n]{0,40}?"
+                r"(?<![A-Za-z'’])\(?[A-H]\)?(?![A-Za-z'’])", body[pos:pos + 60]):
+        return LetterReading(tuple(got), "another option is named after the answer", opt)
+    # two committed letter statements that disagree, with no correction cue between them: the output
+    # never commits to one letter ("Answer: A ... Answer: B ... Answer: A", a loop; "B\n\nC"), as for values
+    final = "".join(sorted(set(got)))
+    other = [(s0, e0) for s0, e0, l0 in strong if l0 != final]
+    if other:
+        cues = sorted(m.start() for rx in (CORRECTION, FINALLY) for m in rx.finditer(body))
+        for s0, e0 in other:
+            lo, hi = (e0, pos) if e0 <= pos else (pos, s0)  # the text between the two statements
+            k = bisect.bisect_left(cues, lo)
+            if not (k < len(cues) and cues[k] < hi):
+                return LetterReading(tuple(got), "two committed answers name different letters", opt)
     seq = ["".join(sorted(set(c[1]))) for c in cands]
     tail = [x for i, x in enumerate(seq) if i == 0 or cands[i][0] != cands[i - 1][0]][-6:]
     # a loop: three or more changes of letter among the last statements (C, B, C, D); one change back
@@ -524,21 +634,49 @@ _WORDNUM = {w: i for i, w in enumerate(
 _WORDNUM.update({w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())})
 _SCALES = {"hundred": 100, "thousand": 1000, "million": 10 ** 6}
 NUMBER_WORD = re.compile(r"\b(?:" + "|".join(list(_WORDNUM) + list(_SCALES)) + r")\b", re.I)
+_DIGIT_WORDS = "zero|one|two|three|four|five|six|seven|eight|nine"
 _NUMBER_WORDS = re.compile(r"\b(?:" + "|".join(list(_WORDNUM) + list(_SCALES)) + r")(?:(?:[ -]|\band\b ?)(?:"
-                           + "|".join(list(_WORDNUM) + list(_SCALES)) + r")){0,8}+\b", re.I)
+                           + "|".join(list(_WORDNUM) + list(_SCALES)) + r")){0,8}+\b"
+                           r"(?: point(?: (?:" + _DIGIT_WORDS + r")\b){1,8}+| and a (?:half|quarter)\b)?", re.I)
+_FRACTION_WORDS = {"half": 0.5, "quarter": 0.25, "third": 1 / 3, "quarters": 0.25, "thirds": 1 / 3, "halves": 0.5}
+# "a quarter (of an ampere)", "one half", "three quarters", "two thirds", "half a second": a fraction is
+# a value only in these forms ("half the distance" is no number)
+_FRACTION_PHRASE = re.compile(r"\b(?:(?<!and )(a|one|two|three)\s(half|quarter|third|quarters|thirds|halves)\b(?:\sof\s(?:an?\s)?)?"
+                              r"|half\s(?:of\s)?an?\b\s?)", re.I)
+NUMBER_WORD = re.compile(NUMBER_WORD.pattern + r"|\b(?:a|one|two|three)\s(?:half|quarter|third|quarters|thirds|halves)\b"
+                         r"|\bhalf\s(?:of\s)?an?\b", re.I)
 
 
 def number_words(a: str) -> str:
-    """"twenty-five m/s" -> "25 m/s", "one thousand two hundred J" -> "1200 J" (only in an answer with no digit)."""
+    """"twenty-five m/s" -> "25 m/s", "one thousand two hundred J" -> "1200 J", "nine point eight" -> 9.8,
+    "one and a half seconds" -> 1.5 s, "a quarter of an ampere" -> 0.25 ampere, "half a second" -> 0.5 second
+    (only in an answer with no digit)."""
     def value(m):
-        total, cur = 0, 0
-        for w in re.findall(r"[a-z]+", m.group().lower()):
-            if w in _WORDNUM:
+        total, cur, dec = 0, 0, None
+        words = re.findall(r"[a-z]+", m.group().lower())
+        for i, w in enumerate(words):
+            if dec is not None:
+                dec += str(_WORDNUM[w])
+            elif w == "point":
+                dec = ""
+            elif w in ("half", "quarter"):
+                cur += 0.5 if w == "half" else 0.25
+            elif w in _WORDNUM:
                 cur += _WORDNUM[w]
             elif w == "hundred":
                 cur = max(cur, 1) * 100
             elif w in _SCALES:
                 total += max(cur, 1) * _SCALES[w]
                 cur = 0
-        return str(total + cur)
-    return _NUMBER_WORDS.sub(value, a)
+        n = total + cur
+        return f"{int(n)}.{dec}" if dec else f"{n:g}"
+
+    def fraction(m):
+        if m.group(2) is None:
+            return "0.5 "  # "half a second"
+        k = {"a": 1, "one": 1, "two": 2, "three": 3}[m.group(1).lower()]
+        f = _FRACTION_WORDS[m.group(2).lower()]
+        if k > 1 and not m.group(2).lower().endswith("s") or k == 1 and m.group(2).lower().endswith("s"):
+            return m.group()  # "two quarter", "a quarters": no fraction
+        return f"{k * f:.6g} "
+    return _NUMBER_WORDS.sub(value, _FRACTION_PHRASE.sub(fraction, a))
