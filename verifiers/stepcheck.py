@@ -83,7 +83,7 @@ def _eval_units(text: str, env: dict) -> float:
         if not free or len(free) > 4:
             raise
         u = get_ureg()
-        for f in free:
+        for f in sorted(free):  # sorted: the same name is reported on every run (sets iterate by hash)
             try:
                 u.parse_units(f)
             except Exception:  # noqa: BLE001 - not a unit: the name is unknown
@@ -156,7 +156,7 @@ def split_juxtaposed(eqs, symbols: set) -> list:
         except P.ExprError:
             out.append((lhs, parts, line))
             continue
-        for name in sorted(free - known, key=len, reverse=True):
+        for name in sorted(free - known, key=lambda x: (-len(x), x)):
             if len(name) > 1 and all(ch in known for ch in name):
                 rhs = re.sub(rf"(?<![\w\\]){name}(?!\w)", " ".join(name), rhs)
         out.append((lhs, parts[:-1] + [rhs], line))

@@ -398,10 +398,12 @@ LAWS = {
     "isothermal": r"isotherm",
     "adiabatic": r"adiabatic",
     "carnot": r"carnot",
-    "calorimetry": r"calorimetr|heat lost\b.*\bheat gained|heat gained\b.*\bheat lost|specific heat",
+    "calorimetry": r"calorimetr|heat lost\b.*\bheat gained|heat gained\b.*\bheat lost|specific heat|sensible heat"
+                   r"|\bq\s*=\s*m\s*\*?\s*c\s*\*?\s*(?:delta|Δ|d)",
+    "latent": r"latent heat|heat of (?:fusion|vapori[sz]ation)|\bm\s*\*?\s*l_?(?:f|v)\b",
     "coulomb": r"\bcoulomb(?:'s)?\b(?!s)|electrostatic force between",
     "field": r"electric field",
-    "capacitor": r"capacit",
+    "capacitor": r"capacit(?!y)|capacity of (?:a|the) capacitor",  # 'heat capacity' is no capacitor
     "ohm": r"ohm'?s? law|\bv\s*=\s*i\s*\*?\s*r\b",
     "series": r"\bseries\b",
     "parallel": r"\bparallel\b(?! plate)",
@@ -420,17 +422,19 @@ LAWS = {
     "tir": r"total internal reflection|critical angle",
     "brewster": r"brewster",
     "interference": r"interference|double.slit|young",
-    "photon": r"planck|photon energy|e\s*=\s*h\s*\*?\s*(?:f|nu|c)",
+    # 'Planck's constant' is a constant a law uses, not the photon law (a de Broglie reference mentions it)
+    "photon": r"planck(?!'?s? constant)|photon energy|e\s*=\s*h\s*\*?\s*(?:f|nu|c)",
     "photoelectric": r"photoelectric|work function",
     "de_broglie": r"de ?broglie",
     "decay": r"radioactive|half.life|exponential decay",
     "linear_decay": r"linear decay|constant rate",
     "mass_energy": r"mass.energy|e\s*=\s*m\s*\*?\s*c",
     "bohr": r"bohr|energy levels?",
-    "torque": r"torque|moment of force|rotational equilibrium",
+    "torque": r"torque|moment of force|rotational equilibrium|(?:second law|newton'?s? law) (?:for|of) rotation"
+              r"|rotational (?:form of |analogue of )?newton|(?:tau|τ)\s*=\s*i\s*\*?\s*(?:alpha|α)",
     "buoyancy": r"archimedes|buoyan",
     "bernoulli": r"bernoulli",
-    "continuity": r"continuity equation",
+    "continuity": r"continuity|a_?1\s*\*?\s*v_?1\s*=\s*a_?2\s*\*?\s*v_?2|volume flow rate (?:is )?(?:the same|constant)",
     "doppler": r"doppler",
 }
 #: pairs of keys that contradict each other: naming one where the reference names the other is a wrong law
@@ -451,6 +455,11 @@ def laws(text: str) -> set[str]:
 
 #: keys a principle may add to the reference's without naming another law (the setting of a law, not a law)
 _CONTEXT = {"momentum", "work", "series", "parallel", "frictionless", "field", "ideal_gas"}
+#: keys a reference names as the setting of its law ('the collision is inelastic', 'the wavelength of a
+#: particle'): a principle that names a law of the reference may leave them unsaid
+_UNSAID = {"inelastic", "wave"}
+#: two keys for one law: naming either names it
+_SAME_LAW = [("snell", "tir")]
 #: laws a principle may name besides the reference's (a law and the one that supplies its input: 'Newton's law of
 #: gravitation gives the centripetal force'); more is a list of laws, not one (issue 32: the whole table passed)
 MAX_EXTRA_LAWS = 2
@@ -493,8 +502,20 @@ def same_law(principle: str, reference: str) -> tuple[bool, str]:
     b -= OPTIONAL  # an idealisation may go unsaid, but not be contradicted (checked above)
     if b:
         missing = sorted(b - a)
-        return (not missing), ("names the same law" if not missing else
-                               f"the principle does not name {', '.join(missing)}")
+        if not missing:
+            return True, "names the same law"
+        # a reference often names its law with the setting or a word that is no second law ('momentum is
+        # conserved; the collision is inelastic', 'the wavelength of a particle'): those may go unsaid when a
+        # law of the reference is named and none contradicted; so may one of two names of one law (Snell's law
+        # at 90 degrees is the critical-angle law). Every other law of the reference must be named.
+        named = (a & b) - _CONTEXT
+        unsaid = set(missing) - _CONTEXT - _UNSAID
+        for x, y in _SAME_LAW:
+            if x in unsaid and y in a or y in unsaid and x in a:
+                unsaid -= {x, y}
+        if named and not unsaid:
+            return True, f"names {', '.join(sorted(named))}, the law of the reference"
+        return False, f"the principle does not name {', '.join(missing)}"
     wa, wb = _words(principle), _words(reference)
     if not wa:
         return False, "the principle names nothing"
@@ -705,7 +726,7 @@ def juxtaposed(text: str, known: set) -> str:
         free = names(text)
     except ExprError:
         return text
-    for name in sorted(free - set(known), key=len, reverse=True):
+    for name in sorted(free - set(known), key=lambda x: (-len(x), x)):
         if len(name) > 1 and all(ch in known for ch in name):
             text = re.sub(rf"(?<![\w\\]){name}(?!\w)", " ".join(name), text)
     return text

@@ -49,7 +49,7 @@ from verifiers import seventag
 from verifiers import stepparse as P
 from verifiers.judge import JudgeBudgetExceeded, judge_backend
 from verifiers.psv import psv_backend
-from verifiers.stepcheck import check_arithmetic, dimension_ok, not_a_law, split_juxtaposed
+from verifiers.stepcheck import _units_dropped, check_arithmetic, dimension_ok, not_a_law, split_juxtaposed
 from verifiers.stepformat import boxed_all, format_error
 from verifiers.stepref import verify_reference_free
 from verifiers.units import get_ureg
@@ -260,6 +260,60 @@ def _check_target(sol, ref) -> str | None:
     return None
 
 
+_GIVEN_LIST = re.compile(r"\b(?:given|known|data)\b\s*(?::|,|\s(?:are|is)\b)\s*(.{1,400})", re.I | re.S)
+_GIVEN_ITEM = re.compile(r"^(?:the|a|an|its|his|her)?\s*([A-Za-z][A-Za-z' -]{1,60}?)\s*\(?\$?\\?"
+                         r"([A-Za-z][A-Za-z_0-9{}]*)\$?\)?$")
+_QTY = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?(?:\s*(?:[eE][-+]?\d+|(?:x|×|\\times)\s*10\^\{?[-+]?\d+\}?))?)\s*"
+                  r"([A-Za-zΩµ°][A-Za-zΩµ°/^*·0-9-]{0,14})")
+#: symbols of constants a list of givens may name without the problem stating them
+_CONSTANTS = {"g", "c", "h", "e", "G", "k", "k_e", "m_e", "m_p", "N_A", "R", "k_B", "epsilon_0", "mu_0", "sigma",
+              "pi", "hbar", "rho_w", "c_w", "L_f", "L_v"}
+
+
+def _question_dims(question: str) -> set:
+    """The dimensions of the quantities the problem states (`13 cm`, `9.8 m/s^2`)."""
+    out = set()
+    for m in _QTY.finditer(P.symbol_text(question or "")[:4000]):
+        q = P.quantity(f"{m.group(1)} {m.group(2)}")
+        if q is not None and (d := _unit_dims(q[1])):
+            out.add(d)
+    return out
+
+
+def _invented_given(sol, ref, question: str | None) -> str | None:
+    """Step 1 lists as a given the asked quantity itself, or a quantity of a kind the problem states
+    nowhere (a 'contact time' where only lengths are given): a misread problem (MC at step 1). Read only
+    from an explicit list of givens (`Given: the radius r, the contact time t_c`), item by item; an item
+    whose kind or symbol is not clear, a constant, or a symbol of the reference's givens is no error."""
+    tgt = _ref_target(ref)
+    pa = P.symbol_text(sol.get("problem_analysis").content).translate(_SUBS)
+    m = _GIVEN_LIST.search(pa)
+    if not m or not question:
+        return None
+    phrase = _ask_phrase(pa)
+    asked = _head(phrase)[1] if phrase else None
+    rvals = {s for s, *_ in P.values(ref.get("value_identification"))}
+    qdims = None
+    tail = re.split(r"(?<=[.;!?])\s|\n", m.group(1))[0]
+    for item in re.split(r",|;|\band\b", tail.strip().rstrip(".")):
+        im = _GIVEN_ITEM.match(item.strip())
+        if not im:
+            continue
+        words, sym = im.group(1).lower().split(), im.group(2)
+        if not _symbolish(sym) or sym in rvals or sym in _CONSTANTS:
+            continue
+        if sym in {asked, tgt} - {None} and tgt not in rvals:
+            return f"problem_analysis lists the asked quantity {sym} as a given"
+        kind = next((w for w in reversed(words) if w in _KIND), None)
+        if kind is None or words[-1] != kind or not _KIND.get(kind):
+            continue
+        if qdims is None:
+            qdims = _question_dims(question)
+        if qdims and _unit_dims(_KIND[kind]) not in qdims:
+            return f"problem_analysis lists a given {' '.join(words)} ({sym}) that the problem does not state"
+    return None
+
+
 _FORMULA = re.compile(r"([^:;,.]{1,40}?=[^;,]{1,60}?)(?:[.;,]\s|[.;,]?$)")
 
 
@@ -286,6 +340,128 @@ def _wrong_law_stated_at_step_2(sol_principle: str, ref_principle: str) -> str |
     return None
 
 
+_CLAUSE = re.compile(r"[;:()\[\]]|\.\s|\.$|,\s|\s(?:gives|so|then|where|with|for|when|and|if|because|since|which|is|"
+                     r"means|here|at|in|of|on)\s")
+_NUMBER = re.compile(r"(?<![A-Za-z_])\d+\.?\d*(?:[eE][-+]?\d+)?")
+
+
+def _expr_words(words: list[str], from_end: bool, env: dict) -> str | None:
+    """The run of words at one end of a clause side that reads as an expression, else None. Before a formula's
+    left side, prose words (three letters or more, no symbol with a value: 'The Galilean rule p') are dropped."""
+    if from_end:
+        i = 0
+        while i < len(words) and re.fullmatch(r"[A-Za-z'-]{3,}", words[i]) and words[i] not in env \
+                and words[i] not in P.FUNCS:
+            i += 1
+        words = words[i:]
+    for k in range(min(len(words), 12), 0, -1):
+        part = " ".join(words[-k:] if from_end else words[:k]).strip().rstrip(".")
+        if not part:
+            continue
+        try:
+            P.names(part)
+        except P.ExprError:
+            continue
+        return part
+    return None
+
+
+def _principle_formula(principle: str, env: dict, units: dict) -> tuple[bool, str, bool] | None:
+    """The principle's own formula judged (issue 32, round four): (holds, why, decisive). (False, why, True) when it writes a calculation
+    with numbers only (`Wave speed = 9 m/s / 150 m`: no law) or a formula that is dimensionally
+    inconsistent; (False, why, False) when a formula whose symbols all have true values does not hold at them
+    (`M = M V`); (True, why, False) when such a formula holds; None when the principle states no formula that can be judged
+    (its words, or symbols the solution never gives values). Read by the whitelisted parser, never eval."""
+    raw = (principle or "").replace("$", " ")
+    # 1. a calculation with numbers: sides whose only names are units written after numbers (`9 m/s / 150 m`)
+    for clause in _CLAUSE.split(raw):
+        if "=" not in clause or re.search(r"[<>!]=|==", clause):
+            continue
+        for side_t in clause.split("="):
+            side = side_t.strip().rstrip(".")
+            dropped = _units_dropped(side)
+            if len(_NUMBER.findall(side)) < 2 or dropped is None:
+                continue
+            try:
+                if P.names(dropped) or P.names(side) & set(env):
+                    continue
+            except P.ExprError:
+                continue
+            return False, f"the principle writes a calculation with numbers (`{side}`), not a law", True
+    # 2. a formula whose symbols have true values, as written (unit letters would be read as symbols here)
+    holds = None
+    for clause in _CLAUSE.split(raw):
+        if "=" not in clause or re.search(r"[<>!]=|==", clause):
+            continue
+        sides = clause.split("=")
+        for left_t, right_t in zip(sides, sides[1:]):
+            left = _expr_words(left_t.split(), True, env)
+            right = _expr_words(right_t.split(), False, env)
+            if not left or not right:
+                continue
+            whole = right == right_t.strip().rstrip(".") and left_t.strip().endswith(left)
+            try:
+                ln, rn = P.names(left), P.names(right)
+            except P.ExprError:
+                continue
+            free = ln | rn
+            if not free or free - set(env):
+                continue
+            try:
+                a, b = P.evaluate(left, env), P.evaluate(right, env)
+            except (P.ExprError, ZeroDivisionError, OverflowError, ValueError):
+                continue
+            if whole and len(ln) == 1 and left == next(iter(ln)) and dimension_ok(right, left, units) is False:
+                return False, f"the principle's formula `{left} = {right}` is dimensionally inconsistent", True
+            if not P.close(a, b):
+                return False, (f"the principle's formula `{left} = {right}` does not hold at the problem's values "
+                               f"({a:.4g} vs {b:.4g})"), False
+            holds = (True, f"the principle's formula `{left} = {right}` holds at the problem's values", False)
+    return holds
+
+
+def _governing_error(sol_eqs, rels, idents, known, target, true_env, units) -> tuple[int, str, bool] | None:
+    """Step 3's first error (3, why, movable), or None; fills true_env with each equation's true value on the
+    way. movable: a wrong law, which is placed at step 2 when the principle already states it."""
+    if idents:
+        return 3, idents[0][1], False
+    if not sol_eqs:
+        return 3, "no governing equation of the form `quantity = expression`", False
+    for i, (lhs, parts, _) in enumerate(sol_eqs):
+        rhs = parts[-1]
+        goal = known.get(lhs) or (known.get(target) if i == len(sol_eqs) - 1 and target else None)
+        try:  # a value with its unit written into the law (`s = 24 m*t`): the unit letters are no symbols
+            stray = P.names(rhs) - set(true_env) - set(known) - {e[0] for e in sol_eqs}
+            dropped = _units_dropped(rhs) if stray else None
+            if dropped is not None and not P.names(dropped) & stray:
+                rhs = dropped
+        except P.ExprError:
+            pass
+        if (why := not_a_law(lhs, rhs)):
+            return 3, why, False
+        try:
+            val = P.evaluate(rhs, true_env)
+        except P.ExprError:
+            val = None
+        if val is not None and goal is not None and not P.close(val, goal[0]):
+            return 3, (f"the equation for {lhs} gives {val:.4g} where the law that applies gives "
+                       f"{goal[0]:.4g}"), True
+        if val is not None:
+            true_env[lhs] = goal[0] if goal is not None else val
+        if goal is not None:
+            units.setdefault(lhs, goal[1])
+        if dimension_ok(rhs, lhs, units) is False:
+            return 3, f"the equation for {lhs} is dimensionally inconsistent", True
+    for left, right, _ in rels:  # relations among known quantities: both sides at the true values
+        try:
+            a, b = P.evaluate(left, true_env), P.evaluate(right, true_env)
+        except P.ExprError:
+            continue
+        if not P.close(a, b):
+            return 3, f"`{left} = {right}` does not hold at the true values ({a:.4g} vs {b:.4g})", True
+    return None
+
+
 def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict:
     bad = format_error(solution)
     if bad is not None:
@@ -297,13 +473,12 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
     n = sol.n
     get = sol.get
     # 1. the asked quantity
-    why = _check_target(sol, ref)
+    why = _check_target(sol, ref) or _invented_given(sol, ref, question)
     if why:
         return at_step(1, why, n)
-    # 2. the principle
-    ok, why = P.same_law(get("principle").content, ref.get("principle").content)
-    if not ok:
-        return at_step(2, why, n)
+    # 2. the principle: judged after the equations are read (its formula is checked at the true values)
+    principle, ref_principle = get("principle").content, ref.get("principle").content
+    law_ok, law_why = P.same_law(principle, ref_principle)
     # reference data: true values (SI) of the givens and of every computed quantity
     rvals = {s: (v, u) for s, v, u, _, _ in P.values(ref.get("value_identification"))}
     known = dict(rvals)
@@ -325,42 +500,28 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
     # 3. governing equations (any arrangement, solved for their quantity), at the true values
     givens = {s for s, *_ in svals}
     eqs, rels, idents = P.governing(get("governing_equation"), givens, {s: v for s, v, *_ in svals})
-    if idents:
-        return at_step(3, idents[0][1], n)
     sol_eqs = split_juxtaposed(eqs, givens)
-    if not sol_eqs:
-        return at_step(3, "no governing equation of the form `quantity = expression`", n)
-    for i, (lhs, parts, _) in enumerate(sol_eqs):
-        rhs = parts[-1]
-        goal = known.get(lhs) or (known.get(target) if i == len(sol_eqs) - 1 and target else None)
-        if (why := not_a_law(lhs, rhs)):
-            return at_step(3, why, n)
-        try:
-            val = P.evaluate(rhs, true_env)
-        except P.ExprError:
-            val = None
-        if val is not None and goal is not None and not P.close(val, goal[0]):
-            if (why := _wrong_law_stated_at_step_2(get("principle").content, ref.get("principle").content)):
-                return at_step(2, why, n)
-            return at_step(3, f"the equation for {lhs} gives {val:.4g} where the law that applies gives "
-                              f"{goal[0]:.4g}", n)
-        if val is not None:
-            true_env[lhs] = goal[0] if goal is not None else val
-        if goal is not None:
-            units.setdefault(lhs, goal[1])
-        if dimension_ok(rhs, lhs, units) is False:
-            if (why := _wrong_law_stated_at_step_2(get("principle").content, ref.get("principle").content)):
-                return at_step(2, why, n)
-            return at_step(3, f"the equation for {lhs} is dimensionally inconsistent", n)
-    for left, right, _ in rels:  # relations among known quantities: both sides at the true values
-        try:
-            a, b = P.evaluate(left, true_env), P.evaluate(right, true_env)
-        except P.ExprError:
-            continue
-        if not P.close(a, b):
-            if (why := _wrong_law_stated_at_step_2(get("principle").content, ref.get("principle").content)):
-                return at_step(2, why, n)
-            return at_step(3, f"`{left} = {right}` does not hold at the true values ({a:.4g} vs {b:.4g})", n)
+    step3 = _governing_error(sol_eqs, rels, idents, known, target, true_env, units)
+    # the principle's own formula at the true values (the solution's asked symbol stands for the target)
+    penv = {s: v for s, (v, _) in known.items()}
+    penv.update(true_env)
+    if sol_eqs and target in known:
+        penv.setdefault(sol_eqs[-1][0], known[target][0])
+    formula = _principle_formula(principle, penv, units)
+    if formula is not None and not formula[0] and (
+            step3 is not None or formula[2] or not P.laws(principle) & P.laws(ref_principle) - P._CONTEXT):
+        # bare numbers or a dimensionally wrong formula; a formula that does not hold at the true values under
+        # no law of the reference, or under a named law whose wrong equations follow (a named law's formula for
+        # one part of the problem - `Q = m c dT` for one stage - may differ from the total: not judged alone)
+        return at_step(2, formula[1], n)
+    if not law_ok and not (formula and formula[0] and law_why.startswith(("the principle does not name",
+                                                                          "the principle names nothing"))):
+        return at_step(2, law_why, n)
+    if step3 is not None:
+        step, why, movable = step3
+        if movable and (w2 := _wrong_law_stated_at_step_2(principle, ref_principle)):
+            return at_step(2, w2, n)
+        return at_step(step, why, n)
     # 4. values: the reference's, or numbers of the question
     qnums = P.numbers_in(question or "")
     for s, v, u, text, _ in svals:

@@ -1,0 +1,196 @@
+"""Step verifier, round four (issue 32): the principle judged by its physics, not its wording, and givens
+invented at step 1. Wordings here are our own, not the development sets'.
+
+- A principle that names one law of the reference (the reference's setting words - 'inelastic', 'wavelength',
+  'Planck's constant' - may go unsaid), or under an unusual name states a formula that holds at the
+  problem's values, passes step 2.
+- A principle whose formula is bare numbers, does not hold at the problem's values or is dimensionally
+  inconsistent fails at step 2, also when it names a real law.
+- Step 1 that lists the asked quantity, or a quantity of a kind the problem states nowhere, as a given is MC.
+"""
+import pytest
+
+from verifiers import seventag
+from verifiers.steps import verify
+
+
+def S(**parts) -> str:
+    return seventag.render(parts)
+
+
+def _with(ref: str, **parts) -> str:
+    p = seventag.parse(ref)
+    return S(**{t: parts.get(t, p.get(t).content.strip()) for t in seventag.TAGS})
+
+
+Q_STICK = ("A 3.0 kg trolley rolling at 4.0 m/s couples to a stationary 1.0 kg trolley and they move off "
+           "together. What is their common speed?")
+REF_STICK = S(problem_analysis="Find the common speed v after coupling.",
+              principle="Conservation of linear momentum; the trolleys stick together, so kinetic energy is lost "
+                        "(perfectly inelastic).",
+              governing_equation="v = m1*u1/(m1 + m2)", value_identification="m1 = 3.0 kg\nu1 = 4.0 m/s\nm2 = 1.0 kg",
+              substitution="v = 3.0*4.0/(3.0 + 1.0)", calculation="v = 3.0 m/s", final_answer="\\boxed{3.0 m/s}")
+
+Q_DENS = "A block of aluminium has a volume of 0.0020 m^3 and density 2700 kg/m^3. What is its mass?"
+REF_DENS = S(problem_analysis="Find the mass m. Given: the volume V, the density rho.",
+             principle="Density is mass per unit volume: m = rho V.",
+             governing_equation="m = rho*V", value_identification="rho = 2700 kg/m^3\nV = 0.0020 m^3",
+             substitution="m = 2700*0.0020", calculation="m = 5.4 kg", final_answer="\\boxed{5.4 kg}")
+
+Q_PER = "A ripple has wavelength 0.60 m and travels at 1.5 m/s. Find its period."
+REF_PER = S(problem_analysis="Find the period (T). Given: the wavelength lam, the speed v.",
+            principle="Wave relation: period = wavelength / speed (T = lam / v).",
+            governing_equation="T = lam/v", value_identification="lam = 0.60 m\nv = 1.5 m/s",
+            substitution="T = 0.60/1.5", calculation="T = 0.4 s", final_answer="\\boxed{0.4 s}")
+
+Q_HOOP = ("A marble rolls without friction round a vertical loop of radius 2.5 m, barely staying on the track "
+          "at the top. Use g = 9.8 m/s^2. How fast does it move at the top?")
+REF_HOOP = S(problem_analysis="The problem asks for the speed at the top (v). Given: the radius r, g.",
+             principle="Circular motion: at the top gravity alone supplies the centripetal force, g = v^2/r.",
+             governing_equation="v = sqrt(g*r)", value_identification="r = 2.5 m\ng = 9.8 m/s^2",
+             substitution="v = sqrt(9.8*2.5)", calculation="v = 4.95 m/s", final_answer="\\boxed{4.95 m/s}")
+
+
+# --- the principle: one law of the reference named, its setting words unsaid -------------------------
+
+@pytest.mark.parametrize("principle", [
+    "Momentum is conserved in the coupling.",
+    "Total momentum before equals total momentum after.",
+])
+def test_principle_naming_the_law_without_the_references_setting_words_passes(principle):
+    v = verify(Q_STICK, _with(REF_STICK, principle=principle), REF_STICK)
+    assert v.valid and v.first_error == 0, v
+
+
+def test_principle_naming_the_law_with_kinetic_energy_conserved_still_fails():
+    v = verify(Q_STICK, _with(REF_STICK, principle="Momentum and kinetic energy are both conserved (elastic "
+                                                   "collision)."), REF_STICK)
+    assert v.first_error == 2, v
+
+
+Q_DB = "An electron moves at 3.0e6 m/s. Find its de Broglie wavelength. Use h = 6.626e-34 J*s and m = 9.11e-31 kg."
+REF_DB = S(problem_analysis="Find the wavelength lam.",
+           principle="de Broglie relation: the wavelength is Planck's constant over the momentum, lam = h/(m v).",
+           governing_equation="lam = h/(m*v)", value_identification="h = 6.626e-34 J*s\nm = 9.11e-31 kg\nv = 3.0e6 m/s",
+           substitution="lam = 6.626e-34/(9.11e-31*3.0e6)", calculation="lam = 2.424e-10 m",
+           final_answer="\\boxed{2.424e-10 m}")
+
+
+def test_plancks_constant_in_the_reference_is_no_photon_law_to_name():
+    v = verify(Q_DB, _with(REF_DB, principle="Matter waves (de Broglie): lam = h/p with p = m v."), REF_DB)
+    assert v.valid and v.first_error == 0, v
+
+
+@pytest.mark.parametrize("principle", [
+    "Rotational Newton's law tau = I alpha.",
+    "Newton's second law for rotation.",
+])
+def test_torque_law_under_its_rotational_names(principle):
+    q = "A net torque of 3.0 N*m acts on a wheel with moment of inertia 0.60 kg*m^2. Find its angular acceleration."
+    ref = S(problem_analysis="Find the angular acceleration alpha.",
+            principle="Torque equals moment of inertia times angular acceleration.",
+            governing_equation="alpha = tau/I", value_identification="tau = 3.0 N*m\nI = 0.60 kg*m^2",
+            substitution="alpha = 3.0/0.60", calculation="alpha = 5.0 rad/s^2", final_answer="\\boxed{5.0 rad/s^2}")
+    v = verify(q, _with(ref, principle=principle), ref)
+    assert v.valid and v.first_error == 0, v
+
+
+def test_heat_capacity_is_not_a_capacitor_and_latent_heat_must_be_named():
+    q = ("How much heat melts 0.20 kg of ice at 0 °C and then warms the water to 10 °C? "
+         "Use L_f = 3.34e5 J/kg and c = 4186 J/(kg*K).")
+    ref = S(problem_analysis="Find the total heat Q.",
+            principle="Latent heat of fusion for melting, then specific heat capacity for warming.",
+            governing_equation="Q = m*L_f + m*c*dT", value_identification="m = 0.20 kg\nL_f = 3.34e5 J/kg\nc = 4186 J/(kg*K)\ndT = 10 K",
+            substitution="Q = 0.20*3.34e5 + 0.20*4186*10", calculation="Q = 75172 J", final_answer="\\boxed{75172 J}")
+    ok = verify(q, _with(ref, principle="Melting needs m L_f (latent heat); warming needs Q = m c dT."), ref)
+    assert ok.valid and ok.first_error == 0, ok
+    bad = verify(q, _with(ref, principle="Only Q = m c dT is needed: melting at 0 °C costs nothing extra."), ref)
+    assert bad.first_error == 2, bad
+
+
+# --- the principle's own formula -------------------------------------------------------------------
+
+Q_MOM = "A 0.40 kg puck slides at 5.0 m/s. What is its momentum?"
+REF_MOM = S(problem_analysis="Find the momentum (p).", principle="Linear momentum is mass times velocity: p = m v.",
+            governing_equation="p = m*v", value_identification="m = 0.40 kg\nv = 5.0 m/s", substitution="p = 0.40*5.0",
+            calculation="p = 2.0 kg*m/s", final_answer="\\boxed{2.0 kg*m/s}")
+
+
+@pytest.mark.parametrize("principle", [
+    "Puck-motion formula: p = m v.",       # an invented name, the right relation
+    "The Galilean rule p = m*v.",
+])
+def test_right_formula_under_an_unusual_name_passes(principle):
+    v = verify(Q_MOM, _with(REF_MOM, principle=principle), REF_MOM)
+    assert v.valid and v.first_error == 0, v
+
+
+def test_right_formula_under_an_unusual_name_then_a_wrong_value_is_step_4():
+    sol = _with(REF_MOM, principle="Puck formula: p = m v.", value_identification="m = 0.40 kg\nv = 50 m/s",
+                substitution="p = 0.40*50", calculation="p = 20 kg*m/s", final_answer="\\boxed{20 kg*m/s}")
+    v = verify(Q_MOM, sol, REF_MOM)
+    assert v.first_error == 4, v
+
+
+@pytest.mark.parametrize("principle", [
+    "Period of a wave = 0.60 m / 1.5 m/s",          # a calculation with numbers, no law
+    "Wave timing: 1.5 m/s * 0.60 m = 0.9 s",
+])
+def test_principle_that_is_bare_numbers_fails_at_step_2(principle):
+    sol = _with(REF_PER, principle=principle, governing_equation="T = 0.9", substitution="T = 0.9",
+                calculation="T = 0.9 s", final_answer="\\boxed{0.9 s}")
+    v = verify(Q_PER, sol, REF_PER)
+    assert v.first_error == 2 and v.error_class == "CM", v
+
+
+@pytest.mark.parametrize("principle", [
+    "Mass relation: m = m V.",                 # meaningless: holds only for V = 1
+    "Density law: m = rho / V.",               # a real quantity with a wrong formula under it
+])
+def test_principle_formula_that_does_not_hold_fails_at_step_2(principle):
+    sol = _with(REF_DENS, principle=principle, governing_equation="m = rho/V", substitution="m = 2700/0.0020",
+                calculation="m = 1350000 kg", final_answer="\\boxed{1350000 kg}")
+    v = verify(Q_DENS, sol, REF_DENS)
+    assert v.first_error == 2 and v.error_class == "CM", v
+
+
+def test_named_law_with_a_wrong_formula_fails_at_step_2():
+    # the wrong formula under the right law's name, followed by the governing equation
+    sol = _with(REF_HOOP, principle="Circular motion at the top: v = g r.", governing_equation="v = g*r",
+                substitution="v = 9.8*2.5", calculation="v = 24.5 m/s", final_answer="\\boxed{24.5 m/s}")
+    v = verify(Q_HOOP, sol, REF_HOOP)
+    assert v.first_error == 2 and v.error_class == "CM", v
+
+
+# --- step 1: givens the problem does not state ---------------------------------------------------
+
+@pytest.mark.parametrize("analysis", [
+    "The problem asks for the speed (v). Given: the radius r, the travel time t_l.",     # no time in the problem
+    "We need the speed v at the top. Given: the radius r, the top speed v.",              # the asked one as a given
+    "The problem asks for the speed (v). Given: the radius r, the track pressure p_t.",  # no pressure stated
+])
+def test_invented_or_asked_given_in_step_1_is_mc(analysis):
+    v = verify(Q_HOOP, _with(REF_HOOP, problem_analysis=analysis), REF_HOOP)
+    assert v.first_error == 1 and v.error_class == "MC", v
+
+
+@pytest.mark.parametrize("analysis", [
+    "The problem asks for the speed (v). Given: the radius r, the gravitational acceleration g.",
+    "Find v at the top. Given: the loop radius r and g; the marble barely stays on.",
+    "The problem asks for the top speed v. Given: the radius r, the mass m of the marble.",  # unused, not invented
+])
+def test_honest_givens_are_kept(analysis):
+    v = verify(Q_HOOP, _with(REF_HOOP, problem_analysis=analysis), REF_HOOP)
+    assert v.valid and v.first_error == 0, v
+
+
+def test_explanation_names_the_same_unknown_name_on_every_run():
+    # two names that are neither units nor symbols: the reason must not depend on set order (hash seed)
+    import subprocess
+    import sys
+    prog = ("from verifiers.stepcheck import _eval_units\n"
+            "from verifiers import stepparse as P\n"
+            "try:\n    _eval_units('3*qq2 + zz', {})\nexcept P.ExprError as e:\n    print(e)\n")
+    outs = {subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True,
+                           env={**__import__("os").environ, "PYTHONHASHSEED": str(seed)}).stdout for seed in range(6)}
+    assert len(outs) == 1 and "unknown name" in next(iter(outs)), outs
