@@ -194,3 +194,54 @@ def test_explanation_names_the_same_unknown_name_on_every_run():
     outs = {subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True,
                            env={**__import__("os").environ, "PYTHONHASHSEED": str(seed)}).stdout for seed in range(6)}
     assert len(outs) == 1 and "unknown name" in next(iter(outs)), outs
+
+
+# --- notation: powers of ten written out, √ before a number, subscript digits, [unit] in the box ---------
+
+Q_GRAV = "Two lead spheres of 40 kg and 20 kg have their centres 0.40 m apart. Find the gravitational force between them. Use G = 6.67e-11 N*m^2/kg^2."
+REF_GRAV = S(problem_analysis="Find the force F.", principle="Newton's law of universal gravitation.",
+             governing_equation="F = G*m1*m2/r^2", value_identification="G = 6.67e-11 N*m^2/kg^2\nm1 = 40 kg\nm2 = 20 kg\nr = 0.40 m",
+             substitution="F = 6.67e-11*40*20/0.40^2", calculation="F = 3.335e-7 N", final_answer="\\boxed{3.335e-7 N}")
+
+
+@pytest.mark.parametrize("g_text", ["6.67x10^-11", "6.67 X 10^-11", "6.67*10^(-11)", "6.67·10^-11", "6.67 × 10⁻¹¹"])
+def test_power_of_ten_written_out_is_one_number(g_text):
+    sol = _with(REF_GRAV, value_identification=f"G = {g_text} N*m^2/kg^2\nm1 = 40 kg\nm2 = 20 kg\nr = 0.40 m",
+                substitution=f"F = {g_text} * 40 * 20 / (0.40)^2", calculation="F = 3.34x10^-7 N",
+                final_answer="\\boxed{3.34 \\times 10^{-7} N}")
+    v = verify(Q_GRAV, sol, REF_GRAV)
+    assert v.valid and v.first_error == 0, v
+
+
+def test_power_of_ten_spelling_keeps_a_wrong_substitution_wrong():
+    sol = _with(REF_GRAV, substitution="F = 6.67x10^-11 * 40 * 20 / (0.40)", calculation="F = 1.33x10^-7 N",
+                final_answer="\\boxed{1.33x10^-7 N}")
+    v = verify(Q_GRAV, sol, REF_GRAV)
+    assert v.first_error == 5, v
+
+
+def test_exponent_of_a_number_is_no_name():
+    from verifiers import stepparse as P
+    assert P.names("2.5e9 * k + 1E-3") == {"k"}
+    assert P.names("x^2 * 10^3") == {"x"}  # a power of a symbol times a thousand is not the number 2e3
+
+
+def test_root_sign_before_a_number_and_subscript_digits():
+    q = "A stone falls from rest through 20.0 m with g = 9.8 m/s^2. How long does it fall?"
+    ref = S(problem_analysis="Find the time t.", principle="Free fall from rest.", governing_equation="t = sqrt(2*h/g)",
+            value_identification="h = 20.0 m\ng = 9.8 m/s^2", substitution="t = sqrt(2*20.0/9.8)",
+            calculation="t = 2.02 s", final_answer="\\boxed{2.02 s}")
+    sol = S(problem_analysis="Find the time t.", principle="Free fall from rest.", governing_equation="t = √(2h₁/g)",
+            value_identification="h₁ = 20.0 m\ng = 9.8 m/s²", substitution="t = √(2·20.0/9.8)",
+            calculation="t = √4.082\nt = 2.02 s", final_answer="\\boxed{2.02 s}")
+    v = verify(q, sol, ref)
+    assert v.valid and v.first_error == 0, v
+
+
+def test_unit_in_square_brackets_in_the_boxed_answer():
+    sol = _with(REF_MOM, value_identification="m = 0.40 [kg]\nv = 5.0 [m/s]", calculation="p = 2.0 [kg*m/s]",
+                final_answer="\\boxed{2.0 [kg*m/s]}")
+    v = verify(Q_MOM, sol, REF_MOM)
+    assert v.valid and v.first_error == 0, v
+    wrong = _with(REF_MOM, calculation="p = 2.0 [kg*m/s]", final_answer="\\boxed{20 [kg*m/s]}")
+    assert verify(Q_MOM, wrong, REF_MOM).first_error == 7

@@ -413,6 +413,13 @@ def _answer_right(solution, ref_text, ref_answer, qa, kind: str = "numeric") -> 
         if v.equivalent:
             return True, v.reason
         box = boxed_all(solution)
+        if box and P._BRACKET_UNIT.search(box[-1]):
+            # the unit in square brackets (`392 [W]`), as the value lines are read: the same text without them
+            i = solution.rindex(box[-1])
+            v2 = answer.check(solution[:i] + P._BRACKET_UNIT.sub(r"\1 \2", box[-1]) + solution[i + len(box[-1]):],
+                              ref_text, kind)
+            if v2.equivalent:
+                return True, "the unit in brackets: " + v2.reason
         if box and ref_answer is not None and qa is not None and not qa[1] and P.close(qa[0], ref_answer[0]) \
                 and ref_answer[1]:
             # a bare number in SI units: the same text with the reference's SI unit written after it

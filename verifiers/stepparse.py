@@ -94,12 +94,21 @@ def _latex_groups(s: str) -> str:
     raise ExprError("expression too deeply nested")
 
 
+_SUBDIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+_SUBSCRIPT = re.compile(r"([A-Za-z])([₀₁₂₃₄₅₆₇₈₉]+)")
+#: a number times a power of ten written out (`x`, `X`, `*` after the \times and · replacements); the number
+#: must start there (`x^2 * 10^3` is no mantissa 2)
+_SCI = re.compile(r"(?<![\^\w.)])(\d+(?:\.\d+)?)\s*[xX*]\s*10\s*(?:\^|\*\*)\s*(?:\(\s*([-+]?\d+)\s*\)|([-+]?\d+))")
+
+
 def expr_text(s: str) -> str:
     """LaTeX or plain notation -> a plain calculator expression (text only; nothing is evaluated)."""
     s = (s or "").strip().strip("$").strip()
     if len(s) > MAX_EXPR:
         raise ExprError("expression too long")
-    s = s.replace("−", "-").replace("–", "-").replace("π", " pi ").replace("√", "sqrt").replace("½", "(1/2)")
+    s = s.replace("−", "-").replace("–", "-").replace("π", " pi ").replace("½", "(1/2)")
+    s = re.sub(r"√\s*(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|[A-Za-z_]\w*)", r"sqrt(\1)", s).replace("√", "sqrt")  # √9.18
+    s = _SUBSCRIPT.sub(lambda m: m.group(1) + "_" + m.group(2).translate(_SUBDIGITS), s)  # v₀ -> v_0
     s = _OHM.sub(r"\1 ohm", s)  # 4 Ω, 4\,\Omega: the unit, not the Greek letter
     s = _DELTA.sub(r"Delta_\1", _HALF.sub("_half", s)).translate(_UGREEK)
     s = _DEG.sub(r"(\1*pi/180)", s)  # 30° inside an expression: radians, as sin/cos expect
@@ -120,6 +129,7 @@ def expr_text(s: str) -> str:
     s = re.sub(r"([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)", lambda m: "^(" + m.group(1).translate(_SUP) + ")", s)
     s = re.sub(r"_\{([A-Za-z0-9]+)\}", r"_\1", s)  # v_{0} -> v_0
     s = s.replace("{", "(").replace("}", ")").replace("[", "(").replace("]", ")")
+    s = _SCI.sub(lambda m: f"({m.group(1)}e{m.group(2) or m.group(3)})", s)  # 6.674x10^-11, 8.99*10^9, 5.0·10^(-6): one number
     if "\\" in s:
         raise ExprError(f"unknown LaTeX command in {s[:40]!r}")
     return _KW_RE.sub(r"\1" + _KW_TAIL, _implicit(s))
@@ -166,7 +176,11 @@ def _implicit(s: str) -> str:
 def names(text: str) -> set[str]:
     """The free names of an expression (function names and pi left out)."""
     return {n[:-len(_KW_TAIL)] if n.endswith(_KW_TAIL) else n
-            for n in _IDENT.findall(expr_text(text)) if n not in FUNCS and n not in CONSTS}
+            for n in _IDENT.findall(_NUMLIT.sub(" ", expr_text(text))) if n not in FUNCS and n not in CONSTS}
+
+
+#: number literals (their exponent `e9` in `8.99e9` is no name)
+_NUMLIT = re.compile(r"(?<![A-Za-z_0-9])(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 
 def evaluate_objects(text: str, env: Mapping[str, Any], funcs: Mapping[str, Callable] | None = None) -> Any:
@@ -218,6 +232,7 @@ def lhs_name(lhs: str) -> str | None:
     """The symbol on the left of `=` (prose before a colon dropped, LaTeX subscripts flattened)."""
     lhs = re.sub(r"^.*?:\s*", "", lhs.strip()) if ":" in lhs else lhs.strip()
     lhs = _DELTA.sub(r"Delta_\1", _HALF.sub("_half", lhs.strip("$ "))).replace("\\", "").translate(_UGREEK).strip()
+    lhs = _SUBSCRIPT.sub(lambda m: m.group(1) + "_" + m.group(2).translate(_SUBDIGITS), lhs)
     lhs = re.sub(r"_\{([A-Za-z0-9]+)\}", r"_\1", lhs)
     for g in _GREEK:
         lhs = re.sub(rf"^{g}(?=_|$)", g, lhs)
@@ -282,6 +297,7 @@ def numbers_in(text: str) -> list[float]:
 def symbol_text(s: str) -> str:
     """Prose with its symbols in the verifier's spelling: θ2 -> theta2, $v_{0}$ -> v_0, \\Delta T -> Delta_T."""
     s = _DELTA.sub(r"Delta_\1", _HALF.sub("_half", s or "")).translate(_UGREEK)
+    s = _SUBSCRIPT.sub(lambda m: m.group(1) + "_" + m.group(2).translate(_SUBDIGITS), s)
     s = re.sub(r"_\{([A-Za-z0-9]+)\}", r"_\1", s)
     return re.sub(r"\\(?=[A-Za-z])|\$", "", s)
 
@@ -305,7 +321,7 @@ def is_quantity(part: str) -> bool:
     if not m:
         return False
     rest = part[m.end():].strip()
-    return not rest or bool(re.match(r"[A-Za-zµΩ°\\%]", rest))
+    return not rest or bool(re.match(r"[A-Za-zµΩ°\\%]|\[\s*[A-Za-zµΩ°]", rest))  # `4 [m/s]`: the unit in brackets
 
 
 def given(v: float, qnums: list[float]) -> bool:
