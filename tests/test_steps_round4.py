@@ -245,3 +245,36 @@ def test_unit_in_square_brackets_in_the_boxed_answer():
     assert v.valid and v.first_error == 0, v
     wrong = _with(REF_MOM, calculation="p = 2.0 [kg*m/s]", final_answer="\\boxed{20 [kg*m/s]}")
     assert verify(Q_MOM, wrong, REF_MOM).first_error == 7
+
+
+# --- the equations written inside sentences ------------------------------------------------------------
+
+Q_CAR = "A cart starts from rest and accelerates uniformly at 2.0 m/s^2 for 3.0 s. How far does it travel?"
+REF_CAR = S(problem_analysis="Find the distance d.", principle="Uniformly accelerated motion from rest.",
+            governing_equation="d = (1/2)*a*t^2", value_identification="a = 2.0 m/s^2\nt = 3.0 s",
+            substitution="d = 0.5*2.0*3.0^2", calculation="d = 9.0 m", final_answer="\\boxed{9.0 m}")
+
+
+@pytest.mark.parametrize("gov,sub,calc", [
+    ("Starting from rest, the distance covered is d = (1/2)*a*t^2", "Hence d = 0.5*2.0*3.0^2",
+     "Squaring first, 3.0^2 = 9.0 and so d = 1.0*9.0 = 9.0 m"),
+    ("We use d = ½ a t²", "Plugging in, d = 0.5 × 2.0 × 3.0²", "This works out to d = 9.0 m, which is the answer"),
+    ("|d| = a t^2/2", "|d| = 2.0*3.0^2/2", "|d| = 9.0 m"),
+])
+def test_equations_inside_sentences_are_read(gov, sub, calc):
+    v = verify(Q_CAR, _with(REF_CAR, governing_equation=gov, substitution=sub, calculation=calc), REF_CAR)
+    assert v.valid and v.first_error == 0, v
+
+
+def test_a_wrong_result_inside_a_sentence_is_still_found():
+    sol = _with(REF_CAR, calculation="Working it out, d = 0.5*2.0*9.0 = 18 m, which is the distance",
+                final_answer="\\boxed{18 m}")
+    v = verify(Q_CAR, sol, REF_CAR)
+    assert v.first_error == 6, v
+
+
+def test_function_applied_without_parentheses():
+    from verifiers import stepparse as P
+    assert abs(P.evaluate("n_1 \\sin\\theta_1", {"n_1": 2.0, "theta_1": 0.5}) - 2.0 * 0.479425538604203) < 1e-9
+    assert abs(P.evaluate("sin θ₁ / 2", {"theta_1": 0.5}) - 0.479425538604203 / 2) < 1e-9
+    assert abs(P.evaluate("cos 60°", {}) - 0.5) < 1e-9

@@ -108,9 +108,9 @@ def expr_text(s: str) -> str:
         raise ExprError("expression too long")
     s = s.replace("−", "-").replace("–", "-").replace("π", " pi ").replace("½", "(1/2)")
     s = re.sub(r"√\s*(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|[A-Za-z_]\w*)", r"sqrt(\1)", s).replace("√", "sqrt")  # √9.18
-    s = _SUBSCRIPT.sub(lambda m: m.group(1) + "_" + m.group(2).translate(_SUBDIGITS), s)  # v₀ -> v_0
     s = _OHM.sub(r"\1 ohm", s)  # 4 Ω, 4\,\Omega: the unit, not the Greek letter
     s = _DELTA.sub(r"Delta_\1", _HALF.sub("_half", s)).translate(_UGREEK)
+    s = _SUBSCRIPT.sub(lambda m: m.group(1) + "_" + m.group(2).translate(_SUBDIGITS), s)  # v₀, θ₁ -> v_0, theta_1
     s = _DEG.sub(r"(\1*pi/180)", s)  # 30° inside an expression: radians, as sin/cos expect
     s = re.sub(r"\\(?:left|right|big|Big|displaystyle)\b", "", s)
     # a magnitude written with bars: |x|, \left| x \right|, \lvert x \rvert -> abs(x) (innermost pair first)
@@ -126,6 +126,10 @@ def expr_text(s: str) -> str:
     s = re.sub(r"\\(arcsin|arccos|arctan|sin|cos|tan|exp|ln|log|pi|" + "|".join(_GREEK) + r")(?![A-Za-z])(_?)",
                lambda m: f" {m.group(1)}{m.group(2) or ' '}", s)  # \rho_w stays one symbol
     s = _latex_groups(s)
+    # a function applied without parentheses (`sin theta_1`, `\sin\theta_1`, `cos 30`): its argument is the next
+    # symbol or number
+    s = re.sub(r"(?<![A-Za-z_])(sin|cos|tan|asin|acos|atan|arcsin|arccos|arctan|ln|log|exp|sqrt)\s+"
+               r"(?=[A-Za-z_0-9.(])(?!\()([A-Za-z_][A-Za-z_0-9]*|\d+(?:\.\d+)?(?:\*pi/180)?)", r"\1(\2)", s)
     s = re.sub(r"([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)", lambda m: "^(" + m.group(1).translate(_SUP) + ")", s)
     s = re.sub(r"_\{([A-Za-z0-9]+)\}", r"_\1", s)  # v_{0} -> v_0
     s = s.replace("{", "(").replace("}", ")").replace("[", "(").replace("]", ")")
@@ -222,15 +226,43 @@ def lines(step) -> list[str]:
         return []
     t = re.sub(r"\\begin\{[a-z*]+\}|\\end\{[a-z*]+\}|&", " ", step.content)
     t = t.replace("\\\\", "\n").replace(";", "\n")
-    return [ln.strip().strip("$").strip() for ln in t.splitlines() if ln.strip().strip("$").strip()]
+    out = []
+    for ln in t.splitlines():
+        ln = ln.strip().strip("$").strip()
+        if not ln:
+            continue
+        if "=" in ln and _PROSE_WORD.search(ln):
+            # a sentence around the formulas ('Multiplying out, Q = 8372*60 = 502320 J, which is about 5.02e5 J'):
+            # its clauses, the ones that hold a formula
+            parts = [p.strip() for p in _CLAUSE_SPLIT.split(ln) if p and "=" in p]
+            if parts:
+                out += parts
+                continue
+        out.append(ln)
+    return out
+
+
+#: a word of prose (not a LaTeX command, function or Greek letter)
+_PROSE_WORD = re.compile(r"(?<![\\A-Za-z_])(?!(?:sqrt|frac|text|mathrm|left|right|cdot|times|sin|cos|tan|"
+                         r"arcsin|arccos|arctan|exp|log|ln|approx|circ|degree|" + "|".join(_GREEK) +
+                         r")\b)[A-Z]?[a-z]{3,}\b")
+#: where a sentence's clauses part: a comma before a word, `so`, `and`, `then`, `thus`, `hence`, `which`
+_CLAUSE_SPLIT = re.compile(r",\s+(?=[A-Za-z]{2,}\b|\\?[A-Za-z][A-Za-z_0-9{}]*\s*=)|\s+(?:so|and|then|thus|hence|which|giving|gives)\s+", re.I)
 
 
 _LHS = re.compile(r"^\s*(?:[A-Za-z ,'()-]{0,60}?[:,]\s*)?(\\?[A-Za-z][A-Za-z_0-9{}\\^]*)\s*$")
 
 
+#: prose words before a formula on one line ('The distance is d = ...', 'which written out gives m1*u1 = ...'):
+#: words of three letters or more, or the short words of a sentence, ahead of the formula's last token(s)
+_PROSE_HEAD = re.compile(r"^(?:(?:[A-Za-z'-]{3,}|(?i:is|of|at|by|to|so|we|in|on|it|as|an|a))[,]?\s+)+(?=\S+\s*$)")
+
+
 def lhs_name(lhs: str) -> str | None:
     """The symbol on the left of `=` (prose before a colon dropped, LaTeX subscripts flattened)."""
     lhs = re.sub(r"^.*?:\s*", "", lhs.strip()) if ":" in lhs else lhs.strip()
+    lhs = _PROSE_HEAD.sub("", lhs)  # 'The heat is Q' -> Q
+    lhs = re.sub(r"^(?:\\left\s*)?\|\s*(.+?)\s*(?:\\right\s*)?\|$", r"\1", lhs)  # |W| = ...: the magnitude named
     lhs = _DELTA.sub(r"Delta_\1", _HALF.sub("_half", lhs.strip("$ "))).replace("\\", "").translate(_UGREEK).strip()
     lhs = _SUBSCRIPT.sub(lambda m: m.group(1) + "_" + m.group(2).translate(_SUBDIGITS), lhs)
     lhs = re.sub(r"_\{([A-Za-z0-9]+)\}", r"_\1", lhs)
@@ -672,6 +704,18 @@ def _sides(line: str) -> tuple[str, str] | None:
     if len(parts) < 2 or not all(parts):
         return None
     left = re.sub(r"^[A-Za-z ,'()-]{0,60}?:\s*", "", parts[0]) if ":" in parts[0] else parts[0]
+    words = left.split()
+    for k in range(len(words)):  # prose before the formula ('The momentum balance gives m1*u1'): the words after it
+        if not re.fullmatch(r"[A-Za-z'-]{3,},?|(?i:is|of|at|by|to|so|we|in|on|it|as|an|a)", words[k]):
+            break
+    else:
+        k = len(words) - 1
+    if k:
+        try:
+            names(" ".join(words[k:]))
+            left = " ".join(words[k:])
+        except ExprError:
+            pass
     return left, parts[-1]
 
 
