@@ -278,3 +278,49 @@ def test_function_applied_without_parentheses():
     assert abs(P.evaluate("n_1 \\sin\\theta_1", {"n_1": 2.0, "theta_1": 0.5}) - 2.0 * 0.479425538604203) < 1e-9
     assert abs(P.evaluate("sin θ₁ / 2", {"theta_1": 0.5}) - 0.479425538604203 / 2) < 1e-9
     assert abs(P.evaluate("cos 60°", {}) - 0.5) < 1e-9
+
+
+# --- principles naming conflicting laws -----------------------------------------------------------------
+
+@pytest.mark.parametrize("principle", [
+    "The trolleys stick together, and both the momentum and the kinetic energies are conserved.",
+    "Momentum is conserved in this inelastic coupling; kinetic energy is also conserved.",
+])
+def test_inelastic_with_kinetic_energy_conserved_is_a_conflict(principle):
+    v = verify(Q_STICK, _with(REF_STICK, principle=principle), REF_STICK)
+    assert v.first_error == 2 and v.error_class == "CM", v
+
+
+def test_kinetic_energy_not_conserved_is_no_conflict():
+    v = verify(Q_STICK, _with(REF_STICK, principle="Momentum is conserved; the kinetic energy is not conserved "
+                                                  "since they stick together."), REF_STICK)
+    assert v.valid and v.first_error == 0, v
+
+
+def test_first_and_second_law_together_conflict_and_newtons_first_law_is_no_thermodynamics():
+    from verifiers import stepparse as P
+    assert "first_law" not in P.laws("Newton's first law holds")
+    q = "A 4.0 kg box is pushed with a net force of 10 N. Find its acceleration."
+    ref = S(problem_analysis="Find the acceleration a.", principle="Newton's second law: F = m a.",
+            governing_equation="a = F/m", value_identification="F = 10 N\nm = 4.0 kg", substitution="a = 10/4.0",
+            calculation="a = 2.5 m/s^2", final_answer="\\boxed{2.5 m/s^2}")
+    bad = _with(ref, principle="Newton's second law F = m a, and by Newton's first law the net force is zero.")
+    assert verify(q, bad, ref).first_error == 2
+    assert verify(q, ref, ref).first_error == 0
+
+
+# --- a value substituted with its unit -------------------------------------------------------------------
+
+def test_value_substituted_with_its_unit_is_that_quantity_and_a_bad_conversion_is_step_6():
+    q = "A 1200 kg car moves at 54 km/h. What is its kinetic energy?"
+    ref = S(problem_analysis="Find the kinetic energy K.", principle="Kinetic energy is one half m v squared.",
+            governing_equation="K = 0.5*m*v^2", value_identification="m = 1200 kg\nv = 15 m/s",
+            substitution="K = 0.5*1200*15^2", calculation="K = 135000 J", final_answer="\\boxed{135000 J}")
+    ok = _with(ref, value_identification="m = 1200 kg\nv = 54 km/h", substitution="K = 0.5*1200*(54 km/h)^2",
+               calculation="K = 600*15^2\nK = 135000 J")
+    v = verify(q, ok, ref)
+    assert v.valid and v.first_error == 0, v
+    slip = _with(ref, value_identification="m = 1200 kg\nv = 54 km/h", substitution="K = 0.5*1200*(54 km/h)^2",
+                 calculation="K = 600*5.4^2\nK = 17496 J", final_answer="\\boxed{17496 J}")
+    v = verify(q, slip, ref)
+    assert v.first_error == 6, v

@@ -115,11 +115,34 @@ def _units_dropped(text: str) -> str | None:
     return out if changed else None
 
 
+_U = r"(?![eE][-+]?\d)[A-Za-zΩµ°]+(?:\^\{?-?\d+\}?)?"
+_QTY_IN_EXPR = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*(?:\\[,;: ]|~|\s)*"
+                          r"(?:\[([^\[\]]{1,20})\]|(" + _U + r"(?:[*/·]" + _U + r")*))(?=\s*(?:[)*+/-]|$))")
+
+
+def _units_to_si(text: str) -> str | None:
+    """The text with each `number unit` written inside it (`(72 km/h)^2`, `(2000 cm^3)`) replaced by its SI value
+    (`(20.0)^2`), when any was: a value substituted with its unit is that quantity, as value lines are read."""
+    changed = False
+
+    def si(m):
+        nonlocal changed
+        unit = (m.group(2) or m.group(3) or "").strip()
+        q = P.quantity(f"{m.group(1)} {unit}")
+        if q is None or not unit:
+            return m.group(0)
+        changed = True
+        return f"({q[0]!r})"
+
+    out = _QTY_IN_EXPR.sub(si, text)
+    return out if changed else None
+
+
 def _readings(text: str, env: dict) -> list[float]:
-    """The values a substitution part can have: as written (unit names count as 1), and with the units written
-    after its numbers dropped."""
+    """The values a substitution part can have: as written (unit names count as 1), with the units written
+    after its numbers dropped, and with each number and its unit read as the quantity in SI."""
     out = []
-    for t in (text, _units_dropped(text)):
+    for t in (text, _units_dropped(text), _units_to_si(text)):
         if t is None:
             continue
         try:
@@ -258,7 +281,8 @@ def check_arithmetic(sol, sol_eqs, own_vals: dict, true_env: dict, n: int, ref_a
         except P.ExprError as e:
             errors.append((line, f"the substitution for {lhs} cannot be evaluated ({e})"))
             continue
-        first = next(((mode, x) for x in readings[0] for mode, ex in expect if P.close(x, ex)), None)
+        # an SI match first: `(54 km/h)^2` read as 15 m/s, then the calculation is checked in SI
+        first = next(((mode, x) for mode, ex in expect for x in readings[0] if P.close(x, ex)), None)
         hit = first[0] if first else None
         vals = [first[1] if first else readings[0][0]]
         vals += [next((x for x in r if P.close(x, vals[0])), r[0]) for r in readings[1:]]

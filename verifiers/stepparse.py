@@ -423,7 +423,10 @@ LAWS = {
     "const_velocity": r"constant velocity|uniform motion|uniform velocity|constant speed along|distance\s*=\s*speed",
     "energy_cons": r"conservation of (?:mechanical |total )?energy|(?:mechanical |total )?energy (?:is )?conserv|energy conservation|potential energy (?:is )?(?:converted|turns|becomes|goes)|work.energy theorem",
     "momentum_cons": r"conservation of (?:linear )?momentum|momentum (?:is )?conserv|total momentum",
-    "ke_cons": r"kinetic energy (?:is )?conserv|conserv\w* (?:of )?(?:the )?kinetic energy|(?<!in)elastic collision|equal kinetic energ",
+    # 'kinetic energy ... conserved' in one clause without a negation ('kinetic energies are also conserved'),
+    # not 'kinetic energy is not conserved'
+    "ke_cons": r"kinetic energ\w*(?:(?!\bnot\b|\bno\b|\bisn't\b|[.;,])[^.;,]){0,30}?\bconserv|conserv\w* (?:of )?(?:the )?"
+               r"(?:total )?kinetic energy|(?<!in)elastic collision|equal kinetic energ",
     "inelastic": r"inelastic|stick together|move together|moving together|coalesce",
     "impulse": r"impulse",
     "momentum": r"\bmomentum\b",
@@ -440,7 +443,8 @@ LAWS = {
     "shm": r"simple harmonic|harmonic oscillat|pendulum|oscillat",
     "wave": r"\bwave|wavelength|frequency times|v\s*=\s*f\s*\*?\s*lambda",
     "ideal_gas": r"ideal gas",
-    "first_law": r"first law of thermodynamics|first law",
+    "first_law": r"first law of thermodynamics|(?<!newton's )(?<!newtons )(?<!newton )first law",
+    "newton1": r"newton'?s? first law|law of inertia",
     "const_volume": r"constant volume|isochoric|c_?v\b",
     "const_pressure": r"constant pressure|isobaric|c_?p\b",
     "isothermal": r"isotherm",
@@ -481,6 +485,7 @@ LAWS = {
     "torque": r"torque|moment of force|rotational equilibrium|(?:second law|newton'?s? law) (?:for|of) rotation"
               r"|rotational (?:form of |analogue of )?newton|(?:tau|τ)\s*=\s*i\s*\*?\s*(?:alpha|α)",
     "buoyancy": r"archimedes|buoyan",
+    "pascal": r"pascal'?s? (?:principle|law)|law of flotation|flotation law",
     "bernoulli": r"bernoulli",
     "continuity": r"continuity|a_?1\s*\*?\s*v_?1\s*=\s*a_?2\s*\*?\s*v_?2|volume flow rate (?:is )?(?:the same|constant)",
     "doppler": r"doppler",
@@ -489,6 +494,10 @@ LAWS = {
 CONFLICTS = [("friction", "frictionless"), ("series", "parallel"), ("const_volume", "const_pressure"),
              ("const_accel", "const_velocity"), ("inelastic", "ke_cons"), ("energy_cons", "gravity_work"),
              ("isothermal", "adiabatic"), ("decay", "linear_decay"), ("tir", "brewster")]
+#: pairs of laws that a principle cannot both name where the reference does not (one denies the other: an
+#: inelastic collision where kinetic energy is conserved, a net force that is zero and accelerates the body)
+BOTH_CONFLICT = [("inelastic", "ke_cons"), ("newton1", "newton2"), ("buoyancy", "pascal"), ("isothermal", "adiabatic"),
+                 ("decay", "linear_decay"), ("tir", "brewster")]
 #: idealisations a principle may leave unsaid ('frictionless' is the default); contradicting them still fails
 OPTIONAL = {"frictionless"}
 _LAW_RE = {k: re.compile(v) for k, v in LAWS.items()}
@@ -544,6 +553,9 @@ def same_law(principle: str, reference: str) -> tuple[bool, str]:
     extra = a - b - OPTIONAL - _CONTEXT
     if b and len(extra) > MAX_EXTRA_LAWS:
         return False, f"the principle names {len(extra)} laws besides the one that applies ({', '.join(sorted(extra))})"
+    for x, y in BOTH_CONFLICT:
+        if x in a and y in a and not (x in b and y in b):
+            return False, f"the principle names conflicting laws ({x} and {y})"
     for x, y in CONFLICTS:
         if (x in a and y in b and x not in b and y not in a) or (y in a and x in b and y not in b and x not in a):
             return False, f"the principle says {x if x in a else y} where {y if x in a else x} applies"
