@@ -324,3 +324,25 @@ def test_value_substituted_with_its_unit_is_that_quantity_and_a_bad_conversion_i
                  calculation="K = 600*5.4^2\nK = 17496 J", final_answer="\\boxed{17496 J}")
     v = verify(q, slip, ref)
     assert v.first_error == 6, v
+
+
+# --- a law stated in general symbols beside the working equations ------------------------------------------
+
+Q_SKATE = ("A skater spinning at 3.0 rad/s with moment of inertia 2.4 kg*m^2 pulls in her arms to 1.2 kg*m^2. "
+           "What is her new angular speed?")
+REF_SKATE = S(problem_analysis="Find the final angular speed w2.", principle="Conservation of angular momentum.",
+              governing_equation="w2 = I1*w1/I2", value_identification="I1 = 2.4 kg*m^2\nw1 = 3.0 rad/s\nI2 = 1.2 kg*m^2",
+              substitution="w2 = 2.4*3.0/1.2", calculation="w2 = 6.0 rad/s", final_answer="\\boxed{6.0 rad/s}")
+
+
+@pytest.mark.parametrize("gov", ["L_initial = L_final\nw2 = I1*w1/I2", "L_i = L_f\nI1*w1 = I2*w2"])
+def test_general_statement_of_the_law_beside_the_working_equation(gov):
+    sub = "w2 = 2.4*3.0/1.2" if "w2 =" in gov else "2.4*3.0 = 1.2*w2"
+    v = verify(Q_SKATE, _with(REF_SKATE, governing_equation=gov, substitution=sub), REF_SKATE)
+    assert v.valid and v.first_error == 0, v
+
+
+def test_an_equation_with_an_unidentified_symbol_alone_is_still_step_4():
+    v = verify(Q_SKATE, _with(REF_SKATE, governing_equation="w2 = I1*w1/I_arms", substitution="w2 = 2.4*3.0/1.2"),
+               REF_SKATE)
+    assert v.first_error == 4, v

@@ -49,7 +49,7 @@ from verifiers import seventag
 from verifiers import stepparse as P
 from verifiers.judge import JudgeBudgetExceeded, judge_backend
 from verifiers.psv import psv_backend
-from verifiers.stepcheck import _units_dropped, check_arithmetic, dimension_ok, not_a_law, split_juxtaposed
+from verifiers.stepcheck import _UNIT_AFTER_NUMBER, _units_dropped, check_arithmetic, dimension_ok, not_a_law, split_juxtaposed
 from verifiers.stepformat import boxed_all, format_error
 from verifiers.stepref import verify_reference_free
 from verifiers.units import get_ureg
@@ -382,8 +382,12 @@ def _principle_formula(principle: str, env: dict, units: dict) -> tuple[bool, st
             dropped = _units_dropped(side)
             if len(_NUMBER.findall(side)) < 2 or dropped is None:
                 continue
+            # every number carries its unit (`760 m/s / 13 m/s`): a lone letter after a number (`5/2 R`) may
+            # be a symbol, so one unit is not enough
+            if len(_UNIT_AFTER_NUMBER.findall(side)) - len(_UNIT_AFTER_NUMBER.findall(dropped)) < 2:
+                continue
             try:
-                if P.names(dropped) or P.names(side) & set(env):
+                if P.names(_NUMBER.sub(" 1 ", dropped)):
                     continue
             except P.ExprError:
                 continue
@@ -535,14 +539,24 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
         if qnums and not P.given(v, qnums):
             return at_step(4, f"the value {s} = {text} appears nowhere in the problem", n)
     defined = {s for s, *_ in svals} | {lhs for lhs, _, _ in sol_eqs}
-    for lhs, parts, _ in sol_eqs:
+    general, first_missing = [], None
+    for k, (lhs, parts, _) in enumerate(sol_eqs):
         try:
             free = P.names(parts[-1])
         except P.ExprError:
             continue
         missing = sorted(free - defined)
         if missing:
-            return at_step(4, f"{missing[0]} is used in the equation for {lhs} but its value is never identified", n)
+            first_missing = first_missing or (lhs, missing[0])
+            general.append(k)
+    if general and len(general) < len(sol_eqs):
+        # the law stated in general symbols beside the working equations (`W = KE_f - KE_i`, `L_before = L_after`,
+        # `Phi = B*A` with B1 and B2 given, `A = pi*d^2/4` for both pipes): a statement of the law, not an equation
+        # the solution evaluates - the other equations carry the working (issue 32, round four)
+        sol_eqs = [e for k, e in enumerate(sol_eqs) if k not in general]
+    elif first_missing:
+        lhs, name = first_missing
+        return at_step(4, f"{name} is used in the equation for {lhs} but its value is never identified", n)
     rfa = ref.get("final_answer").content if ref.get("final_answer") else ""
     rbox = boxed_all(rfa)
     return check_arithmetic(sol, sol_eqs, {s: v for s, v, *_ in svals}, true_env, n, known.get(target),
