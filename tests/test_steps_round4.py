@@ -346,3 +346,36 @@ def test_an_equation_with_an_unidentified_symbol_alone_is_still_step_4():
     v = verify(Q_SKATE, _with(REF_SKATE, governing_equation="w2 = I1*w1/I_arms", substitution="w2 = 2.4*3.0/1.2"),
                REF_SKATE)
     assert v.first_error == 4, v
+
+
+# --- step 1: the asked quantity named in other words of the same kind ----------------------------------------
+
+def test_reference_ending_with_a_helper_equation_keeps_its_boxed_quantity_as_the_asked_one():
+    q = "A ball is thrown straight up at 14 m/s from a 5.0 m high balcony (g = 9.8 m/s^2). How high above the ground does it rise?"
+    ref = S(problem_analysis="Find the greatest height above the ground H.", principle="Uniformly accelerated motion.",
+            governing_equation="h_r = u^2/(2*g)\nH = h0 + h_r", value_identification="u = 14 m/s\ng = 9.8 m/s^2\nh0 = 5.0 m",
+            substitution="h_r = 14^2/(2*9.8)\nH = 5.0 + 10", calculation="h_r = 10 m\nH = 15 m", final_answer="\\boxed{15 m}")
+    # the same reference with the helper written last: the asked quantity is still H (the box), not h_r
+    ref2 = ref.replace("h_r = u^2/(2*g)\nH = h0 + h_r", "H = h0 + u^2/(2*g)\nh_r = u^2/(2*g)").replace(
+        "h_r = 14^2/(2*9.8)\nH = 5.0 + 10", "H = 5.0 + 14^2/(2*9.8)\nh_r = 14^2/(2*9.8)").replace(
+        "h_r = 10 m\nH = 15 m", "H = 15 m\nh_r = 10 m")
+    sol = _with(ref, problem_analysis="Find the maximum height H reached above the ground.")
+    v = verify(q, sol, ref2)
+    assert v.first_error != 1, v  # not a misread asked quantity
+
+
+@pytest.mark.parametrize("analysis", [
+    "Find $|\\vec v|$, the top speed, for a loop of radius 2.5 m.",
+    "Required: the largest speed v_max at the top that keeps contact.",
+])
+def test_asked_quantity_under_a_vector_sign_or_a_synonym_qualifier(analysis):
+    sol = _with(REF_HOOP, problem_analysis=analysis)
+    v = verify(Q_HOOP, sol, REF_HOOP)
+    assert v.first_error != 1, v
+
+
+def test_own_symbol_with_a_quantity_word_of_the_asked_dimension_is_the_asked_quantity():
+    sol = _with(REF_HOOP, problem_analysis="Required: the critical orbital speed v_c at the top of the loop.")
+    assert verify(Q_HOOP, sol, REF_HOOP).first_error != 1
+    other = _with(REF_HOOP, problem_analysis="Required: the normal force N_t at the top of the loop.")
+    assert verify(Q_HOOP, other, REF_HOOP).first_error == 1

@@ -107,6 +107,15 @@ def _ref_eqs(ref) -> list:
 
 
 def _ref_target(ref) -> str | None:
+    """The reference's asked quantity: the quantity of its calculation whose value is its boxed answer (the last
+    such), else its last governing equation's left side (a reference may end with a helper, `r = R + h`)."""
+    fa = ref.get("final_answer").content if ref.get("final_answer") else ""
+    box = boxed_all(fa)
+    q = P.quantity(box[-1]) if box else None
+    if q is not None:
+        hit = [s for s, v, u, _, _ in P.values(ref.get("calculation")) if P.close(v, q[0]) and (u == q[1] or not q[1])]
+        if hit:
+            return hit[-1]
     eqs = _ref_eqs(ref)
     if eqs:
         return eqs[-1][0]
@@ -146,6 +155,9 @@ _HOW = {"far": "far", "fast": "fast", "long": "long", "high": "high", "deep": "d
 _CONTRAST = [("gauge", "absolute"), ("horizontal", "vertical"), ("initial", "final"), ("maximum", "minimum"),
              ("kinetic", "potential"), ("linear", "angular"), ("average", "instantaneous"),
              ("image", "object"), ("incidence", "refraction")]
+#: qualifiers that say the same as the reference's ('largest' for 'maximum'); not a different quantity
+_SAME_WORDS = {"largest", "greatest", "highest", "biggest", "maximum", "max", "smallest", "least", "lowest", "minimum",
+               "min", "magnitude", "size"}
 _FILLER = {"the", "a", "an", "its", "their", "his", "her", "magnitude", "size", "value", "amount", "strength",
            "total", "net", "mean", "resulting", "resultant", "required", "of", "for",
            "quantity", "unknown", "asked", "sought", "is", "to", "be", "found", "determine", "this", "that"}
@@ -243,8 +255,12 @@ def _check_target(sol, ref) -> str | None:
     if sym and (sym in computed or sym in rvals):
         if word is None or _unit_dims(rvals.get(sym)) != _unit_dims(rvals.get(tgt)) or sym in computed:
             return f"problem_analysis takes {sym} for the asked quantity {tgt}"
-    elif sym and names and [w for w in mine if w not in names]:
-        # a symbol of its own for a quantity named otherwise than the asked one: another quantity
+    elif sym and names and [w for w in mine if w not in names and w not in _SAME_WORDS] and not (
+            word and _unit_dims(_KIND.get(word)) and _unit_dims(_KIND.get(word)) == _unit_dims(rvals.get(tgt)
+                                                                                       or _KIND.get(rword))):
+        # a symbol of its own for a quantity named otherwise than the asked one: another quantity - unless its
+        # quantity word has the asked quantity's dimension ('the surface gravitational acceleration g_M' for the
+        # free-fall acceleration g): then the contrast and dimension checks below decide (judge the physics)
         return f"problem_analysis takes {' '.join(mine)} ({sym}) for the asked quantity {tgt}"
     if word is None:
         return None
