@@ -379,3 +379,16 @@ def test_own_symbol_with_a_quantity_word_of_the_asked_dimension_is_the_asked_qua
     assert verify(Q_HOOP, sol, REF_HOOP).first_error != 1
     other = _with(REF_HOOP, problem_analysis="Required: the normal force N_t at the top of the loop.")
     assert verify(Q_HOOP, other, REF_HOOP).first_error == 1
+
+
+# --- a result reported to the significant figures of the data ---------------------------------------------
+
+@pytest.mark.parametrize("calc,box,want", [
+    ("lam = 2.424e-10 m\nlam = 2.4e-10 m", "\\boxed{2.4e-10 m}", 0),       # two figures, as the data: kept
+    ("lam = 2.4e-10 m", "\\boxed{2.4e-10 m}", 0),
+    ("lam = 2.5e-10 m", "\\boxed{2.5e-10 m}", 6),                          # not a rounding of 2.424
+    ("lam = 2e-10 m", "\\boxed{2e-10 m}", 6),                               # one figure is not a report
+])
+def test_result_rounded_to_its_written_figures(calc, box, want):
+    v = verify(Q_DB, _with(REF_DB, calculation=calc, final_answer=box), REF_DB)
+    assert v.first_error == want, v

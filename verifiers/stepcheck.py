@@ -154,6 +154,22 @@ def _readings(text: str, env: dict) -> list[float]:
     return out
 
 
+_MANTISSA = re.compile(r"^\s*[-+−]?\s*(\d+(?:\.\d*)?|\.\d+)")
+
+
+def _rounded_as_written(part: str, x: float, exact: float) -> bool:
+    """Whether a result written with n >= 2 significant figures (`3.6e-10 m`, `1.8 s`) is the exact value rounded
+    to n: a result reported to the precision of the data is no arithmetic error (graders allow it)."""
+    m = _MANTISSA.match(part or "")
+    if not m or not math.isfinite(x) or not math.isfinite(exact) or exact == 0:
+        return False
+    digits = m.group(1).replace(".", "").lstrip("0")
+    n = len(digits)
+    if n < 2 or n > 6:
+        return False
+    return math.isclose(x, float(f"{exact:.{n}g}"), rel_tol=1e-9, abs_tol=0.0)
+
+
 def _result(part: str, env: dict) -> float:
     """A calculation part's value: a quantity in SI when it reads as one, else the expression's value."""
     q = P.quantity(part) if P.is_quantity(part) else None
@@ -298,7 +314,7 @@ def check_arithmetic(sol, sol_eqs, own_vals: dict, true_env: dict, n: int, ref_a
     if errors:
         return at_step(5, min(errors)[1], n)
     # 6. calculations: every part of every line for a quantity equals its substitution
-    last = None
+    last, sig_exact = None, None
     for lhs, _, _ in sol_eqs:
         lines_ = calc_of.get(lhs)
         if not lines_:
@@ -311,10 +327,12 @@ def check_arithmetic(sol, sol_eqs, own_vals: dict, true_env: dict, n: int, ref_a
                 except P.ExprError as e:
                     errors.append((line, f"the calculation of {lhs} cannot be read ({e})"))
                     break
-                if not P.close(x, got_of[lhs]):
+                if not P.close(x, got_of[lhs]) and not _rounded_as_written(p, x, got_of[lhs]):
                     errors.append((line, f"arithmetic error: {lhs} = {p} but the substitution gives {got_of[lhs]:.4g}"))
                     break
         last = lines_[-1][0][-1]
+        # the last result reported rounded to its significant figures: the exact value it stands for
+        sig_exact = got_of[lhs] if mode_of.get(lhs) != "raw" and lhs in got_of else None
     if errors:
         return at_step(6, min(errors)[1], n)
     # 7. the final answer follows from the last calculation
@@ -323,6 +341,7 @@ def check_arithmetic(sol, sol_eqs, own_vals: dict, true_env: dict, n: int, ref_a
     ans = boxes[-1] if boxes else fa.strip()
     form = ref_text if ref_text is not None else gold
     ql = P.quantity(last) if last else None
+    qa = None
     if letters_in(ans, P.LETTERS) or (form is not None and letters_in(form, P.LETTERS)):
         chosen = answer.canonical(solution if solution is not None else fa, "mcq_multi") or ""
         if (why := _option_error(chosen, question, ql, own)):
@@ -352,6 +371,13 @@ def check_arithmetic(sol, sol_eqs, own_vals: dict, true_env: dict, n: int, ref_a
         kind = "integer" if ref_text is not None and _integer_form(ref_text, None) and _integer_form(None, question) \
             else "numeric"
         right, why = _answer_right(solution, ref_text, ref_answer, qa, kind)
+    if not right and sig_exact is not None and ref_answer is not None and qa is not None and ql is not None \
+            and P.close(qa[0], ql[0]) and (not qa[1] or not ref_answer[1] or qa[1] == ref_answer[1]) \
+            and not P.close(ql[0], sig_exact) and P.close(sig_exact, ref_answer[0]) \
+            and _rounded_as_written(last, ql[0], sig_exact):
+        # the box states the last calculation, which is the exact (right) value rounded to the figures it is
+        # written with (`3.6e-10 m` for 3.637e-10 m): it states step 6's result, no error at step 7
+        right = True
     if not right:
         nonsi = any(s_ in raw and not P.close(raw[s_], v) for s_, v in own_vals.items())
         raw_subs = sorted(l for l, m in mode_of.items() if m == "raw") if nonsi else []
