@@ -392,3 +392,16 @@ def test_own_symbol_with_a_quantity_word_of_the_asked_dimension_is_the_asked_qua
 def test_result_rounded_to_its_written_figures(calc, box, want):
     v = verify(Q_DB, _with(REF_DB, calculation=calc, final_answer=box), REF_DB)
     assert v.first_error == want, v
+
+
+def test_same_kind_of_quantity_for_the_other_body_is_still_a_misread():
+    # the relaxed step-1 rule (a word of the asked dimension) must not let 'first' stand for 'second'
+    q = "A 2.0 kg cart at 3.0 m/s hits a resting 1.0 kg cart elastically. Find the speed of the second cart."
+    ref = S(problem_analysis="The problem asks for the speed of the second cart (v2).",
+            principle="Conservation of momentum and kinetic energy in an elastic collision.",
+            governing_equation="v2 = 2*m1*v1/(m1 + m2)", value_identification="m1 = 2.0 kg\nv1 = 3.0 m/s\nm2 = 1.0 kg",
+            substitution="v2 = 2*2.0*3.0/(2.0 + 1.0)", calculation="v2 = 4.0 m/s", final_answer="\\boxed{4.0 m/s}")
+    sol = _with(ref, problem_analysis="The problem asks for the velocity of the first cart (u1f).",
+                governing_equation="u1f = (m1 - m2)*v1/(m1 + m2)", substitution="u1f = (2.0 - 1.0)*3.0/(2.0 + 1.0)",
+                calculation="u1f = 1.0 m/s", final_answer="\\boxed{1.0 m/s}")
+    assert verify(q, sol, ref).first_error == 1

@@ -154,7 +154,8 @@ _HOW = {"far": "far", "fast": "fast", "long": "long", "high": "high", "deep": "d
         "much time": "time", "much force": "force", "much power": "power", "much current": "current"}
 _CONTRAST = [("gauge", "absolute"), ("horizontal", "vertical"), ("initial", "final"), ("maximum", "minimum"),
              ("kinetic", "potential"), ("linear", "angular"), ("average", "instantaneous"),
-             ("image", "object"), ("incidence", "refraction")]
+             ("image", "object"), ("incidence", "refraction"), ("first", "second"), ("upper", "lower"),
+             ("inner", "outer"), ("before", "after"), ("incoming", "target")]
 #: qualifiers that say the same as the reference's ('largest' for 'maximum'); not a different quantity
 _SAME_WORDS = {"largest", "greatest", "highest", "biggest", "maximum", "max", "smallest", "least", "lowest", "minimum",
                "min", "magnitude", "size"}
