@@ -405,3 +405,30 @@ def test_same_kind_of_quantity_for_the_other_body_is_still_a_misread():
                 governing_equation="u1f = (m1 - m2)*v1/(m1 + m2)", substitution="u1f = (2.0 - 1.0)*3.0/(2.0 + 1.0)",
                 calculation="u1f = 1.0 m/s", final_answer="\\boxed{1.0 m/s}")
     assert verify(q, sol, ref).first_error == 1
+
+
+@pytest.mark.parametrize("principle", [
+    "The momentum of the puck equals its kinetic energy.",       # quantities of different kinds, in words
+    "Momentum = 0.40 kg * 5.0 m/s",                              # a calculation, not a law
+])
+def test_principle_in_words_equating_different_kinds_fails(principle):
+    v = verify(Q_MOM, _with(REF_MOM, principle=principle), REF_MOM)
+    assert v.first_error == 2, v
+
+
+@pytest.mark.parametrize("principle", [
+    "The impulse equals the change in momentum.",
+    "Momentum equals mass times velocity.",
+    "The work done equals the kinetic energy gained.",
+])
+def test_principle_in_words_with_consistent_kinds_is_not_judged_by_that_rule(principle):
+    from verifiers.steps import _principle_formula
+    assert _principle_formula(principle, {"p": 2.0, "m": 0.4, "v": 5.0}, {"p": "kg*m/s", "m": "kg", "v": "m/s"}) is None
+
+
+def test_quantity_named_in_words_on_the_left_of_a_principle_formula():
+    from verifiers.steps import _principle_formula
+    env, units = {"lam": 0.6, "v": 1.5, "T": 0.4}, {"lam": "m", "v": "m/s", "T": "s"}
+    got = _principle_formula("Wave speed = 2*lam/T.", env, units)  # the one speed symbol is v: v = 2 lam/T is false
+    assert got is not None and got[0] is False, got
+    assert _principle_formula("Wave speed = lam/T.", env, units)[0] is True

@@ -362,6 +362,12 @@ _CLAUSE = re.compile(r"[;:()\[\]]|\.\s|\.$|,\s|\s(?:gives|so|then|where|with|for
 _NUMBER = re.compile(r"(?<![A-Za-z_])\d+\.?\d*(?:[eE][-+]?\d+)?")
 
 
+_WORD_EQUALS = re.compile(r"((?:[a-z']+ ){0,5}[a-z]+) (?:equals|is equal to|is the same as) (?:the |its |a )?"
+                          r"((?:[a-z]+ ){0,3}[a-z]+)")
+_OPERATOR_WORDS = re.compile(r"\b(?:times|per|over|divided|multiplied|product|ratio|sum|difference|change|plus|minus"
+                             r"|square|half|twice|rate|loss|lost|gain|gained)\b")
+
+
 def _expr_words(words: list[str], from_end: bool, env: dict) -> str | None:
     """The run of words at one end of a clause side that reads as an expression, else None. Before a formula's
     left side, prose words (three letters or more, no symbol with a value: 'The Galilean rule p') are dropped."""
@@ -409,7 +415,19 @@ def _principle_formula(principle: str, env: dict, units: dict) -> tuple[bool, st
             except P.ExprError:
                 continue
             return False, f"the principle writes a calculation with numbers (`{side}`), not a law", True
-    # 2. a formula whose symbols have true values, as written (unit letters would be read as symbols here)
+    # 2. two quantities of different dimensions said to be equal in words ('the total momentum equals the kinetic
+    # energy'); a side that is a product, ratio or change ('mass times acceleration') is not judged
+    for m in _WORD_EQUALS.finditer(raw.lower()):
+        heads = []
+        for phrase in (m.group(1), m.group(2)):
+            phrase = re.split(r"\s(?:of|at|in|on|from|for|to|when|with|by|and|so|which|that)\s", phrase + " ")[0].split()
+            heads.append(phrase[-1] if phrase and phrase[-1] in _KIND and _KIND[phrase[-1]] else None)
+        tail = re.split(r"[.;,:]", m.string[m.start(2):m.end(2) + 60])[0]  # the whole right side, to the clause end
+        if all(heads) and not _OPERATOR_WORDS.search(tail) and not re.search(r"[*/×·(]", tail):
+            da, db = _unit_dims(_KIND[heads[0]]), _unit_dims(_KIND[heads[1]])
+            if da and db and da != db:
+                return False, f"the principle equates {heads[0]} with {heads[1]}: quantities of different kinds", True
+    # 3. a formula whose symbols have true values, as written (unit letters would be read as symbols here)
     holds = None
     for clause in _CLAUSE.split(raw):
         if "=" not in clause or re.search(r"[<>!]=|==", clause):
@@ -418,9 +436,14 @@ def _principle_formula(principle: str, env: dict, units: dict) -> tuple[bool, st
         for left_t, right_t in zip(sides, sides[1:]):
             left = _expr_words(left_t.split(), True, env)
             right = _expr_words(right_t.split(), False, env)
+            whole = bool(left and right and right == right_t.strip().rstrip(".") and left_t.strip().endswith(left))
+            if not left and right and (kind := (left_t.split() or [""])[-1].lower()) in _KIND and _KIND[kind]:
+                # a quantity named in words on the left ('Wave speed = 2*v/lambda'): the one symbol of its kind
+                dims = _unit_dims(_KIND[kind])
+                cands = sorted(x for x in env if units.get(x) is not None and _unit_dims(units[x]) == dims)
+                left = cands[0] if len(cands) == 1 else None
             if not left or not right:
                 continue
-            whole = right == right_t.strip().rstrip(".") and left_t.strip().endswith(left)
             try:
                 ln, rn = P.names(left), P.names(right)
             except P.ExprError:
