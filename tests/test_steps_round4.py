@@ -432,3 +432,17 @@ def test_quantity_named_in_words_on_the_left_of_a_principle_formula():
     got = _principle_formula("Wave speed = 2*lam/T.", env, units)  # the one speed symbol is v: v = 2 lam/T is false
     assert got is not None and got[0] is False, got
     assert _principle_formula("Wave speed = lam/T.", env, units)[0] is True
+
+
+def test_principle_bringing_in_a_quantity_the_problem_lacks_is_a_wrong_law_at_step_2():
+    sol = _with(REF_PER, principle="Wave timing law: T = 2*tan(psi).", governing_equation="T = 2*tan(psi)",
+                substitution="T = 2*tan(0.3)", calculation="T = 0.62 s", final_answer="\\boxed{0.62 s}")
+    v = verify(Q_PER, sol, REF_PER)
+    assert v.first_error == 2 and v.error_class == "CM", v
+
+
+def test_a_reference_quantity_left_unidentified_is_still_step_4():
+    # G belongs to the law of the reference: forgetting its value is a value-identification slip
+    sol = _with(REF_GRAV, value_identification="m1 = 40 kg\nm2 = 20 kg\nr = 0.40 m")
+    v = verify(Q_GRAV, sol, REF_GRAV)
+    assert v.first_error == 4, v

@@ -596,6 +596,16 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
         sol_eqs = [e for k, e in enumerate(sol_eqs) if k not in general]
     elif first_missing:
         lhs, name = first_missing
+        ref_names = set(known) | {e[0] for e in _ref_eqs(ref)}
+        for e in _ref_eqs(ref):
+            try:
+                ref_names |= P.names(e[1][-1])
+            except P.ExprError:
+                pass
+        if name not in ref_names and re.search(rf"(?<![\w\\]){re.escape(name)}(?!\w)", principle):
+            # a quantity the problem does not have, brought in by the principle's own law ('wave speed = 2 tan(phi)'):
+            # the law is wrong where it is first written, not a value left unidentified
+            return at_step(2, f"the principle's law uses {name}, a quantity the problem does not have", n)
         return at_step(4, f"{name} is used in the equation for {lhs} but its value is never identified", n)
     rfa = ref.get("final_answer").content if ref.get("final_answer") else ""
     rbox = boxed_all(rfa)
