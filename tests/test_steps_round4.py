@@ -446,3 +446,39 @@ def test_a_reference_quantity_left_unidentified_is_still_step_4():
     sol = _with(REF_GRAV, value_identification="m1 = 40 kg\nm2 = 20 kg\nr = 0.40 m")
     v = verify(Q_GRAV, sol, REF_GRAV)
     assert v.first_error == 4, v
+
+
+# --- values the problem gives in words or through its own arithmetic ------------------------------------------
+
+Q_WIRE = ("A 0.50 m wire carrying 3.0 A lies at right angles to a 0.20 T magnetic field. "
+          "What force acts on it?")
+REF_WIRE = S(problem_analysis="Find the force F.", principle="Magnetic force on a current-carrying wire.",
+             governing_equation="F = B*I*L", value_identification="B = 0.20 T\nI = 3.0 A\nL = 0.50 m",
+             substitution="F = 0.20*3.0*0.50", calculation="F = 0.30 N", final_answer="\\boxed{0.30 N}")
+
+
+def test_an_angle_the_problem_states_in_words_is_given():
+    sol = _with(REF_WIRE, governing_equation="F = B*I*L*sin(theta)",
+                value_identification="B = 0.20 T\nI = 3.0 A\nL = 0.50 m\ntheta = 90°",
+                substitution="F = 0.20*3.0*0.50*sin(90°)")
+    v = verify(Q_WIRE, sol, REF_WIRE)
+    assert v.valid and v.first_error == 0, v
+    wrong = _with(REF_WIRE, governing_equation="F = B*I*L*sin(theta)",
+                  value_identification="B = 0.20 T\nI = 3.0 A\nL = 0.50 m\ntheta = 60°",
+                  substitution="F = 0.20*3.0*0.50*sin(60°)", calculation="F = 0.26 N", final_answer="\\boxed{0.26 N}")
+    assert verify(Q_WIRE, wrong, REF_WIRE).first_error in (3, 4)  # an angle not given is an error
+
+
+def test_a_value_line_that_shows_its_arithmetic_on_the_givens():
+    q = "A 1500 W heater runs 12 minutes a day for 10 days. How much energy does it use, in kWh?"
+    ref = S(problem_analysis="Find the energy E.", principle="Electrical energy is power times time.",
+            governing_equation="E = P*t", value_identification="P = 1500 W\nt = 7200 s", substitution="E = 1500*7200",
+            calculation="E = 10800000 J", final_answer="\\boxed{3.0 kWh}")
+    sol = _with(ref, governing_equation="E = P*t_on", value_identification="P = 1.5 kW\nt_on = 10*12 min = 120 min = 2.0 h",
+                substitution="E = 1.5 kW * 2.0 h", calculation="E = 3.0 kWh")
+    v = verify(q, sol, ref)
+    assert v.first_error != 4, v
+    bad = _with(ref, governing_equation="E = P*t_on", value_identification="P = 1.5 kW\nt_on = 10*12 min = 100 min",
+                substitution="E = 1500*6000",
+                calculation="E = 9000000 J", final_answer="\\boxed{2.5 kWh}")
+    assert verify(q, bad, ref).first_error in (3, 4)  # a wrong derivation is no given (step 3 sees its value first)

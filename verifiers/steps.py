@@ -43,13 +43,14 @@ verifiers.stepcheck; the backends import those, never this module.
 """
 from __future__ import annotations
 
+import math
 import re
 
 from verifiers import seventag
 from verifiers import stepparse as P
 from verifiers.judge import JudgeBudgetExceeded, judge_backend
 from verifiers.psv import psv_backend
-from verifiers.stepcheck import _UNIT_AFTER_NUMBER, _units_dropped, check_arithmetic, dimension_ok, not_a_law, split_juxtaposed
+from verifiers.stepcheck import _UNIT_AFTER_NUMBER, _units_dropped, _units_to_si, check_arithmetic, dimension_ok, not_a_law, split_juxtaposed
 from verifiers.stepformat import boxed_all, format_error
 from verifiers.stepref import verify_reference_free
 from verifiers.units import get_ureg
@@ -464,6 +465,34 @@ def _principle_formula(principle: str, env: dict, units: dict) -> tuple[bool, st
     return holds
 
 
+#: values a problem states in words: an angle of 90 degrees ('at right angles', 'perpendicular'), 0 ('parallel',
+#: 'from rest', 'dropped')
+_IMPLIED = [(re.compile(r"perpendicular|right angles?|at 90|normal to", re.I), (90.0, math.pi / 2)),
+            (re.compile(r"\bparallel\b|from rest|at rest|is dropped|dropped from|released from|starts? from rest", re.I),
+             (0.0,))]
+
+
+def _derived_given(sym: str, v: float, chains: dict, qnums: list[float]) -> bool:
+    """A value line that shows its own arithmetic on the problem's numbers (`t = 30*4.0 min = 120 min = 2.0 h`):
+    an earlier part of the chain, every number of it given (raw or in SI), read in SI, equals the value."""
+    for part in chains.get(sym, [])[:-1]:
+        si = _units_to_si(part) or part
+        try:
+            if P.names(si):
+                continue
+            x = P.evaluate(si, {})
+        except P.ExprError:
+            continue
+        nums = [float(t) for t in re.findall(r"\d+(?:\.\d+)?(?:[eE][-+]?\d+)?", part)]
+        if nums and all(P.given(t, qnums) for t in nums) and P.close(x, v):
+            return True
+    return False
+
+
+def _implied_numbers(question: str) -> list[float]:
+    return [x for rx, xs in _IMPLIED if rx.search(question) for x in xs]
+
+
 def _governing_error(sol_eqs, rels, idents, known, target, true_env, units) -> tuple[int, str, bool] | None:
     """Step 3's first error (3, why, movable), or None; fills true_env with each equation's true value on the
     way. movable: a wrong law, which is placed at step 2 when the principle already states it."""
@@ -567,7 +596,8 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
             return at_step(2, w2, n)
         return at_step(step, why, n)
     # 4. values: the reference's, or numbers of the question
-    qnums = P.numbers_in(question or "")
+    qnums = P.numbers_in(question or "") + _implied_numbers(question or "")
+    chains = {e[0]: e[1] for e in P.equations(get("value_identification"))}
     for s, v, u, text, _ in svals:
         if s in rvals and (rvals[s][1] == u or not u):
             if not P.close(v, rvals[s][0]):
@@ -576,7 +606,7 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
             continue
         if any(ru == u and P.close(rv, v) for rv, ru in rvals.values()):
             continue
-        if qnums and not P.given(v, qnums):
+        if qnums and not P.given(v, qnums) and not _derived_given(s, v, chains, qnums):
             return at_step(4, f"the value {s} = {text} appears nowhere in the problem", n)
     defined = {s for s, *_ in svals} | {lhs for lhs, _, _ in sol_eqs}
     general, first_missing = [], None
