@@ -482,3 +482,12 @@ def test_a_value_line_that_shows_its_arithmetic_on_the_givens():
                 substitution="E = 1500*6000",
                 calculation="E = 9000000 J", final_answer="\\boxed{2.5 kWh}")
     assert verify(q, bad, ref).first_error in (3, 4)  # a wrong derivation is no given (step 3 sees its value first)
+
+
+def test_bracketed_dimensionless_and_per_degree_units_are_read():
+    from verifiers import stepparse as P
+    assert P.quantity("0.25 [-]") == (0.25, "")
+    for t in ("1.2e-5 [1/°C]", "1.2e-5 /°C", "1.2e-5 °C^-1"):
+        q = P.quantity(t)
+        assert q is not None and abs(q[0] - 1.2e-5) < 1e-12 and "kelvin" in q[1], (t, q)
+    assert abs(P.quantity("10 [°C]")[0] - 283.15) < 0.1  # an absolute temperature keeps its offset

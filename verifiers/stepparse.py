@@ -215,7 +215,12 @@ def quantity(text: str) -> tuple[float, str] | None:
     t = (text or "").strip().rstrip(".,;")
     if not t or len(t) > 200 or NONFINITE.search(t):
         return None
+    t = re.sub(r"(\d)\s*\[\s*[-1]?\s*\]\s*$", r"\1", t)  # 0.25 [-], [1], []: a dimensionless number
+    t = re.sub(r"(\d)\s*\[\s*1\s*/\s*([^\[\]\d][^\[\]]{0,30}?)\s*\]", r"\1 /\2", t)  # [1/°C], [1/s]: per unit
     t = _BRACKET_UNIT.sub(r"\1 \2", t)  # 4 [m/s]: the unit in brackets (a convention of engineering texts)
+    # per degree Celsius (1/°C, °C^-1, /℃): a temperature interval, the same as per kelvin
+    t = re.sub(r"(?:(?<=\s)1\s*)?/\s*(?:°\s*C|℃)", " K^-1", t)
+    t = re.sub(r"(?:°\s*C|℃)\s*\^\s*\{?\s*-\s*1\s*\}?", "K^-1", t)
     got = canonical(f"\\boxed{{{t}}}", "numeric")
     return (float(got[0]), got[1]) if got else None
 

@@ -456,7 +456,11 @@ def _principle_formula(principle: str, env: dict, units: dict) -> tuple[bool, st
                 a, b = P.evaluate(left, env), P.evaluate(right, env)
             except (P.ExprError, ZeroDivisionError, OverflowError, ValueError):
                 continue
-            if whole and len(ln) == 1 and left == next(iter(ln)) and dimension_ok(right, left, units) is False:
+            # temperatures are left out: a difference read as an absolute temperature (30 °C as 303 K) or an offset
+            # unit makes pint's verdict unreliable
+            offset = any(re.search(r"kelvin|celsius|degC|fahrenheit", str(units.get(x) or "")) for x in free)
+            if whole and not offset and len(ln) == 1 and left == next(iter(ln)) \
+                    and dimension_ok(right, left, units) is False:
                 return False, f"the principle's formula `{left} = {right}` is dimensionally inconsistent", True
             if not P.close(a, b):
                 return False, (f"the principle's formula `{left} = {right}` does not hold at the problem's values "
