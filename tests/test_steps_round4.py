@@ -168,6 +168,7 @@ def test_named_law_with_a_wrong_formula_fails_at_step_2():
     "The problem asks for the speed (v). Given: the radius r, the travel time t_l.",     # no time in the problem
     "We need the speed v at the top. Given: the radius r, the top speed v.",              # the asked one as a given
     "The problem asks for the speed (v). Given: the radius r, the track pressure p_t.",  # no pressure stated
+    "The problem asks for the speed (v). Given: the radius r, the exit speed ve.",        # a two-letter symbol
 ])
 def test_invented_or_asked_given_in_step_1_is_mc(analysis):
     v = verify(Q_HOOP, _with(REF_HOOP, problem_analysis=analysis), REF_HOOP)

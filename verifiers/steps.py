@@ -318,7 +318,8 @@ def _invented_given(sol, ref, question: str | None) -> str | None:
         if not im:
             continue
         words, sym = im.group(1).lower().split(), im.group(2)
-        if not _symbolish(sym) or sym in rvals or sym in _CONSTANTS:
+        short = re.fullmatch(r"[a-z]{2}", sym) and sym not in _STOP and sym not in {"at", "up", "no", "km", "cm", "mm"}
+        if not (_symbolish(sym) or short) or sym in rvals or sym in _CONSTANTS:
             continue
         if sym in {asked, tgt} - {None} and tgt not in rvals:
             return f"problem_analysis lists the asked quantity {sym} as a given"
