@@ -492,3 +492,18 @@ def test_bracketed_dimensionless_and_per_degree_units_are_read():
         q = P.quantity(t)
         assert q is not None and abs(q[0] - 1.2e-5) < 1e-12 and "kelvin" in q[1], (t, q)
     assert abs(P.quantity("10 [°C]")[0] - 283.15) < 0.1  # an absolute temperature keeps its offset
+
+
+def test_primed_symbols_and_a_sign_convention_in_the_principle():
+    q = "An object stands 30 cm in front of a converging lens of focal length 10 cm. Where is the image?"
+    ref = S(problem_analysis="Find the image distance d_i.", principle="Thin lens equation.",
+            governing_equation="d_i = f*d_o/(d_o - f)", value_identification="f = 10 cm\nd_o = 30 cm",
+            substitution="d_i = 10*30/(30 - 10)", calculation="d_i = 15 cm", final_answer="\\boxed{15 cm}")
+    sol = _with(ref, problem_analysis="Find the image distance s'.", principle="Thin lens: 1/s + 1/s' = 1/f.",
+                governing_equation="1/s + 1/s' = 1/f", value_identification="f = 10 cm\ns = 30 cm",
+                substitution="1/30 + 1/s' = 1/10", calculation="s' = 15 cm")
+    v = verify(q, sol, ref)
+    assert v.valid and v.first_error == 0, v
+    from verifiers.steps import _principle_formula
+    got = _principle_formula("Mirror focal length f = R/2.", {"f": -0.2, "R": 0.4}, {"f": "m", "R": "m"})
+    assert got is not None and got[0] is True, got  # the other sign convention is the same law

@@ -94,6 +94,8 @@ def _latex_groups(s: str) -> str:
     raise ExprError("expression too deeply nested")
 
 
+#: a primed symbol (s' for an image distance, v'' ...): one name
+_PRIME = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z](?:_[A-Za-z0-9]+)?)('+|′+)")
 _SUBDIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 _SUBSCRIPT = re.compile(r"([A-Za-z])([₀₁₂₃₄₅₆₇₈₉]+)")
 #: a number times a power of ten written out (`x`, `X`, `*` after the \times and · replacements); the number
@@ -134,6 +136,7 @@ def expr_text(s: str) -> str:
     s = re.sub(r"_\{([A-Za-z0-9]+)\}", r"_\1", s)  # v_{0} -> v_0
     s = s.replace("{", "(").replace("}", ")").replace("[", "(").replace("]", ")")
     s = _SCI.sub(lambda m: f"({m.group(1)}e{m.group(2) or m.group(3)})", s)  # 6.674x10^-11, 8.99*10^9, 5.0·10^(-6): one number
+    s = _PRIME.sub(lambda m: m.group(1) + "_prime" * len(m.group(2)), s)  # s', v'': primed symbols
     if "\\" in s:
         raise ExprError(f"unknown LaTeX command in {s[:40]!r}")
     return _KW_RE.sub(r"\1" + _KW_TAIL, _implicit(s))
@@ -270,6 +273,7 @@ def lhs_name(lhs: str) -> str | None:
     lhs = re.sub(r"^(?:\\left\s*)?\|\s*(.+?)\s*(?:\\right\s*)?\|$", r"\1", lhs)  # |W| = ...: the magnitude named
     lhs = _DELTA.sub(r"Delta_\1", _HALF.sub("_half", lhs.strip("$ "))).replace("\\", "").translate(_UGREEK).strip()
     lhs = _SUBSCRIPT.sub(lambda m: m.group(1) + "_" + m.group(2).translate(_SUBDIGITS), lhs)
+    lhs = _PRIME.sub(lambda m: m.group(1) + "_prime" * len(m.group(2)), lhs)
     lhs = re.sub(r"_\{([A-Za-z0-9]+)\}", r"_\1", lhs)
     for g in _GREEK:
         lhs = re.sub(rf"^{g}(?=_|$)", g, lhs)

@@ -463,7 +463,7 @@ def _principle_formula(principle: str, env: dict, units: dict) -> tuple[bool, st
             if whole and not offset and len(ln) == 1 and left == next(iter(ln)) \
                     and dimension_ok(right, left, units) is False:
                 return False, f"the principle's formula `{left} = {right}` is dimensionally inconsistent", True
-            if not P.close(a, b):
+            if not P.close(a, b) and not P.close(abs(a), abs(b)):  # a sign convention is no other law
                 return False, (f"the principle's formula `{left} = {right}` does not hold at the problem's values "
                                f"({a:.4g} vs {b:.4g})"), False
             holds = (True, f"the principle's formula `{left} = {right}` holds at the problem's values", False)
