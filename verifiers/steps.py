@@ -364,8 +364,7 @@ _CLAUSE = re.compile(r"[;:()\[\]]|\.\s|\.$|,\s|\s(?:gives|so|then|where|with|for
 _NUMBER = re.compile(r"(?<![A-Za-z_])\d+\.?\d*(?:[eE][-+]?\d+)?")
 
 
-_WORD_EQUALS = re.compile(r"((?:[a-z']+ ){0,5}[a-z]+) (?:equals|is equal to|is the same as) (?:the |its |a )?"
-                          r"((?:[a-z]+ ){0,3}[a-z]+)")
+_WORD_EQUALS = re.compile(r" (?:equals|is equal to|is the same as) ")
 _OPERATOR_WORDS = re.compile(r"\b(?:times|per|over|divided|multiplied|product|ratio|sum|difference|change|plus|minus"
                              r"|square|half|twice|rate|loss|lost|gain|gained)\b")
 
@@ -397,7 +396,7 @@ def _principle_formula(principle: str, env: dict, units: dict) -> tuple[bool, st
     inconsistent; (False, why, False) when a formula whose symbols all have true values does not hold at them
     (`M = M V`); (True, why, False) when such a formula holds; None when the principle states no formula that can be judged
     (its words, or symbols the solution never gives values). Read by the whitelisted parser, never eval."""
-    raw = (principle or "").replace("$", " ")
+    raw = (principle or "")[:4000].replace("$", " ")  # a principle is a sentence or two: the rest is not read
     # 1. a calculation with numbers: sides whose only names are units written after numbers (`9 m/s / 150 m`)
     for clause in _CLAUSE.split(raw):
         if "=" not in clause or re.search(r"[<>!]=|==", clause):
@@ -419,12 +418,16 @@ def _principle_formula(principle: str, env: dict, units: dict) -> tuple[bool, st
             return False, f"the principle writes a calculation with numbers (`{side}`), not a law", True
     # 2. two quantities of different dimensions said to be equal in words ('the total momentum equals the kinetic
     # energy'); a side that is a product, ratio or change ('mass times acceleration') is not judged
-    for m in _WORD_EQUALS.finditer(raw.lower()):
+    low = raw.lower()
+    for m in _WORD_EQUALS.finditer(low):  # a literal: linear in the text; the phrases around it are cut by hand
+        lw = re.findall(r"[a-z']+", low[max(0, m.start() - 80):m.start()])[-6:]
+        tail = re.split(r"[.;,:]", low[m.end():m.end() + 80])[0]  # the whole right side, to the clause end
+        rw = re.findall(r"[a-z']+", re.sub(r"^\s*(?:the|its|a)\s", " ", tail))[:4]
         heads = []
-        for phrase in (m.group(1), m.group(2)):
-            phrase = re.split(r"\s(?:of|at|in|on|from|for|to|when|with|by|and|so|which|that)\s", phrase + " ")[0].split()
-            heads.append(phrase[-1] if phrase and phrase[-1] in _KIND and _KIND[phrase[-1]] else None)
-        tail = re.split(r"[.;,:]", m.string[m.start(2):m.end(2) + 60])[0]  # the whole right side, to the clause end
+        for words in (lw, rw):
+            phrase = re.split(r"\s(?:of|at|in|on|from|for|to|when|with|by|and|so|which|that)\s", " ".join(words) + " ")
+            cut = phrase[0].split()
+            heads.append(cut[-1] if cut and cut[-1] in _KIND and _KIND[cut[-1]] else None)
         if all(heads) and not _OPERATOR_WORDS.search(tail) and not re.search(r"[*/×·(]", tail):
             da, db = _unit_dims(_KIND[heads[0]]), _unit_dims(_KIND[heads[1]])
             if da and db and da != db:
