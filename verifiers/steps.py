@@ -15,10 +15,14 @@ the reward of a content error placed before the break.
 The symbolic backend is deterministic and offline. With a seven-tag reference (the procedural bank
 gives an exact one) it checks, in the order of the text (step by step, line by line):
 
-  step 1 (MC)  the asked quantity - the reference's last governing equation's left side, with its
-               name words from the reference's analysis - is what the analysis says is asked
+  step 1 (MC)  the asked quantity - the reference's quantity its box states, with its name words
+               from the reference's analysis - is what the analysis says is asked, and its list of
+               givens names neither the asked quantity nor a kind of quantity the problem never states
   step 2 (CM)  the principle names the same law as the reference (stepparse.same_law: law keys such
-               as 'energy_cons' or 'friction', contradictions such as 'frictionless' caught)
+               as 'energy_cons' or 'friction', contradictions such as 'frictionless' caught, two laws
+               that deny each other), and its own formula, where it states one, is no bare calculation,
+               dimensionally consistent and true at the problem's values (_principle_formula; a formula
+               that holds passes under any name)
   step 3 (CM)  each governing equation - in any arrangement, solved for its one unknown
                (stepparse.governing) - gives, at the true values, the reference's value for its
                quantity, and is dimensionally consistent (pint); an identity (`s = s`) is no law
