@@ -83,7 +83,7 @@ def _eval_units(text: str, env: dict) -> float:
         if not free or len(free) > 4:
             raise
         u = get_ureg()
-        for f in free:
+        for f in sorted(free):  # sorted: the same name is reported on every run (sets iterate by hash)
             try:
                 u.parse_units(f)
             except Exception:  # noqa: BLE001 - not a unit: the name is unknown
@@ -115,11 +115,34 @@ def _units_dropped(text: str) -> str | None:
     return out if changed else None
 
 
+_U = r"(?![eE][-+]?\d)[A-Za-zΩµ°]+(?:\^\{?-?\d+\}?)?"
+_QTY_IN_EXPR = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*(?:\\[,;: ]|~|\s)*"
+                          r"(?:\[([^\[\]]{1,20})\]|(" + _U + r"(?:[*/·]" + _U + r")*))(?=\s*(?:[)*+/-]|$))")
+
+
+def _units_to_si(text: str) -> str | None:
+    """The text with each `number unit` written inside it (`(72 km/h)^2`, `(2000 cm^3)`) replaced by its SI value
+    (`(20.0)^2`), when any was: a value substituted with its unit is that quantity, as value lines are read."""
+    changed = False
+
+    def si(m):
+        nonlocal changed
+        unit = (m.group(2) or m.group(3) or "").strip()
+        q = P.quantity(f"{m.group(1)} {unit}")
+        if q is None or not unit:
+            return m.group(0)
+        changed = True
+        return f"({q[0]!r})"
+
+    out = _QTY_IN_EXPR.sub(si, text)
+    return out if changed else None
+
+
 def _readings(text: str, env: dict) -> list[float]:
-    """The values a substitution part can have: as written (unit names count as 1), and with the units written
-    after its numbers dropped."""
+    """The values a substitution part can have: as written (unit names count as 1), with the units written
+    after its numbers dropped, and with each number and its unit read as the quantity in SI."""
     out = []
-    for t in (text, _units_dropped(text)):
+    for t in (text, _units_dropped(text), _units_to_si(text)):
         if t is None:
             continue
         try:
@@ -129,6 +152,22 @@ def _readings(text: str, env: dict) -> list[float]:
     if not out:
         _eval_units(text, env)  # raises the reason
     return out
+
+
+_MANTISSA = re.compile(r"^\s*[-+−]?\s*(\d+(?:\.\d*)?|\.\d+)")
+
+
+def _rounded_as_written(part: str, x: float, exact: float) -> bool:
+    """Whether a result written with n >= 2 significant figures (`3.6e-10 m`, `1.8 s`) is the exact value rounded
+    to n: a result reported to the precision of the data is no arithmetic error (graders allow it)."""
+    m = _MANTISSA.match(part or "")
+    if not m or not math.isfinite(x) or not math.isfinite(exact) or exact == 0:
+        return False
+    digits = m.group(1).replace(".", "").lstrip("0")
+    n = len(digits)
+    if n < 2 or n > 6:
+        return False
+    return math.isclose(x, float(f"{exact:.{n}g}"), rel_tol=1e-9, abs_tol=0.0)
 
 
 def _result(part: str, env: dict) -> float:
@@ -156,7 +195,7 @@ def split_juxtaposed(eqs, symbols: set) -> list:
         except P.ExprError:
             out.append((lhs, parts, line))
             continue
-        for name in sorted(free - known, key=len, reverse=True):
+        for name in sorted(free - known, key=lambda x: (-len(x), x)):
             if len(name) > 1 and all(ch in known for ch in name):
                 rhs = re.sub(rf"(?<![\w\\]){name}(?!\w)", " ".join(name), rhs)
         out.append((lhs, parts[:-1] + [rhs], line))
@@ -258,7 +297,8 @@ def check_arithmetic(sol, sol_eqs, own_vals: dict, true_env: dict, n: int, ref_a
         except P.ExprError as e:
             errors.append((line, f"the substitution for {lhs} cannot be evaluated ({e})"))
             continue
-        first = next(((mode, x) for x in readings[0] for mode, ex in expect if P.close(x, ex)), None)
+        # an SI match first: `(54 km/h)^2` read as 15 m/s, then the calculation is checked in SI
+        first = next(((mode, x) for mode, ex in expect for x in readings[0] if P.close(x, ex)), None)
         hit = first[0] if first else None
         vals = [first[1] if first else readings[0][0]]
         vals += [next((x for x in r if P.close(x, vals[0])), r[0]) for r in readings[1:]]
@@ -274,7 +314,7 @@ def check_arithmetic(sol, sol_eqs, own_vals: dict, true_env: dict, n: int, ref_a
     if errors:
         return at_step(5, min(errors)[1], n)
     # 6. calculations: every part of every line for a quantity equals its substitution
-    last = None
+    last, sig_exact = None, None
     for lhs, _, _ in sol_eqs:
         lines_ = calc_of.get(lhs)
         if not lines_:
@@ -287,10 +327,12 @@ def check_arithmetic(sol, sol_eqs, own_vals: dict, true_env: dict, n: int, ref_a
                 except P.ExprError as e:
                     errors.append((line, f"the calculation of {lhs} cannot be read ({e})"))
                     break
-                if not P.close(x, got_of[lhs]):
+                if not P.close(x, got_of[lhs]) and not _rounded_as_written(p, x, got_of[lhs]):
                     errors.append((line, f"arithmetic error: {lhs} = {p} but the substitution gives {got_of[lhs]:.4g}"))
                     break
         last = lines_[-1][0][-1]
+        # the last result reported rounded to its significant figures: the exact value it stands for
+        sig_exact = got_of[lhs] if mode_of.get(lhs) != "raw" and lhs in got_of else None
     if errors:
         return at_step(6, min(errors)[1], n)
     # 7. the final answer follows from the last calculation
@@ -299,6 +341,7 @@ def check_arithmetic(sol, sol_eqs, own_vals: dict, true_env: dict, n: int, ref_a
     ans = boxes[-1] if boxes else fa.strip()
     form = ref_text if ref_text is not None else gold
     ql = P.quantity(last) if last else None
+    qa = None
     if letters_in(ans, P.LETTERS) or (form is not None and letters_in(form, P.LETTERS)):
         chosen = answer.canonical(solution if solution is not None else fa, "mcq_multi") or ""
         if (why := _option_error(chosen, question, ql, own)):
@@ -328,6 +371,13 @@ def check_arithmetic(sol, sol_eqs, own_vals: dict, true_env: dict, n: int, ref_a
         kind = "integer" if ref_text is not None and _integer_form(ref_text, None) and _integer_form(None, question) \
             else "numeric"
         right, why = _answer_right(solution, ref_text, ref_answer, qa, kind)
+    if not right and sig_exact is not None and ref_answer is not None and qa is not None and ql is not None \
+            and P.close(qa[0], ql[0]) and (not qa[1] or not ref_answer[1] or qa[1] == ref_answer[1]) \
+            and not P.close(ql[0], sig_exact) and P.close(sig_exact, ref_answer[0]) \
+            and _rounded_as_written(last, ql[0], sig_exact):
+        # the box states the last calculation, which is the exact (right) value rounded to the figures it is
+        # written with (`3.6e-10 m` for 3.637e-10 m): it states step 6's result, no error at step 7
+        right = True
     if not right:
         nonsi = any(s_ in raw and not P.close(raw[s_], v) for s_, v in own_vals.items())
         raw_subs = sorted(l for l, m in mode_of.items() if m == "raw") if nonsi else []
@@ -413,6 +463,13 @@ def _answer_right(solution, ref_text, ref_answer, qa, kind: str = "numeric") -> 
         if v.equivalent:
             return True, v.reason
         box = boxed_all(solution)
+        if box and P._BRACKET_UNIT.search(box[-1]):
+            # the unit in square brackets (`392 [W]`), as the value lines are read: the same text without them
+            i = solution.rindex(box[-1])
+            v2 = answer.check(solution[:i] + P._BRACKET_UNIT.sub(r"\1 \2", box[-1]) + solution[i + len(box[-1]):],
+                              ref_text, kind)
+            if v2.equivalent:
+                return True, "the unit in brackets: " + v2.reason
         if box and ref_answer is not None and qa is not None and not qa[1] and P.close(qa[0], ref_answer[0]) \
                 and ref_answer[1]:
             # a bare number in SI units: the same text with the reference's SI unit written after it

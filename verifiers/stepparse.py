@@ -94,14 +94,25 @@ def _latex_groups(s: str) -> str:
     raise ExprError("expression too deeply nested")
 
 
+#: a primed symbol (s' for an image distance, v'' ...): one name
+_PRIME = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z](?:_[A-Za-z0-9]+)?)('+|′+)")
+_SUBDIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+_SUBSCRIPT = re.compile(r"([A-Za-z])([₀₁₂₃₄₅₆₇₈₉]+)")
+#: a number times a power of ten written out (`x`, `X`, `*` after the \times and · replacements); the number
+#: must start there (`x^2 * 10^3` is no mantissa 2)
+_SCI = re.compile(r"(?<![\^\w.)])(\d+(?:\.\d+)?)\s*[xX*]\s*10\s*(?:\^|\*\*)\s*(?:\(\s*([-+]?\d+)\s*\)|([-+]?\d+))")
+
+
 def expr_text(s: str) -> str:
     """LaTeX or plain notation -> a plain calculator expression (text only; nothing is evaluated)."""
     s = (s or "").strip().strip("$").strip()
     if len(s) > MAX_EXPR:
         raise ExprError("expression too long")
-    s = s.replace("−", "-").replace("–", "-").replace("π", " pi ").replace("√", "sqrt").replace("½", "(1/2)")
+    s = s.replace("−", "-").replace("–", "-").replace("π", " pi ").replace("½", "(1/2)")
+    s = re.sub(r"√\s*(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|[A-Za-z_]\w*)", r"sqrt(\1)", s).replace("√", "sqrt")  # √9.18
     s = _OHM.sub(r"\1 ohm", s)  # 4 Ω, 4\,\Omega: the unit, not the Greek letter
     s = _DELTA.sub(r"Delta_\1", _HALF.sub("_half", s)).translate(_UGREEK)
+    s = _SUBSCRIPT.sub(lambda m: m.group(1) + "_" + m.group(2).translate(_SUBDIGITS), s)  # v₀, θ₁ -> v_0, theta_1
     s = _DEG.sub(r"(\1*pi/180)", s)  # 30° inside an expression: radians, as sin/cos expect
     s = re.sub(r"\\(?:left|right|big|Big|displaystyle)\b", "", s)
     # a magnitude written with bars: |x|, \left| x \right|, \lvert x \rvert -> abs(x) (innermost pair first)
@@ -117,9 +128,15 @@ def expr_text(s: str) -> str:
     s = re.sub(r"\\(arcsin|arccos|arctan|sin|cos|tan|exp|ln|log|pi|" + "|".join(_GREEK) + r")(?![A-Za-z])(_?)",
                lambda m: f" {m.group(1)}{m.group(2) or ' '}", s)  # \rho_w stays one symbol
     s = _latex_groups(s)
+    # a function applied without parentheses (`sin theta_1`, `\sin\theta_1`, `cos 30`): its argument is the next
+    # symbol or number
+    s = re.sub(r"(?<![A-Za-z_])(sin|cos|tan|asin|acos|atan|arcsin|arccos|arctan|ln|log|exp|sqrt)\s+"
+               r"(?=[A-Za-z_0-9.(])(?!\()([A-Za-z_][A-Za-z_0-9]*|\d+(?:\.\d+)?(?:\*pi/180)?)", r"\1(\2)", s)
     s = re.sub(r"([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)", lambda m: "^(" + m.group(1).translate(_SUP) + ")", s)
     s = re.sub(r"_\{([A-Za-z0-9]+)\}", r"_\1", s)  # v_{0} -> v_0
     s = s.replace("{", "(").replace("}", ")").replace("[", "(").replace("]", ")")
+    s = _SCI.sub(lambda m: f"({m.group(1)}e{m.group(2) or m.group(3)})", s)  # 6.674x10^-11, 8.99*10^9, 5.0·10^(-6): one number
+    s = _PRIME.sub(lambda m: m.group(1) + "_prime" * len(m.group(2)), s)  # s', v'': primed symbols
     if "\\" in s:
         raise ExprError(f"unknown LaTeX command in {s[:40]!r}")
     return _KW_RE.sub(r"\1" + _KW_TAIL, _implicit(s))
@@ -166,7 +183,11 @@ def _implicit(s: str) -> str:
 def names(text: str) -> set[str]:
     """The free names of an expression (function names and pi left out)."""
     return {n[:-len(_KW_TAIL)] if n.endswith(_KW_TAIL) else n
-            for n in _IDENT.findall(expr_text(text)) if n not in FUNCS and n not in CONSTS}
+            for n in _IDENT.findall(_NUMLIT.sub(" ", expr_text(text))) if n not in FUNCS and n not in CONSTS}
+
+
+#: number literals (their exponent `e9` in `8.99e9` is no name)
+_NUMLIT = re.compile(r"(?<![A-Za-z_0-9])(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 
 def evaluate_objects(text: str, env: Mapping[str, Any], funcs: Mapping[str, Callable] | None = None) -> Any:
@@ -197,7 +218,12 @@ def quantity(text: str) -> tuple[float, str] | None:
     t = (text or "").strip().rstrip(".,;")
     if not t or len(t) > 200 or NONFINITE.search(t):
         return None
+    t = re.sub(r"(\d)\s*\[\s*[-1]?\s*\]\s*$", r"\1", t)  # 0.25 [-], [1], []: a dimensionless number
+    t = re.sub(r"(\d)\s*\[\s*1\s*/\s*([^\[\]\d][^\[\]]{0,30}?)\s*\]", r"\1 /\2", t)  # [1/°C], [1/s]: per unit
     t = _BRACKET_UNIT.sub(r"\1 \2", t)  # 4 [m/s]: the unit in brackets (a convention of engineering texts)
+    # per degree Celsius (1/°C, °C^-1, /℃): a temperature interval, the same as per kelvin
+    t = re.sub(r"(?:(?<=\s)1\s*)?/\s*(?:°\s*C|℃)", " K^-1", t)
+    t = re.sub(r"(?:°\s*C|℃)\s*\^\s*\{?\s*-\s*1\s*\}?", "K^-1", t)
     got = canonical(f"\\boxed{{{t}}}", "numeric")
     return (float(got[0]), got[1]) if got else None
 
@@ -208,16 +234,46 @@ def lines(step) -> list[str]:
         return []
     t = re.sub(r"\\begin\{[a-z*]+\}|\\end\{[a-z*]+\}|&", " ", step.content)
     t = t.replace("\\\\", "\n").replace(";", "\n")
-    return [ln.strip().strip("$").strip() for ln in t.splitlines() if ln.strip().strip("$").strip()]
+    out = []
+    for ln in t.splitlines():
+        ln = ln.strip().strip("$").strip()
+        if not ln:
+            continue
+        if "=" in ln and _PROSE_WORD.search(ln):
+            # a sentence around the formulas ('Multiplying out, Q = 8372*60 = 502320 J, which is about 5.02e5 J'):
+            # its clauses, the ones that hold a formula
+            parts = [p.strip() for p in _CLAUSE_SPLIT.split(ln) if p and "=" in p]
+            if parts:
+                out += parts
+                continue
+        out.append(ln)
+    return out
+
+
+#: a word of prose (not a LaTeX command, function or Greek letter)
+_PROSE_WORD = re.compile(r"(?<![\\A-Za-z_])(?!(?:sqrt|frac|text|mathrm|left|right|cdot|times|sin|cos|tan|"
+                         r"arcsin|arccos|arctan|exp|log|ln|approx|circ|degree|" + "|".join(_GREEK) +
+                         r")\b)[A-Z]?[a-z]{3,}\b")
+#: where a sentence's clauses part: a comma before a word, `so`, `and`, `then`, `thus`, `hence`, `which`
+_CLAUSE_SPLIT = re.compile(r",\s+(?=[A-Za-z]{2,}\b|\\?[A-Za-z][A-Za-z_0-9{}]*\s*=)|\s+(?:so|and|then|thus|hence|which|giving|gives)\s+", re.I)
 
 
 _LHS = re.compile(r"^\s*(?:[A-Za-z ,'()-]{0,60}?[:,]\s*)?(\\?[A-Za-z][A-Za-z_0-9{}\\^]*)\s*$")
 
 
+#: prose words before a formula on one line ('The distance is d = ...', 'which written out gives m1*u1 = ...'):
+#: words of three letters or more, or the short words of a sentence, ahead of the formula's last token(s)
+_PROSE_HEAD = re.compile(r"^(?:(?:[A-Za-z'-]{3,}|(?i:is|of|at|by|to|so|we|in|on|it|as|an|a))[,]?\s+)+(?=\S+\s*$)")
+
+
 def lhs_name(lhs: str) -> str | None:
     """The symbol on the left of `=` (prose before a colon dropped, LaTeX subscripts flattened)."""
     lhs = re.sub(r"^.*?:\s*", "", lhs.strip()) if ":" in lhs else lhs.strip()
+    lhs = _PROSE_HEAD.sub("", lhs)  # 'The heat is Q' -> Q
+    lhs = re.sub(r"^(?:\\left\s*)?\|\s*(.+?)\s*(?:\\right\s*)?\|$", r"\1", lhs)  # |W| = ...: the magnitude named
     lhs = _DELTA.sub(r"Delta_\1", _HALF.sub("_half", lhs.strip("$ "))).replace("\\", "").translate(_UGREEK).strip()
+    lhs = _SUBSCRIPT.sub(lambda m: m.group(1) + "_" + m.group(2).translate(_SUBDIGITS), lhs)
+    lhs = _PRIME.sub(lambda m: m.group(1) + "_prime" * len(m.group(2)), lhs)
     lhs = re.sub(r"_\{([A-Za-z0-9]+)\}", r"_\1", lhs)
     for g in _GREEK:
         lhs = re.sub(rf"^{g}(?=_|$)", g, lhs)
@@ -281,7 +337,9 @@ def numbers_in(text: str) -> list[float]:
 
 def symbol_text(s: str) -> str:
     """Prose with its symbols in the verifier's spelling: θ2 -> theta2, $v_{0}$ -> v_0, \\Delta T -> Delta_T."""
-    s = _DELTA.sub(r"Delta_\1", _HALF.sub("_half", s or "")).translate(_UGREEK)
+    s = re.sub(r"\\(?:vec|hat|mathbf|boldsymbol|overrightarrow)\s*\{?\s*([A-Za-z])\s*\}?", r"\1", s or "")  # \vec F -> F
+    s = _DELTA.sub(r"Delta_\1", _HALF.sub("_half", s)).translate(_UGREEK)
+    s = _SUBSCRIPT.sub(lambda m: m.group(1) + "_" + m.group(2).translate(_SUBDIGITS), s)
     s = re.sub(r"_\{([A-Za-z0-9]+)\}", r"_\1", s)
     return re.sub(r"\\(?=[A-Za-z])|\$", "", s)
 
@@ -305,7 +363,7 @@ def is_quantity(part: str) -> bool:
     if not m:
         return False
     rest = part[m.end():].strip()
-    return not rest or bool(re.match(r"[A-Za-zµΩ°\\%]", rest))
+    return not rest or bool(re.match(r"[A-Za-zµΩ°\\%]|\[\s*[A-Za-zµΩ°]", rest))  # `4 [m/s]`: the unit in brackets
 
 
 def given(v: float, qnums: list[float]) -> bool:
@@ -375,7 +433,10 @@ LAWS = {
     "const_velocity": r"constant velocity|uniform motion|uniform velocity|constant speed along|distance\s*=\s*speed",
     "energy_cons": r"conservation of (?:mechanical |total )?energy|(?:mechanical |total )?energy (?:is )?conserv|energy conservation|potential energy (?:is )?(?:converted|turns|becomes|goes)|work.energy theorem",
     "momentum_cons": r"conservation of (?:linear )?momentum|momentum (?:is )?conserv|total momentum",
-    "ke_cons": r"kinetic energy (?:is )?conserv|conserv\w* (?:of )?(?:the )?kinetic energy|(?<!in)elastic collision|equal kinetic energ",
+    # 'kinetic energy ... conserved' in one clause without a negation ('kinetic energies are also conserved'),
+    # not 'kinetic energy is not conserved'
+    "ke_cons": r"kinetic energ\w*(?:(?!\bnot\b|\bno\b|\bisn't\b|[.;,])[^.;,]){0,30}?\bconserv|conserv\w* (?:of )?(?:the )?"
+               r"(?:total )?kinetic energy|(?<!in)elastic collision|equal kinetic energ",
     "inelastic": r"inelastic|stick together|move together|moving together|coalesce",
     "impulse": r"impulse",
     "momentum": r"\bmomentum\b",
@@ -392,16 +453,19 @@ LAWS = {
     "shm": r"simple harmonic|harmonic oscillat|pendulum|oscillat",
     "wave": r"\bwave|wavelength|frequency times|v\s*=\s*f\s*\*?\s*lambda",
     "ideal_gas": r"ideal gas",
-    "first_law": r"first law of thermodynamics|first law",
+    "first_law": r"first law of thermodynamics|(?<!newton's )(?<!newtons )(?<!newton )first law",
+    "newton1": r"newton'?s? first law|law of inertia",
     "const_volume": r"constant volume|isochoric|c_?v\b",
     "const_pressure": r"constant pressure|isobaric|c_?p\b",
     "isothermal": r"isotherm",
     "adiabatic": r"adiabatic",
     "carnot": r"carnot",
-    "calorimetry": r"calorimetr|heat lost\b.*\bheat gained|heat gained\b.*\bheat lost|specific heat",
+    "calorimetry": r"calorimetr|heat lost\b.*\bheat gained|heat gained\b.*\bheat lost|specific heat|sensible heat"
+                   r"|\bq\s*=\s*m\s*\*?\s*c\s*\*?\s*(?:delta|Δ|d)",
+    "latent": r"latent heat|heat of (?:fusion|vapori[sz]ation)|\bm\s*\*?\s*l_?(?:f|v)\b",
     "coulomb": r"\bcoulomb(?:'s)?\b(?!s)|electrostatic force between",
     "field": r"electric field",
-    "capacitor": r"capacit",
+    "capacitor": r"capacit(?!y)|capacity of (?:a|the) capacitor",  # 'heat capacity' is no capacitor
     "ohm": r"ohm'?s? law|\bv\s*=\s*i\s*\*?\s*r\b",
     "series": r"\bseries\b",
     "parallel": r"\bparallel\b(?! plate)",
@@ -420,23 +484,30 @@ LAWS = {
     "tir": r"total internal reflection|critical angle",
     "brewster": r"brewster",
     "interference": r"interference|double.slit|young",
-    "photon": r"planck|photon energy|e\s*=\s*h\s*\*?\s*(?:f|nu|c)",
+    # 'Planck's constant' is a constant a law uses, not the photon law (a de Broglie reference mentions it)
+    "photon": r"planck(?!'?s? constant)|photon energy|e\s*=\s*h\s*\*?\s*(?:f|nu|c)",
     "photoelectric": r"photoelectric|work function",
     "de_broglie": r"de ?broglie",
     "decay": r"radioactive|half.life|exponential decay",
     "linear_decay": r"linear decay|constant rate",
     "mass_energy": r"mass.energy|e\s*=\s*m\s*\*?\s*c",
     "bohr": r"bohr|energy levels?",
-    "torque": r"torque|moment of force|rotational equilibrium",
+    "torque": r"torque|moment of force|rotational equilibrium|(?:second law|newton'?s? law) (?:for|of) rotation"
+              r"|rotational (?:form of |analogue of )?newton|(?:tau|τ)\s*=\s*i\s*\*?\s*(?:alpha|α)",
     "buoyancy": r"archimedes|buoyan",
+    "pascal": r"pascal'?s? (?:principle|law)|law of flotation|flotation law",
     "bernoulli": r"bernoulli",
-    "continuity": r"continuity equation",
+    "continuity": r"continuity|a_?1\s*\*?\s*v_?1\s*=\s*a_?2\s*\*?\s*v_?2|volume flow rate (?:is )?(?:the same|constant)",
     "doppler": r"doppler",
 }
 #: pairs of keys that contradict each other: naming one where the reference names the other is a wrong law
 CONFLICTS = [("friction", "frictionless"), ("series", "parallel"), ("const_volume", "const_pressure"),
              ("const_accel", "const_velocity"), ("inelastic", "ke_cons"), ("energy_cons", "gravity_work"),
              ("isothermal", "adiabatic"), ("decay", "linear_decay"), ("tir", "brewster")]
+#: pairs of laws that a principle cannot both name where the reference does not (one denies the other: an
+#: inelastic collision where kinetic energy is conserved, a net force that is zero and accelerates the body)
+BOTH_CONFLICT = [("inelastic", "ke_cons"), ("newton1", "newton2"), ("buoyancy", "pascal"), ("isothermal", "adiabatic"),
+                 ("decay", "linear_decay"), ("tir", "brewster")]
 #: idealisations a principle may leave unsaid ('frictionless' is the default); contradicting them still fails
 OPTIONAL = {"frictionless"}
 _LAW_RE = {k: re.compile(v) for k, v in LAWS.items()}
@@ -451,6 +522,11 @@ def laws(text: str) -> set[str]:
 
 #: keys a principle may add to the reference's without naming another law (the setting of a law, not a law)
 _CONTEXT = {"momentum", "work", "series", "parallel", "frictionless", "field", "ideal_gas"}
+#: keys a reference names as the setting of its law ('the collision is inelastic', 'the wavelength of a
+#: particle'): a principle that names a law of the reference may leave them unsaid
+_UNSAID = {"inelastic", "wave"}
+#: two keys for one law: naming either names it
+_SAME_LAW = [("snell", "tir")]
 #: laws a principle may name besides the reference's (a law and the one that supplies its input: 'Newton's law of
 #: gravitation gives the centripetal force'); more is a list of laws, not one (issue 32: the whole table passed)
 MAX_EXTRA_LAWS = 2
@@ -487,14 +563,29 @@ def same_law(principle: str, reference: str) -> tuple[bool, str]:
     extra = a - b - OPTIONAL - _CONTEXT
     if b and len(extra) > MAX_EXTRA_LAWS:
         return False, f"the principle names {len(extra)} laws besides the one that applies ({', '.join(sorted(extra))})"
+    for x, y in BOTH_CONFLICT:
+        if x in a and y in a and not (x in b and y in b):
+            return False, f"the principle names conflicting laws ({x} and {y})"
     for x, y in CONFLICTS:
         if (x in a and y in b and x not in b and y not in a) or (y in a and x in b and y not in b and x not in a):
             return False, f"the principle says {x if x in a else y} where {y if x in a else x} applies"
     b -= OPTIONAL  # an idealisation may go unsaid, but not be contradicted (checked above)
     if b:
         missing = sorted(b - a)
-        return (not missing), ("names the same law" if not missing else
-                               f"the principle does not name {', '.join(missing)}")
+        if not missing:
+            return True, "names the same law"
+        # a reference often names its law with the setting or a word that is no second law ('momentum is
+        # conserved; the collision is inelastic', 'the wavelength of a particle'): those may go unsaid when a
+        # law of the reference is named and none contradicted; so may one of two names of one law (Snell's law
+        # at 90 degrees is the critical-angle law). Every other law of the reference must be named.
+        named = (a & b) - _CONTEXT
+        unsaid = set(missing) - _CONTEXT - _UNSAID
+        for x, y in _SAME_LAW:
+            if x in unsaid and y in a or y in unsaid and x in a:
+                unsaid -= {x, y}
+        if named and not unsaid:
+            return True, f"names {', '.join(sorted(named))}, the law of the reference"
+        return False, f"the principle does not name {', '.join(missing)}"
     wa, wb = _words(principle), _words(reference)
     if not wa:
         return False, "the principle names nothing"
@@ -635,6 +726,18 @@ def _sides(line: str) -> tuple[str, str] | None:
     if len(parts) < 2 or not all(parts):
         return None
     left = re.sub(r"^[A-Za-z ,'()-]{0,60}?:\s*", "", parts[0]) if ":" in parts[0] else parts[0]
+    words = left.split()
+    for k in range(len(words)):  # prose before the formula ('The momentum balance gives m1*u1'): the words after it
+        if not re.fullmatch(r"[A-Za-z'-]{3,},?|(?i:is|of|at|by|to|so|we|in|on|it|as|an|a)", words[k]):
+            break
+    else:
+        k = len(words) - 1
+    if k:
+        try:
+            names(" ".join(words[k:]))
+            left = " ".join(words[k:])
+        except ExprError:
+            pass
     return left, parts[-1]
 
 
@@ -705,7 +808,7 @@ def juxtaposed(text: str, known: set) -> str:
         free = names(text)
     except ExprError:
         return text
-    for name in sorted(free - set(known), key=len, reverse=True):
+    for name in sorted(free - set(known), key=lambda x: (-len(x), x)):
         if len(name) > 1 and all(ch in known for ch in name):
             text = re.sub(rf"(?<![\w\\]){name}(?!\w)", " ".join(name), text)
     return text

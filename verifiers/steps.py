@@ -15,10 +15,14 @@ the reward of a content error placed before the break.
 The symbolic backend is deterministic and offline. With a seven-tag reference (the procedural bank
 gives an exact one) it checks, in the order of the text (step by step, line by line):
 
-  step 1 (MC)  the asked quantity - the reference's last governing equation's left side, with its
-               name words from the reference's analysis - is what the analysis says is asked
+  step 1 (MC)  the asked quantity - the reference's quantity its box states, with its name words
+               from the reference's analysis - is what the analysis says is asked, and its list of
+               givens names neither the asked quantity nor a kind of quantity the problem never states
   step 2 (CM)  the principle names the same law as the reference (stepparse.same_law: law keys such
-               as 'energy_cons' or 'friction', contradictions such as 'frictionless' caught)
+               as 'energy_cons' or 'friction', contradictions such as 'frictionless' caught, two laws
+               that deny each other), and its own formula, where it states one, is no bare calculation,
+               dimensionally consistent and true at the problem's values (_principle_formula; a formula
+               that holds passes under any name)
   step 3 (CM)  each governing equation - in any arrangement, solved for its one unknown
                (stepparse.governing) - gives, at the true values, the reference's value for its
                quantity, and is dimensionally consistent (pint); an identity (`s = s`) is no law
@@ -43,13 +47,14 @@ verifiers.stepcheck; the backends import those, never this module.
 """
 from __future__ import annotations
 
+import math
 import re
 
 from verifiers import seventag
 from verifiers import stepparse as P
 from verifiers.judge import JudgeBudgetExceeded, judge_backend
 from verifiers.psv import psv_backend
-from verifiers.stepcheck import check_arithmetic, dimension_ok, not_a_law, split_juxtaposed
+from verifiers.stepcheck import _UNIT_AFTER_NUMBER, _units_dropped, _units_to_si, check_arithmetic, dimension_ok, not_a_law, split_juxtaposed
 from verifiers.stepformat import boxed_all, format_error
 from verifiers.stepref import verify_reference_free
 from verifiers.units import get_ureg
@@ -107,6 +112,15 @@ def _ref_eqs(ref) -> list:
 
 
 def _ref_target(ref) -> str | None:
+    """The reference's asked quantity: the quantity of its calculation whose value is its boxed answer (the last
+    such), else its last governing equation's left side (a reference may end with a helper, `r = R + h`)."""
+    fa = ref.get("final_answer").content if ref.get("final_answer") else ""
+    box = boxed_all(fa)
+    q = P.quantity(box[-1]) if box else None
+    if q is not None:
+        hit = [s for s, v, u, _, _ in P.values(ref.get("calculation")) if P.close(v, q[0]) and (u == q[1] or not q[1])]
+        if hit:
+            return hit[-1]
     eqs = _ref_eqs(ref)
     if eqs:
         return eqs[-1][0]
@@ -145,7 +159,11 @@ _HOW = {"far": "far", "fast": "fast", "long": "long", "high": "high", "deep": "d
         "much time": "time", "much force": "force", "much power": "power", "much current": "current"}
 _CONTRAST = [("gauge", "absolute"), ("horizontal", "vertical"), ("initial", "final"), ("maximum", "minimum"),
              ("kinetic", "potential"), ("linear", "angular"), ("average", "instantaneous"),
-             ("image", "object"), ("incidence", "refraction")]
+             ("image", "object"), ("incidence", "refraction"), ("first", "second"), ("upper", "lower"),
+             ("inner", "outer"), ("before", "after"), ("incoming", "target")]
+#: qualifiers that say the same as the reference's ('largest' for 'maximum'); not a different quantity
+_SAME_WORDS = {"largest", "greatest", "highest", "biggest", "maximum", "max", "smallest", "least", "lowest", "minimum",
+               "min", "magnitude", "size"}
 _FILLER = {"the", "a", "an", "its", "their", "his", "her", "magnitude", "size", "value", "amount", "strength",
            "total", "net", "mean", "resulting", "resultant", "required", "of", "for",
            "quantity", "unknown", "asked", "sought", "is", "to", "be", "found", "determine", "this", "that"}
@@ -243,8 +261,12 @@ def _check_target(sol, ref) -> str | None:
     if sym and (sym in computed or sym in rvals):
         if word is None or _unit_dims(rvals.get(sym)) != _unit_dims(rvals.get(tgt)) or sym in computed:
             return f"problem_analysis takes {sym} for the asked quantity {tgt}"
-    elif sym and names and [w for w in mine if w not in names]:
-        # a symbol of its own for a quantity named otherwise than the asked one: another quantity
+    elif sym and names and [w for w in mine if w not in names and w not in _SAME_WORDS] and not (
+            word and _unit_dims(_KIND.get(word)) and _unit_dims(_KIND.get(word)) == _unit_dims(rvals.get(tgt)
+                                                                                       or _KIND.get(rword))):
+        # a symbol of its own for a quantity named otherwise than the asked one: another quantity - unless its
+        # quantity word has the asked quantity's dimension ('the surface gravitational acceleration g_M' for the
+        # free-fall acceleration g): then the contrast and dimension checks below decide (judge the physics)
         return f"problem_analysis takes {' '.join(mine)} ({sym}) for the asked quantity {tgt}"
     if word is None:
         return None
@@ -257,6 +279,61 @@ def _check_target(sol, ref) -> str | None:
         for x, y in ((a, b), (b, a)):
             if x in names and y in mine and y not in names:
                 return f"problem_analysis asks for the {y} {word} where the {x} one ({tgt}) is asked"
+    return None
+
+
+_GIVEN_LIST = re.compile(r"\b(?:given|known|data)\b\s*(?::|,|\s(?:are|is)\b)\s*(.{1,400})", re.I | re.S)
+_GIVEN_ITEM = re.compile(r"^(?:the|a|an|its|his|her)?\s*([A-Za-z][A-Za-z' -]{1,60}?)\s*\(?\$?\\?"
+                         r"([A-Za-z][A-Za-z_0-9{}]*)\$?\)?$")
+_QTY = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?(?:\s*(?:[eE][-+]?\d+|(?:x|×|\\times)\s*10\^\{?[-+]?\d+\}?))?)\s*"
+                  r"([A-Za-zΩµ°][A-Za-zΩµ°/^*·0-9-]{0,14})")
+#: symbols of constants a list of givens may name without the problem stating them
+_CONSTANTS = {"g", "c", "h", "e", "G", "k", "k_e", "m_e", "m_p", "N_A", "R", "k_B", "epsilon_0", "mu_0", "sigma",
+              "pi", "hbar", "rho_w", "c_w", "L_f", "L_v"}
+
+
+def _question_dims(question: str) -> set:
+    """The dimensions of the quantities the problem states (`13 cm`, `9.8 m/s^2`)."""
+    out = set()
+    for m in _QTY.finditer(P.symbol_text(question or "")[:4000]):
+        q = P.quantity(f"{m.group(1)} {m.group(2)}")
+        if q is not None and (d := _unit_dims(q[1])):
+            out.add(d)
+    return out
+
+
+def _invented_given(sol, ref, question: str | None) -> str | None:
+    """Step 1 lists as a given the asked quantity itself, or a quantity of a kind the problem states
+    nowhere (a 'contact time' where only lengths are given): a misread problem (MC at step 1). Read only
+    from an explicit list of givens (`Given: the radius r, the contact time t_c`), item by item; an item
+    whose kind or symbol is not clear, a constant, or a symbol of the reference's givens is no error."""
+    tgt = _ref_target(ref)
+    pa = P.symbol_text(sol.get("problem_analysis").content).translate(_SUBS)
+    m = _GIVEN_LIST.search(pa)
+    if not m or not question:
+        return None
+    phrase = _ask_phrase(pa)
+    asked = _head(phrase)[1] if phrase else None
+    rvals = {s for s, *_ in P.values(ref.get("value_identification"))}
+    qdims = None
+    tail = re.split(r"(?<=[.;!?])\s|\n", m.group(1))[0]
+    for item in re.split(r",|;|\band\b", tail.strip().rstrip(".")):
+        im = _GIVEN_ITEM.match(item.strip())
+        if not im:
+            continue
+        words, sym = im.group(1).lower().split(), im.group(2)
+        short = re.fullmatch(r"[a-z]{2}", sym) and sym not in _STOP and sym not in {"at", "up", "no", "km", "cm", "mm"}
+        if not (_symbolish(sym) or short) or sym in rvals or sym in _CONSTANTS:
+            continue
+        if sym in {asked, tgt} - {None} and tgt not in rvals:
+            return f"problem_analysis lists the asked quantity {sym} as a given"
+        kind = next((w for w in reversed(words) if w in _KIND), None)
+        if kind is None or words[-1] != kind or not _KIND.get(kind):
+            continue
+        if qdims is None:
+            qdims = _question_dims(question)
+        if qdims and _unit_dims(_KIND[kind]) not in qdims:
+            return f"problem_analysis lists a given {' '.join(words)} ({sym}) that the problem does not state"
     return None
 
 
@@ -286,6 +363,190 @@ def _wrong_law_stated_at_step_2(sol_principle: str, ref_principle: str) -> str |
     return None
 
 
+_CLAUSE = re.compile(r"[;:()\[\]]|\.\s|\.$|,\s|\s(?:gives|so|then|where|with|for|when|and|if|because|since|which|is|"
+                     r"means|here|at|in|of|on)\s")
+_NUMBER = re.compile(r"(?<![A-Za-z_])\d+\.?\d*(?:[eE][-+]?\d+)?")
+
+
+_WORD_EQUALS = re.compile(r" (?:equals|is equal to|is the same as) ")
+_OPERATOR_WORDS = re.compile(r"\b(?:times|per|over|divided|multiplied|product|ratio|sum|difference|change|plus|minus"
+                             r"|square|half|twice|rate|loss|lost|gain|gained)\b")
+
+
+def _expr_words(words: list[str], from_end: bool, env: dict) -> str | None:
+    """The run of words at one end of a clause side that reads as an expression, else None. Before a formula's
+    left side, prose words (three letters or more, no symbol with a value: 'The Galilean rule p') are dropped."""
+    if from_end:
+        i = 0
+        while i < len(words) and re.fullmatch(r"[A-Za-z'-]{3,}", words[i]) and words[i] not in env \
+                and words[i] not in P.FUNCS:
+            i += 1
+        words = words[i:]
+    for k in range(min(len(words), 12), 0, -1):
+        part = " ".join(words[-k:] if from_end else words[:k]).strip().rstrip(".")
+        if not part:
+            continue
+        try:
+            P.names(part)
+        except P.ExprError:
+            continue
+        return part
+    return None
+
+
+def _principle_formula(principle: str, env: dict, units: dict) -> tuple[bool, str, bool] | None:
+    """The principle's own formula judged (issue 32, round four): (holds, why, decisive). (False, why, True) when it writes a calculation
+    with numbers only (`Wave speed = 9 m/s / 150 m`: no law) or a formula that is dimensionally
+    inconsistent; (False, why, False) when a formula whose symbols all have true values does not hold at them
+    (`M = M V`); (True, why, False) when such a formula holds; None when the principle states no formula that can be judged
+    (its words, or symbols the solution never gives values). Read by the whitelisted parser, never eval."""
+    raw = (principle or "")[:4000].replace("$", " ")  # a principle is a sentence or two: the rest is not read
+    # 1. a calculation with numbers: sides whose only names are units written after numbers (`9 m/s / 150 m`)
+    for clause in _CLAUSE.split(raw):
+        if "=" not in clause or re.search(r"[<>!]=|==", clause):
+            continue
+        for side_t in clause.split("="):
+            side = side_t.strip().rstrip(".")
+            dropped = _units_dropped(side)
+            if len(_NUMBER.findall(side)) < 2 or dropped is None:
+                continue
+            # every number carries its unit (`760 m/s / 13 m/s`): a lone letter after a number (`5/2 R`) may
+            # be a symbol, so one unit is not enough
+            if len(_UNIT_AFTER_NUMBER.findall(side)) - len(_UNIT_AFTER_NUMBER.findall(dropped)) < 2:
+                continue
+            try:
+                if P.names(_NUMBER.sub(" 1 ", dropped)):
+                    continue
+            except P.ExprError:
+                continue
+            return False, f"the principle writes a calculation with numbers (`{side}`), not a law", True
+    # 2. two quantities of different dimensions said to be equal in words ('the total momentum equals the kinetic
+    # energy'); a side that is a product, ratio or change ('mass times acceleration') is not judged
+    low = raw.lower()
+    for m in _WORD_EQUALS.finditer(low):  # a literal: linear in the text; the phrases around it are cut by hand
+        lw = re.findall(r"[a-z']+", low[max(0, m.start() - 80):m.start()])[-6:]
+        tail = re.split(r"[.;,:]", low[m.end():m.end() + 80])[0]  # the whole right side, to the clause end
+        rw = re.findall(r"[a-z']+", re.sub(r"^\s*(?:the|its|a)\s", " ", tail))[:4]
+        heads = []
+        for words in (lw, rw):
+            phrase = re.split(r"\s(?:of|at|in|on|from|for|to|when|with|by|and|so|which|that)\s", " ".join(words) + " ")
+            cut = phrase[0].split()
+            heads.append(cut[-1] if cut and cut[-1] in _KIND and _KIND[cut[-1]] else None)
+        if all(heads) and not _OPERATOR_WORDS.search(tail) and not re.search(r"[*/×·(]", tail):
+            da, db = _unit_dims(_KIND[heads[0]]), _unit_dims(_KIND[heads[1]])
+            if da and db and da != db:
+                return False, f"the principle equates {heads[0]} with {heads[1]}: quantities of different kinds", True
+    # 3. a formula whose symbols have true values, as written (unit letters would be read as symbols here)
+    holds = None
+    for clause in _CLAUSE.split(raw):
+        if "=" not in clause or re.search(r"[<>!]=|==", clause):
+            continue
+        sides = clause.split("=")
+        for left_t, right_t in zip(sides, sides[1:]):
+            left = _expr_words(left_t.split(), True, env)
+            right = _expr_words(right_t.split(), False, env)
+            whole = bool(left and right and right == right_t.strip().rstrip(".") and left_t.strip().endswith(left))
+            if not left and right and (kind := (left_t.split() or [""])[-1].lower()) in _KIND and _KIND[kind]:
+                # a quantity named in words on the left ('Wave speed = 2*v/lambda'): the one symbol of its kind
+                dims = _unit_dims(_KIND[kind])
+                cands = sorted(x for x in env if units.get(x) is not None and _unit_dims(units[x]) == dims)
+                left = cands[0] if len(cands) == 1 else None
+            if not left or not right:
+                continue
+            try:
+                ln, rn = P.names(left), P.names(right)
+            except P.ExprError:
+                continue
+            free = ln | rn
+            if not free or free - set(env):
+                continue
+            try:
+                a, b = P.evaluate(left, env), P.evaluate(right, env)
+            except (P.ExprError, ZeroDivisionError, OverflowError, ValueError):
+                continue
+            # temperatures are left out: a difference read as an absolute temperature (30 °C as 303 K) or an offset
+            # unit makes pint's verdict unreliable
+            offset = any(re.search(r"kelvin|celsius|degC|fahrenheit", str(units.get(x) or "")) for x in free)
+            if whole and not offset and len(ln) == 1 and left == next(iter(ln)) \
+                    and dimension_ok(right, left, units) is False:
+                return False, f"the principle's formula `{left} = {right}` is dimensionally inconsistent", True
+            if not P.close(a, b) and not P.close(abs(a), abs(b)):  # a sign convention is no other law
+                return False, (f"the principle's formula `{left} = {right}` does not hold at the problem's values "
+                               f"({a:.4g} vs {b:.4g})"), False
+            holds = (True, f"the principle's formula `{left} = {right}` holds at the problem's values", False)
+    return holds
+
+
+#: values a problem states in words: an angle of 90 degrees ('at right angles', 'perpendicular'), 0 ('parallel',
+#: 'from rest', 'dropped')
+_IMPLIED = [(re.compile(r"perpendicular|right angles?|at 90|normal to", re.I), (90.0, math.pi / 2)),
+            (re.compile(r"\bparallel\b|from rest|at rest|is dropped|dropped from|released from|starts? from rest", re.I),
+             (0.0,))]
+
+
+def _derived_given(sym: str, v: float, chains: dict, qnums: list[float]) -> bool:
+    """A value line that shows its own arithmetic on the problem's numbers (`t = 30*4.0 min = 120 min = 2.0 h`):
+    an earlier part of the chain, every number of it given (raw or in SI), read in SI, equals the value."""
+    for part in chains.get(sym, [])[:-1]:
+        si = _units_to_si(part) or part
+        try:
+            if P.names(si):
+                continue
+            x = P.evaluate(si, {})
+        except P.ExprError:
+            continue
+        nums = [float(t) for t in re.findall(r"\d+(?:\.\d+)?(?:[eE][-+]?\d+)?", part)]
+        if nums and all(P.given(t, qnums) for t in nums) and P.close(x, v):
+            return True
+    return False
+
+
+def _implied_numbers(question: str) -> list[float]:
+    return [x for rx, xs in _IMPLIED if rx.search(question) for x in xs]
+
+
+def _governing_error(sol_eqs, rels, idents, known, target, true_env, units) -> tuple[int, str, bool] | None:
+    """Step 3's first error (3, why, movable), or None; fills true_env with each equation's true value on the
+    way. movable: a wrong law, which is placed at step 2 when the principle already states it."""
+    if idents:
+        return 3, idents[0][1], False
+    if not sol_eqs:
+        return 3, "no governing equation of the form `quantity = expression`", False
+    for i, (lhs, parts, _) in enumerate(sol_eqs):
+        rhs = parts[-1]
+        goal = known.get(lhs) or (known.get(target) if i == len(sol_eqs) - 1 and target else None)
+        try:  # a value with its unit written into the law (`s = 24 m*t`): the unit letters are no symbols
+            stray = P.names(rhs) - set(true_env) - set(known) - {e[0] for e in sol_eqs}
+            dropped = _units_dropped(rhs) if stray else None
+            if dropped is not None and not P.names(dropped) & stray:
+                rhs = dropped
+        except P.ExprError:
+            pass
+        if (why := not_a_law(lhs, rhs)):
+            return 3, why, False
+        try:
+            val = P.evaluate(rhs, true_env)
+        except P.ExprError:
+            val = None
+        if val is not None and goal is not None and not P.close(val, goal[0]):
+            return 3, (f"the equation for {lhs} gives {val:.4g} where the law that applies gives "
+                       f"{goal[0]:.4g}"), True
+        if val is not None:
+            true_env[lhs] = goal[0] if goal is not None else val
+        if goal is not None:
+            units.setdefault(lhs, goal[1])
+        if dimension_ok(rhs, lhs, units) is False:
+            return 3, f"the equation for {lhs} is dimensionally inconsistent", True
+    for left, right, _ in rels:  # relations among known quantities: both sides at the true values
+        try:
+            a, b = P.evaluate(left, true_env), P.evaluate(right, true_env)
+        except P.ExprError:
+            continue
+        if not P.close(a, b):
+            return 3, f"`{left} = {right}` does not hold at the true values ({a:.4g} vs {b:.4g})", True
+    return None
+
+
 def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict:
     bad = format_error(solution)
     if bad is not None:
@@ -297,13 +558,12 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
     n = sol.n
     get = sol.get
     # 1. the asked quantity
-    why = _check_target(sol, ref)
+    why = _check_target(sol, ref) or _invented_given(sol, ref, question)
     if why:
         return at_step(1, why, n)
-    # 2. the principle
-    ok, why = P.same_law(get("principle").content, ref.get("principle").content)
-    if not ok:
-        return at_step(2, why, n)
+    # 2. the principle: judged after the equations are read (its formula is checked at the true values)
+    principle, ref_principle = get("principle").content, ref.get("principle").content
+    law_ok, law_why = P.same_law(principle, ref_principle)
     # reference data: true values (SI) of the givens and of every computed quantity
     rvals = {s: (v, u) for s, v, u, _, _ in P.values(ref.get("value_identification"))}
     known = dict(rvals)
@@ -325,44 +585,31 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
     # 3. governing equations (any arrangement, solved for their quantity), at the true values
     givens = {s for s, *_ in svals}
     eqs, rels, idents = P.governing(get("governing_equation"), givens, {s: v for s, v, *_ in svals})
-    if idents:
-        return at_step(3, idents[0][1], n)
     sol_eqs = split_juxtaposed(eqs, givens)
-    if not sol_eqs:
-        return at_step(3, "no governing equation of the form `quantity = expression`", n)
-    for i, (lhs, parts, _) in enumerate(sol_eqs):
-        rhs = parts[-1]
-        goal = known.get(lhs) or (known.get(target) if i == len(sol_eqs) - 1 and target else None)
-        if (why := not_a_law(lhs, rhs)):
-            return at_step(3, why, n)
-        try:
-            val = P.evaluate(rhs, true_env)
-        except P.ExprError:
-            val = None
-        if val is not None and goal is not None and not P.close(val, goal[0]):
-            if (why := _wrong_law_stated_at_step_2(get("principle").content, ref.get("principle").content)):
-                return at_step(2, why, n)
-            return at_step(3, f"the equation for {lhs} gives {val:.4g} where the law that applies gives "
-                              f"{goal[0]:.4g}", n)
-        if val is not None:
-            true_env[lhs] = goal[0] if goal is not None else val
-        if goal is not None:
-            units.setdefault(lhs, goal[1])
-        if dimension_ok(rhs, lhs, units) is False:
-            if (why := _wrong_law_stated_at_step_2(get("principle").content, ref.get("principle").content)):
-                return at_step(2, why, n)
-            return at_step(3, f"the equation for {lhs} is dimensionally inconsistent", n)
-    for left, right, _ in rels:  # relations among known quantities: both sides at the true values
-        try:
-            a, b = P.evaluate(left, true_env), P.evaluate(right, true_env)
-        except P.ExprError:
-            continue
-        if not P.close(a, b):
-            if (why := _wrong_law_stated_at_step_2(get("principle").content, ref.get("principle").content)):
-                return at_step(2, why, n)
-            return at_step(3, f"`{left} = {right}` does not hold at the true values ({a:.4g} vs {b:.4g})", n)
+    step3 = _governing_error(sol_eqs, rels, idents, known, target, true_env, units)
+    # the principle's own formula at the true values (the solution's asked symbol stands for the target)
+    penv = {s: v for s, (v, _) in known.items()}
+    penv.update(true_env)
+    if sol_eqs and target in known:
+        penv.setdefault(sol_eqs[-1][0], known[target][0])
+    formula = _principle_formula(principle, penv, units)
+    if formula is not None and not formula[0] and (
+            step3 is not None or formula[2] or not P.laws(principle) & P.laws(ref_principle) - P._CONTEXT):
+        # bare numbers or a dimensionally wrong formula; a formula that does not hold at the true values under
+        # no law of the reference, or under a named law whose wrong equations follow (a named law's formula for
+        # one part of the problem - `Q = m c dT` for one stage - may differ from the total: not judged alone)
+        return at_step(2, formula[1], n)
+    if not law_ok and not (formula and formula[0] and law_why.startswith(("the principle does not name",
+                                                                          "the principle names nothing"))):
+        return at_step(2, law_why, n)
+    if step3 is not None:
+        step, why, movable = step3
+        if movable and (w2 := _wrong_law_stated_at_step_2(principle, ref_principle)):
+            return at_step(2, w2, n)
+        return at_step(step, why, n)
     # 4. values: the reference's, or numbers of the question
-    qnums = P.numbers_in(question or "")
+    qnums = P.numbers_in(question or "") + _implied_numbers(question or "")
+    chains = {e[0]: e[1] for e in P.equations(get("value_identification"))}
     for s, v, u, text, _ in svals:
         if s in rvals and (rvals[s][1] == u or not u):
             if not P.close(v, rvals[s][0]):
@@ -371,17 +618,37 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
             continue
         if any(ru == u and P.close(rv, v) for rv, ru in rvals.values()):
             continue
-        if qnums and not P.given(v, qnums):
+        if qnums and not P.given(v, qnums) and not _derived_given(s, v, chains, qnums):
             return at_step(4, f"the value {s} = {text} appears nowhere in the problem", n)
     defined = {s for s, *_ in svals} | {lhs for lhs, _, _ in sol_eqs}
-    for lhs, parts, _ in sol_eqs:
+    general, first_missing = [], None
+    for k, (lhs, parts, _) in enumerate(sol_eqs):
         try:
             free = P.names(parts[-1])
         except P.ExprError:
             continue
         missing = sorted(free - defined)
         if missing:
-            return at_step(4, f"{missing[0]} is used in the equation for {lhs} but its value is never identified", n)
+            first_missing = first_missing or (lhs, missing[0])
+            general.append(k)
+    if general and len(general) < len(sol_eqs):
+        # the law stated in general symbols beside the working equations (`W = KE_f - KE_i`, `L_before = L_after`,
+        # `Phi = B*A` with B1 and B2 given, `A = pi*d^2/4` for both pipes): a statement of the law, not an equation
+        # the solution evaluates - the other equations carry the working (issue 32, round four)
+        sol_eqs = [e for k, e in enumerate(sol_eqs) if k not in general]
+    elif first_missing:
+        lhs, name = first_missing
+        ref_names = set(known) | {e[0] for e in _ref_eqs(ref)}
+        for e in _ref_eqs(ref):
+            try:
+                ref_names |= P.names(e[1][-1])
+            except P.ExprError:
+                pass
+        if name not in ref_names and re.search(rf"(?<![\w\\]){re.escape(name)}(?!\w)", principle):
+            # a quantity the problem does not have, brought in by the principle's own law ('wave speed = 2 tan(phi)'):
+            # the law is wrong where it is first written, not a value left unidentified
+            return at_step(2, f"the principle's law uses {name}, a quantity the problem does not have", n)
+        return at_step(4, f"{name} is used in the equation for {lhs} but its value is never identified", n)
     rfa = ref.get("final_answer").content if ref.get("final_answer") else ""
     rbox = boxed_all(rfa)
     return check_arithmetic(sol, sol_eqs, {s: v for s, v, *_ in svals}, true_env, n, known.get(target),
