@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from verifiers import safeexpr, symbolic, worker
 from verifiers.config import CheckConfig
-from verifiers.extract import (CORRECTION, FINALLY, NUMBER_WORD, _answer_sentence, _clean, _SENT_END, collapse_space,
+from verifiers.extract import (CORRECTION, FINALLY, NUMBER_WORD, answer_sentence, clean_answer, SENT_END, collapse_space,
                                extract_boxed, last_boxed, letters_in, listed_options, number_words, prepare, read_answer, read_letters,
                                statements)
 from verifiers.units import get_ureg, to_absolute
@@ -978,7 +978,7 @@ def _remaining_root(pred: str, cfg):
     rejects one of the two values the sentence before offers; the answer is the other one (None when
     the sentences are not of that form)."""
     body = prepare(pred).strip()
-    ends = [m.end() for m in _SENT_END.finditer(body)]
+    ends = [m.end() for m in SENT_END.finditer(body)]
     if ends and ends[-1] >= len(body):
         ends = ends[:-1]
     if not ends or len(body) > 4000:
@@ -1033,7 +1033,7 @@ def _conclusion_after(pred: str, a: str, end: int, cfg):
     if end < 0 or end >= len(body):
         return None
     start, concl = end, []
-    for stop, nxt in itertools.chain(((m.start(), m.end()) for m in _SENT_END.finditer(body, end)),
+    for stop, nxt in itertools.chain(((m.start(), m.end()) for m in SENT_END.finditer(body, end)),
                                      ((len(body), len(body)),)):
         sent = body[start:stop]
         start = nxt
@@ -1042,7 +1042,7 @@ def _conclusion_after(pred: str, a: str, end: int, cfg):
             concl.append((sent, c))
     for sent, c in concl[-4:]:  # the last few conclusions (a flood of "So 5 N." costs one check each)
         _tick()
-        cand = _clean(_answer_sentence(sent[c.end():]))
+        cand = clean_answer(answer_sentence(sent[c.end():]))
         try:
             vo = _check(cand, a, "numeric", cfg)
         except _Timeout:

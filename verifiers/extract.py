@@ -70,7 +70,7 @@ _SPACING_ENDS = re.compile(r"^(?:\\[,;:! ]|\\q?quad(?![a-zA-Z])|\s)+|(?:\\[,;:! 
 _EMPHASIS = re.compile(r"(?:(?<=[\s(\[:])|^)(\*{1,3}|_{1,3})(?=[^\s*_])([^*_\n]{1,100}?)(?<=[^\s*_])\1(?=[\s.,;:!?)\]]|$)")
 
 
-def _clean(ans: str) -> str:
+def clean_answer(ans: str) -> str:
     ans = ans.strip()
     ans = _EMPHASIS.sub(r"\2", ans).strip() if re.search(r"[*_]", ans) else ans
     ans = re.sub(r"^(?:\*+|_{1,3}(?!\{))|\*+$|(?<=\S)_{1,3}$", "", ans).strip()
@@ -96,7 +96,7 @@ def _unit_like(s: str) -> bool:
         not re.search(r"\b(?:in|at|on|of|for|to|the|an|and|or|is|as|by|per|so|it|ie|eg|not|est|ca)\b", s, re.I)
 
 
-def _answer_sentence(s: str) -> str:
+def answer_sentence(s: str) -> str:
     """The answer part of "... answer is <X>. I hope it is correct." (Minerva's format) or of
     "The volume of $V$ is 120." : cut at the end of the sentence (outside $...$), then keep what
     follows the last " is " / "=", then the math span if the rest is one."""
@@ -177,7 +177,7 @@ _ALTERNATIVE_AFTER = re.compile(
     r"|\bor (?:possibly|perhaps|maybe)\b|\b(?:if|when) [^.\n]{0,60}\b(?:instead|then)\b", re.I)
 _HEDGED_SENTENCE = re.compile(r"\b(?:could|might|may|can) also be\b[^.\n]{0,40}\d|\bor (?:possibly|perhaps|maybe)\b[^.\n]{0,40}\d"
                               r"|\balternatively\b[^.\n]{0,40}\d", re.I)
-_SENT_END = re.compile(r"[.!?](?=\s|$)|\n")
+SENT_END = re.compile(r"[.!?](?=\s|$)|\n")
 FINALLY = re.compile(r"(?i)\bfinally\b|\bin the end\b")  # "... and finally \\boxed{8}": the last one is chosen
 _STATE_CUT = re.compile(r"(?:\bis|\bbe|\bequals?|\bbecomes|\bgives|=|:|\bto)\s", re.I)
 
@@ -250,7 +250,7 @@ def _boxes(text: str) -> list:
 def _sentence_end(text: str, pos: int) -> int:
     """End of the sentence that starts at pos (outside $...$)."""
     dollars, last = 0, pos
-    for m in _SENT_END.finditer(text, pos):
+    for m in SENT_END.finditer(text, pos):
         dollars += text.count("$", last, m.start())  # counted once per character: linear
         last = m.start()
         if dollars % 2 == 0:
@@ -265,10 +265,10 @@ def statements(text: str) -> list:
         inner = m.group(1)
         bx = _boxes(inner)  # "\\boxed{3} or \\boxed{4}" in the tag is one statement, "3 or 4"
         b = bx[-1][2] if bx else None
-        st.append((m.start(), m.end(), _clean(b if b is not None else inner), "tag"))
+        st.append((m.start(), m.end(), clean_answer(b if b is not None else inner), "tag"))
     for s, e, c in _boxes(text):
         if not any(ts <= s < te for ts, te, _, src in st if src == "tag"):
-            st.append((s, e, _clean(c), "box"))
+            st.append((s, e, clean_answer(c), "box"))
     pos = 0
     for ln in text.splitlines(keepends=True):
         found = list(_ANSWER_IS.finditer(ln))
@@ -282,13 +282,13 @@ def statements(text: str) -> list:
                 continue
             if "\\boxed" in rest or "\\fbox" in rest or "<final_answer>" in rest.lower():
                 continue  # the box (or tag) it introduces is the statement
-            cand = _clean(_answer_sentence(rest))
+            cand = clean_answer(answer_sentence(rest))
             if cand:
                 st.append((pos + mm.start(), pos + mm.end() + _sentence_end(rest, 0), cand, "sentence"))
         if not found:
             mb = _BOLD_ANSWER.search(ln)
-            if mb and _clean(mb.group(1)):
-                st.append((pos + mb.start(), pos + len(ln), _clean(mb.group(1)), "sentence"))
+            if mb and clean_answer(mb.group(1)):
+                st.append((pos + mb.start(), pos + len(ln), clean_answer(mb.group(1)), "sentence"))
         pos += len(ln)
     st.sort(key=lambda t: t[0])
     return st
@@ -308,7 +308,7 @@ def _correction(text: str, after: int):
         cuts = [c.end() for c in _STATE_CUT.finditer(sent)]
         if not cuts:
             continue
-        cand = _clean(_answer_sentence(sent[cuts[-1]:]))
+        cand = clean_answer(answer_sentence(sent[cuts[-1]:]))
         if cand and (re.search(r"\d", cand) or re.fullmatch(r"\(?[A-H]\)?", cand) or (
                 len(cand) <= 40 and re.search(r"\b(?:should|must|correct|instead|actually|rather)\b", sent, re.I)
                 and re.fullmatch(r"[$\\\w\s^{}()*/+\-.,']+", cand) and len(cand.split()) <= 4)):
@@ -375,11 +375,11 @@ def _fallback(text: str):
     last_end, last_span = max(spans, key=lambda t: t[0]) if spans else (0, None)
     tail = _tail_sentence(text[last_end:])
     if tail and re.search(r"\d|π|\\pi(?![a-zA-Z])", tail):  # "The phase difference is π radians."
-        return _clean(tail) or None
+        return clean_answer(tail) or None
     if last_span is not None:
-        return _clean(last_span) or None
+        return clean_answer(last_span) or None
     lines = [ln for ln in text.strip().splitlines() if ln.strip()]
-    return _clean(lines[-1]) if lines else None
+    return clean_answer(lines[-1]) if lines else None
 
 
 _CHAT_TOKEN = re.compile(r"<\|[a-z_]+\|>.*", re.S)
@@ -396,7 +396,7 @@ def _tail_sentence(text: str) -> str | None:
     for sent in reversed(sentences):
         if re.search(r"\bhope\b|\blet me know\b|\bthank", sent, re.I):
             continue
-        return _answer_sentence(sent)
+        return answer_sentence(sent)
     return None
 
 

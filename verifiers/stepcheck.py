@@ -91,11 +91,11 @@ def _eval_units(text: str, env: dict) -> float:
         return P.evaluate(text, {**env, **{f: 1.0 for f in free}})
 
 
-_UNIT_AFTER_NUMBER = re.compile(r"(\d)\s*(?:\\[,;: ]|~|\s)*(?:\\(?:mathrm|text|rm)\s*\{([^{}]{1,20})\}|\[([^\[\]]{1,20})\]"
+UNIT_AFTER_NUMBER = re.compile(r"(\d)\s*(?:\\[,;: ]|~|\s)*(?:\\(?:mathrm|text|rm)\s*\{([^{}]{1,20})\}|\[([^\[\]]{1,20})\]"
                                 r"|(?<=\s)([A-Za-zΩµ°][A-Za-zΩµ°/^0-9.*-]{0,15})(?![A-Za-z(]))")
 
 
-def _units_dropped(text: str) -> str | None:
+def units_dropped(text: str) -> str | None:
     """The text with the units written after its numbers removed (`12 V / 4 Ω` -> `12 / 4`), when any were:
     the unit letters are not the symbols of the same name (V = 12 would make `12 V` 144)."""
     u = get_ureg()
@@ -111,7 +111,7 @@ def _units_dropped(text: str) -> str | None:
         changed = True
         return m.group(1) + " "
 
-    out = _UNIT_AFTER_NUMBER.sub(drop, text)
+    out = UNIT_AFTER_NUMBER.sub(drop, text)
     return out if changed else None
 
 
@@ -120,7 +120,7 @@ _QTY_IN_EXPR = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*(?:\\[,
                           r"(?:\[([^\[\]]{1,20})\]|(" + _U + r"(?:[*/·]" + _U + r")*))(?=\s*(?:[)*+/-]|$))")
 
 
-def _units_to_si(text: str) -> str | None:
+def units_to_si(text: str) -> str | None:
     """The text with each `number unit` written inside it (`(72 km/h)^2`, `(2000 cm^3)`) replaced by its SI value
     (`(20.0)^2`), when any was: a value substituted with its unit is that quantity, as value lines are read."""
     changed = False
@@ -142,7 +142,7 @@ def _readings(text: str, env: dict) -> list[float]:
     """The values a substitution part can have: as written (unit names count as 1), with the units written
     after its numbers dropped, and with each number and its unit read as the quantity in SI."""
     out = []
-    for t in (text, _units_dropped(text), _units_to_si(text)):
+    for t in (text, units_dropped(text), units_to_si(text)):
         if t is None:
             continue
         try:
@@ -167,7 +167,7 @@ def _rounded_as_written(part: str, x: float, exact: float) -> bool:
     n = len(digits)
     if n < 2 or n > 6:
         return False
-    return math.isclose(x, float(f"{exact:.{n}g}"), rel_tol=1e-9, abs_tol=0.0)
+    return f"{x:.{n}g}" == f"{exact:.{n}g}"  # both to n figures: no tolerance of its own (CheckConfig holds those)
 
 
 def _result(part: str, env: dict) -> float:
@@ -215,7 +215,7 @@ def _natural_substitutions(step, subs, sol_eqs, own_vals: dict) -> list:
     for i, ln in enumerate(P.lines(step)):
         if i in taken or not wanted:
             continue
-        for text in (ln, _units_dropped(ln)):
+        for text in (ln, units_dropped(ln)):
             sides = [x.strip() for x in re.sub(r"\\approx|≈|\\simeq", "=", text or "").split("=")]
             if len(sides) != 2 or not all(sides) or P.lhs_name(sides[0]):
                 continue
@@ -463,10 +463,10 @@ def _answer_right(solution, ref_text, ref_answer, qa, kind: str = "numeric") -> 
         if v.equivalent:
             return True, v.reason
         box = boxed_all(solution)
-        if box and P._BRACKET_UNIT.search(box[-1]):
+        if box and P.BRACKET_UNIT.search(box[-1]):
             # the unit in square brackets (`392 [W]`), as the value lines are read: the same text without them
             i = solution.rindex(box[-1])
-            v2 = answer.check(solution[:i] + P._BRACKET_UNIT.sub(r"\1 \2", box[-1]) + solution[i + len(box[-1]):],
+            v2 = answer.check(solution[:i] + P.BRACKET_UNIT.sub(r"\1 \2", box[-1]) + solution[i + len(box[-1]):],
                               ref_text, kind)
             if v2.equivalent:
                 return True, "the unit in brackets: " + v2.reason

@@ -210,7 +210,7 @@ def close(a: float, b: float, rel: float | None = None) -> bool:
 
 # --- quantities and lines -------------------------------------------------------------------------
 
-_BRACKET_UNIT = re.compile(r"(\d)\s*\[\s*([^\[\]\d][^\[\]]{0,30}?)\s*\]")
+BRACKET_UNIT = re.compile(r"(\d)\s*\[\s*([^\[\]\d][^\[\]]{0,30}?)\s*\]")
 
 
 def quantity(text: str) -> tuple[float, str] | None:
@@ -220,7 +220,7 @@ def quantity(text: str) -> tuple[float, str] | None:
         return None
     t = re.sub(r"(\d)\s*\[\s*[-1]?\s*\]\s*$", r"\1", t)  # 0.25 [-], [1], []: a dimensionless number
     t = re.sub(r"(\d)\s*\[\s*1\s*/\s*([^\[\]\d][^\[\]]{0,30}?)\s*\]", r"\1 /\2", t)  # [1/°C], [1/s]: per unit
-    t = _BRACKET_UNIT.sub(r"\1 \2", t)  # 4 [m/s]: the unit in brackets (a convention of engineering texts)
+    t = BRACKET_UNIT.sub(r"\1 \2", t)  # 4 [m/s]: the unit in brackets (a convention of engineering texts)
     # per degree Celsius (1/°C, °C^-1, /℃): a temperature interval, the same as per kelvin
     t = re.sub(r"(?:(?<=\s)1\s*)?/\s*(?:°\s*C|℃)", " K^-1", t)
     t = re.sub(r"(?:°\s*C|℃)\s*\^\s*\{?\s*-\s*1\s*\}?", "K^-1", t)
@@ -521,7 +521,7 @@ def laws(text: str) -> set[str]:
 
 
 #: keys a principle may add to the reference's without naming another law (the setting of a law, not a law)
-_CONTEXT = {"momentum", "work", "series", "parallel", "frictionless", "field", "ideal_gas"}
+CONTEXT_WORDS = {"momentum", "work", "series", "parallel", "frictionless", "field", "ideal_gas"}
 #: keys a reference names as the setting of its law ('the collision is inelastic', 'the wavelength of a
 #: particle'): a principle that names a law of the reference may leave them unsaid
 _UNSAID = {"inelastic", "wave"}
@@ -560,7 +560,7 @@ def same_law(principle: str, reference: str) -> tuple[bool, str]:
     a, b = laws(principle), laws(reference)
     if (why := _circular(principle)):
         return False, why
-    extra = a - b - OPTIONAL - _CONTEXT
+    extra = a - b - OPTIONAL - CONTEXT_WORDS
     if b and len(extra) > MAX_EXTRA_LAWS:
         return False, f"the principle names {len(extra)} laws besides the one that applies ({', '.join(sorted(extra))})"
     for x, y in BOTH_CONFLICT:
@@ -578,8 +578,8 @@ def same_law(principle: str, reference: str) -> tuple[bool, str]:
         # conserved; the collision is inelastic', 'the wavelength of a particle'): those may go unsaid when a
         # law of the reference is named and none contradicted; so may one of two names of one law (Snell's law
         # at 90 degrees is the critical-angle law). Every other law of the reference must be named.
-        named = (a & b) - _CONTEXT
-        unsaid = set(missing) - _CONTEXT - _UNSAID
+        named = (a & b) - CONTEXT_WORDS
+        unsaid = set(missing) - CONTEXT_WORDS - _UNSAID
         for x, y in _SAME_LAW:
             if x in unsaid and y in a or y in unsaid and x in a:
                 unsaid -= {x, y}

@@ -54,7 +54,7 @@ from verifiers import seventag
 from verifiers import stepparse as P
 from verifiers.judge import JudgeBudgetExceeded, judge_backend
 from verifiers.psv import psv_backend
-from verifiers.stepcheck import _UNIT_AFTER_NUMBER, _units_dropped, _units_to_si, check_arithmetic, dimension_ok, not_a_law, split_juxtaposed
+from verifiers.stepcheck import UNIT_AFTER_NUMBER, units_dropped, units_to_si, check_arithmetic, dimension_ok, not_a_law, split_juxtaposed
 from verifiers.stepformat import boxed_all, format_error
 from verifiers.stepref import verify_reference_free
 from verifiers.units import get_ureg
@@ -407,12 +407,12 @@ def _principle_formula(principle: str, env: dict, units: dict) -> tuple[bool, st
             continue
         for side_t in clause.split("="):
             side = side_t.strip().rstrip(".")
-            dropped = _units_dropped(side)
+            dropped = units_dropped(side)
             if len(_NUMBER.findall(side)) < 2 or dropped is None:
                 continue
             # every number carries its unit (`760 m/s / 13 m/s`): a lone letter after a number (`5/2 R`) may
             # be a symbol, so one unit is not enough
-            if len(_UNIT_AFTER_NUMBER.findall(side)) - len(_UNIT_AFTER_NUMBER.findall(dropped)) < 2:
+            if len(UNIT_AFTER_NUMBER.findall(side)) - len(UNIT_AFTER_NUMBER.findall(dropped)) < 2:
                 continue
             try:
                 if P.names(_NUMBER.sub(" 1 ", dropped)):
@@ -488,7 +488,7 @@ def _derived_given(sym: str, v: float, chains: dict, qnums: list[float]) -> bool
     """A value line that shows its own arithmetic on the problem's numbers (`t = 30*4.0 min = 120 min = 2.0 h`):
     an earlier part of the chain, every number of it given (raw or in SI), read in SI, equals the value."""
     for part in chains.get(sym, [])[:-1]:
-        si = _units_to_si(part) or part
+        si = units_to_si(part) or part
         try:
             if P.names(si):
                 continue
@@ -517,7 +517,7 @@ def _governing_error(sol_eqs, rels, idents, known, target, true_env, units) -> t
         goal = known.get(lhs) or (known.get(target) if i == len(sol_eqs) - 1 and target else None)
         try:  # a value with its unit written into the law (`s = 24 m*t`): the unit letters are no symbols
             stray = P.names(rhs) - set(true_env) - set(known) - {e[0] for e in sol_eqs}
-            dropped = _units_dropped(rhs) if stray else None
+            dropped = units_dropped(rhs) if stray else None
             if dropped is not None and not P.names(dropped) & stray:
                 rhs = dropped
         except P.ExprError:
@@ -594,7 +594,7 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
         penv.setdefault(sol_eqs[-1][0], known[target][0])
     formula = _principle_formula(principle, penv, units)
     if formula is not None and not formula[0] and (
-            step3 is not None or formula[2] or not P.laws(principle) & P.laws(ref_principle) - P._CONTEXT):
+            step3 is not None or formula[2] or not P.laws(principle) & P.laws(ref_principle) - P.CONTEXT_WORDS):
         # bare numbers or a dimensionally wrong formula; a formula that does not hold at the true values under
         # no law of the reference, or under a named law whose wrong equations follow (a named law's formula for
         # one part of the problem - `Q = m c dT` for one stage - may differ from the total: not judged alone)
