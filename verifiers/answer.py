@@ -1131,11 +1131,12 @@ def _check(pred, ref, kind, cfg, options=None):
     pv, pu = got
     if pu is None and isinstance(pred, str):
         pu = _unit_after_box(pred, a)  # "\\boxed{5}\\text{ km/s}" is 5 km/s, never a bare 5 read in m/s
-    if pv == 0 and rv != 0:
+    offset = pu is not None and ru is not None and (_offset_temp(pu) or _offset_temp(ru))
+    if pv == 0 and rv != 0 and not offset:  # 0 °C is 273.15 K: zero only on an absolute scale
         # an exact 0 matches only a gold that is zero within its own declared precision, and a gold
         # written with a nonzero digit is not (always answering 0 would score on every 1e-19 gold)
         return _v(False, kind, cfg, "an exact zero against a nonzero reference", repr(pv), repr(rv))
-    if rv == 0 and pv != 0 and kind != "integer":
+    if rv == 0 and pv != 0 and kind != "integer" and not offset:
         # a zero gold is matched by zero only: "3e-18 J" is a nonzero value, however small
         return _v(False, kind, cfg, "a nonzero value against a zero reference", repr(pv), repr(rv))
     if kind == "integer":
@@ -1151,8 +1152,14 @@ def _check(pred, ref, kind, cfg, options=None):
         return _v(ok, kind, cfg, "numeric match" if ok else "numeric mismatch", repr(pv), repr(rv))
     rq = _quantity(rv, ru)
     try:
+        if pu is None and rq.dimensionless and str(rq.units) not in ("radian", "dimensionless") and \
+                not re.search(r"\\pi(?![a-zA-Z])|π|\bpi\b", a):  # a multiple of π is in radians
+            # a bare number against an angle in degrees (or turns) says neither degrees nor radians:
+            # "0.785" for 45° is read as radians by some graders and as 0.785° by others, "45" the other way
+            return _v(False, kind, cfg, "a bare number against an angle in degrees: its unit is not stated", a,
+                      _canon(rq))
         if pu is None:
-            # a bare number is read in the reference's unit, except against an angle: radians
+            # a bare number is read in the reference's unit (a number against radians is in radians)
             pq = _quantity(pv, "radian") if rq.dimensionless else _quantity(pv, ru)
         else:
             pq = _quantity(pv, pu if _unit_ok(pu) else pu.split()[0])
@@ -1160,8 +1167,55 @@ def _check(pred, ref, kind, cfg, options=None):
         return _v(False, kind, cfg, f"pred {e}", a, _canon(rq))
     if pq.dimensionality != rq.dimensionality:
         return _v(False, kind, cfg, f"dimension mismatch: {pq.dimensionality} vs {rq.dimensionality}", _canon(pq), _canon(rq))
+    if offset and isinstance(pred, str) and _temperature_change(pred, a, r.end):
+        # "the temperature rises by 20 K" against "20 °C": a difference, one kelvin per degree Celsius
+        try:
+            pq, rq = _as_difference(pv, pu), _as_difference(rv, ru)
+        except ValueError as e:
+            return _v(False, kind, cfg, f"pred {e}", a, _canon(rq))
+        ok = close(pq.to(rq.units).magnitude, rq.magnitude, cfg)
+        return _v(ok, kind, cfg, "numeric match (temperature difference)" if ok else
+                  "numeric mismatch (temperature difference)", _canon(pq), _canon(rq))
     ok = close(pq.to(rq.units).magnitude, rq.magnitude, cfg)
     return _v(ok, kind, cfg, "numeric match" if ok else "numeric mismatch", _canon(pq), _canon(rq))
+
+
+def _offset_temp(unit: str) -> bool:
+    """Whether a unit is a temperature on a scale with an offset zero (°C, °F)."""
+    try:
+        return str(get_ureg().parse_units(unit.strip())) in ("degree_Celsius", "degree_Fahrenheit")
+    except Exception:  # noqa: BLE001 - pint raises many kinds on odd strings: not an offset unit
+        return False
+
+
+def _as_difference(val, unit: str):
+    """A temperature read as a difference: °C and °F as their degree sizes, in kelvin."""
+    name = str(get_ureg().parse_units(unit.strip()))
+    unit = {"degree_Celsius": "delta_degC", "degree_Fahrenheit": "delta_degF"}.get(name, unit)
+    u = get_ureg()
+    return u.Quantity(val, u.parse_units(unit)).to(u.kelvin)
+
+
+# a change of temperature stated just before the value ("rises by 20 K", "the change is 15 °C", "ΔT =
+# 20 K"); "rises to 40 °C", "the final temperature ... after the increase is 40 °C" state a temperature
+_TEMP_CHANGE = re.compile(
+    r"(?i)(?:\b(?:rises?|rose|risen|falls?|fell|fallen|drops?|dropped|increases?d?|decreases?d?|changes?d?|difference"
+    r"|(?:(?:heat|cool|warm|rais|lower)(?:s|ed|es)?|goes up|goes down|went up|went down) by)\b|Δ|\\Delta\b|\bdelta\b)"
+    r"([^.;\n\d]{0,40})[-+\u2212]?\d[^\n]{0,30}$")
+_NOT_CHANGE = re.compile(r"(?i)\b(?:to|reach(?:es|ed)?|final|becomes?|at|initial)\b")
+_FINAL_TEMP = re.compile(r"(?i)\b(?:final|initial|equilibrium|boiling|melting|freezing)\b")
+
+
+def _temperature_change(pred: str, a: str, end: int) -> bool:
+    """Whether the sentence that states the answer says it is a change of temperature."""
+    text = prepare(pred)
+    head = text[:end] if 0 < end <= len(text) else text
+    i = head.rfind(a)
+    ctx = head[max(0, i - 80): i + len(a)] if i >= 0 else head[-120:]
+    ctx = ctx[-160:]
+    ctx = re.split(r"[.!?;]\s|\n", ctx)[-1]  # the sentence of the value
+    m = _TEMP_CHANGE.search(ctx)
+    return m is not None and not _NOT_CHANGE.search(m.group(1)) and not _FINAL_TEMP.search(ctx)
 
 
 _TUPLE = re.compile(r"\s*(?:\(|\\left\(|\\langle|⟨)(.*)(?:\)|\\right\)|\\rangle|⟩)\s*")

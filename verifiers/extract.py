@@ -170,7 +170,7 @@ _BOLD_ANSWER = re.compile(r"\*\*\s?(?:final\s)?answer\s?:?\s?\*\*\s?:?\s?(.+)", 
 CORRECTION = re.compile(
     r"\b(?:actually|wait|oops|correction|corrected|i forgot|i missed|on second thought|let me reconsider|reconsider(?:ing)?|scratch that"
     r"|i made an? (?:error|mistake)|that(?:'s| is| was) (?:wrong|incorrect|a mistake)|i was wrong|no,? wait"
-    r"|let me (?:redo|correct|recompute|recalculate|re-?read|re-?check|re-?examine)|instead)\b", re.I)
+    r"|let me (?:redo|correct|recompute|recalculate|re-?read|re-?check|re-?examine|(?:double-?)?check|verify)|instead)\b", re.I)
 # a value stated after the committed answer as another possibility
 _ALTERNATIVE_AFTER = re.compile(
     r"(?:^\s?|[.!?\n]\s?)(?:alternatively|or(?=[\s,])|otherwise|either)\b|\b(?:could|might|may|can) also be\b"
@@ -303,7 +303,8 @@ def _correction(text: str, after: int):
         return None
     region = text[cue.end():]
     best = None
-    for sm in re.finditer(r"[^.!?\n]+(?:[.!?](?=\s|$)|\n|$)", region):
+    # a sentence runs to a stop followed by a space (the point of "9.8" or "4.08 s" is no stop)
+    for sm in re.finditer(r"(?:[^.!?\n]|[.!?](?!\s|$))+(?:[.!?](?=\s|$)|\n|$)", region):
         sent = sm.group()
         cuts = [c.end() for c in _STATE_CUT.finditer(sent)]
         if not cuts:
@@ -312,7 +313,7 @@ def _correction(text: str, after: int):
         if cand and (re.search(r"\d", cand) or re.fullmatch(r"\(?[A-H]\)?", cand) or (
                 len(cand) <= 40 and re.search(r"\b(?:should|must|correct|instead|actually|rather)\b", sent, re.I)
                 and re.fullmatch(r"[$\\\w\s^{}()*/+\-.,']+", cand) and len(cand.split()) <= 4)):
-            best = (cue.start(), cand)
+            best = (cue.start(), cand, cue.end() + sm.end())
     return best
 
 
@@ -338,7 +339,8 @@ def _read(text: str, st=None) -> Reading:
     last_end = st[-1][1] if st else -1
     corr = _correction(text, last_end if st else 0)
     if corr is not None and (not st or corr[0] >= last_end):
-        ans, src, end = corr[1], "correction", len(text)
+        # what follows the corrected value's sentence is after the answer ("... is (B)... so I'd say B or D")
+        ans, src, end = corr[1], "correction", corr[2]
     elif st:
         _, end, ans, src = st[-1]
     else:
