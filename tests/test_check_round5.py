@@ -97,3 +97,22 @@ def test_angles_with_a_unit_or_pi_still_read():
     assert _ok("φ = 1.047 rad", "60°")
     assert _ok("φ = 1.047", "1.047 rad")
     assert not _ok("φ = π/6", "60°")
+
+
+# --- loops ---------------------------------------------------------------------------------------
+# an output that repeats its answer's sentence three or more times commits only when every complete
+# copy states the same value
+
+def test_a_loop_with_one_copy_of_another_value_is_refused():
+    pred = "The tension is 24 N. The tension is 24 N. The tension is 2.4 N. The tension is 24 N."
+    assert not _ok(pred, "24 N")
+    assert not _ok(pred, "2.4 N")
+    pred = "So the range is 40 m.\nSo the range is 40 m.\nSo the range is 44 m.\nSo the range is 40 m.\nSo the ran"
+    assert not _ok(pred, "40 m")
+
+
+def test_a_loop_that_agrees_or_restates_in_other_units_still_reads():
+    assert _ok("The tension is 24 N. The tension is 24 N. The tension is 24 N. The tension is 24", "24 N")
+    assert _ok("The tension is 24 N. The tension is 0.024 kN. The tension is 24 N.", "24 N")
+    # a sentence stated twice with different values is working, not a loop: the last one reads
+    assert _ok("At first the speed is 3 m/s. Later the speed is 5 m/s.", "5 m/s")

@@ -1054,6 +1054,44 @@ def _conclusion_after(pred: str, a: str, end: int, cfg):
     return None
 
 
+def _loop_disagrees(pred: str, a: str, cfg):
+    """An output that repeats the sentence of its answer three or more times ("The energy is 36 J." over
+    and over, a loop) commits to its value only when every complete copy states it: a copy with another
+    value ("The energy is 3.6 J.") leaves the loop committed to none."""
+    body = prepare(pred)
+    i = body.rfind(a)
+    if i <= 0:
+        return None
+    st = max(body.rfind(". ", 0, i), body.rfind("\n", 0, i), body.rfind("! ", 0, i), body.rfind("? ", 0, i)) + 1
+    frame = body[st:i].strip()[-80:]
+    if len(frame) < 6 or not re.search(r"[A-Za-z]{2}", frame):
+        return None
+    values, p = set(), body.find(frame)
+    count = 0
+    while p >= 0 and count < 1000:
+        count += 1
+        q = p + len(frame)
+        m = _SENT_END.search(body, q, min(len(body), q + 200))
+        if m is not None:  # a copy cut off before its sentence ends states nothing
+            values.add(body[q:m.start()].strip())
+        p = body.find(frame, q)
+    if count < 3 or len(values) < 2:
+        return None
+    for v in sorted(values)[:20]:
+        _tick()
+        if not v or v == a:
+            continue
+        try:
+            vo = _check(v, a, "numeric", cfg)
+        except _Timeout:
+            raise
+        except Exception:  # noqa: BLE001 - a copy that is no value cannot disagree
+            continue
+        if not vo.equivalent and vo.reason.startswith("numeric mismatch"):
+            return f"the output repeats its answer's sentence with another value ({v[:40]!r}): a loop"
+    return None
+
+
 def _check(pred, ref, kind, cfg, options=None):
     ref = str(ref)
     if "\\boxed" in ref or "\\fbox" in ref:  # a reference written as a solution line
@@ -1078,6 +1116,11 @@ def _check(pred, ref, kind, cfg, options=None):
         return _v(False, kind, cfg, f"pred refused: {r.refused}", a, ref)
     if kind in ("numeric", "integer") and r.source in ("tag", "box", "sentence") and isinstance(pred, str):
         why = _conflicting_commit(pred, a, r.end, cfg) or _conclusion_after(pred, a, r.end, cfg)
+        _CLOCK.answer = a
+        if why:
+            return _v(False, kind, cfg, f"pred refused: {why}", a, ref)
+    if kind in ("numeric", "integer") and r.source in ("tail", "sentence") and isinstance(pred, str):
+        why = _loop_disagrees(pred, a, cfg)
         _CLOCK.answer = a
         if why:
             return _v(False, kind, cfg, f"pred refused: {why}", a, ref)
