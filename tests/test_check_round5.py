@@ -116,3 +116,22 @@ def test_a_loop_that_agrees_or_restates_in_other_units_still_reads():
     assert _ok("The tension is 24 N. The tension is 0.024 kN. The tension is 24 N.", "24 N")
     # a sentence stated twice with different values is working, not a loop: the last one reads
     assert _ok("At first the speed is 3 m/s. Later the speed is 5 m/s.", "5 m/s")
+
+
+# --- a letter, then words that state another option ----------------------------------------------
+# the closing words after the chosen letter that state another option's text (and not the letter's
+# own) leave the output committed to neither; the options the output lists itself count too
+
+def test_a_letter_followed_by_another_options_text_is_refused():
+    listed = "A) increases  B) decreases  C) stays the same  D) reverses\n\n"
+    assert not _ok(listed + "The flux is constant... Answer: C. The current increases.", "C", kind="mcq")
+    opts = {"A": "halved", "B": "doubled", "C": "unchanged", "D": "quadrupled"}
+    assert not _ok("Answer: D. So the period is halved.", "D", kind="mcq", options=opts)
+
+
+def test_a_letter_with_its_own_text_or_working_still_reads():
+    listed = "A) increases  B) decreases  C) stays the same  D) reverses\n\n"
+    assert _ok(listed + "Answer: C. The current stays the same.", "C", kind="mcq")
+    assert _ok(listed + "Answer: C. It neither increases nor decreases: it stays the same.", "C", kind="mcq")
+    opts = {"A": "2 N", "B": "4 N", "C": "6 N", "D": "8 N"}
+    assert _ok("Answer: C. Since 2 N + 4 N = 6 N.", "C", kind="mcq", options=opts)

@@ -385,6 +385,12 @@ def _option_letters_of(text: str, options: dict, cfg) -> set:
     return out
 
 
+def _telling(opt: str) -> bool:
+    """An option text long enough to be recognised in an explanation: eight characters or more, or a
+    word or words ("doubled"; never a bare number or letter, which working repeats)."""
+    return len(opt) >= 8 or re.fullmatch(r"[a-z]{4,}(?: [a-z]+)*", opt) is not None
+
+
 def _is_quantity(text: str) -> bool:
     """The text is a number with an optional unit, and nothing else."""
     try:
@@ -409,14 +415,16 @@ def _check_mcq(pred, ref, kind, cfg, options=None):
     if rl.refused:
         return _v(False, kind, cfg, f"pred refused: {rl.refused}", "".join(rl.letters), rc)
     got = list(rl.letters)
-    if options and rl.rest and len(set(got)) == 1:
-        # "B\n\nThe proton is deflected in the +y-direction" where that is option C's text: the
-        # explanation after a lone letter states another option, so the output commits to neither
+    opts = options or (listed_options(pred) if rl.rest and isinstance(pred, str) else None)
+    if opts and rl.rest and len(set(got)) == 1:
+        # "B\n\nThe proton is deflected in the +y-direction" where that is option C's text, "Answer: C.
+        # The kinetic energy is doubled." where "doubled" is option A: the explanation after the letter
+        # states another option (and not its own), so the output commits to neither
         said = _option_norm(rl.rest)
-        other = sorted(k for k, o in options.items() if k != got[0] and len(_option_norm(str(o))) >= 8
+        other = sorted(k for k, o in opts.items() if k != got[0] and _telling(_option_norm(str(o)))
                        and f" {_option_norm(str(o))} " in f" {said} ")
-        own = _option_norm(str(options.get(got[0], "")))
-        if other and not (len(own) >= 8 and f" {own} " in f" {said} "):
+        own = _option_norm(str(opts.get(got[0], "")))
+        if other and not (_telling(own) and f" {own} " in f" {said} "):
             return _v(False, kind, cfg, f"letter {got[0]} explained with the text of option {''.join(other)}",
                       got[0], rc)
     if options:

@@ -615,7 +615,10 @@ def read_letters(text, valid: str = "ABCD") -> LetterReading:
         return LetterReading(tuple(got), "alternating answers (a loop that never commits to one)", opt)
     if len(set(got)) > 1 and re.search(r"\(?[A-H]\)?\s?/\s?\(?[A-H]", body[-300:]):
         return LetterReading(tuple(got), "letters separated by slashes are alternatives", opt)
-    return LetterReading(tuple(got), None, opt)
+    # the closing words after the chosen letter ("Answer: C. The kinetic energy is doubled."): the
+    # checker compares them with the options' texts
+    tail = body[pos:].strip()
+    return LetterReading(tuple(got), None, opt, tail if 0 < len(tail) <= 300 else None)
 
 
 def extract_letters(text, multi: bool = False, valid: str = "ABCD"):
