@@ -135,3 +135,49 @@ def test_a_letter_with_its_own_text_or_working_still_reads():
     assert _ok(listed + "Answer: C. It neither increases nor decreases: it stays the same.", "C", kind="mcq")
     opts = {"A": "2 N", "B": "4 N", "C": "6 N", "D": "8 N"}
     assert _ok("Answer: C. Since 2 N + 4 N = 6 N.", "C", kind="mcq", options=opts)
+
+
+# --- numbers and units models write ---------------------------------------------------------------
+
+def test_lowercase_x_times_ten_and_a_parenthesised_exponent():
+    assert _ok("The charge is 3.2x10^(-19) C", "3.2e-19 C")
+    assert _ok("E = 4.5 x 10^(6) J", "4.5 MJ")
+    assert not _ok("The charge is 3.2x10^(-19) C", "3.2e-18 C")
+
+
+def test_per_mille_and_revolutions():
+    assert _ok("The strain is 2 per mille.", "0.2%")
+    assert _ok("The strain is 2 per mille.", "0.002")
+    assert not _ok("The strain is 2 per mille.", "2%")
+    assert _ok("The wheel turns at ω = 3 rev/s", "18.85 rad/s")
+    assert not _ok("The wheel turns at ω = 3 rev/s", "3 rad/s")
+
+
+def test_a_root_sign_and_pi_glued_to_a_number_are_read_whole():
+    assert _ok("The speed is 3√2 m/s.", "4.243 m/s")
+    assert not _ok("The speed is 3√2 m/s.", "2 m/s")
+    assert not _ok("The speed is 3√2 m/s.", "3 m/s")
+    assert _ok("d = √9 m", "3 m")
+    assert not _ok("d = √9 m", "9 m")
+    assert not _ok("x = √-9", "-9")
+    assert _ok("The phase is 3π", "9.425")
+    assert not _ok("The phase is 3π", "3")
+
+
+# --- symbols a grader reads as the same ----------------------------------------------------------
+
+def test_a_letter_with_a_number_after_it_is_indexed_in_latex():
+    assert _ok(r"x = \frac{u1^2}{2a}", r"\frac{u_1^2}{2a}", kind="symbolic")
+    assert not _ok(r"x = \frac{u1^2}{2a}", "0", kind="symbolic")
+
+
+def test_hbar_is_h_over_two_pi_against_an_answer_in_h():
+    assert _ok(r"p = \frac{2\pi\hbar}{\lambda}", r"\frac{h}{\lambda}", kind="symbolic")
+    assert _ok("p = h/λ", r"\frac{2\pi\hbar}{\lambda}", kind="symbolic")
+    assert not _ok(r"p = \frac{\hbar}{\lambda}", r"\frac{h}{\lambda}", kind="symbolic")
+
+
+def test_a_unicode_fraction_in_an_expression_is_grouped():
+    assert _ok("I = ⅔ M R^2", r"\frac{2}{3} M R^2", kind="symbolic")
+    assert _ok("I = ⅔MR^2", "2 M R^2 / 3", kind="symbolic")
+    assert not _ok("I = ⅔MR^2", "2/(3 M R^2)", kind="symbolic")

@@ -160,7 +160,8 @@ def _norm(s: str) -> str:
     s = _fractions(collapse_space(s).translate(_UNICODE_UNITS))
     s = re.sub(r"\^\s*\{\s*\\circ\s*\}", "°", s)  # 25^{\circ}\mathrm{C}: a degree sign, never a power
     s = _siunitx_all(s)
-    s = re.sub(r"(?<=\d)\s?X\s?(?=10\s?(?:\^|\*\*))", "*", s)  # 1.2 X 10^-3
+    s = re.sub(r"(?<=\d)\s?[xX]\s?(?=10\s?(?:\^|\*\*))", "*", s)  # 1.2 X 10^-3, 1.6x10^-19
+    s = re.sub(r"(?<=10)\s?\^\s?(?=\(\s?[-+]?\d)", "**", s)  # 10^(-19): a parenthesised exponent
     s = re.sub(r"(?<=\d)!", " factorial", s)  # 3! is no 3
     s = re.sub(r"(?<=\d)\.\.+(?=\s?\d)", " .. ", s)  # 2..5 is a range
     s = re.sub(r"(?<![\d.,/])(\d+) (\d+)/(\d+)(?![\d./])", r"(\1+\2/\3)", s)  # a mixed number, 1 1/2
@@ -184,6 +185,7 @@ def _norm(s: str) -> str:
     s = re.sub(r"\^\s*\{?\\circ\}?|\\circ|\\degree", "°", s)
     s = s.replace("\\mu", "µ").replace("\\Omega", "Ω").replace("\\AA", "Å").replace("\\%", "%")
     s = re.sub(r"\s*\b(?:percentage|percent|pct)\b", "%", s)
+    s = re.sub(r"\s*\b(?:per[ -]?mille|per[ -]?mil|permill)\b", "‰", s)  # 5 per mille is 0.5%
     s = re.sub(r"\\cdot|\\times|×|·|⋅", "*", s)
     s = re.sub(r"([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)", lambda m: "**(" + m.group(1).translate(_SUP) + ")", s)
     for _ in range(4):  # innermost first: 10^{10^{10}} -> 10**(10**(10)), refused as a tower below
@@ -270,7 +272,7 @@ def _quantity(val, unit):
     _extend([time.monotonic() - t0])  # building the registry (once per process) is no check's work
     unit = unit.strip()
     if len(unit) > 100 or re.search(r"\d{3,}", unit) or not _UNIT_CHARS.fullmatch(unit) or \
-            unit.count("(") != unit.count(")") or re.search(r"\bpi\b|\*\*\s*\(?\s*[-+]?\d+\s*\)?\s*\*\*", unit):
+            unit.count("(") != unit.count(")") or re.search(r"\bpi\b|π|\*\*\s*\(?\s*[-+]?\d+\s*\)?\s*\*\*", unit):
         raise ValueError(f"unit {unit[:40]!r} not understood")
     import pint
 
@@ -611,6 +613,8 @@ def _pred_number(a, cfg):
        ``(3\\hat{i} + 4\\hat{j})``, ``3`` in ``10/3``, ``1`` in ``(1+m/N)``) is no value.
     """
     a = _fractions(collapse_space(a))
+    # "5√2 m/s", "√3": the root sign over a number or a parenthesis is sqrt() ("5√2" is 5·√2, never 2)
+    a = re.sub(r"√\s?([-+]?\d+(?:\.\d+)?(?![\d.])|(?=\())", lambda m: f" sqrt({m.group(1)})" if m.group(1) else " sqrt", a)
     if _RELATION.search(a):
         return "an inequality is not a value"
     if re.search(r"\\(?:pm|mp)(?![a-zA-Z])|[±∓]|\+/-|\+-(?=\s*\d)", a):
@@ -918,7 +922,42 @@ def _constant_value(a, cfg, in_process: bool = False):
 _UNIT_VECTOR = re.compile(r"\\(?:hat|vec|mathbf)\s?\{?\s?[ijk]\b|[ijk]\u0302")
 
 
+_INDEXED = re.compile(r"(?<![A-Za-z0-9_\\.])([A-Za-z])(\d{1,2})(?![\d.])")
+_HBAR = re.compile(r"\\hbar(?![a-zA-Z])|\\hslash(?![a-zA-Z])|ħ")
+_H_ALONE = re.compile(r"(?<![A-Za-z\\])h(?![A-Za-z])")
+
+
+def _symbolic_forms(a: str, ref: str):
+    """Writings a grader reads as the same symbols, for both sides: a letter with a number written after
+    it is indexed ("v0^2" is v_0^2, never v·0^2), a unicode fraction is its value in parentheses ("¾ L"
+    is (3/4)·L), and ħ is h/(2π) when the other side writes h and not ħ (h/2π is ħ's definition)."""
+    a = _fractions_grouped(a)
+    a, ref = _indexed(a), _indexed(ref)
+    for x, y in ((a, ref), (ref, a)):
+        if _HBAR.search(x) and not _HBAR.search(y) and _H_ALONE.search(y) and not _H_ALONE.search(x):
+            x2 = _HBAR.sub(r"(\\frac{h}{2\\pi})" if "\\" in x else "(h/(2π))", x)
+            a, ref = (x2, ref) if x is a else (a, x2)
+            break
+    return a, ref
+
+
+_TEXT_OPEN = re.compile(r"\\(?:mathrm|text|textrm|textit|mathit|rm|operatorname|mbox)\s?\{[^{}]{0,40}$")
+
+
+def _indexed(s: str) -> str:
+    """"v0" -> "v_{0}" outside text commands (\\mathrm{v0} is left to the parser)."""
+    return _INDEXED.sub(lambda m: m.group() if _TEXT_OPEN.search(s, max(0, m.start() - 60), m.start())
+                        else f"{m.group(1)}_{{{m.group(2)}}}", s)
+
+
+def _fractions_grouped(s: str) -> str:
+    """Unicode fractions as parenthesised quotients ("¾L" is (3/4)·L, never 3/(4L))."""
+    s = s.replace("\u2044", "/")
+    return _VULGAR_RE.sub(lambda m: f"({m.group(1)}+{_VULGAR[m.group(2)]})" if m.group(1) else f"({_VULGAR[m.group(2)]})", s)
+
+
 def _check_symbolic(a, ref, kind, cfg):
+    a, ref = _symbolic_forms(a, ref)
     if _UNIT_VECTOR.search(ref):  # a vector's unit is its components' unit: (3\hat{i} + 4\hat{j})\,\mathrm{N}
         ref = symbolic.strip_unit_text(ref)
     req = {"op": "compare", "pred": a, "ref": ref, "rel_tol": cfg.rel_tol, "sym_tol": cfg.sym_rel_tol}
