@@ -181,3 +181,34 @@ def test_a_unicode_fraction_in_an_expression_is_grouped():
     assert _ok("I = ⅔ M R^2", r"\frac{2}{3} M R^2", kind="symbolic")
     assert _ok("I = ⅔MR^2", "2 M R^2 / 3", kind="symbolic")
     assert not _ok("I = ⅔MR^2", "2/(3 M R^2)", kind="symbolic")
+
+
+# --- letters -------------------------------------------------------------------------------------
+# a lowercase letter (b-h; "a" alone is the article) or a list of lowercase letters that is the whole
+# answer of a statement is the option letter(s); a lowercase letter in parentheses anywhere a letter
+# statement takes one; "(B) and (D) are correct" after "Hence" states both; "[B, D]" after "correct
+# statements:"; "C (12 N)", the letter with its option's text in parentheses
+
+LETTER_FORMS = [
+    ("Final answer: d", "D", "mcq"),
+    ("So the answer is b.", "B", "mcq"),
+    ("answer: a, c", "AC", "mcq_multi"),
+    ("The best choice is (b).", "B", "mcq"),
+    ("The true statements are (a) and (c).", "AC", "mcq_multi"),
+    ("Thus (A) and (C) are correct.", "AC", "mcq_multi"),
+    ("Correct options: [A, C]", "AC", "mcq_multi"),
+    ("A) 2 s  B) 4 s  C) 8 s  D) 16 s\n\nThe answer is B (4 s)", "B", "mcq"),
+]
+
+
+@pytest.mark.parametrize("pred,ref,kind", LETTER_FORMS)
+def test_letter_forms(pred, ref, kind):
+    assert _ok(pred, ref, kind=kind)
+
+
+def test_letter_forms_still_need_the_right_letters():
+    assert not _ok("Final answer: d", "C", kind="mcq")
+    assert not _ok("Thus (A) and (C) are correct.", "A", kind="mcq_multi")
+    assert not _ok("Thus (A) and (C) are correct.", "A", kind="mcq")
+    assert not _ok("A) 2 s  B) 4 s  C) 8 s  D) 16 s\n\nThe answer is B (8 s)", "B", kind="mcq")
+    assert not _ok("The answer is B (or maybe C)", "B", kind="mcq")

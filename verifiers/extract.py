@@ -134,7 +134,7 @@ def _answer_sentence(s: str) -> str:
     # "5 (km/s)" is a unit and stays too
     # a parenthetical with a number is another value ("3 m/s (4 m/s with friction)"), unless it says it
     # restates this one ("(i.e. 3/4)", "(approximately 0.33)")
-    s = re.sub(r"\s+\((?![^()]*\b(?:or|either|alternatively|maybe|perhaps|possibly|otherwise)\b[^()]*\d)"
+    s = re.sub(r"\s+\((?![^()]*\b(?:or|either|alternatively|maybe|perhaps|possibly|otherwise)\b[^()]*(?:\d|\b[A-H]\b))"
                r"(?=[^()\d]*\)|\s?(?:i\.e\.|ie\b|≈|approx|about|roughly|rounded|exact|to \d|in \w))"
                r"(?=[^()]*(?:[a-z]{2}|\b[ie]\.[eg]\.))([^()]*)\)\s*$", lambda m: m.group() if _unit_like(m.group(1)) else "", s)
     spans = re.findall(r"\$([^$]+)\$", s)
@@ -409,8 +409,11 @@ def letters_in(s: str, valid: str):
     "[B, D]", "B;D"; else None."""
     s = s.strip().strip("*$ .[]")
     s = re.sub(r"\\(?:text|mathrm|textbf)\{([^}]*)\}", r"\1", s).strip().strip("*$ .[]")
-    if re.fullmatch(r"\([a-h]\)", s):
-        s = s.upper()  # "The answer is (c)": a lowercase letter in parentheses is the option's label
+    # "The answer is (c)", "(b) and (d)": a lowercase letter in parentheses is the option's label; "c",
+    # "b, d" as the whole answer of a statement are letters too ("a" alone is the article)
+    s = re.sub(r"\(([a-h])\)", lambda m: f"({m.group(1).upper()})", s)
+    if re.fullmatch(r"[b-h]|[a-h](?:\s?(?:,|;|&|\band\b)\s?[a-h])+", s):
+        s = s.upper()
     if re.fullmatch(r"[A-Z]{1,10}", s) and all(c in valid for c in s):
         return [c for c in s]
     toks = re.findall(r"\(?\b([A-Z])\b\)?", s)
@@ -424,21 +427,24 @@ def letter_and_text(s: str, valid: str):
     """(letter, option text) of "(C) 108 km/h", "C. 108 km/h", "C 108", "option C: 108"; None otherwise
     ("A ball ..." is prose, not option A)."""
     s = re.sub(r"\\(?:text|mathrm|textbf)\{([^}]*)\}", r"\1", s.strip().strip("*$ []")).strip()
-    m = re.match(r"(?:(?:option|choice)\s?)?(?:\(([A-H])\)|([A-H])(?=[.:)]|\s[-+\d\\$.]|$))[.:)]?\s?(.*)", s, re.S | re.I)
+    m = re.match(r"(?:(?:option|choice)\s?)?(?:\(([A-H])\)|([A-H])(?=[.:)]|\s[-+\d\\$.(]|$))[.:)]?\s?(.*)", s, re.S | re.I)
     if not m:
         return None
     letter = m.group(1) or m.group(2)
     if letter not in valid:
         return None
-    return letter, m.group(3).strip().rstrip(".").strip()
+    text = m.group(3).strip().rstrip(".").strip()
+    if re.fullmatch(r"\([^()]*\)", text):
+        text = text[1:-1].strip()  # "C (12 N)": the option's text in parentheses
+    return letter, text
 
 
-_LETTERS = r"\(?[A-H]\)?(?:(?:\s?(?:,|;|&|/|\band\b|\bor\b)\s?|\s)\(?[A-H]\)?){0,7}+"
+_LETTERS = r"(?:\(?[A-H]\)?|\([a-h]\))(?:(?:\s?(?:,|;|&|/|\band\b|\bor\b)\s?|\s)(?:\(?[A-H]\)?|\([a-h]\))){0,7}+"
 # statements of a letter that are not "answer is" sentences (those are read by read_answer); each is
 # linear: the repeats are bounded and separated by required tokens
 _LETTER_STATEMENTS = [re.compile(p) for p in (
     r"(?:[Cc]orrect|[Rr]ight|[Bb]est|[Tt]rue)\s(?:option|answer|choice|statement)s?\s?(?:is|are|:)?\s?"
-    r"(?:thus\s|therefore\s|hence\s)?(?:(?:option|choice)s?\s?)?\**(" + _LETTERS + r")(?![A-Za-z])",
+    r"(?:thus\s|therefore\s|hence\s)?(?:(?:option|choice)s?\s?)?[*\[]{0,2}(" + _LETTERS + r")(?![A-Za-z])",
     r"(?:[Oo]ption|[Cc]hoice)s?\s?(" + _LETTERS + r")(?![A-Za-z])\s(?:is|are)\s(?:the\s)?(?:correct|right|true|answer|best)",
     r"(?:^|[\s,;:(])(?:[Bb]oth\s)?(" + _LETTERS + r")(?![A-Za-z])\s(?:is|are)\s(?:all\s)?(?:the\s)?(?:correct|right|true)\b",
     r"\b(?:[Cc]hoose|[Cc]hose|[Ss]elect|[Pp]ick|[Mm]ark|go with|[Gg]oing with)\s(?:(?:option|choice)s?\s?)?(" + _LETTERS
@@ -446,7 +452,8 @@ _LETTER_STATEMENTS = [re.compile(p) for p in (
     r"\b(?:[Mm]y|[Tt]he|[Ff]inal)\s(?:final\s)?(?:answer|choice|pick)\s?:\s?(?:(?:option|choice)s?\s?)?(" + _LETTERS
     + r")(?![A-Za-z])",
     r"\b(?:[Hh]ence|[Tt]hus|[Ss]o|[Tt]herefore),?\s(?:the\s(?:answer|option)\sis\s)?(?:(?:option|choice)\s?)?"
-    r"(\([A-H]\)|[A-H](?=[.!](?:\s|$)|\s?$))(?!\s?(?:is|are)\s(?:not\b|false|wrong|incorrect|invalid))",
+    r"(\([A-H]\)|[A-H](?=[.!](?:\s|$)|\s?$))(?!\s?(?:is|are)\s(?:not\b|false|wrong|incorrect|invalid))"
+    r"(?!\s?(?:,|;|&|\band\b)\s?\(?[A-H]\b)",  # "Hence (B) and (D) are correct" states both
     # "Therefore (D)", "Therefore D." (the letter is the sentence); "so (A) is false" names no choice
     r"(?:[Oo]ption|[Cc]hoice)s?\s?(" + _LETTERS + r")(?=\s?[.!]?\s?$)",  # "... so option D." ends the text
 )]
