@@ -212,3 +212,28 @@ def test_letter_forms_still_need_the_right_letters():
     assert not _ok("Thus (A) and (C) are correct.", "A", kind="mcq")
     assert not _ok("A) 2 s  B) 4 s  C) 8 s  D) 16 s\n\nThe answer is B (8 s)", "B", kind="mcq")
     assert not _ok("The answer is B (or maybe C)", "B", kind="mcq")
+
+
+# --- intervals -----------------------------------------------------------------------------------
+# an interval that closes the answer's sentence ("... for 1 s ≤ t ≤ 3 s"); an inequality chain against a
+# pair in parentheses (the open interval); a range in words whose ends are said to be in or out
+
+def test_an_interval_at_the_end_of_a_sentence():
+    assert _ok("The block slides only while 1 s ≤ t ≤ 3 s.", "[1, 3] s")
+    assert not _ok("The block slides only while 1 s ≤ t ≤ 3 s.", "(1, 3) s")
+    assert not _ok("The block slides only while 1 s ≤ t ≤ 4 s.", "[1, 3] s")
+
+
+def test_an_inequality_chain_against_a_pair_is_the_open_interval():
+    assert _ok("4 m < x < 9 m", "(4, 9) m")
+    assert _ok("1 < v < 6 m/s", "(1, 6) m/s")
+    assert not _ok("4 m ≤ x < 9 m", "(4, 9) m")
+    assert not _ok("4 m < x < 8 m", "(4, 9) m")
+
+
+def test_a_range_in_words_with_its_ends_stated():
+    assert _ok("It is visible from 3 to 7 seconds, inclusive.", "[3, 7] s")
+    assert _ok("It is visible from 3 to 7 s, both ends excluded", "(3, 7) s")
+    assert not _ok("It is visible from 3 to 7 seconds, inclusive.", "(3, 7) s")
+    assert not _ok("It is visible from 3 to 7 seconds.", "[3, 7] s")  # which ends are in is not said
+    assert not _ok("It is visible from 3 to 7 seconds, inclusive.", "5 s")

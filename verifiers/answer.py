@@ -1180,6 +1180,14 @@ def _check(pred, ref, kind, cfg, options=None):
     tup = _tuple_parts(ref)
     if tup is None and kind != "symbolic":
         tup = vec  # "(3\\hat{i} + 4\\hat{j}) N": the tuple of its components
+    if tup is not None and kind != "symbolic" and len(tup) == 2 and any(
+            rx.fullmatch(a.strip().strip("$").strip().rstrip(".")) for rx in (_CHAIN, _WORDS_RANGE)):
+        # "2 s < t < 5 s" against "(2, 5) s": an inequality chain (or a range in words whose ends are
+        # said to be in or out) answers the pair as an open interval
+        got_iv = _check_interval(a, (tup[0], tup[1], False, False), kind, cfg)
+        _CLOCK.answer = a
+        if got_iv is not None:
+            return got_iv
     if tup is not None and kind != "symbolic":
         return _check_tuple(a, tup, kind, cfg)
     if kind == "symbolic":
@@ -1434,6 +1442,13 @@ _ONE_SIDE = re.compile(r"[A-Za-z]\w{0,3}\s?(>|≥|\\ge(?:q)?(?![a-z])|\\gt(?![a-
 _ABS = re.compile(r"\|\s?[A-Za-z]\w{0,3}\s?\|\s?" + _LESS + r"\s?(\d[\d.eE+\-]{0,20})\s?([^<≤>≥|]{0,30})")
 
 
+_WORDS_RANGE = re.compile(
+    r"(?i)(?:[\w ]{0,40}?\b)?(?:from|between)\s([-+]?\d[\d.eE+\-]{0,20})\s?([A-Za-zµΩ°/]{0,10})\s(?:to|and)\s"
+    r"([-+]?\d[\d.eE+\-]{0,20})\s?([A-Za-zµΩ°/]{0,12})\s?[,;(]?\s?"
+    r"(both ends? (?:included|includ(?:ed|ing)|excluded|not included)|(?:inclusive|exclusive)(?: of both ends)?"
+    r"|(?:including|excluding) both ends?|(?:closed|open) (?:at both ends|interval))\)?")
+
+
 def _interval(text: str, strict: bool):
     """(lo, hi, lo_closed, hi_closed) of an interval: "[0, 2] m", "x ∈ [2 s, 4 s]", "(0, \\infty)" and, when
     not strict (an answer), "1 < x ≤ 3", "0 ≤ t < 5 s", "x > 0" (to infinity), "|x| ≤ 1"; endpoints are texts
@@ -1467,6 +1482,12 @@ def _interval(text: str, strict: bool):
         op, hi, unit = m.groups()
         closed = op not in ("<", "\\lt")
         return fin("-" + hi, unit.strip()), fin(hi, unit.strip()), closed, closed
+    m = _WORDS_RANGE.fullmatch(t)
+    if m:  # "from 2 to 5 s, both ends included": a range whose ends are said to be in or out
+        lo, lo_u, hi, unit, how = m.groups()
+        unit = (unit or "").strip() or (lo_u or "").strip()
+        closed = not re.search(r"(?i)exclu|not included|excluded|open", how)
+        return fin(lo, unit), fin(hi, unit), closed, closed
     m = _ONE_SIDE.fullmatch(t)
     if m:
         op, v, unit = m.groups()
@@ -1484,6 +1505,15 @@ def _check_interval(a: str, ref_iv, kind, cfg):
     if got is None:
         m = re.search(r"(?:i\.e\.?,?|so|hence|thus|:)\s?(?=[\[(]|[A-Za-z]\w{0,3}\s?(?:∈|\\in\b))", a)
         got = _interval(a[m.end():], strict=False) if m else None  # "between t = 2 s and 4 s, i.e. [2, 4] s"
+        if got is None:
+            # "above 10 m for 2 s ≤ t ≤ 5 s": the interval that closes the sentence, after a word that
+            # introduces it (the last few such words are tried)
+            cues = [c.end() for c in re.finditer(r"\b(?:for|when|during|while|is|in|within)\s", a)][-4:]
+            for c in reversed(cues):
+                got = _interval(a[c:], strict=False)
+                if got is not None and got[0] not in ("inf", "-inf") and got[1] not in ("inf", "-inf"):
+                    break
+                got = None
         if got is None:
             return None
     rc = f"{'[' if ref_iv[2] else '('}{ref_iv[0]}, {ref_iv[1]}{']' if ref_iv[3] else ')'}"
