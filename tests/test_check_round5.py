@@ -237,3 +237,31 @@ def test_a_range_in_words_with_its_ends_stated():
     assert not _ok("It is visible from 3 to 7 seconds, inclusive.", "(3, 7) s")
     assert not _ok("It is visible from 3 to 7 seconds.", "[3, 7] s")  # which ends are in is not said
     assert not _ok("It is visible from 3 to 7 seconds, inclusive.", "5 s")
+
+
+# --- number words, separators, rejected values, vectors -------------------------------------------
+
+def test_ordinal_fractions_in_words():
+    assert _ok("The efficiency is one fifth.", "0.2")
+    assert _ok("It takes a tenth of a second.", "0.1 s")
+    assert _ok("The current is three hundredths of an ampere.", "0.03 A")
+    assert not _ok("It takes a tenth of a second.", "1 s")
+    assert _ok("It takes one second.", "1 s")  # "second" is a unit, never an ordinal here
+
+
+def test_points_between_thousands_and_a_decimal_comma():
+    assert _ok("Die Energie beträgt E = 2.500,75 J", "2500.75 J")
+    assert not _ok("Die Energie beträgt E = 2.500,75 J", "2.5 J")
+    assert not _ok("x = 2.500, 75", "2500.75")  # comma and space: a list
+
+
+def test_a_value_a_negated_verb_rules_out_leaves_the_other():
+    assert _ok("The crate doesn't slide 4 m; it stops after 2.6 m.", "2.6 m")
+    assert not _ok("The crate doesn't slide 4 m; it stops after 2.6 m.", "4 m")
+    assert not _ok("The cable does not hold 800 N.", "800 N")
+
+
+def test_a_unit_vector_reference_has_zero_for_its_missing_axes():
+    assert _ok("B = (0, 2, 0) T", "2\\hat{j}\\ \\text{T}")
+    assert not _ok("B = (0, 2, 0.3) T", "2\\hat{j}\\ \\text{T}")
+    assert not _ok("B = (2, 0, 0) T", "2\\hat{j}\\ \\text{T}")

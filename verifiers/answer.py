@@ -107,6 +107,9 @@ def _siunitx(unit: str) -> str:
 def _thousands(s: str) -> str:
     """1,200 -> 1200 and 1{,}200 / 1\\,200 -> 1200 (groups of three); 1000,99 / 0,111 -> decimal comma
     (math-verify tests/test_all.py test_number_extraction)."""
+    # "1.234,5": points between groups of three and a decimal comma (the German/European writing)
+    s = re.sub(r"(?<![\d.,])([1-9]\d{0,2})((?:\.\d{3})+),(\d+)(?![\d.,])",
+               lambda m: m.group(1) + m.group(2).replace(".", "") + "." + m.group(3), s)
     s = re.sub(r"(?<![\d.,])([1-9]\d{0,2})((?:,\d{3})+)(?![\d,])", lambda m: m.group(1) + m.group(2).replace(",", ""), s)
     if re.fullmatch(r"[-+]?[1-9]\d{0,2}(?: \d{3})+(?:\.\d+)?", s.strip()):
         s = s.replace(" ", "")  # "1 000" (math-verify test_number_extraction), as the whole answer
@@ -681,7 +684,8 @@ _NUMBER_RX = r"(?:(?<![\d.,])[-+]?\d[\d.,]*(?:\s?(?:\\times|x|\*)\s?10\^?\{?[-+]
 _UNIT_RX = r"(?: ?[A-Za-zµΩ°][\w/^{}*·\-]{0,12})?"
 _NEG_BEFORE = re.compile(
     r"\b(?:not|cannot be|can't be|can not be|isn't|is no|never|reject(?:ed|s)?|discard(?:ed|s)?|rule out"
-    r"|exclude[sd]?|eliminate[sd]?) (?:equal to |be |the value |a value of )?" + _NUMBER_RX + _UNIT_RX
+    r"|exclude[sd]?|eliminate[sd]?|(?:does|do|did|will|would|can|could)(?: not|n't) [a-z]{2,12}(?: up to| as (?:high|far|much) as)?)"
+    r" (?:equal to |be |the value |a value of )?" + _NUMBER_RX + _UNIT_RX
     + r"(?![\w.]*\d)", re.I)
 _NEG_AFTER = re.compile(
     _NUMBER_RX + _UNIT_RX + r" (?:is|are|was|would be|seems) (?:not (?:possible|correct|right|valid|allowed|physical"
@@ -1189,7 +1193,7 @@ def _check(pred, ref, kind, cfg, options=None):
         if got_iv is not None:
             return got_iv
     if tup is not None and kind != "symbolic":
-        return _check_tuple(a, tup, kind, cfg)
+        return _check_tuple(a, tup, kind, cfg, pad=tup is vec)
     if kind == "symbolic":
         return _check_symbolic(a, ref, kind, cfg)
     if kind == "text":
@@ -1556,8 +1560,9 @@ def _assigned_parts(a: str):
     return vals
 
 
-def _check_tuple(a, parts, kind, cfg):
-    """Component-wise comparison, in order, of a tuple answer with a tuple reference."""
+def _check_tuple(a, parts, kind, cfg, pad: bool = False):
+    """Component-wise comparison, in order, of a tuple answer with a tuple reference (pad: the reference
+    is a combination of unit vectors, whose missing axes are 0: "4\\hat{i} N" is (4, 0, 0) N)."""
     rc = "(" + ", ".join(parts) + ")"
     got = _tuple_parts(a, strict=False)
     if got is None:
@@ -1572,6 +1577,9 @@ def _check_tuple(a, parts, kind, cfg):
             got = got + ["0"] * (len(parts) - len(got))  # "2\\hat{i} - \\hat{j}" against (2, -1, 0): no z part
     if got is None:
         return _v(False, kind, cfg, "pred is not a tuple", a, rc)
+    if pad and 2 <= len(parts) < len(got) <= 3:
+        unit = re.sub(r"^[-+\d.eE]+\s?", "", parts[0])
+        parts = parts + [f"0 {unit}".strip()] * (len(got) - len(parts))
     if len(got) != len(parts):
         return _v(False, kind, cfg, f"tuple of {len(got)} against {len(parts)} components", a, rc)
     for i, (p, r) in enumerate(zip(got, parts)):

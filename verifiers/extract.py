@@ -651,11 +651,19 @@ _NUMBER_WORDS = re.compile(r"\b(?:" + "|".join(list(_WORDNUM) + list(_SCALES)) +
                            + "|".join(list(_WORDNUM) + list(_SCALES)) + r")){0,8}+\b"
                            r"(?: point(?: (?:" + _DIGIT_WORDS + r")\b){1,8}+| and a (?:half|quarter)\b)?", re.I)
 _FRACTION_WORDS = {"half": 0.5, "quarter": 0.25, "third": 1 / 3, "quarters": 0.25, "thirds": 1 / 3, "halves": 0.5}
+# "one tenth", "three fifths", "a hundredth": ordinals as denominators ("second" is left out: "one second")
+for _k, _w in enumerate("fourth fifth sixth seventh eighth ninth tenth".split(), 4):
+    _FRACTION_WORDS[_w], _FRACTION_WORDS[_w + "s"] = 1 / _k, 1 / _k
+for _w, _d in (("hundredth", 100), ("thousandth", 1000)):
+    _FRACTION_WORDS[_w], _FRACTION_WORDS[_w + "s"] = 1 / _d, 1 / _d
+_NUMERATORS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
+_FRACTION_ALT = "|".join(sorted(_FRACTION_WORDS, key=len, reverse=True))
+_NUMERATOR_ALT = "|".join(_NUMERATORS)
 # "a quarter (of an ampere)", "one half", "three quarters", "two thirds", "half a second": a fraction is
 # a value only in these forms ("half the distance" is no number)
-_FRACTION_PHRASE = re.compile(r"\b(?:(?<!and )(a|one|two|three)\s(half|quarter|third|quarters|thirds|halves)\b(?:\sof\s(?:an?\s)?)?"
+_FRACTION_PHRASE = re.compile(r"\b(?:(?<!and )(" + _NUMERATOR_ALT + r")[\s-](" + _FRACTION_ALT + r")\b(?:\sof\s(?:an?\s)?)?"
                               r"|half\s(?:of\s)?an?\b\s?)", re.I)
-NUMBER_WORD = re.compile(NUMBER_WORD.pattern + r"|\b(?:a|one|two|three)\s(?:half|quarter|third|quarters|thirds|halves)\b"
+NUMBER_WORD = re.compile(NUMBER_WORD.pattern + r"|\b(?:" + _NUMERATOR_ALT + r")[\s-](?:" + _FRACTION_ALT + r")\b"
                          r"|\bhalf\s(?:of\s)?an?\b", re.I)
 
 
@@ -686,7 +694,7 @@ def number_words(a: str) -> str:
     def fraction(m):
         if m.group(2) is None:
             return "0.5 "  # "half a second"
-        k = {"a": 1, "one": 1, "two": 2, "three": 3}[m.group(1).lower()]
+        k = _NUMERATORS[m.group(1).lower()]
         f = _FRACTION_WORDS[m.group(2).lower()]
         if k > 1 and not m.group(2).lower().endswith("s") or k == 1 and m.group(2).lower().endswith("s"):
             return m.group()  # "two quarter", "a quarters": no fraction
