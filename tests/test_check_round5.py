@@ -265,3 +265,9 @@ def test_a_unit_vector_reference_has_zero_for_its_missing_axes():
     assert _ok("B = (0, 2, 0) T", "2\\hat{j}\\ \\text{T}")
     assert not _ok("B = (0, 2, 0.3) T", "2\\hat{j}\\ \\text{T}")
     assert not _ok("B = (2, 0, 0) T", "2\\hat{j}\\ \\text{T}")
+
+
+def test_a_negated_interval_or_range_is_still_no_answer():
+    assert not _ok("The block is not moving while 1 s ≤ t ≤ 3 s.", "[1, 3] s")
+    assert not _ok("It is not visible from 3 to 7 seconds, inclusive.", "[3, 7] s")
+    assert not _ok("t is in 2 s ≤ t ≤ 5 s or 6 s ≤ t ≤ 8 s", "[2, 5] s")

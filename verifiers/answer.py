@@ -1453,6 +1453,9 @@ _WORDS_RANGE = re.compile(
     r"|(?:including|excluding) both ends?|(?:closed|open) (?:at both ends|interval))\)?")
 
 
+_NEGATED_BEFORE = re.compile(r"(?i)\b(?:not|never|no|nor|outside|except|excluding|beyond|neither)\b|n't\b|n’t\b")
+
+
 def _interval(text: str, strict: bool):
     """(lo, hi, lo_closed, hi_closed) of an interval: "[0, 2] m", "x ∈ [2 s, 4 s]", "(0, \\infty)" and, when
     not strict (an answer), "1 < x ≤ 3", "0 ≤ t < 5 s", "x > 0" (to infinity), "|x| ≤ 1"; endpoints are texts
@@ -1487,7 +1490,8 @@ def _interval(text: str, strict: bool):
         closed = op not in ("<", "\\lt")
         return fin("-" + hi, unit.strip()), fin(hi, unit.strip()), closed, closed
     m = _WORDS_RANGE.fullmatch(t)
-    if m:  # "from 2 to 5 s, both ends included": a range whose ends are said to be in or out
+    if m and not _NEGATED_BEFORE.search(t[:m.start(1)]):
+        # "from 2 to 5 s, both ends included": a range whose ends are said to be in or out
         lo, lo_u, hi, unit, how = m.groups()
         unit = (unit or "").strip() or (lo_u or "").strip()
         closed = not re.search(r"(?i)exclu|not included|excluded|open", how)
@@ -1514,6 +1518,8 @@ def _check_interval(a: str, ref_iv, kind, cfg):
             # introduces it (the last few such words are tried)
             cues = [c.end() for c in re.finditer(r"\b(?:for|when|during|while|is|in|within)\s", a)][-4:]
             for c in reversed(cues):
+                if _NEGATED_BEFORE.search(a[:c]):
+                    break  # "it is not moving for 2 s < t < 5 s": a negated interval is no answer
                 got = _interval(a[c:], strict=False)
                 if got is not None and got[0] not in ("inf", "-inf") and got[1] not in ("inf", "-inf"):
                     break
