@@ -271,3 +271,9 @@ def test_a_negated_interval_or_range_is_still_no_answer():
     assert not _ok("The block is not moving while 1 s ≤ t ≤ 3 s.", "[1, 3] s")
     assert not _ok("It is not visible from 3 to 7 seconds, inclusive.", "[3, 7] s")
     assert not _ok("t is in 2 s ≤ t ≤ 5 s or 6 s ≤ t ≤ 8 s", "[2, 5] s")
+
+
+def test_negations_and_ranges_that_cover_two_values_are_still_refused():
+    # a negated verb whose scope runs over both values, and two ranges offered: no answer
+    assert not _ok("The crate does not slide 4 m or 2.6 m.", "2.6 m")
+    assert not _ok("It is visible from 3 to 5 s or from 4 to 7 s, inclusive.", "[4, 7] s")

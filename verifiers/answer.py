@@ -684,8 +684,7 @@ _NUMBER_RX = r"(?:(?<![\d.,])[-+]?\d[\d.,]*(?:\s?(?:\\times|x|\*)\s?10\^?\{?[-+]
 _UNIT_RX = r"(?: ?[A-Za-zµΩ°][\w/^{}*·\-]{0,12})?"
 _NEG_BEFORE = re.compile(
     r"\b(?:not|cannot be|can't be|can not be|isn't|is no|never|reject(?:ed|s)?|discard(?:ed|s)?|rule out"
-    r"|exclude[sd]?|eliminate[sd]?|(?:does|do|did|will|would|can|could)(?: not|n't) [a-z]{2,12}(?: up to| as (?:high|far|much) as)?)"
-    r" (?:equal to |be |the value |a value of )?" + _NUMBER_RX + _UNIT_RX
+    r"|exclude[sd]?|eliminate[sd]?) (?:equal to |be |the value |a value of )?" + _NUMBER_RX + _UNIT_RX
     + r"(?![\w.]*\d)", re.I)
 _NEG_AFTER = re.compile(
     _NUMBER_RX + _UNIT_RX + r" (?:is|are|was|would be|seems) (?:not (?:possible|correct|right|valid|allowed|physical"
@@ -699,12 +698,20 @@ _SUPERSEDED = re.compile(
     r"|" + _NUMBER_RX + _UNIT_RX + r" (?:at first|initially|originally)\b", re.I)
 
 
+# "does not reach 20 m; it only rises to 12.8 m": a value after a negated verb, closed by its clause
+# ("does not reach 20 m or 12.8 m" negates both, and is left whole)
+_NEG_VERB = re.compile(
+    r"\b(?:does|do|did|will|would|can|could)(?: not|n't|n’t) [a-z]{2,12}(?: up to| as (?:high|far|much) as)? "
+    + _NUMBER_RX + _UNIT_RX + r"(?![\w.]*\d)(?=\s?(?:[;,]|\.(?:\s|$)|$|\s(?:but|it|instead|only)\b))", re.I)
+
+
 def _drop_negated(a: str):
     """The answer with its rejected values cut out ("30, not 25" -> "30, ;"), and whether any was."""
     a, k = _SUPERSEDED.subn(" ; ", a)
     out, n = _NEG_AFTER.subn(" ; ", a)
     out, m = _NEG_BEFORE.subn(" ; ", out)
-    return out, bool(n or m or k)
+    out, v = _NEG_VERB.subn(" ; ", out)
+    return out, bool(n or m or k or v)
 
 
 _UNIT_TAIL = re.compile(r"(?:\\(?:text|mathrm|rm|textrm|mbox|unit|si)\s?\{[^{}]*\}\s?)+$")
@@ -1447,7 +1454,7 @@ _ABS = re.compile(r"\|\s?[A-Za-z]\w{0,3}\s?\|\s?" + _LESS + r"\s?(\d[\d.eE+\-]{0
 
 
 _WORDS_RANGE = re.compile(
-    r"(?i)(?:[\w ]{0,40}?\b)?(?:from|between)\s([-+]?\d[\d.eE+\-]{0,20})\s?([A-Za-zµΩ°/]{0,10})\s(?:to|and)\s"
+    r"(?i)(?:[A-Za-z ,]{0,40}?\b)?(?:from|between)\s([-+]?\d[\d.eE+\-]{0,20})\s?([A-Za-zµΩ°/]{0,10})\s(?:to|and)\s"
     r"([-+]?\d[\d.eE+\-]{0,20})\s?([A-Za-zµΩ°/]{0,12})\s?[,;(]?\s?"
     r"(both ends? (?:included|includ(?:ed|ing)|excluded|not included)|(?:inclusive|exclusive)(?: of both ends)?"
     r"|(?:including|excluding) both ends?|(?:closed|open) (?:at both ends|interval))\)?")
@@ -1490,7 +1497,7 @@ def _interval(text: str, strict: bool):
         closed = op not in ("<", "\\lt")
         return fin("-" + hi, unit.strip()), fin(hi, unit.strip()), closed, closed
     m = _WORDS_RANGE.fullmatch(t)
-    if m and not _NEGATED_BEFORE.search(t[:m.start(1)]):
+    if m and not _NEGATED_BEFORE.search(t[:m.start(1)]) and not re.search(r"(?i)\b(?:or|either|maybe|perhaps)\b", t[:m.start(1)]):
         # "from 2 to 5 s, both ends included": a range whose ends are said to be in or out
         lo, lo_u, hi, unit, how = m.groups()
         unit = (unit or "").strip() or (lo_u or "").strip()
