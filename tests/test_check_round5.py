@@ -70,6 +70,7 @@ def test_a_final_temperature_still_converts_with_the_offset():
     assert _ok("The temperature rises to 45 °C.", "318 K")
     assert not _ok("The temperature rises to 45 °C.", "45 K")
     assert _ok("The final temperature after the increase is 318 K.", "45 °C")
+    assert _ok("T_f = T_i + ΔT = 25 °C + 20 K = 45 °C", "318 K")  # ΔT is working; 45 °C is the temperature
 
 
 def test_zero_celsius_is_not_an_exact_zero():

@@ -1310,7 +1310,7 @@ def _as_difference(val, unit: str):
 _TEMP_CHANGE = re.compile(
     r"(?i)(?:\b(?:rises?|rose|risen|falls?|fell|fallen|drops?|dropped|increases?d?|decreases?d?|changes?d?|difference"
     r"|(?:(?:heat|cool|warm|rais|lower)(?:s|ed|es)?|goes up|goes down|went up|went down) by)\b|Δ|\\Delta\b|\bdelta\b)"
-    r"([^.;\n\d]{0,40})[-+\u2212]?\d[^\n]{0,30}$")
+    r"([^.;\n\d]{0,40})[-+\u2212]?\d[\d.,]*[^\d\n]{0,20}$")  # the first value after the cue ends the sentence
 _NOT_CHANGE = re.compile(r"(?i)\b(?:to|reach(?:es|ed)?|final|becomes?|at|initial)\b")
 _FINAL_TEMP = re.compile(r"(?i)\b(?:final|initial|equilibrium|boiling|melting|freezing)\b")
 
