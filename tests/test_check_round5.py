@@ -278,3 +278,10 @@ def test_negations_and_ranges_that_cover_two_values_are_still_refused():
     # a negated verb whose scope runs over both values, and two ranges offered: no answer
     assert not _ok("The crate does not slide 4 m or 2.6 m.", "2.6 m")
     assert not _ok("It is visible from 3 to 5 s or from 4 to 7 s, inclusive.", "[4, 7] s")
+
+
+def test_an_alternative_after_an_interjection_is_refused():
+    pred = "The answer is 2.5 s. Wait, actually it should be 3.5 s. Hmm, or 2.5 s."
+    assert not _ok(pred, "3.5 s")
+    assert not _ok(pred, "2.5 s")
+    assert not _ok("Final answer: 7 N\nWell, or 9 N.", "7 N")

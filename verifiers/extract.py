@@ -173,7 +173,7 @@ CORRECTION = re.compile(
     r"|let me (?:redo|correct|recompute|recalculate|re-?read|re-?check|re-?examine|(?:double-?)?check|verify)|instead)\b", re.I)
 # a value stated after the committed answer as another possibility
 _ALTERNATIVE_AFTER = re.compile(
-    r"(?:^\s?|[.!?\n]\s?)(?:alternatively|or(?=[\s,])|otherwise|either)\b|\b(?:could|might|may|can) also be\b"
+    r"(?:^\s?|[.!?\n]\s?)(?:(?:hmm+|um+|well|but|maybe|so),?\s)?(?:alternatively|or(?=[\s,])|otherwise|either)\b|\b(?:could|might|may|can) also be\b"
     r"|\bor (?:possibly|perhaps|maybe)\b|\b(?:if|when) [^.\n]{0,60}\b(?:instead|then)\b", re.I)
 _HEDGED_SENTENCE = re.compile(r"\b(?:could|might|may|can) also be\b[^.\n]{0,40}\d|\bor (?:possibly|perhaps|maybe)\b[^.\n]{0,40}\d"
                               r"|\balternatively\b[^.\n]{0,40}\d", re.I)
