@@ -125,7 +125,10 @@ def test_letters_in_sentences_still_need_the_right_letter():
     assert not _ok("So the correct answer is (d).", "A", kind="mcq")
     assert not _ok("(A), (C) and (D) are all correct.", "AC", kind="mcq_multi")
     assert not _ok("So A ball of mass 2 kg is dropped.", "A", kind="mcq")
-    assert not _ok("the answer is d", "D", kind="mcq")  # a bare lowercase letter in a sentence is a word
+    # round five: a lowercase letter that is an answer statement's whole answer is the letter ("the
+    # answer is d", tests/test_check_round5.py); "a" alone is still the article
+    assert not _ok("the answer is a", "A", kind="mcq")
+    assert not _ok("the answer is d = 4 m", "D", kind="mcq")
 
 
 # markdown emphasis and LaTeX bold/spacing around the value

@@ -107,6 +107,9 @@ def _siunitx(unit: str) -> str:
 def _thousands(s: str) -> str:
     """1,200 -> 1200 and 1{,}200 / 1\\,200 -> 1200 (groups of three); 1000,99 / 0,111 -> decimal comma
     (math-verify tests/test_all.py test_number_extraction)."""
+    # "1.234,5": points between groups of three and a decimal comma (the German/European writing)
+    s = re.sub(r"(?<![\d.,])([1-9]\d{0,2})((?:\.\d{3})+),(\d+)(?![\d.,])",
+               lambda m: m.group(1) + m.group(2).replace(".", "") + "." + m.group(3), s)
     s = re.sub(r"(?<![\d.,])([1-9]\d{0,2})((?:,\d{3})+)(?![\d,])", lambda m: m.group(1) + m.group(2).replace(",", ""), s)
     if re.fullmatch(r"[-+]?[1-9]\d{0,2}(?: \d{3})+(?:\.\d+)?", s.strip()):
         s = s.replace(" ", "")  # "1 000" (math-verify test_number_extraction), as the whole answer
@@ -160,7 +163,8 @@ def _norm(s: str) -> str:
     s = _fractions(collapse_space(s).translate(_UNICODE_UNITS))
     s = re.sub(r"\^\s*\{\s*\\circ\s*\}", "°", s)  # 25^{\circ}\mathrm{C}: a degree sign, never a power
     s = _siunitx_all(s)
-    s = re.sub(r"(?<=\d)\s?X\s?(?=10\s?(?:\^|\*\*))", "*", s)  # 1.2 X 10^-3
+    s = re.sub(r"(?<=\d)\s?[xX]\s?(?=10\s?(?:\^|\*\*))", "*", s)  # 1.2 X 10^-3, 1.6x10^-19
+    s = re.sub(r"(?<=10)\s?\^\s?(?=\(\s?[-+]?\d)", "**", s)  # 10^(-19): a parenthesised exponent
     s = re.sub(r"(?<=\d)!", " factorial", s)  # 3! is no 3
     s = re.sub(r"(?<=\d)\.\.+(?=\s?\d)", " .. ", s)  # 2..5 is a range
     s = re.sub(r"(?<![\d.,/])(\d+) (\d+)/(\d+)(?![\d./])", r"(\1+\2/\3)", s)  # a mixed number, 1 1/2
@@ -184,6 +188,7 @@ def _norm(s: str) -> str:
     s = re.sub(r"\^\s*\{?\\circ\}?|\\circ|\\degree", "°", s)
     s = s.replace("\\mu", "µ").replace("\\Omega", "Ω").replace("\\AA", "Å").replace("\\%", "%")
     s = re.sub(r"\s*\b(?:percentage|percent|pct)\b", "%", s)
+    s = re.sub(r"\s*\b(?:per[ -]?mille|per[ -]?mil|permill)\b", "‰", s)  # 5 per mille is 0.5%
     s = re.sub(r"\\cdot|\\times|×|·|⋅", "*", s)
     s = re.sub(r"([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)", lambda m: "**(" + m.group(1).translate(_SUP) + ")", s)
     for _ in range(4):  # innermost first: 10^{10^{10}} -> 10**(10**(10)), refused as a tower below
@@ -270,7 +275,7 @@ def _quantity(val, unit):
     _extend([time.monotonic() - t0])  # building the registry (once per process) is no check's work
     unit = unit.strip()
     if len(unit) > 100 or re.search(r"\d{3,}", unit) or not _UNIT_CHARS.fullmatch(unit) or \
-            unit.count("(") != unit.count(")") or re.search(r"\bpi\b|\*\*\s*\(?\s*[-+]?\d+\s*\)?\s*\*\*", unit):
+            unit.count("(") != unit.count(")") or re.search(r"\bpi\b|π|\*\*\s*\(?\s*[-+]?\d+\s*\)?\s*\*\*", unit):
         raise ValueError(f"unit {unit[:40]!r} not understood")
     import pint
 
@@ -385,6 +390,12 @@ def _option_letters_of(text: str, options: dict, cfg) -> set:
     return out
 
 
+def _telling(opt: str) -> bool:
+    """An option text long enough to be recognised in an explanation: eight characters or more, or a
+    word or words ("doubled"; never a bare number or letter, which working repeats)."""
+    return len(opt) >= 8 or re.fullmatch(r"[a-z]{4,}(?: [a-z]+)*", opt) is not None
+
+
 def _is_quantity(text: str) -> bool:
     """The text is a number with an optional unit, and nothing else."""
     try:
@@ -409,14 +420,16 @@ def _check_mcq(pred, ref, kind, cfg, options=None):
     if rl.refused:
         return _v(False, kind, cfg, f"pred refused: {rl.refused}", "".join(rl.letters), rc)
     got = list(rl.letters)
-    if options and rl.rest and len(set(got)) == 1:
-        # "B\n\nThe proton is deflected in the +y-direction" where that is option C's text: the
-        # explanation after a lone letter states another option, so the output commits to neither
+    opts = options or (listed_options(pred) if rl.rest and isinstance(pred, str) else None)
+    if opts and rl.rest and len(set(got)) == 1:
+        # "B\n\nThe proton is deflected in the +y-direction" where that is option C's text, "Answer: C.
+        # The kinetic energy is doubled." where "doubled" is option A: the explanation after the letter
+        # states another option (and not its own), so the output commits to neither
         said = _option_norm(rl.rest)
-        other = sorted(k for k, o in options.items() if k != got[0] and len(_option_norm(str(o))) >= 8
+        other = sorted(k for k, o in opts.items() if k != got[0] and _telling(_option_norm(str(o)))
                        and f" {_option_norm(str(o))} " in f" {said} ")
-        own = _option_norm(str(options.get(got[0], "")))
-        if other and not (len(own) >= 8 and f" {own} " in f" {said} "):
+        own = _option_norm(str(opts.get(got[0], "")))
+        if other and not (_telling(own) and f" {own} " in f" {said} "):
             return _v(False, kind, cfg, f"letter {got[0]} explained with the text of option {''.join(other)}",
                       got[0], rc)
     if options:
@@ -603,6 +616,8 @@ def _pred_number(a, cfg):
        ``(3\\hat{i} + 4\\hat{j})``, ``3`` in ``10/3``, ``1`` in ``(1+m/N)``) is no value.
     """
     a = _fractions(collapse_space(a))
+    # "5√2 m/s", "√3": the root sign over a number or a parenthesis is sqrt() ("5√2" is 5·√2, never 2)
+    a = re.sub(r"√\s?([-+]?\d+(?:\.\d+)?(?![\d.])|(?=\())", lambda m: f" sqrt({m.group(1)})" if m.group(1) else " sqrt", a)
     if _RELATION.search(a):
         return "an inequality is not a value"
     if re.search(r"\\(?:pm|mp)(?![a-zA-Z])|[±∓]|\+/-|\+-(?=\s*\d)", a):
@@ -683,12 +698,20 @@ _SUPERSEDED = re.compile(
     r"|" + _NUMBER_RX + _UNIT_RX + r" (?:at first|initially|originally)\b", re.I)
 
 
+# "does not reach 20 m; it only rises to 12.8 m": a value after a negated verb, closed by its clause
+# ("does not reach 20 m or 12.8 m" negates both, and is left whole)
+_NEG_VERB = re.compile(
+    r"\b(?:does|do|did|will|would|can|could)(?: not|n't|n’t) [a-z]{2,12}(?: up to| as (?:high|far|much) as)? "
+    + _NUMBER_RX + _UNIT_RX + r"(?![\w.]*\d)(?=\s?(?:[;,]|\.(?:\s|$)|$|\s(?:but|it|instead|only)\b))", re.I)
+
+
 def _drop_negated(a: str):
     """The answer with its rejected values cut out ("30, not 25" -> "30, ;"), and whether any was."""
     a, k = _SUPERSEDED.subn(" ; ", a)
     out, n = _NEG_AFTER.subn(" ; ", a)
     out, m = _NEG_BEFORE.subn(" ; ", out)
-    return out, bool(n or m or k)
+    out, v = _NEG_VERB.subn(" ; ", out)
+    return out, bool(n or m or k or v)
 
 
 _UNIT_TAIL = re.compile(r"(?:\\(?:text|mathrm|rm|textrm|mbox|unit|si)\s?\{[^{}]*\}\s?)+$")
@@ -910,7 +933,42 @@ def _constant_value(a, cfg, in_process: bool = False):
 _UNIT_VECTOR = re.compile(r"\\(?:hat|vec|mathbf)\s?\{?\s?[ijk]\b|[ijk]\u0302")
 
 
+_INDEXED = re.compile(r"(?<![A-Za-z0-9_\\.])([A-Za-z])(\d{1,2})(?![\d.])")
+_HBAR = re.compile(r"\\hbar(?![a-zA-Z])|\\hslash(?![a-zA-Z])|ħ")
+_H_ALONE = re.compile(r"(?<![A-Za-z\\])h(?![A-Za-z])")
+
+
+def _symbolic_forms(a: str, ref: str):
+    """Writings a grader reads as the same symbols, for both sides: a letter with a number written after
+    it is indexed ("v0^2" is v_0^2, never v·0^2), a unicode fraction is its value in parentheses ("¾ L"
+    is (3/4)·L), and ħ is h/(2π) when the other side writes h and not ħ (h/2π is ħ's definition)."""
+    a = _fractions_grouped(a)
+    a, ref = _indexed(a), _indexed(ref)
+    for x, y in ((a, ref), (ref, a)):
+        if _HBAR.search(x) and not _HBAR.search(y) and _H_ALONE.search(y) and not _H_ALONE.search(x):
+            x2 = _HBAR.sub(r"(\\frac{h}{2\\pi})" if "\\" in x else "(h/(2π))", x)
+            a, ref = (x2, ref) if x is a else (a, x2)
+            break
+    return a, ref
+
+
+_TEXT_OPEN = re.compile(r"\\(?:mathrm|text|textrm|textit|mathit|rm|operatorname|mbox)\s?\{[^{}]{0,40}$")
+
+
+def _indexed(s: str) -> str:
+    """"v0" -> "v_{0}" outside text commands (\\mathrm{v0} is left to the parser)."""
+    return _INDEXED.sub(lambda m: m.group() if _TEXT_OPEN.search(s, max(0, m.start() - 60), m.start())
+                        else f"{m.group(1)}_{{{m.group(2)}}}", s)
+
+
+def _fractions_grouped(s: str) -> str:
+    """Unicode fractions as parenthesised quotients ("¾L" is (3/4)·L, never 3/(4L))."""
+    s = s.replace("\u2044", "/")
+    return _VULGAR_RE.sub(lambda m: f"({m.group(1)}+{_VULGAR[m.group(2)]})" if m.group(1) else f"({_VULGAR[m.group(2)]})", s)
+
+
 def _check_symbolic(a, ref, kind, cfg):
+    a, ref = _symbolic_forms(a, ref)
     if _UNIT_VECTOR.search(ref):  # a vector's unit is its components' unit: (3\hat{i} + 4\hat{j})\,\mathrm{N}
         ref = symbolic.strip_unit_text(ref)
     req = {"op": "compare", "pred": a, "ref": ref, "rel_tol": cfg.rel_tol, "sym_tol": cfg.sym_rel_tol}
@@ -1054,6 +1112,44 @@ def _conclusion_after(pred: str, a: str, end: int, cfg):
     return None
 
 
+def _loop_disagrees(pred: str, a: str, cfg):
+    """An output that repeats the sentence of its answer three or more times ("The energy is 36 J." over
+    and over, a loop) commits to its value only when every complete copy states it: a copy with another
+    value ("The energy is 3.6 J.") leaves the loop committed to none."""
+    body = prepare(pred)
+    i = body.rfind(a)
+    if i <= 0:
+        return None
+    st = max(body.rfind(". ", 0, i), body.rfind("\n", 0, i), body.rfind("! ", 0, i), body.rfind("? ", 0, i)) + 1
+    frame = body[st:i].strip()[-80:]
+    if len(frame) < 6 or not re.search(r"[A-Za-z]{2}", frame):
+        return None
+    values, p = set(), body.find(frame)
+    count = 0
+    while p >= 0 and count < 1000:
+        count += 1
+        q = p + len(frame)
+        m = _SENT_END.search(body, q, min(len(body), q + 200))
+        if m is not None:  # a copy cut off before its sentence ends states nothing
+            values.add(body[q:m.start()].strip())
+        p = body.find(frame, q)
+    if count < 3 or len(values) < 2:
+        return None
+    for v in sorted(values)[:20]:
+        _tick()
+        if not v or v == a:
+            continue
+        try:
+            vo = _check(v, a, "numeric", cfg)
+        except _Timeout:
+            raise
+        except Exception:  # noqa: BLE001 - a copy that is no value cannot disagree
+            continue
+        if not vo.equivalent and vo.reason.startswith("numeric mismatch"):
+            return f"the output repeats its answer's sentence with another value ({v[:40]!r}): a loop"
+    return None
+
+
 def _check(pred, ref, kind, cfg, options=None):
     ref = str(ref)
     if "\\boxed" in ref or "\\fbox" in ref:  # a reference written as a solution line
@@ -1081,6 +1177,11 @@ def _check(pred, ref, kind, cfg, options=None):
         _CLOCK.answer = a
         if why:
             return _v(False, kind, cfg, f"pred refused: {why}", a, ref)
+    if kind in ("numeric", "integer") and r.source in ("tail", "sentence") and isinstance(pred, str):
+        why = _loop_disagrees(pred, a, cfg)
+        _CLOCK.answer = a
+        if why:
+            return _v(False, kind, cfg, f"pred refused: {why}", a, ref)
     ref_iv = _interval(ref, strict=True) if kind in ("symbolic", "numeric") else None
     if ref_iv is not None:
         got_iv = _check_interval(a, ref_iv, kind, cfg)
@@ -1090,8 +1191,16 @@ def _check(pred, ref, kind, cfg, options=None):
     tup = _tuple_parts(ref)
     if tup is None and kind != "symbolic":
         tup = vec  # "(3\\hat{i} + 4\\hat{j}) N": the tuple of its components
+    if tup is not None and kind != "symbolic" and len(tup) == 2 and any(
+            rx.fullmatch(a.strip().strip("$").strip().rstrip(".")) for rx in (_CHAIN, _WORDS_RANGE)):
+        # "2 s < t < 5 s" against "(2, 5) s": an inequality chain (or a range in words whose ends are
+        # said to be in or out) answers the pair as an open interval
+        got_iv = _check_interval(a, (tup[0], tup[1], False, False), kind, cfg)
+        _CLOCK.answer = a
+        if got_iv is not None:
+            return got_iv
     if tup is not None and kind != "symbolic":
-        return _check_tuple(a, tup, kind, cfg)
+        return _check_tuple(a, tup, kind, cfg, pad=tup is vec)
     if kind == "symbolic":
         return _check_symbolic(a, ref, kind, cfg)
     if kind == "text":
@@ -1131,11 +1240,12 @@ def _check(pred, ref, kind, cfg, options=None):
     pv, pu = got
     if pu is None and isinstance(pred, str):
         pu = _unit_after_box(pred, a)  # "\\boxed{5}\\text{ km/s}" is 5 km/s, never a bare 5 read in m/s
-    if pv == 0 and rv != 0:
+    offset = pu is not None and ru is not None and (_offset_temp(pu) or _offset_temp(ru))
+    if pv == 0 and rv != 0 and not offset:  # 0 °C is 273.15 K: zero only on an absolute scale
         # an exact 0 matches only a gold that is zero within its own declared precision, and a gold
         # written with a nonzero digit is not (always answering 0 would score on every 1e-19 gold)
         return _v(False, kind, cfg, "an exact zero against a nonzero reference", repr(pv), repr(rv))
-    if rv == 0 and pv != 0 and kind != "integer":
+    if rv == 0 and pv != 0 and kind != "integer" and not offset:
         # a zero gold is matched by zero only: "3e-18 J" is a nonzero value, however small
         return _v(False, kind, cfg, "a nonzero value against a zero reference", repr(pv), repr(rv))
     if kind == "integer":
@@ -1151,8 +1261,14 @@ def _check(pred, ref, kind, cfg, options=None):
         return _v(ok, kind, cfg, "numeric match" if ok else "numeric mismatch", repr(pv), repr(rv))
     rq = _quantity(rv, ru)
     try:
+        if pu is None and rq.dimensionless and str(rq.units) not in ("radian", "dimensionless") and \
+                not re.search(r"\\pi(?![a-zA-Z])|π|\bpi\b", a):  # a multiple of π is in radians
+            # a bare number against an angle in degrees (or turns) says neither degrees nor radians:
+            # "0.785" for 45° is read as radians by some graders and as 0.785° by others, "45" the other way
+            return _v(False, kind, cfg, "a bare number against an angle in degrees: its unit is not stated", a,
+                      _canon(rq))
         if pu is None:
-            # a bare number is read in the reference's unit, except against an angle: radians
+            # a bare number is read in the reference's unit (a number against radians is in radians)
             pq = _quantity(pv, "radian") if rq.dimensionless else _quantity(pv, ru)
         else:
             pq = _quantity(pv, pu if _unit_ok(pu) else pu.split()[0])
@@ -1160,8 +1276,55 @@ def _check(pred, ref, kind, cfg, options=None):
         return _v(False, kind, cfg, f"pred {e}", a, _canon(rq))
     if pq.dimensionality != rq.dimensionality:
         return _v(False, kind, cfg, f"dimension mismatch: {pq.dimensionality} vs {rq.dimensionality}", _canon(pq), _canon(rq))
+    if offset and isinstance(pred, str) and _temperature_change(pred, a, r.end):
+        # "the temperature rises by 20 K" against "20 °C": a difference, one kelvin per degree Celsius
+        try:
+            pq, rq = _as_difference(pv, pu), _as_difference(rv, ru)
+        except ValueError as e:
+            return _v(False, kind, cfg, f"pred {e}", a, _canon(rq))
+        ok = close(pq.to(rq.units).magnitude, rq.magnitude, cfg)
+        return _v(ok, kind, cfg, "numeric match (temperature difference)" if ok else
+                  "numeric mismatch (temperature difference)", _canon(pq), _canon(rq))
     ok = close(pq.to(rq.units).magnitude, rq.magnitude, cfg)
     return _v(ok, kind, cfg, "numeric match" if ok else "numeric mismatch", _canon(pq), _canon(rq))
+
+
+def _offset_temp(unit: str) -> bool:
+    """Whether a unit is a temperature on a scale with an offset zero (°C, °F)."""
+    try:
+        return str(get_ureg().parse_units(unit.strip())) in ("degree_Celsius", "degree_Fahrenheit")
+    except Exception:  # noqa: BLE001 - pint raises many kinds on odd strings: not an offset unit
+        return False
+
+
+def _as_difference(val, unit: str):
+    """A temperature read as a difference: °C and °F as their degree sizes, in kelvin."""
+    name = str(get_ureg().parse_units(unit.strip()))
+    unit = {"degree_Celsius": "delta_degC", "degree_Fahrenheit": "delta_degF"}.get(name, unit)
+    u = get_ureg()
+    return u.Quantity(val, u.parse_units(unit)).to(u.kelvin)
+
+
+# a change of temperature stated just before the value ("rises by 20 K", "the change is 15 °C", "ΔT =
+# 20 K"); "rises to 40 °C", "the final temperature ... after the increase is 40 °C" state a temperature
+_TEMP_CHANGE = re.compile(
+    r"(?i)(?:\b(?:rises?|rose|risen|falls?|fell|fallen|drops?|dropped|increases?d?|decreases?d?|changes?d?|difference"
+    r"|(?:(?:heat|cool|warm|rais|lower)(?:s|ed|es)?|goes up|goes down|went up|went down) by)\b|Δ|\\Delta\b|\bdelta\b)"
+    r"([^.;\n\d]{0,40})[-+\u2212]?\d[\d.,]*[^\d\n]{0,20}$")  # the first value after the cue ends the sentence
+_NOT_CHANGE = re.compile(r"(?i)\b(?:to|reach(?:es|ed)?|final|becomes?|at|initial)\b")
+_FINAL_TEMP = re.compile(r"(?i)\b(?:final|initial|equilibrium|boiling|melting|freezing)\b")
+
+
+def _temperature_change(pred: str, a: str, end: int) -> bool:
+    """Whether the sentence that states the answer says it is a change of temperature."""
+    text = prepare(pred)
+    head = text[:end] if 0 < end <= len(text) else text
+    i = head.rfind(a)
+    ctx = head[max(0, i - 80): i + len(a)] if i >= 0 else head[-120:]
+    ctx = ctx[-160:]
+    ctx = re.split(r"[.!?;]\s|\n", ctx)[-1]  # the sentence of the value
+    m = _TEMP_CHANGE.search(ctx)
+    return m is not None and not _NOT_CHANGE.search(m.group(1)) and not _FINAL_TEMP.search(ctx)
 
 
 _TUPLE = re.compile(r"\s*(?:\(|\\left\(|\\langle|⟨)(.*)(?:\)|\\right\)|\\rangle|⟩)\s*")
@@ -1290,6 +1453,16 @@ _ONE_SIDE = re.compile(r"[A-Za-z]\w{0,3}\s?(>|≥|\\ge(?:q)?(?![a-z])|\\gt(?![a-
 _ABS = re.compile(r"\|\s?[A-Za-z]\w{0,3}\s?\|\s?" + _LESS + r"\s?(\d[\d.eE+\-]{0,20})\s?([^<≤>≥|]{0,30})")
 
 
+_WORDS_RANGE = re.compile(
+    r"(?i)(?:[A-Za-z ,]{0,40}?\b)?(?:from|between)\s([-+]?\d[\d.eE+\-]{0,20})\s?([A-Za-zµΩ°/]{0,10})\s(?:to|and)\s"
+    r"([-+]?\d[\d.eE+\-]{0,20})\s?([A-Za-zµΩ°/]{0,12})\s?[,;(]?\s?"
+    r"(both ends? (?:included|includ(?:ed|ing)|excluded|not included)|(?:inclusive|exclusive)(?: of both ends)?"
+    r"|(?:including|excluding) both ends?|(?:closed|open) (?:at both ends|interval))\)?")
+
+
+_NEGATED_BEFORE = re.compile(r"(?i)\b(?:not|never|no|nor|outside|except|excluding|beyond|neither)\b|n't\b|n’t\b")
+
+
 def _interval(text: str, strict: bool):
     """(lo, hi, lo_closed, hi_closed) of an interval: "[0, 2] m", "x ∈ [2 s, 4 s]", "(0, \\infty)" and, when
     not strict (an answer), "1 < x ≤ 3", "0 ≤ t < 5 s", "x > 0" (to infinity), "|x| ≤ 1"; endpoints are texts
@@ -1323,6 +1496,13 @@ def _interval(text: str, strict: bool):
         op, hi, unit = m.groups()
         closed = op not in ("<", "\\lt")
         return fin("-" + hi, unit.strip()), fin(hi, unit.strip()), closed, closed
+    m = _WORDS_RANGE.fullmatch(t)
+    if m and not _NEGATED_BEFORE.search(t[:m.start(1)]) and not re.search(r"(?i)\b(?:or|either|maybe|perhaps)\b", t[:m.start(1)]):
+        # "from 2 to 5 s, both ends included": a range whose ends are said to be in or out
+        lo, lo_u, hi, unit, how = m.groups()
+        unit = (unit or "").strip() or (lo_u or "").strip()
+        closed = not re.search(r"(?i)exclu|not included|excluded|open", how)
+        return fin(lo, unit), fin(hi, unit), closed, closed
     m = _ONE_SIDE.fullmatch(t)
     if m:
         op, v, unit = m.groups()
@@ -1340,6 +1520,17 @@ def _check_interval(a: str, ref_iv, kind, cfg):
     if got is None:
         m = re.search(r"(?:i\.e\.?,?|so|hence|thus|:)\s?(?=[\[(]|[A-Za-z]\w{0,3}\s?(?:∈|\\in\b))", a)
         got = _interval(a[m.end():], strict=False) if m else None  # "between t = 2 s and 4 s, i.e. [2, 4] s"
+        if got is None:
+            # "above 10 m for 2 s ≤ t ≤ 5 s": the interval that closes the sentence, after a word that
+            # introduces it (the last few such words are tried)
+            cues = [c.end() for c in re.finditer(r"\b(?:for|when|during|while|is|in|within)\s", a)][-4:]
+            for c in reversed(cues):
+                if _NEGATED_BEFORE.search(a[:c]):
+                    break  # "it is not moving for 2 s < t < 5 s": a negated interval is no answer
+                got = _interval(a[c:], strict=False)
+                if got is not None and got[0] not in ("inf", "-inf") and got[1] not in ("inf", "-inf"):
+                    break
+                got = None
         if got is None:
             return None
     rc = f"{'[' if ref_iv[2] else '('}{ref_iv[0]}, {ref_iv[1]}{']' if ref_iv[3] else ')'}"
@@ -1382,8 +1573,9 @@ def _assigned_parts(a: str):
     return vals
 
 
-def _check_tuple(a, parts, kind, cfg):
-    """Component-wise comparison, in order, of a tuple answer with a tuple reference."""
+def _check_tuple(a, parts, kind, cfg, pad: bool = False):
+    """Component-wise comparison, in order, of a tuple answer with a tuple reference (pad: the reference
+    is a combination of unit vectors, whose missing axes are 0: "4\\hat{i} N" is (4, 0, 0) N)."""
     rc = "(" + ", ".join(parts) + ")"
     got = _tuple_parts(a, strict=False)
     if got is None:
@@ -1398,6 +1590,9 @@ def _check_tuple(a, parts, kind, cfg):
             got = got + ["0"] * (len(parts) - len(got))  # "2\\hat{i} - \\hat{j}" against (2, -1, 0): no z part
     if got is None:
         return _v(False, kind, cfg, "pred is not a tuple", a, rc)
+    if pad and 2 <= len(parts) < len(got) <= 3:
+        unit = re.sub(r"^[-+\d.eE]+\s?", "", parts[0])
+        parts = parts + [f"0 {unit}".strip()] * (len(got) - len(parts))
     if len(got) != len(parts):
         return _v(False, kind, cfg, f"tuple of {len(got)} against {len(parts)} components", a, rc)
     for i, (p, r) in enumerate(zip(got, parts)):

@@ -134,7 +134,7 @@ def answer_sentence(s: str) -> str:
     # "5 (km/s)" is a unit and stays too
     # a parenthetical with a number is another value ("3 m/s (4 m/s with friction)"), unless it says it
     # restates this one ("(i.e. 3/4)", "(approximately 0.33)")
-    s = re.sub(r"\s+\((?![^()]*\b(?:or|either|alternatively|maybe|perhaps|possibly|otherwise)\b[^()]*\d)"
+    s = re.sub(r"\s+\((?![^()]*\b(?:or|either|alternatively|maybe|perhaps|possibly|otherwise)\b[^()]*(?:\d|\b[A-H]\b))"
                r"(?=[^()\d]*\)|\s?(?:i\.e\.|ie\b|≈|approx|about|roughly|rounded|exact|to \d|in \w))"
                r"(?=[^()]*(?:[a-z]{2}|\b[ie]\.[eg]\.))([^()]*)\)\s*$", lambda m: m.group() if _unit_like(m.group(1)) else "", s)
     spans = re.findall(r"\$([^$]+)\$", s)
@@ -170,10 +170,10 @@ _BOLD_ANSWER = re.compile(r"\*\*\s?(?:final\s)?answer\s?:?\s?\*\*\s?:?\s?(.+)", 
 CORRECTION = re.compile(
     r"\b(?:actually|wait|oops|correction|corrected|i forgot|i missed|on second thought|let me reconsider|reconsider(?:ing)?|scratch that"
     r"|i made an? (?:error|mistake)|that(?:'s| is| was) (?:wrong|incorrect|a mistake)|i was wrong|no,? wait"
-    r"|let me (?:redo|correct|recompute|recalculate|re-?read|re-?check|re-?examine)|instead)\b", re.I)
+    r"|let me (?:redo|correct|recompute|recalculate|re-?read|re-?check|re-?examine|(?:double-?)?check|verify)|instead)\b", re.I)
 # a value stated after the committed answer as another possibility
 _ALTERNATIVE_AFTER = re.compile(
-    r"(?:^\s?|[.!?\n]\s?)(?:alternatively|or(?=[\s,])|otherwise|either)\b|\b(?:could|might|may|can) also be\b"
+    r"(?:^\s?|[.!?\n]\s?)(?:(?:hmm+|um+|well|but|maybe|so),?\s)?(?:alternatively|or(?=[\s,])|otherwise|either)\b|\b(?:could|might|may|can) also be\b"
     r"|\bor (?:possibly|perhaps|maybe)\b|\b(?:if|when) [^.\n]{0,60}\b(?:instead|then)\b", re.I)
 _HEDGED_SENTENCE = re.compile(r"\b(?:could|might|may|can) also be\b[^.\n]{0,40}\d|\bor (?:possibly|perhaps|maybe)\b[^.\n]{0,40}\d"
                               r"|\balternatively\b[^.\n]{0,40}\d", re.I)
@@ -303,7 +303,8 @@ def _correction(text: str, after: int):
         return None
     region = text[cue.end():]
     best = None
-    for sm in re.finditer(r"[^.!?\n]+(?:[.!?](?=\s|$)|\n|$)", region):
+    # a sentence runs to a stop followed by a space (the point of "9.8" or "4.08 s" is no stop)
+    for sm in re.finditer(r"(?:[^.!?\n]|[.!?](?!\s|$))+(?:[.!?](?=\s|$)|\n|$)", region):
         sent = sm.group()
         cuts = [c.end() for c in _STATE_CUT.finditer(sent)]
         if not cuts:
@@ -312,7 +313,7 @@ def _correction(text: str, after: int):
         if cand and (re.search(r"\d", cand) or re.fullmatch(r"\(?[A-H]\)?", cand) or (
                 len(cand) <= 40 and re.search(r"\b(?:should|must|correct|instead|actually|rather)\b", sent, re.I)
                 and re.fullmatch(r"[$\\\w\s^{}()*/+\-.,']+", cand) and len(cand.split()) <= 4)):
-            best = (cue.start(), cand)
+            best = (cue.start(), cand, cue.end() + sm.end())
     return best
 
 
@@ -338,7 +339,8 @@ def _read(text: str, st=None) -> Reading:
     last_end = st[-1][1] if st else -1
     corr = _correction(text, last_end if st else 0)
     if corr is not None and (not st or corr[0] >= last_end):
-        ans, src, end = corr[1], "correction", len(text)
+        # what follows the corrected value's sentence is after the answer ("... is (B)... so I'd say B or D")
+        ans, src, end = corr[1], "correction", corr[2]
     elif st:
         _, end, ans, src = st[-1]
     else:
@@ -407,8 +409,11 @@ def letters_in(s: str, valid: str):
     "[B, D]", "B;D"; else None."""
     s = s.strip().strip("*$ .[]")
     s = re.sub(r"\\(?:text|mathrm|textbf)\{([^}]*)\}", r"\1", s).strip().strip("*$ .[]")
-    if re.fullmatch(r"\([a-h]\)", s):
-        s = s.upper()  # "The answer is (c)": a lowercase letter in parentheses is the option's label
+    # "The answer is (c)", "(b) and (d)": a lowercase letter in parentheses is the option's label; "c",
+    # "b, d" as the whole answer of a statement are letters too ("a" alone is the article)
+    s = re.sub(r"\(([a-h])\)", lambda m: f"({m.group(1).upper()})", s)
+    if re.fullmatch(r"[b-h]|[a-h](?:\s?(?:,|;|&|\band\b)\s?[a-h])+", s):
+        s = s.upper()
     if re.fullmatch(r"[A-Z]{1,10}", s) and all(c in valid for c in s):
         return [c for c in s]
     toks = re.findall(r"\(?\b([A-Z])\b\)?", s)
@@ -422,21 +427,24 @@ def letter_and_text(s: str, valid: str):
     """(letter, option text) of "(C) 108 km/h", "C. 108 km/h", "C 108", "option C: 108"; None otherwise
     ("A ball ..." is prose, not option A)."""
     s = re.sub(r"\\(?:text|mathrm|textbf)\{([^}]*)\}", r"\1", s.strip().strip("*$ []")).strip()
-    m = re.match(r"(?:(?:option|choice)\s?)?(?:\(([A-H])\)|([A-H])(?=[.:)]|\s[-+\d\\$.]|$))[.:)]?\s?(.*)", s, re.S | re.I)
+    m = re.match(r"(?:(?:option|choice)\s?)?(?:\(([A-H])\)|([A-H])(?=[.:)]|\s[-+\d\\$.(]|$))[.:)]?\s?(.*)", s, re.S | re.I)
     if not m:
         return None
     letter = m.group(1) or m.group(2)
     if letter not in valid:
         return None
-    return letter, m.group(3).strip().rstrip(".").strip()
+    text = m.group(3).strip().rstrip(".").strip()
+    if re.fullmatch(r"\([^()]*\)", text):
+        text = text[1:-1].strip()  # "C (12 N)": the option's text in parentheses
+    return letter, text
 
 
-_LETTERS = r"\(?[A-H]\)?(?:(?:\s?(?:,|;|&|/|\band\b|\bor\b)\s?|\s)\(?[A-H]\)?){0,7}+"
+_LETTERS = r"(?:\(?[A-H]\)?|\([a-h]\))(?:(?:\s?(?:,|;|&|/|\band\b|\bor\b)\s?|\s)(?:\(?[A-H]\)?|\([a-h]\))){0,7}+"
 # statements of a letter that are not "answer is" sentences (those are read by read_answer); each is
 # linear: the repeats are bounded and separated by required tokens
 _LETTER_STATEMENTS = [re.compile(p) for p in (
     r"(?:[Cc]orrect|[Rr]ight|[Bb]est|[Tt]rue)\s(?:option|answer|choice|statement)s?\s?(?:is|are|:)?\s?"
-    r"(?:thus\s|therefore\s|hence\s)?(?:(?:option|choice)s?\s?)?\**(" + _LETTERS + r")(?![A-Za-z])",
+    r"(?:thus\s|therefore\s|hence\s)?(?:(?:option|choice)s?\s?)?[*\[]{0,2}(" + _LETTERS + r")(?![A-Za-z])",
     r"(?:[Oo]ption|[Cc]hoice)s?\s?(" + _LETTERS + r")(?![A-Za-z])\s(?:is|are)\s(?:the\s)?(?:correct|right|true|answer|best)",
     r"(?:^|[\s,;:(])(?:[Bb]oth\s)?(" + _LETTERS + r")(?![A-Za-z])\s(?:is|are)\s(?:all\s)?(?:the\s)?(?:correct|right|true)\b",
     r"\b(?:[Cc]hoose|[Cc]hose|[Ss]elect|[Pp]ick|[Mm]ark|go with|[Gg]oing with)\s(?:(?:option|choice)s?\s?)?(" + _LETTERS
@@ -444,7 +452,8 @@ _LETTER_STATEMENTS = [re.compile(p) for p in (
     r"\b(?:[Mm]y|[Tt]he|[Ff]inal)\s(?:final\s)?(?:answer|choice|pick)\s?:\s?(?:(?:option|choice)s?\s?)?(" + _LETTERS
     + r")(?![A-Za-z])",
     r"\b(?:[Hh]ence|[Tt]hus|[Ss]o|[Tt]herefore),?\s(?:the\s(?:answer|option)\sis\s)?(?:(?:option|choice)\s?)?"
-    r"(\([A-H]\)|[A-H](?=[.!](?:\s|$)|\s?$))(?!\s?(?:is|are)\s(?:not\b|false|wrong|incorrect|invalid))",
+    r"(\([A-H]\)|[A-H](?=[.!](?:\s|$)|\s?$))(?!\s?(?:is|are)\s(?:not\b|false|wrong|incorrect|invalid))"
+    r"(?!\s?(?:,|;|&|\band\b)\s?\(?[A-H]\b)",  # "Hence (B) and (D) are correct" states both
     # "Therefore (D)", "Therefore D." (the letter is the sentence); "so (A) is false" names no choice
     r"(?:[Oo]ption|[Cc]hoice)s?\s?(" + _LETTERS + r")(?=\s?[.!]?\s?$)",  # "... so option D." ends the text
 )]
@@ -613,7 +622,10 @@ def read_letters(text, valid: str = "ABCD") -> LetterReading:
         return LetterReading(tuple(got), "alternating answers (a loop that never commits to one)", opt)
     if len(set(got)) > 1 and re.search(r"\(?[A-H]\)?\s?/\s?\(?[A-H]", body[-300:]):
         return LetterReading(tuple(got), "letters separated by slashes are alternatives", opt)
-    return LetterReading(tuple(got), None, opt)
+    # the closing words after the chosen letter ("Answer: C. The kinetic energy is doubled."): the
+    # checker compares them with the options' texts
+    tail = body[pos:].strip()
+    return LetterReading(tuple(got), None, opt, tail if 0 < len(tail) <= 300 else None)
 
 
 def extract_letters(text, multi: bool = False, valid: str = "ABCD"):
@@ -639,11 +651,19 @@ _NUMBER_WORDS = re.compile(r"\b(?:" + "|".join(list(_WORDNUM) + list(_SCALES)) +
                            + "|".join(list(_WORDNUM) + list(_SCALES)) + r")){0,8}+\b"
                            r"(?: point(?: (?:" + _DIGIT_WORDS + r")\b){1,8}+| and a (?:half|quarter)\b)?", re.I)
 _FRACTION_WORDS = {"half": 0.5, "quarter": 0.25, "third": 1 / 3, "quarters": 0.25, "thirds": 1 / 3, "halves": 0.5}
+# "one tenth", "three fifths", "a hundredth": ordinals as denominators ("second" is left out: "one second")
+for _k, _w in enumerate("fourth fifth sixth seventh eighth ninth tenth".split(), 4):
+    _FRACTION_WORDS[_w], _FRACTION_WORDS[_w + "s"] = 1 / _k, 1 / _k
+for _w, _d in (("hundredth", 100), ("thousandth", 1000)):
+    _FRACTION_WORDS[_w], _FRACTION_WORDS[_w + "s"] = 1 / _d, 1 / _d
+_NUMERATORS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
+_FRACTION_ALT = "|".join(sorted(_FRACTION_WORDS, key=len, reverse=True))
+_NUMERATOR_ALT = "|".join(_NUMERATORS)
 # "a quarter (of an ampere)", "one half", "three quarters", "two thirds", "half a second": a fraction is
 # a value only in these forms ("half the distance" is no number)
-_FRACTION_PHRASE = re.compile(r"\b(?:(?<!and )(a|one|two|three)\s(half|quarter|third|quarters|thirds|halves)\b(?:\sof\s(?:an?\s)?)?"
+_FRACTION_PHRASE = re.compile(r"\b(?:(?<!and )(" + _NUMERATOR_ALT + r")[\s-](" + _FRACTION_ALT + r")\b(?:\sof\s(?:an?\s)?)?"
                               r"|half\s(?:of\s)?an?\b\s?)", re.I)
-NUMBER_WORD = re.compile(NUMBER_WORD.pattern + r"|\b(?:a|one|two|three)\s(?:half|quarter|third|quarters|thirds|halves)\b"
+NUMBER_WORD = re.compile(NUMBER_WORD.pattern + r"|\b(?:" + _NUMERATOR_ALT + r")[\s-](?:" + _FRACTION_ALT + r")\b"
                          r"|\bhalf\s(?:of\s)?an?\b", re.I)
 
 
@@ -674,7 +694,7 @@ def number_words(a: str) -> str:
     def fraction(m):
         if m.group(2) is None:
             return "0.5 "  # "half a second"
-        k = {"a": 1, "one": 1, "two": 2, "three": 3}[m.group(1).lower()]
+        k = _NUMERATORS[m.group(1).lower()]
         f = _FRACTION_WORDS[m.group(2).lower()]
         if k > 1 and not m.group(2).lower().endswith("s") or k == 1 and m.group(2).lower().endswith("s"):
             return m.group()  # "two quarter", "a quarters": no fraction

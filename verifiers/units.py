@@ -23,6 +23,8 @@ _EXTRA_DEFINITIONS = (
     # pint's `gauss` is the CGS-Gaussian unit (mass^0.5 length^-0.5 time^-1); physics answers mean
     # 1 G = 1e-4 T.  The checker rewrites the words gauss/Gs to this unit.
     "gauss_si = 1e-4 * tesla",
+    # "2 rev/s": a revolution, 2π rad (pint knows `revolution` and `turn`, not the short form)
+    "rev = revolution",
 )
 
 
