@@ -1129,7 +1129,7 @@ def _loop_disagrees(pred: str, a: str, cfg):
     while p >= 0 and count < 1000:
         count += 1
         q = p + len(frame)
-        m = _SENT_END.search(body, q, min(len(body), q + 200))
+        m = SENT_END.search(body, q, min(len(body), q + 200))
         if m is not None:  # a copy cut off before its sentence ends states nothing
             values.add(body[q:m.start()].strip())
         p = body.find(frame, q)
