@@ -228,14 +228,74 @@ def quantity(text: str) -> tuple[float, str] | None:
     return (float(got[0]), got[1]) if got else None
 
 
+#: where one line may hold several assignments: a comma, `and`, `\\quad`, `\\text{and}` (at the top level only;
+#: a thousands comma `1,200` is no place)
+_ASSIGN_SEP = re.compile(r",\s*(?:and|\\q?quad)(?![A-Za-z])\s*|(?<!\d),|,(?!\d{3}(?!\d))|\s+and\s+|\\q?quad(?![A-Za-z])|\\text\s*\{\s*(?:,|and|,\s*and)?\s*\}")
+_ASSIGN_HEAD = re.compile(r"^\s*(?:and\s+)?\$*\s*")
+
+
+def _assignment_start(piece: str) -> bool:
+    """Whether a piece of a line begins an assignment `symbol = ...` (the left side one symbol, no prose)."""
+    head = _ASSIGN_HEAD.sub("", piece)
+    k = head.find("=")
+    if k <= 0 or not head[k + 1:].strip(" $"):
+        return False
+    left = _DELTA.sub(r"Delta_\1", head[:k].strip(" $"))
+    return bool(left) and not re.search(r"\s", left.replace("\\", "")) and lhs_name(left) is not None
+
+
+def assignments(line: str) -> list[str]:
+    """A line that holds several assignments (`t0 = 2.0 us, v = 0.80 c`, `$q_1 = 3\\,\\mu C$, $r = 0.2$ m`, `m = 2 kg
+    and v = 3 m/s`) as one text per assignment. The line is cut at its top-level commas, `and` and `\\quad`
+    (never inside brackets or braces, never in a thousands comma `1,200`), and a piece that does not itself start
+    an assignment `symbol = ...` stays with the piece before it, so a tuple `(3, 4)`, a list of numbers or a
+    clause of prose is not split off. One left-to-right pass: linear in the line's length."""
+    cuts, depth, i, n = [], 0, 0, len(line)
+    while i < n:
+        ch = line[i]
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth = max(0, depth - 1)
+        elif depth == 0 and (ch in ",\\" or ch.isspace() and (i == 0 or not line[i - 1].isspace())):
+            m = _ASSIGN_SEP.match(line, i)  # a run of spaces is tried once, at its start
+            if m and m.end() > i:
+                cuts.append((i, m.end()))
+                i = m.end()
+                continue
+        i += 1
+    if not cuts:
+        return [line]
+    pieces, start = [], 0
+    for a, b in cuts:
+        pieces.append((start, a, b))
+        start = b
+    pieces.append((start, n, n))
+    out, cur = [], None
+    for a, b, _ in pieces:
+        text = line[a:b]
+        if cur is not None and _assignment_start(text):
+            out.append(cur)
+            cur = None
+        if cur is None:
+            cur = (a, b)
+        else:
+            cur = (cur[0], b)
+    out.append(cur)
+    if len(out) < 2:
+        return [line]
+    return [_ASSIGN_HEAD.sub("", line[a:b]).replace("$", " ").strip() for a, b in out]
+
+
 def lines(step) -> list[str]:
-    """Lines of a step's content, with LaTeX line breaks and align markers removed."""
+    """Lines of a step's content, with LaTeX line breaks and align markers removed; a line that holds several
+    assignments (`a = 1 m, b = 2 s`) gives one line each (assignments())."""
     if step is None:
         return []
     t = re.sub(r"\\begin\{[a-z*]+\}|\\end\{[a-z*]+\}|&", " ", step.content)
     t = t.replace("\\\\", "\n").replace(";", "\n")
     out = []
-    for ln in t.splitlines():
+    for ln in (a for raw in t.splitlines() for a in assignments(raw.strip())):
         ln = ln.strip().strip("$").strip()
         if not ln:
             continue
