@@ -116,3 +116,40 @@ def test_chained_equations_substitutions_and_results_on_one_line_each():
     assert verify(Q_WORK, _with(REF_WORK, calculation="W = 300 J, P = 7.5 W", final_answer="\\boxed{7.5 W}"),
                   REF_WORK).first_error == 6
     assert verify(Q_WORK, slip, REF_WORK).first_error == 6
+
+
+# --- chained working: intermediate results in the substitution step, a bare result --------------------
+
+def test_intermediate_result_worked_out_in_the_substitution_step_is_its_calculation():
+    sol = _with(REF_WORK, substitution="W = 50*6.0 = 300 J; P = 300/4.0", calculation="P = 75 W")
+    v = verify(Q_WORK, sol, REF_WORK)
+    assert v.valid and v.first_error == 0, v
+    slip = _with(REF_WORK, substitution="W = 50*6.0 = 30 J; P = 30/4.0", calculation="P = 7.5 W",
+                 final_answer="\\boxed{7.5 W}")
+    v = verify(Q_WORK, slip, REF_WORK)
+    assert v.first_error in (5, 6) and v.error_class == "CE", v
+
+
+def test_a_bare_result_in_the_calculation_step_is_the_last_quantitys():
+    sol = _with(REF_MOM, calculation="18000 kg m/s")
+    v = verify(Q_MOM, sol, REF_MOM)
+    assert v.valid and v.first_error == 0, v
+    v = verify(Q_MOM, _with(REF_MOM, calculation="1800 kg m/s", final_answer="\\boxed{1800 kg m/s}"), REF_MOM)
+    assert v.first_error == 6, v
+
+
+Q_OHM = "A 12 V battery drives a current through a 4.0 ohm resistor. What is the current?"
+REF_OHM = S(problem_analysis="Find the current I.", principle="Ohm's law.", governing_equation="I = V/R",
+            value_identification="V = 12 V\nR = 4.0 ohm", substitution="I = 12/4.0", calculation="I = 3.0 A",
+            final_answer="\\boxed{3.0 A}")
+
+
+@pytest.mark.parametrize("law", ["IR = V, so I = V/R", "V = IR; then I = V/R", "IR = V, hence I = V/R"])
+def test_a_law_written_in_its_natural_form_then_solved_is_one_law(law):
+    v = verify(Q_OHM, _with(REF_OHM, governing_equation=law), REF_OHM)
+    assert v.valid and v.first_error == 0, v
+
+
+def test_a_wrong_natural_form_before_its_solved_form_is_still_a_wrong_law():
+    v = verify(Q_OHM, _with(REF_OHM, governing_equation="I = VR, so I = V/R"), REF_OHM)
+    assert v.first_error == 3, v

@@ -235,6 +235,27 @@ def _natural_substitutions(step, subs, sol_eqs, own_vals: dict) -> list:
     return out
 
 
+def _results_elsewhere(sol, subs, calcs, sol_eqs) -> list:
+    """Results the calculation step does not write as `x = result` lines, as (symbol, [result], line) lines:
+    - an intermediate quantity worked out in the substitution step (`R = 4.0 + 8.0 = 12 ohm`, then `I = 24/12`):
+      the substitution line's last part, a number, is that quantity's result when no calculation line gives it;
+    - the calculation step's result written bare (`1.5 A`), for the last governing equation's quantity when no
+      calculation line names it.
+    Line numbers run after the calculation step's own (an error among them is reported after those)."""
+    have = {lhs for lhs, _, _ in calcs}
+    base = max((i for _, _, i in calcs), default=-1) + 1
+    out = []
+    for lhs, parts, i in subs:
+        if lhs not in have and len(parts) >= 2 and P.is_quantity(parts[-1]):
+            out.append((lhs, [parts[-1]], base + i))
+            have.add(lhs)
+    if sol_eqs and sol_eqs[-1][0] not in have:
+        bare = [(i, ln) for i, ln in enumerate(P.lines(sol.get("calculation"))) if "=" not in ln and P.is_quantity(ln)]
+        if bare:
+            out.append((sol_eqs[-1][0], [bare[-1][1]], bare[-1][0]))
+    return out
+
+
 def _positive(expr: str, env: dict) -> bool:
     try:
         return P.evaluate(expr, env) > 0
@@ -258,6 +279,7 @@ def check_arithmetic(sol, sol_eqs, own_vals: dict, true_env: dict, n: int, ref_a
     """
     subs, calcs = P.equations(sol.get("substitution")), P.equations(sol.get("calculation"))
     subs = sorted(subs + _natural_substitutions(sol.get("substitution"), subs, sol_eqs, own_vals), key=lambda e: e[2])
+    calcs = calcs + _results_elsewhere(sol, subs, calcs, sol_eqs)
     calc_of = {}
     for lhs, parts, i in calcs:
         calc_of.setdefault(lhs, []).append((parts, i))

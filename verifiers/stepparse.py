@@ -231,7 +231,7 @@ def quantity(text: str) -> tuple[float, str] | None:
 #: where one line may hold several assignments: a comma, `and`, `\\quad`, `\\text{and}` (at the top level only;
 #: a thousands comma `1,200` is no place)
 _ASSIGN_SEP = re.compile(r",\s*(?:and|\\q?quad)(?![A-Za-z])\s*|(?<!\d),|,(?!\d{3}(?!\d))|\s+and\s+|\\q?quad(?![A-Za-z])|\\text\s*\{\s*(?:,|and|,\s*and)?\s*\}")
-_ASSIGN_HEAD = re.compile(r"^\s*(?:and\s+)?\$*\s*")
+_ASSIGN_HEAD = re.compile(r"^\s*(?:(?:and|so|then|thus|hence|therefore|i\.e\.)\s+)?\$*\s*", re.I)
 
 
 def _assignment_start(piece: str) -> bool:
@@ -818,7 +818,9 @@ def governing(step, givens: set, env: Mapping[str, float] | None = None) -> tupl
         sd = _sides(ln)
         if sd is None:
             continue
-        left, right = (juxtaposed(x, known) for x in sd)
+        # a left side of symbols side by side (`PV = nRT` with P solved for by a later line) is their product,
+        # though the line reads as an equation for the name `PV`
+        left, right = juxtaposed(sd[0], known - {lhs_name(sd[0])}), juxtaposed(sd[1], known)
         if identity(left, right):
             idents.append((i, f"`{left} = {right}` holds for any values: an identity, not a law"))
             continue
