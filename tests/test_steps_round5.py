@@ -153,3 +153,52 @@ def test_a_law_written_in_its_natural_form_then_solved_is_one_law(law):
 def test_a_wrong_natural_form_before_its_solved_form_is_still_a_wrong_law():
     v = verify(Q_OHM, _with(REF_OHM, governing_equation="I = VR, so I = V/R"), REF_OHM)
     assert v.first_error == 3, v
+
+
+# --- prose: sentences with full stops, `Delta x` spelled as a word, a value per unit --------------------
+
+Q_SPRING = "A spring of stiffness 250 N/m is stretched by 0.040 m. What elastic energy does it store?"
+REF_SPRING = S(problem_analysis="Find the stored energy U.", principle="Elastic potential energy of a spring.",
+               governing_equation="U = (1/2)*k*x^2", value_identification="k = 250 N/m\nx = 0.040 m",
+               substitution="U = 0.5*250*0.040^2", calculation="U = 0.2 J", final_answer="\\boxed{0.2 J}")
+
+
+def test_equations_written_as_sentences_with_full_stops_are_read():
+    sol = _with(REF_SPRING,
+                governing_equation="For a spring obeying Hooke's law the stored energy is U = (1/2) k x^2.",
+                value_identification="The stiffness is k = 250 N/m. The extension is x = 0.040 m.",
+                substitution="Inserting the numbers gives U = 0.5 * 250 * 0.040^2.",
+                calculation="Squaring first, 0.040^2 = 0.0016. Then U = 125 * 0.0016 = 0.2 J.")
+    v = verify(Q_SPRING, sol, REF_SPRING)
+    assert v.valid and v.first_error == 0, v
+    wrong = _with(sol, governing_equation="For a spring the stored energy is U = k x^2.")
+    assert verify(Q_SPRING, wrong, REF_SPRING).first_error == 3
+
+
+Q_EXP = "A 1.5 m aluminium bar (expansion coefficient 23e-6 per K) warms by 40 K. By how much does it grow?"
+REF_EXP = S(problem_analysis="Find the change in length Delta_L.", principle="Linear thermal expansion.",
+            governing_equation="Delta_L = alpha*L0*Delta_T", value_identification="alpha = 23e-6 1/K\nL0 = 1.5 m\n"
+            "Delta_T = 40 K", substitution="Delta_L = 23e-6*1.5*40", calculation="Delta_L = 1.38e-3 m",
+            final_answer="\\boxed{1.38e-3 m}")
+
+
+@pytest.mark.parametrize("alpha", ["23e-6 /K", "23e-6/K", "23e-6 per K", "23 \\times 10^{-6} K^{-1}"])
+def test_delta_spelled_as_a_word_and_a_coefficient_per_kelvin(alpha):
+    sol = _with(REF_EXP, governing_equation="Delta L = alpha L0 Delta T",
+                value_identification=f"alpha = {alpha}, L0 = 1.5 m, Delta T = 40 K",
+                substitution="Delta L = 23e-6 * 1.5 * 40", calculation="Delta L = 1.38e-3 m")
+    v = verify(Q_EXP, sol, REF_EXP)
+    assert v.valid and v.first_error == 0, v
+    slip = _with(sol, value_identification=f"alpha = {alpha}, L0 = 1.5 m, Delta T = 30 K",
+                 substitution="Delta L = 23e-6 * 1.5 * 30", calculation="Delta L = 1.035e-3 m",
+                 final_answer="\\boxed{1.035e-3 m}")
+    assert verify(Q_EXP, slip, REF_EXP).first_error == 4
+
+
+def test_a_value_per_unit_is_read_with_its_unit():
+    q = P.quantity("12e-6 /K")
+    assert q is not None and q[0] == pytest.approx(1.2e-5) and q[1] == "1 / kelvin"
+    q = P.quantity("0.5 per second")
+    assert q is not None and q[1] == "1 / second"
+    assert P.quantity("23e-6/K")[1] == "1 / kelvin"
+    assert P.quantity("10 m/s")[1] == "meter / second"

@@ -56,7 +56,7 @@ _UGREEK = {ord(k): v for k, v in {"α": "alpha", "β": "beta", "γ": "gamma", "�
 
 
 _HALF = re.compile(r"_\{\s*1\s*/\s*2\s*\}|_\(1/2\)|_½")  # T_{1/2} -> T_half
-_DELTA = re.compile(r"(?:\\Delta|Δ)\s*([A-Za-z])")  # \Delta T, ΔT -> Delta_T (one symbol)
+_DELTA = re.compile(r"(?:\\Delta|Δ|(?<![A-Za-z_\\])Delta(?=[ \t]))\s*([A-Za-z])")  # \Delta T, ΔT, Delta T -> Delta_T
 _OHM = re.compile(r"(\d)\s*(?:\\[,;: ]|~|\s)*(?:\\(?:mathrm|text|rm)\s*\{\s*(?:Ω|\\Omega)\s*\}|Ω|\\Omega(?![A-Za-z]))")
 _DEG = re.compile(r"(\d+(?:\.\d+)?)\s*(?:°|\^\s*\{?\\circ\}?|\\circ|\\degree|\s+deg(?:rees?)?\b)")
 
@@ -213,6 +213,10 @@ def close(a: float, b: float, rel: float | None = None) -> bool:
 _BRACKET_UNIT = re.compile(r"(\d)\s*\[\s*([^\[\]\d][^\[\]]{0,30}?)\s*\]")
 
 
+#: a number per unit: `12e-6 /K`, `0.5/s`, `3 per second`
+_PER_UNIT = re.compile(r"(\d)\s*(?:/|\bper\s+)\s*(?=[A-Za-zµμ°Ω])")
+
+
 def quantity(text: str) -> tuple[float, str] | None:
     """(SI value, SI unit) of `value unit` text, via the answer checker's reader; None when unreadable."""
     t = (text or "").strip().rstrip(".,;")
@@ -221,6 +225,7 @@ def quantity(text: str) -> tuple[float, str] | None:
     t = re.sub(r"(\d)\s*\[\s*[-1]?\s*\]\s*$", r"\1", t)  # 0.25 [-], [1], []: a dimensionless number
     t = re.sub(r"(\d)\s*\[\s*1\s*/\s*([^\[\]\d][^\[\]]{0,30}?)\s*\]", r"\1 /\2", t)  # [1/°C], [1/s]: per unit
     t = _BRACKET_UNIT.sub(r"\1 \2", t)  # 4 [m/s]: the unit in brackets (a convention of engineering texts)
+    t = _PER_UNIT.sub(r"\1 1/", t)  # 12e-6 /K, 2.0 per s: per unit (the checker reads `per K` as no unit)
     # per degree Celsius (1/°C, °C^-1, /℃): a temperature interval, the same as per kelvin
     t = re.sub(r"(?:(?<=\s)1\s*)?/\s*(?:°\s*C|℃)", " K^-1", t)
     t = re.sub(r"(?:°\s*C|℃)\s*\^\s*\{?\s*-\s*1\s*\}?", "K^-1", t)
@@ -287,6 +292,12 @@ def assignments(line: str) -> list[str]:
     return [_ASSIGN_HEAD.sub("", line[a:b]).replace("$", " ").strip() for a, b in out]
 
 
+#: a full stop that ends a sentence (no digit right after it: not a decimal point) before the next one
+_SENTENCE_END = re.compile(r"\.[ \t]+(?=[A-Z])")
+#: a full stop (or a comma) at the end of a line or clause: `F_b = rho*V*g.`
+_FULL_STOP = re.compile(r"\s*[.,]+$")
+
+
 def lines(step) -> list[str]:
     """Lines of a step's content, with LaTeX line breaks and align markers removed; a line that holds several
     assignments (`a = 1 m, b = 2 s`) gives one line each (assignments())."""
@@ -294,15 +305,16 @@ def lines(step) -> list[str]:
         return []
     t = re.sub(r"\\begin\{[a-z*]+\}|\\end\{[a-z*]+\}|&", " ", step.content)
     t = t.replace("\\\\", "\n").replace(";", "\n")
+    t = _SENTENCE_END.sub("\n", t)  # 'F = 3.0 N. Then a = F/m': one sentence a line
     out = []
     for ln in (a for raw in t.splitlines() for a in assignments(raw.strip())):
-        ln = ln.strip().strip("$").strip()
+        ln = _FULL_STOP.sub("", ln.strip().strip("$").strip()).strip("$").strip()  # a sentence's full stop
         if not ln:
             continue
         if "=" in ln and _PROSE_WORD.search(ln):
             # a sentence around the formulas ('Multiplying out, Q = 8372*60 = 502320 J, which is about 5.02e5 J'):
             # its clauses, the ones that hold a formula
-            parts = [p.strip() for p in _CLAUSE_SPLIT.split(ln) if p and "=" in p]
+            parts = [_FULL_STOP.sub("", p.strip()) for p in _CLAUSE_SPLIT.split(ln) if p and "=" in p]
             if parts:
                 out += parts
                 continue
@@ -329,7 +341,7 @@ _PROSE_HEAD = re.compile(r"^(?:(?:[A-Za-z'-]{3,}|(?i:is|of|at|by|to|so|we|in|on|
 def lhs_name(lhs: str) -> str | None:
     """The symbol on the left of `=` (prose before a colon dropped, LaTeX subscripts flattened)."""
     lhs = re.sub(r"^.*?:\s*", "", lhs.strip()) if ":" in lhs else lhs.strip()
-    lhs = _PROSE_HEAD.sub("", lhs)  # 'The heat is Q' -> Q
+    lhs = _PROSE_HEAD.sub("", _DELTA.sub(r"Delta_\1", lhs))  # 'The heat is Q' -> Q; 'Delta L' is one symbol
     lhs = re.sub(r"^(?:\\left\s*)?\|\s*(.+?)\s*(?:\\right\s*)?\|$", r"\1", lhs)  # |W| = ...: the magnitude named
     lhs = _DELTA.sub(r"Delta_\1", _HALF.sub("_half", lhs.strip("$ "))).replace("\\", "").translate(_UGREEK).strip()
     lhs = _SUBSCRIPT.sub(lambda m: m.group(1) + "_" + m.group(2).translate(_SUBDIGITS), lhs)
@@ -786,6 +798,7 @@ def _sides(line: str) -> tuple[str, str] | None:
     if len(parts) < 2 or not all(parts):
         return None
     left = re.sub(r"^[A-Za-z ,'()-]{0,60}?:\s*", "", parts[0]) if ":" in parts[0] else parts[0]
+    left = _DELTA.sub(r"Delta_\1", left)  # `Delta L` is one symbol, not the word Delta before L
     words = left.split()
     for k in range(len(words)):  # prose before the formula ('The momentum balance gives m1*u1'): the words after it
         if not re.fullmatch(r"[A-Za-z'-]{3,},?|(?i:is|of|at|by|to|so|we|in|on|it|as|an|a)", words[k]):
