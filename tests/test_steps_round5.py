@@ -202,3 +202,79 @@ def test_a_value_per_unit_is_read_with_its_unit():
     assert q is not None and q[1] == "1 / second"
     assert P.quantity("23e-6/K")[1] == "1 / kelvin"
     assert P.quantity("10 m/s")[1] == "meter / second"
+
+
+# --- principles in minimal or everyday wordings -----------------------------------------------------------
+
+@pytest.mark.parametrize("principle", ["Ohm", "Ohm.", "By Ohm: I = V/R."])
+def test_the_surname_alone_names_ohms_law(principle):
+    v = verify(Q_OHM, _with(REF_OHM, principle=principle), REF_OHM)
+    assert v.valid and v.first_error == 0, v
+
+
+def test_a_resistance_in_ohms_names_no_law():
+    assert "ohm" not in P.laws("Power in the 4.0 ohm heater: P = V^2/R.")
+    assert "ohm" not in P.laws("the resistance of 12 ohms")
+
+
+Q_PUSH = "A 4.0 kg sled is pulled with a net force of 10 N. What is its acceleration?"
+REF_PUSH = S(problem_analysis="Find the acceleration a.", principle="Newton's second law.", governing_equation="a = F/m",
+             value_identification="F = 10 N\nm = 4.0 kg", substitution="a = 10/4.0", calculation="a = 2.5 m/s^2",
+             final_answer="\\boxed{2.5 m/s^2}")
+
+
+@pytest.mark.parametrize("principle", ["Newton II", "Newton's 2nd", "N2L", "The second law of motion."])
+def test_short_names_of_newtons_second_law(principle):
+    v = verify(Q_PUSH, _with(REF_PUSH, principle=principle), REF_PUSH)
+    assert v.valid and v.first_error == 0, v
+
+
+def test_newton_one_for_an_accelerated_body_still_fails():
+    assert verify(Q_PUSH, _with(REF_PUSH, principle="Newton I: no net force, no acceleration."),
+                  REF_PUSH).first_error == 2
+
+
+Q_WIRE = "A long straight wire carries 6.0 A. What is the magnetic field 3.0 cm away? (mu0 = 1.2566e-6 T m/A)"
+REF_WIRE = S(problem_analysis="Find the field B.", principle="Ampere's law for a long straight wire.",
+             governing_equation="B = mu0*I/(2*pi*r)", value_identification="mu0 = 1.2566e-6 T*m/A\nI = 6.0 A\n"
+             "r = 0.030 m", substitution="B = 1.2566e-6*6.0/(2*pi*0.030)", calculation="B = 4.0e-5 T",
+             final_answer="\\boxed{4.0e-5 T}")
+
+
+def test_amperes_circuital_law_is_amperes_law():
+    v = verify(Q_WIRE, _with(REF_WIRE, principle="Ampère's circuital law around a circle centred on the wire."),
+               REF_WIRE)
+    assert v.first_error != 2, v
+
+
+Q_DROP = "A parcel falls freely from rest for 2.0 s (g = 9.8 m/s^2). How fast is it then moving?"
+REF_DROP = S(problem_analysis="Find the speed v after 2.0 s of free fall.",
+             principle="Free fall: constant acceleration g from rest.", governing_equation="v = g*t",
+             value_identification="g = 9.8 m/s^2\nt = 2.0 s", substitution="v = 9.8*2.0", calculation="v = 19.6 m/s",
+             final_answer="\\boxed{19.6 m/s}")
+Q_SLIDE = "A marble is released from rest and drops 5.0 m (g = 9.8 m/s^2, no air resistance). How fast does it land?"
+REF_SLIDE = S(problem_analysis="Find the landing speed v.", principle="Conservation of mechanical energy in free fall.",
+              governing_equation="v = sqrt(2*g*h)", value_identification="g = 9.8 m/s^2\nh = 5.0 m",
+              substitution="v = sqrt(2*9.8*5.0)", calculation="v = 9.9 m/s", final_answer="\\boxed{9.9 m/s}")
+
+
+def test_free_fall_is_the_setting_of_an_energy_reference_and_a_name_of_constant_acceleration():
+    v = verify(Q_SLIDE, _with(REF_SLIDE, principle="Energy is conserved: m g h = (1/2) m v^2."), REF_SLIDE)
+    assert v.valid and v.first_error == 0, v
+    v = verify(Q_DROP, _with(REF_DROP, principle="Uniformly accelerated motion: v = u + a t."), REF_DROP)
+    assert v.valid and v.first_error == 0, v
+    v = verify(Q_DROP, _with(REF_DROP, principle="Motion at constant velocity: distance = speed * time."), REF_DROP)
+    assert v.first_error == 2, v
+
+
+Q_LIFT = "A crane raises a 200 kg beam 15 m at steady speed in 30 s (g = 9.8 m/s^2). What is its average power?"
+REF_LIFT = S(problem_analysis="Find the average power P.", principle="Power is the rate of doing work against gravity.",
+             governing_equation="P = m*g*h/t", value_identification="m = 200 kg\ng = 9.8 m/s^2\nh = 15 m\nt = 30 s",
+             substitution="P = 200*9.8*15/30", calculation="P = 980 W", final_answer="\\boxed{980 W}")
+
+
+def test_energy_gained_is_the_work_done_against_gravity():
+    sol = _with(REF_LIFT, principle="Work-energy theorem: the crane's work is the potential energy gained; power is "
+                                    "work per unit time.")
+    v = verify(Q_LIFT, sol, REF_LIFT)
+    assert v.valid and v.first_error == 0, v

@@ -500,8 +500,11 @@ def option_claim(text: str) -> tuple[str | None, float, str] | None:
 
 #: law or condition key -> pattern (lower-case text). A principle is read as the set of keys it names.
 LAWS = {
-    "newton2": r"newton'?s? (?:second|2nd) law|\bf\s*=\s*m\s*\*?\s*a\b|net force (?:equals|is) mass times|sum of (?:the )?forces",
-    "const_accel": r"constant acceleration|uniform(?:ly)? accelerat|equations? of (?:uniformly accelerated )?motion|suvat|kinematic|free fall|falls? freely|projectile",
+    "newton2": r"newton'?s? (?:second|2nd) law|newton'?s? (?:ii|2|2nd|second)\b|second law of motion|\bn2l\b|\bf\s*=\s*m\s*\*?\s*a\b|net force (?:equals|is) mass times|sum of (?:the )?forces",
+    "const_accel": r"constant acceleration|uniform(?:ly)? accelerat|equations? of (?:uniformly accelerated )?motion|suvat|kinematic|projectile",
+    # falling under gravity alone: the setting of a kinematics or an energy reference, and a name of the
+    # constant-acceleration law (_SAME_LAW)
+    "free_fall": r"free.fall|falls? freely|freely falling",
     "const_velocity": r"constant velocity|uniform motion|uniform velocity|constant speed along|distance\s*=\s*speed",
     "energy_cons": r"conservation of (?:mechanical |total )?energy|(?:mechanical |total )?energy (?:is )?conserv|energy conservation|potential energy (?:is )?(?:converted|turns|becomes|goes)|work.energy theorem",
     "momentum_cons": r"conservation of (?:linear )?momentum|momentum (?:is )?conserv|total momentum",
@@ -526,7 +529,7 @@ LAWS = {
     "wave": r"\bwave|wavelength|frequency times|v\s*=\s*f\s*\*?\s*lambda",
     "ideal_gas": r"ideal gas",
     "first_law": r"first law of thermodynamics|(?<!newton's )(?<!newtons )(?<!newton )first law",
-    "newton1": r"newton'?s? first law|law of inertia",
+    "newton1": r"newton'?s? first law|newton'?s? (?:i|1|1st|first)\b(?! *(?:and|&|,))|law of inertia",
     "const_volume": r"constant volume|isochoric|c_?v\b",
     "const_pressure": r"constant pressure|isobaric|c_?p\b",
     "isothermal": r"isotherm",
@@ -538,7 +541,8 @@ LAWS = {
     "coulomb": r"\bcoulomb(?:'s)?\b(?!s)|electrostatic force between",
     "field": r"electric field",
     "capacitor": r"capacit(?!y)|capacity of (?:a|the) capacitor",  # 'heat capacity' is no capacitor
-    "ohm": r"ohm'?s? law|\bv\s*=\s*i\s*\*?\s*r\b",
+    # the surname alone ('Ohm', 'by Ohm: I = V/R') names the law; `4.0 ohm` after a number is the unit
+    "ohm": r"ohm'?s? law|\bv\s*=\s*i\s*\*?\s*r\b|(?<![\d.]\s)(?<![\d.])\bohm(?:'s)?\b(?!s)",
     "series": r"\bseries\b",
     "parallel": r"\bparallel\b(?! plate)",
     # 'power' alone named the law for any text with the word ('Heat for a power source', issue 32): the key
@@ -548,7 +552,7 @@ LAWS = {
              r"\s*\*?\s*r|v\s*\^\s*2\s*/\s*r|w\s*/\s*t|f\s*\*?\s*v|e\s*/\s*t)\b|rate of (?:doing )?work"
              r"|work (?:done )?per (?:unit )?time|joule heating",
     "rc": r"\brc\b|charging|discharging",
-    "ampere": r"amp[eè]re'?s? law|biot|magnetic field of",
+    "ampere": r"amp[eè]re'?s? (?:circuital )?law|biot|magnetic field of",
     "lorentz": r"magnetic force|lorentz",
     "faraday": r"faraday|induced emf|motional emf|emf\s*=\s*b",
     "lens": r"lens|mirror equation",
@@ -574,7 +578,7 @@ LAWS = {
 }
 #: pairs of keys that contradict each other: naming one where the reference names the other is a wrong law
 CONFLICTS = [("friction", "frictionless"), ("series", "parallel"), ("const_volume", "const_pressure"),
-             ("const_accel", "const_velocity"), ("inelastic", "ke_cons"), ("energy_cons", "gravity_work"),
+             ("const_accel", "const_velocity"), ("free_fall", "const_velocity"), ("inelastic", "ke_cons"),
              ("isothermal", "adiabatic"), ("decay", "linear_decay"), ("tir", "brewster")]
 #: pairs of laws that a principle cannot both name where the reference does not (one denies the other: an
 #: inelastic collision where kinetic energy is conserved, a net force that is zero and accelerates the body)
@@ -596,9 +600,11 @@ def laws(text: str) -> set[str]:
 _CONTEXT = {"momentum", "work", "series", "parallel", "frictionless", "field", "ideal_gas"}
 #: keys a reference names as the setting of its law ('the collision is inelastic', 'the wavelength of a
 #: particle'): a principle that names a law of the reference may leave them unsaid
-_UNSAID = {"inelastic", "wave"}
+_UNSAID = {"inelastic", "wave", "free_fall"}
 #: two keys for one law: naming either names it
-_SAME_LAW = [("snell", "tir")]
+#: (free fall is motion at constant acceleration; the work done against gravity is the potential energy gained, the
+#: energy balance of a lift)
+_SAME_LAW = [("snell", "tir"), ("const_accel", "free_fall"), ("energy_cons", "gravity_work")]
 #: laws a principle may name besides the reference's (a law and the one that supplies its input: 'Newton's law of
 #: gravitation gives the centripetal force'); more is a list of laws, not one (issue 32: the whole table passed)
 MAX_EXTRA_LAWS = 2
@@ -653,7 +659,8 @@ def same_law(principle: str, reference: str) -> tuple[bool, str]:
         named = (a & b) - _CONTEXT
         unsaid = set(missing) - _CONTEXT - _UNSAID
         for x, y in _SAME_LAW:
-            if x in unsaid and y in a or y in unsaid and x in a:
+            if x in b and y in a or y in b and x in a:
+                named |= {x, y} & a
                 unsaid -= {x, y}
         if named and not unsaid:
             return True, f"names {', '.join(sorted(named))}, the law of the reference"
