@@ -278,3 +278,119 @@ def test_energy_gained_is_the_work_done_against_gravity():
                                     "work per unit time.")
     v = verify(Q_LIFT, sol, REF_LIFT)
     assert v.valid and v.first_error == 0, v
+
+
+# --- a constant the values are measured in; equations in dependency order ----------------------------------
+
+Q_ROD = "A rod 4.0 m long at rest flies past at 0.60c. How long is it in the frame it flies past?"
+REF_ROD = S(problem_analysis="Find the contracted length L.", principle="Length contraction (special relativity).",
+            governing_equation="L = L0*sqrt(1 - v^2/c^2)", value_identification="L0 = 4.0 m\nv = 0.60 c",
+            substitution="L = 4.0*sqrt(1 - 0.60^2)", calculation="L = 3.2 m", final_answer="\\boxed{3.2 m}")
+
+
+def test_a_speed_written_as_a_multiple_of_c_identifies_c():
+    v = verify(Q_ROD, _with(REF_ROD, value_identification="L0 = 4.0 m, v = 0.60 c"), REF_ROD)
+    assert v.valid and v.first_error == 0, v
+    slip = _with(REF_ROD, calculation="L = 4.0*0.64 = 2.56 m", final_answer="\\boxed{2.56 m}")
+    assert verify(Q_ROD, slip, REF_ROD).first_error == 6
+
+
+def test_a_ratio_to_a_constant_given_as_a_value():
+    sol = _with(REF_ROD, value_identification="L0 = 4.0 m, v/c = 0.60")
+    v = verify(Q_ROD, sol, REF_ROD)
+    assert v.valid and v.first_error == 0, v
+    bad = _with(REF_ROD, value_identification="L0 = 4.0 m, v/c = 0.80", substitution="L = 4.0*sqrt(1 - 0.80^2)",
+                calculation="L = 2.4 m", final_answer="\\boxed{2.4 m}")
+    assert verify(Q_ROD, bad, REF_ROD).first_error == 4
+
+
+def test_a_unit_that_is_no_constant_identifies_nothing():
+    from verifiers.stepref import unit_constants
+    assert unit_constants("m = 500 g, t = 2 h", {"g", "h"}) == {}   # grams and hours, not g or Planck's h
+    assert set(unit_constants("v = 0.5 c", {"c"})) == {"c"}
+    assert unit_constants("v = 0.5 c", set()) == {}
+
+
+def test_equations_are_taken_in_dependency_order():
+    sol = _with(REF_ROD, governing_equation="L = L0 / gamma, gamma = 1/sqrt(1 - v^2/c^2)",
+                substitution="gamma = 1/sqrt(1 - 0.36) = 1/0.80; L = 4.0 * 0.80", calculation="L = 3.2 m")
+    v = verify(Q_ROD, sol, REF_ROD)
+    assert v.valid and v.first_error == 0, v
+    wrong = _with(sol, governing_equation="L = L0 * gamma, gamma = 1/sqrt(1 - v^2/c^2)")
+    assert verify(Q_ROD, wrong, REF_ROD).first_error == 3
+
+
+def test_time_dilation_for_a_length_is_a_wrong_law():
+    sol = _with(REF_ROD, principle="Time dilation.", governing_equation="L = L0/sqrt(1 - v^2/c^2)",
+                substitution="L = 4.0/sqrt(1 - 0.60^2)", calculation="L = 5.0 m", final_answer="\\boxed{5.0 m}")
+    v = verify(Q_ROD, sol, REF_ROD)
+    assert (v.first_error, v.error_class) == (2, "CM"), v
+    assert "lorentz" not in P.laws("Lorentz contraction of the rod") and "length_contraction" in P.laws(
+        "Lorentz contraction of the rod")
+
+
+# --- notation: arrows between equations, `x 10^`, `e-7`, one value for two symbols, sin 60 in degrees ------
+
+Q_COLL = "A 3.0 kg ball at 4.0 m/s hits a 1.0 kg ball at rest and they move off together. Find their speed."
+REF_COLL = S(problem_analysis="Find the common speed v.", principle="Conservation of momentum (inelastic).",
+             governing_equation="v = m1*u1/(m1 + m2)", value_identification="m1 = 3.0 kg\nu1 = 4.0 m/s\nm2 = 1.0 kg",
+             substitution="v = 3.0*4.0/(3.0 + 1.0)", calculation="v = 3.0 m/s", final_answer="\\boxed{3.0 m/s}")
+
+
+@pytest.mark.parametrize("arrow", ["=>", "⇒", "\\Rightarrow", "\\implies", "→"])
+def test_a_law_and_its_solved_form_joined_by_an_arrow(arrow):
+    sol = _with(REF_COLL, governing_equation=f"m_1 u_1 = (m_1 + m_2) v  {arrow}  v = m_1 u_1/(m_1 + m_2)",
+                value_identification="m_1 = 3.0 kg, u_1 = 4.0 m/s, m_2 = 1.0 kg")
+    v = verify(Q_COLL, sol, REF_COLL)
+    assert v.valid and v.first_error == 0, v
+
+
+Q_G = "Two 500 kg satellites are 4.0 m apart. Find the gravitational force between them. (G = 6.67e-11 N m^2/kg^2)"
+REF_G = S(problem_analysis="Find the force F.", principle="Newton's law of universal gravitation.",
+          governing_equation="F = G*m1*m2/r^2", value_identification="G = 6.67e-11 N*m^2/kg^2\nm1 = 500 kg\nm2 = 500 kg\n"
+          "r = 4.0 m", substitution="F = 6.67e-11*500*500/4.0^2", calculation="F = 1.042e-6 N",
+          final_answer="\\boxed{1.042e-6 N}")
+
+
+def test_one_value_for_two_symbols():
+    sol = _with(REF_G, value_identification="G = 6.67e-11 N m^2/kg^2, m1 = m2 = 500 kg, r = 4.0 m")
+    v = verify(Q_G, sol, REF_G)
+    assert v.valid and v.first_error == 0, v
+    bad = _with(REF_G, value_identification="G = 6.67e-11 N m^2/kg^2, m1 = m2 = 50 kg, r = 4.0 m",
+                substitution="F = 6.67e-11*50*50/4.0^2", calculation="F = 1.042e-8 N", final_answer="\\boxed{1.042e-8 N}")
+    assert verify(Q_G, bad, REF_G).first_error == 4
+
+
+@pytest.mark.parametrize("mu0", ["4 pi x 10^-7 T m/A", "4 pi e-7 T m/A", "4\\pi \\times 10^{-7} T m/A"])
+def test_a_constant_written_as_pi_times_a_power_of_ten(mu0):
+    q = P.quantity(mu0)
+    assert q is not None and q[0] == pytest.approx(1.2566e-6, rel=1e-3)
+    assert P.evaluate(mu0.split(" T")[0], {}) == pytest.approx(1.2566e-6, rel=1e-3)
+
+
+def test_greek_letter_before_a_symbol_and_a_digit_before_symbols_are_products():
+    assert P.names("λL/d") == {"lambda", "L", "d"} and P.names("ρ g h") == {"rho", "g", "h"}
+    assert P.juxtaposed("sqrt(2gh)", {"g", "h"}) == "sqrt(2g h)"
+
+
+def test_latex_backslash_space_between_a_number_and_its_unit():
+    assert P.expr_text("(2.0\\ \\text{m})") == "( 2.0 * m )"
+
+
+Q_PROJ = "A ball is kicked at 15 m/s at 40 degrees above level ground (g = 9.8 m/s^2). What is its range?"
+REF_PROJ = S(problem_analysis="Find the range R.", principle="Projectile motion.",
+             governing_equation="R = v0^2*sin(2*theta)/g", value_identification="v0 = 15 m/s\ntheta = 40 degrees\n"
+             "g = 9.8 m/s^2", substitution="R = 15^2*sin(80 degrees)/9.8", calculation="R = 22.6 m",
+             final_answer="\\boxed{22.6 m}")
+
+
+def test_a_sine_of_a_bare_number_is_read_in_degrees_where_the_angle_was_given_so():
+    sol = _with(REF_PROJ, substitution="R = 225 * sin 80 / 9.8", calculation="R ≈ 23 m", final_answer="\\boxed{23 m}")
+    v = verify(Q_PROJ, sol, REF_PROJ)
+    assert v.valid and v.first_error == 0, v
+    calc = _with(REF_PROJ, substitution="R = 225 * sin(80) / 9.8", calculation="R = 225*sin(80)/9.8 = 22.6 m")
+    v = verify(Q_PROJ, calc, REF_PROJ)
+    assert v.valid and v.first_error == 0, v
+    slip = _with(REF_PROJ, substitution="R = 225 * sin 40 / 9.8", calculation="R = 14.8 m",
+                 final_answer="\\boxed{14.8 m}")
+    assert verify(Q_PROJ, slip, REF_PROJ).first_error == 5

@@ -103,6 +103,14 @@ _SUBSCRIPT = re.compile(r"([A-Za-z])([₀₁₂₃₄₅₆₇₈₉]+)")
 _SCI = re.compile(r"(?<![\^\w.)])(\d+(?:\.\d+)?)\s*[xX*]\s*10\s*(?:\^|\*\*)\s*(?:\(\s*([-+]?\d+)\s*\)|([-+]?\d+))")
 
 
+#: a Greek letter written as one character right before a one-letter symbol (`λL`, `ρV`): two symbols
+_GREEK_BEFORE_LETTER = re.compile(r"([αβγδεθλμνρστφωηκ])(?=[A-Za-z](?![A-Za-z_]))")
+#: an `x` written as a times sign before a power of ten, after a factor that is no plain number (`4 pi x 10^-7`)
+_TIMES_X = re.compile(r"(?<=[A-Za-z)}])\s+[xX]\s+(?=10\s*(?:\^|\*\*))")
+#: an exponent written after such a factor (`4 pi e-7`): times ten to it
+_BARE_EXP = re.compile(r"(?<=[A-Za-z)}])\s+[eE]([-+]\d+)(?![\w.])")
+
+
 def expr_text(s: str) -> str:
     """LaTeX or plain notation -> a plain calculator expression (text only; nothing is evaluated)."""
     s = (s or "").strip().strip("$").strip()
@@ -111,6 +119,7 @@ def expr_text(s: str) -> str:
     s = s.replace("−", "-").replace("–", "-").replace("π", " pi ").replace("½", "(1/2)")
     s = re.sub(r"√\s*(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|[A-Za-z_]\w*)", r"sqrt(\1)", s).replace("√", "sqrt")  # √9.18
     s = _OHM.sub(r"\1 ohm", s)  # 4 Ω, 4\,\Omega: the unit, not the Greek letter
+    s = _GREEK_BEFORE_LETTER.sub(r"\1 ", s)  # λL: lambda times L, not the name lambdaL
     s = _DELTA.sub(r"Delta_\1", _HALF.sub("_half", s)).translate(_UGREEK)
     s = _SUBSCRIPT.sub(lambda m: m.group(1) + "_" + m.group(2).translate(_SUBDIGITS), s)  # v₀, θ₁ -> v_0, theta_1
     s = _DEG.sub(r"(\1*pi/180)", s)  # 30° inside an expression: radians, as sin/cos expect
@@ -122,7 +131,8 @@ def expr_text(s: str) -> str:
         if t == s:
             break
         s = t
-    s = re.sub(r"\\[,;:!]|\\quad|\\qquad|~", " ", s)
+    s = re.sub(r"\\[,;:! ]|\\quad|\\qquad|~", " ", s)
+    s = _BARE_EXP.sub(r" * 10^(\1)", _TIMES_X.sub("*", s))  # 4 pi x 10^-7, 4 pi e-7: times a power of ten
     s = re.sub(r"\\(?:mathrm|text|textrm|rm|mathit|operatorname)\s*\{([^{}]*)\}", r"\1", s)
     s = re.sub(r"\\cdot|\\times|×|·|⋅", "*", s)
     s = re.sub(r"\\(arcsin|arccos|arctan|sin|cos|tan|exp|ln|log|pi|" + "|".join(_GREEK) + r")(?![A-Za-z])(_?)",
@@ -225,7 +235,8 @@ def quantity(text: str) -> tuple[float, str] | None:
     t = re.sub(r"(\d)\s*\[\s*[-1]?\s*\]\s*$", r"\1", t)  # 0.25 [-], [1], []: a dimensionless number
     t = re.sub(r"(\d)\s*\[\s*1\s*/\s*([^\[\]\d][^\[\]]{0,30}?)\s*\]", r"\1 /\2", t)  # [1/°C], [1/s]: per unit
     t = _BRACKET_UNIT.sub(r"\1 \2", t)  # 4 [m/s]: the unit in brackets (a convention of engineering texts)
-    t = _PER_UNIT.sub(r"\1 1/", t)  # 12e-6 /K, 2.0 per s: per unit (the checker reads `per K` as no unit)
+    t = _PER_UNIT.sub(r"\1 1/", t)
+    t = _BARE_EXP.sub(r" \\times 10^{\1}", _TIMES_X.sub(r" \\times ", t))  # 4 pi x 10^-7 T m/A, 4 pi e-7  # 12e-6 /K, 2.0 per s: per unit (the checker reads `per K` as no unit)
     # per degree Celsius (1/°C, °C^-1, /℃): a temperature interval, the same as per kelvin
     t = re.sub(r"(?:(?<=\s)1\s*)?/\s*(?:°\s*C|℃)", " K^-1", t)
     t = re.sub(r"(?:°\s*C|℃)\s*\^\s*\{?\s*-\s*1\s*\}?", "K^-1", t)
@@ -246,7 +257,25 @@ def _assignment_start(piece: str) -> bool:
     if k <= 0 or not head[k + 1:].strip(" $"):
         return False
     left = _DELTA.sub(r"Delta_\1", head[:k].strip(" $"))
+    if _RATIO_LEFT.fullmatch(left):  # a ratio given as a value (`v/c = 0.80`)
+        return True
     return bool(left) and not re.search(r"\s", left.replace("\\", "")) and lhs_name(left) is not None
+
+
+#: the left side of a ratio given as a value: `v/c`, `T_2/T_1`
+_RATIO_LEFT = re.compile(r"\s*([A-Za-z][A-Za-z_0-9]*)\s*/\s*([A-Za-z][A-Za-z_0-9]*)\s*")
+
+
+def ratio_values(step) -> list[tuple[str, str, float, int]]:
+    """(a, b, number, line) of each line of a step that gives a ratio as a pure number: `v/c = 0.80`."""
+    out = []
+    for i, ln in enumerate(lines(step)):
+        parts = ln.split("=")
+        m = _RATIO_LEFT.fullmatch(parts[0]) if len(parts) == 2 else None
+        q = quantity(parts[1]) if m and _NUM_START.match(parts[1]) else None
+        if m and q is not None and not q[1]:
+            out.append((m.group(1), m.group(2), q[0], i))
+    return out
 
 
 def assignments(line: str) -> list[str]:
@@ -292,6 +321,8 @@ def assignments(line: str) -> list[str]:
     return [_ASSIGN_HEAD.sub("", line[a:b]).replace("$", " ").strip() for a, b in out]
 
 
+#: an arrow between two equations of a line
+_IMPLIES = re.compile(r"=>|⇒|⟹|→|\\(?:Rightarrow|Longrightarrow|implies|therefore|to)(?![A-Za-z])|∴")
 #: a full stop that ends a sentence (no digit right after it: not a decimal point) before the next one
 _SENTENCE_END = re.compile(r"\.[ \t]+(?=[A-Z])")
 #: a full stop (or a comma) at the end of a line or clause: `F_b = rho*V*g.`
@@ -306,6 +337,7 @@ def lines(step) -> list[str]:
     t = re.sub(r"\\begin\{[a-z*]+\}|\\end\{[a-z*]+\}|&", " ", step.content)
     t = t.replace("\\\\", "\n").replace(";", "\n")
     t = _SENTENCE_END.sub("\n", t)  # 'F = 3.0 N. Then a = F/m': one sentence a line
+    t = _IMPLIES.sub("\n", t)  # `m u = (m + M) v  =>  v = m u/(m + M)`: two equations
     out = []
     for ln in (a for raw in t.splitlines() for a in assignments(raw.strip())):
         ln = _FULL_STOP.sub("", ln.strip().strip("$").strip()).strip("$").strip()  # a sentence's full stop
@@ -378,7 +410,15 @@ def values(step) -> list[tuple[str, float, str, str, int]]:
             q = quantity(rhs)
             if q is not None:
                 out.append((name, q[0], q[1], rhs, i))
+                # one value for several symbols: `m1 = m2 = 1.0e3 kg`
+                out += [(other, q[0], q[1], rhs, i) for p in parts[:-1] if (other := _bare_symbol(p))]
     return out
+
+
+def _bare_symbol(text: str) -> str | None:
+    """The symbol a text is, when it is one symbol alone (`m_2`, `\\theta_1`), else None."""
+    t = text.strip().strip("$ ")
+    return lhs_name(t) if re.fullmatch(r"\\?[A-Za-z][A-Za-z_0-9{}]*", t) else None
 
 
 _WORDS = {"one": 1.0, "two": 2.0, "three": 3.0, "four": 4.0, "five": 5.0, "six": 6.0, "seven": 7.0, "eight": 8.0,
@@ -553,7 +593,9 @@ LAWS = {
              r"|work (?:done )?per (?:unit )?time|joule heating",
     "rc": r"\brc\b|charging|discharging",
     "ampere": r"amp[eè]re'?s? (?:circuital )?law|biot|magnetic field of",
-    "lorentz": r"magnetic force|lorentz",
+    "lorentz": r"magnetic force|lorentz(?! (?:contraction|factor|transformation))",
+    "time_dilation": r"time dilation|dilated time|time is dilated|moving clocks? (?:run|runs|tick|ticks) slow",
+    "length_contraction": r"length contraction|(?:lorentz|fitzgerald) contraction|contracted length",
     "faraday": r"faraday|induced emf|motional emf|emf\s*=\s*b",
     "lens": r"lens|mirror equation",
     "snell": r"snell|refraction",
@@ -579,7 +621,8 @@ LAWS = {
 #: pairs of keys that contradict each other: naming one where the reference names the other is a wrong law
 CONFLICTS = [("friction", "frictionless"), ("series", "parallel"), ("const_volume", "const_pressure"),
              ("const_accel", "const_velocity"), ("free_fall", "const_velocity"), ("inelastic", "ke_cons"),
-             ("isothermal", "adiabatic"), ("decay", "linear_decay"), ("tir", "brewster")]
+             ("isothermal", "adiabatic"), ("decay", "linear_decay"), ("tir", "brewster"),
+             ("time_dilation", "length_contraction")]
 #: pairs of laws that a principle cannot both name where the reference does not (one denies the other: an
 #: inelastic collision where kinetic energy is conserved, a net force that is zero and accelerates the body)
 BOTH_CONFLICT = [("inelastic", "ke_cons"), ("newton1", "newton2"), ("buoyancy", "pascal"), ("isothermal", "adiabatic"),
@@ -892,5 +935,5 @@ def juxtaposed(text: str, known: set) -> str:
         return text
     for name in sorted(free - set(known), key=lambda x: (-len(x), x)):
         if len(name) > 1 and all(ch in known for ch in name):
-            text = re.sub(rf"(?<![\w\\]){name}(?!\w)", " ".join(name), text)
+            text = re.sub(rf"(?<![A-Za-z_\\]){name}(?!\w)", " ".join(name), text)  # `2gh` is 2 g h
     return text

@@ -54,9 +54,9 @@ from verifiers import seventag
 from verifiers import stepparse as P
 from verifiers.judge import JudgeBudgetExceeded, judge_backend
 from verifiers.psv import psv_backend
-from verifiers.stepcheck import _UNIT_AFTER_NUMBER, _units_dropped, _units_to_si, check_arithmetic, dimension_ok, not_a_law, split_juxtaposed
+from verifiers.stepcheck import _UNIT_AFTER_NUMBER, _units_dropped, _units_to_si, check_arithmetic, dependency_order, dimension_ok, not_a_law, split_juxtaposed
 from verifiers.stepformat import boxed_all, format_error
-from verifiers.stepref import verify_reference_free
+from verifiers.stepref import unit_constants, verify_reference_free
 from verifiers.units import get_ureg
 from verifiers.verdict import StepVerdict, at_step, invalid
 
@@ -547,6 +547,18 @@ def _governing_error(sol_eqs, rels, idents, known, target, true_env, units) -> t
     return None
 
 
+def _equation_names(step) -> set:
+    """Every name the lines of a step use (on either side of `=`), for the lines that read as expressions."""
+    out = set()
+    for ln in P.lines(step):
+        for side in ln.split("="):
+            try:
+                out |= P.names(side)
+            except P.ExprError:
+                continue
+    return out
+
+
 def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict:
     bad = format_error(solution)
     if bad is not None:
@@ -582,10 +594,25 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
         true_env[s] = rvals[m][0] if m else v
     for s, (v, u) in known.items():
         units.setdefault(s, u)
+    # a physical constant the values are measured in (`v = 0.80 c`) is identified at its value
+    consts = unit_constants((get("value_identification").content or "") + "\n" + (question or ""),
+                            _equation_names(get("governing_equation")) - {s for s, *_ in svals})
+    for s, v in consts.items():
+        true_env[s] = v
+        units.setdefault(s, P.unit_of(f"1 {s}"))
+    # a quantity given as a multiple of such a constant (`v/c = 0.80`) is identified: its value, that multiple
+    raw_consts = {s: 1.0 for s in consts}
+    for a, b, x, i in P.ratio_values(get("value_identification")):
+        if b in consts and a not in {s for s, *_ in svals}:
+            u = units[b]
+            svals.append((a, x * consts[b], u, f"{x:g} {b}", i))
+            units[a], raw_consts[a] = u, x
+            m = next((r for r, (rv, ru) in rvals.items() if ru == u and P.close(rv, x * consts[b])), None)
+            true_env[a] = known[a][0] if a in known and known[a][1] == u else rvals[m][0] if m else x * consts[b]
     # 3. governing equations (any arrangement, solved for their quantity), at the true values
-    givens = {s for s, *_ in svals}
-    eqs, rels, idents = P.governing(get("governing_equation"), givens, {s: v for s, v, *_ in svals})
-    sol_eqs = split_juxtaposed(eqs, givens)
+    givens = {s for s, *_ in svals} | set(consts)
+    eqs, rels, idents = P.governing(get("governing_equation"), givens, {**{s: v for s, v, *_ in svals}, **consts})
+    sol_eqs = dependency_order(split_juxtaposed(eqs, givens))
     step3 = _governing_error(sol_eqs, rels, idents, known, target, true_env, units)
     # the principle's own formula at the true values (the solution's asked symbol stands for the target)
     penv = {s: v for s, (v, _) in known.items()}
@@ -620,7 +647,7 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
             continue
         if qnums and not P.given(v, qnums) and not _derived_given(s, v, chains, qnums):
             return at_step(4, f"the value {s} = {text} appears nowhere in the problem", n)
-    defined = {s for s, *_ in svals} | {lhs for lhs, _, _ in sol_eqs}
+    defined = {s for s, *_ in svals} | set(consts) | {lhs for lhs, _, _ in sol_eqs}
     general, first_missing = [], None
     for k, (lhs, parts, _) in enumerate(sol_eqs):
         try:
@@ -651,8 +678,9 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
         return at_step(4, f"{name} is used in the equation for {lhs} but its value is never identified", n)
     rfa = ref.get("final_answer").content if ref.get("final_answer") else ""
     rbox = boxed_all(rfa)
-    return check_arithmetic(sol, sol_eqs, {s: v for s, v, *_ in svals}, true_env, n, known.get(target),
-                            solution, (rbox[-1] if rbox else rfa.strip()) or None, question)
+    return check_arithmetic(sol, sol_eqs, {**consts, **{s: v for s, v, *_ in svals}}, true_env, n, known.get(target),
+                            solution, (rbox[-1] if rbox else rfa.strip()) or None, question,
+                            raw_extra=raw_consts)
 
 
 BACKENDS = {"symbolic": verify_symbolic, "judge": judge_backend, "psv": psv_backend}
