@@ -394,3 +394,28 @@ def test_a_sine_of_a_bare_number_is_read_in_degrees_where_the_angle_was_given_so
     slip = _with(REF_PROJ, substitution="R = 225 * sin 40 / 9.8", calculation="R = 14.8 m",
                  final_answer="\\boxed{14.8 m}")
     assert verify(Q_PROJ, slip, REF_PROJ).first_error == 5
+
+
+# --- a bare zero has no unit; a result stated in words ---------------------------------------------------------
+
+def test_a_bare_zero_is_zero_in_any_unit():
+    sol = _with(REF_COLL, governing_equation="m1 u1 + m2 u2 = (m1 + m2) v => v = (m1 u1 + m2 u2)/(m1 + m2)",
+                value_identification="m1 = 3.0 kg, u1 = 4.0 m/s, m2 = 1.0 kg, u2 = 0",
+                substitution="v = (3.0*4.0 + 1.0*0)/(3.0 + 1.0)")
+    v = verify(Q_COLL, sol, REF_COLL)
+    assert v.valid and v.first_error == 0, v
+    # a unit that is wrong is still caught
+    wrong = _with(REF_COLL, governing_equation="v = m1*u1/(m1 + u1)")
+    assert verify(Q_COLL, wrong, REF_COLL).first_error == 3
+
+
+@pytest.mark.parametrize("calc", ["The ratio is 12/4.0, so the current is 3.0 A.", "It comes to 3.0 A",
+                                  "Dividing gives 3.0 A."])
+def test_a_result_stated_in_words(calc):
+    v = verify(Q_OHM, _with(REF_OHM, calculation=calc), REF_OHM)
+    assert v.valid and v.first_error == 0, v
+
+
+def test_a_wrong_result_stated_in_words_is_a_calculation_error():
+    v = verify(Q_OHM, _with(REF_OHM, calculation="Dividing gives 4.0 A.", final_answer="\\boxed{4.0 A}"), REF_OHM)
+    assert v.first_error == 6, v

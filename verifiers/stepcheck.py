@@ -274,12 +274,28 @@ def dependency_order(eqs) -> list:
     return out
 
 
+_IS = re.compile(r"(?:^|\s)(?:is|are|equals|gives|becomes|comes to|≈)\s+(?:about\s+|approximately\s+|roughly\s+)?", re.I)
+
+
+def _stated_result(line: str) -> str | None:
+    """The result a line without `=` states: the whole line when it is `number unit` (`1.5 A`), else what its
+    last `is` / `equals` / `gives` says when that is a number with its unit ('its arcsine is 48.8 degrees')."""
+    line = line.strip().rstrip(".")
+    if P.is_quantity(line):
+        return line
+    last = None
+    for m in _IS.finditer(line):
+        last = m
+    tail = line[last.end():].strip() if last else ""
+    return tail if tail and P.is_quantity(tail) and P.quantity(tail) is not None else None
+
+
 def _results_elsewhere(sol, subs, calcs, sol_eqs) -> list:
     """Results the calculation step does not write as `x = result` lines, as (symbol, [result], line) lines:
     - an intermediate quantity worked out in the substitution step (`R = 4.0 + 8.0 = 12 ohm`, then `I = 24/12`):
       the substitution line's last part, a number, is that quantity's result when no calculation line gives it;
-    - the calculation step's result written bare (`1.5 A`), for the last governing equation's quantity when no
-      calculation line names it.
+    - the calculation step's result written bare (`1.5 A`) or stated in words ('its arcsine is 48.8 degrees'),
+      for the last governing equation's quantity when no calculation line names it.
     Line numbers run after the calculation step's own (an error among them is reported after those)."""
     have = {lhs for lhs, _, _ in calcs}
     base = max((i for _, _, i in calcs), default=-1) + 1
@@ -289,7 +305,8 @@ def _results_elsewhere(sol, subs, calcs, sol_eqs) -> list:
             out.append((lhs, [parts[-1]], base + i))
             have.add(lhs)
     if sol_eqs and sol_eqs[-1][0] not in have:
-        bare = [(i, ln) for i, ln in enumerate(P.lines(sol.get("calculation"))) if "=" not in ln and P.is_quantity(ln)]
+        bare = [(i, r) for i, ln in enumerate(P.lines(sol.get("calculation"))) if "=" not in ln
+                and (r := _stated_result(ln)) is not None]
         if bare:
             out.append((sol_eqs[-1][0], [bare[-1][1]], bare[-1][0]))
     return out

@@ -66,7 +66,7 @@ def verify_reference_free(question: str, solution: str, gold: str | None = None)
     sol = seventag.parse(solution)
     n = sol.n
     svals = P.values(sol.get("value_identification"))
-    units = {s: u for s, _, u, _, _ in svals}
+    units = {s: u for s, v, u, _, _ in svals if u or v != 0}  # a bare 0 is zero in any unit
     for s, _, u, _, _ in P.values(sol.get("calculation")):
         if u:  # a result written without a unit has an unknown unit, not a dimensionless one
             units.setdefault(s, u)

@@ -586,14 +586,16 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
     # the solution's symbols mapped onto the reference's: by name, else by value and unit
     true_env, units = {}, {}
     for s, v, u, _, _ in svals:
-        units[s] = u
+        if u or v != 0:  # a bare 0 (`u_2 = 0`) tells no unit: it is zero in any (the dimension check skips it)
+            units[s] = u
         if s in known and (known[s][1] == u or not u):
             true_env[s] = known[s][0]
             continue
         m = next((r for r, (rv, ru) in rvals.items() if ru == u and P.close(rv, v)), None)
         true_env[s] = rvals[m][0] if m else v
     for s, (v, u) in known.items():
-        units.setdefault(s, u)
+        if u or v != 0:
+            units.setdefault(s, u)
     # a physical constant the values are measured in (`v = 0.80 c`) is identified at its value
     consts = unit_constants((get("value_identification").content or "") + "\n" + (question or ""),
                             _equation_names(get("governing_equation")) - {s for s, *_ in svals})
