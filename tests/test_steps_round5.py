@@ -419,3 +419,32 @@ def test_a_result_stated_in_words(calc):
 def test_a_wrong_result_stated_in_words_is_a_calculation_error():
     v = verify(Q_OHM, _with(REF_OHM, calculation="Dividing gives 4.0 A.", final_answer="\\boxed{4.0 A}"), REF_OHM)
     assert v.first_error == 6, v
+
+
+def test_free_fall_beside_constant_velocity_is_projectile_motion():
+    ref = "Projectile: uniform acceleration g vertically, constant velocity horizontally."
+    ok, why = P.same_law("Vertically it falls freely; horizontally it keeps a constant velocity.", ref)
+    assert ok, why
+
+
+# --- step 1 restates a given with another value -------------------------------------------------------------
+
+Q_CART = "A 250 g trolley rolls at 3.0 m/s. What is its kinetic energy?"
+REF_CART = S(problem_analysis="Find the kinetic energy K of the trolley.", principle="Kinetic energy.",
+             governing_equation="K = (1/2)*m*v^2", value_identification="m = 250 g\nv = 3.0 m/s",
+             substitution="K = 0.5*0.250*3.0^2", calculation="K = 1.125 J", final_answer="\\boxed{1.125 J}")
+
+
+@pytest.mark.parametrize("analysis", ["Find the kinetic energy of a 250 kg trolley rolling at 3.0 m/s.",
+                                      "Kinetic energy of a trolley of mass 250 g moving at 30 m/s."])
+def test_step_one_restating_a_given_with_another_value_is_a_misreading(analysis):
+    v = verify(Q_CART, _with(REF_CART, problem_analysis=analysis), REF_CART)
+    assert (v.first_error, v.error_class) == (1, "MC"), v
+
+
+@pytest.mark.parametrize("analysis", ["Find the kinetic energy of a 0.25 kg trolley at 3.0 m/s.",
+                                      "Kinetic energy of the 250 g trolley; we expect about 1.1 J, the answer is 1.125 J.",
+                                      "Find K for m = 250 g and v = 300 cm/s."])
+def test_step_one_with_the_givens_converted_or_the_result_restated_is_fine(analysis):
+    v = verify(Q_CART, _with(REF_CART, problem_analysis=analysis), REF_CART)
+    assert v.first_error != 1, v

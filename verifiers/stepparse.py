@@ -679,6 +679,8 @@ def same_law(principle: str, reference: str) -> tuple[bool, str]:
     solution naming a known law is rejected; otherwise step 2 is not judged (step 3 checks the law).
     """
     a, b = laws(principle), laws(reference)
+    if "free_fall" in a:  # a principle that says free fall names motion at constant acceleration
+        a.add("const_accel")
     if (why := _circular(principle)):
         return False, why
     extra = a - b - OPTIONAL - _CONTEXT

@@ -337,6 +337,34 @@ def _invented_given(sol, ref, question: str | None) -> str | None:
     return None
 
 
+def _quantities(text: str) -> list[tuple[float, str, str]]:
+    """(SI value, SI unit, text) of each `number unit` a text writes (`340 g`, `0.10 m`, `500 nm`)."""
+    out = []
+    for m in _QTY.finditer(P.symbol_text(text or "")[:4000]):
+        q = P.quantity(f"{m.group(1)} {m.group(2)}")
+        if q is not None and q[1]:
+            out.append((q[0], q[1], m.group(0)))
+    return out
+
+
+def _misread_value(sol, known: dict, question: str | None) -> str | None:
+    """Step 1 restates a given with a value the problem does not give (`a cart of mass 340 kg` for a 340 g cart,
+    `compressed by 1.0 cm` for 0.10 m): MC at step 1, where the misreading first shows. Judged only for a value
+    whose unit the problem also states a quantity in (SI): it must be one of those, their sum or difference, or a
+    value of the reference (a result restated is no misreading)."""
+    qq = _quantities(question or "")
+    if not qq:
+        return None
+    for v, u, text in _quantities(sol.get("problem_analysis").content):
+        same = [x for x, uq, _ in qq if uq == u]
+        if not same or any(P.close(v, x) for x in same) or any(P.close(v, kv) for kv, ku in known.values() if ku == u):
+            continue
+        if any(P.close(v, abs(a - b)) or P.close(v, a + b) for i, a in enumerate(same) for b in same[i + 1:]):
+            continue
+        return f"problem_analysis states {text.strip()}, a value the problem does not give"
+    return None
+
+
 _FORMULA = re.compile(r"([^:;,.]{1,40}?=[^;,]{1,60}?)(?:[.;,]\s|[.;,]?$)")
 
 
@@ -581,6 +609,8 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
     known = dict(rvals)
     for s, v, u, _, _ in P.values(ref.get("calculation")):
         known[s] = (v, u)
+    if (why := _misread_value(sol, known, question)):
+        return at_step(1, why, n)
     target = _ref_target(ref)
     svals = P.values(get("value_identification"))
     # the solution's symbols mapped onto the reference's: by name, else by value and unit
