@@ -448,3 +448,25 @@ def test_step_one_restating_a_given_with_another_value_is_a_misreading(analysis)
 def test_step_one_with_the_givens_converted_or_the_result_restated_is_fine(analysis):
     v = verify(Q_CART, _with(REF_CART, problem_analysis=analysis), REF_CART)
     assert v.first_error != 1, v
+
+
+# --- a temperature written `20 C`; a remark in parentheses after a formula ---------------------------------------
+
+def test_a_temperature_written_with_a_bare_c_is_celsius_not_coulombs():
+    sol = _with(REF_HEAT, value_identification="m = 0.50 kg, c = 385 J/(kg K), T1 = 20 C, T2 = 80 C")
+    v = verify(Q_HEAT, sol, REF_HEAT)
+    assert v.valid and v.first_error == 0, v
+    assert P.values(seventag.parse("<value_identification>q = 3 C</value_identification>")
+                    .get("value_identification"))[0][2] == "ampere * second"
+
+
+@pytest.mark.parametrize("law", ["Q = m*c*(T2 - T1) (heat taken in by the copper)",
+                                 "Q = m c (T2 - T1)   (c = specific heat of copper)"])
+def test_a_remark_in_parentheses_after_a_formula_is_no_part_of_it(law):
+    v = verify(Q_HEAT, _with(REF_HEAT, governing_equation=law), REF_HEAT)
+    assert v.valid and v.first_error == 0, v
+
+
+def test_a_unit_in_parentheses_is_no_remark():
+    st = seventag.parse("<value_identification>c = 385 J/(kg K)\nu = 0 m/s (from rest)</value_identification>")
+    assert P.lines(st.get("value_identification")) == ["c = 385 J/(kg K)", "u = 0 m/s"]

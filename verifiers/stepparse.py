@@ -321,6 +321,8 @@ def assignments(line: str) -> list[str]:
     return [_ASSIGN_HEAD.sub("", line[a:b]).replace("$", " ").strip() for a, b in out]
 
 
+#: a remark in parentheses at the end of a line (no brackets inside it)
+_REMARK = re.compile(r"\s*\(([^()]{1,200})\)\s*[.,]?\s*$")
 #: an arrow between two equations of a line
 _IMPLIES = re.compile(r"=>|⇒|⟹|→|\\(?:Rightarrow|Longrightarrow|implies|therefore|to)(?![A-Za-z])|∴")
 #: a full stop that ends a sentence (no digit right after it: not a decimal point) before the next one
@@ -341,6 +343,10 @@ def lines(step) -> list[str]:
     out = []
     for ln in (a for raw in t.splitlines() for a in assignments(raw.strip())):
         ln = _FULL_STOP.sub("", ln.strip().strip("$").strip()).strip("$").strip()  # a sentence's full stop
+        m = _REMARK.search(ln)
+        if m and re.search(r"[A-Za-z]{4,}", m.group(1)) and _PROSE_WORD.search(m.group(1)) and "=" in ln[:m.start()] \
+                and ("=" in m.group(1) or not (quantity(f"1 {m.group(1)}") or (0, ""))[1]):  # `J/(mol K)`, `(kelvin)`: a unit, not a remark
+            ln = ln[:m.start()].rstrip()  # `u = 0 m/s (from rest)`, `dU = Q - W (W done by the gas)`: a remark
         if not ln:
             continue
         if "=" in ln and _PROSE_WORD.search(ln):
@@ -401,12 +407,18 @@ def equations(step) -> list[tuple[str, list[str], int]]:
 _NUM_START = re.compile(r"^\s*[-+]?\s*(?:\d|\.\d)")
 
 
+_BARE_C = re.compile(r"^\s*([-+]?\d+(?:\.\d+)?)\s*([CF])\s*$")
+
+
 def values(step) -> list[tuple[str, float, str, str, int]]:
     """(symbol, SI value, SI unit, text, line index) of each `name = number unit` line of a step."""
     out = []
     for name, parts, i in equations(step):
         rhs = parts[-1]
         if _NUM_START.match(rhs):
+            if re.fullmatch(r"T(?:_?\w+)?|Delta_T|theta(?:_\w+)?", name) and (m := _BARE_C.match(rhs)):
+                # a temperature written `20 C` (not coulombs); a change `Delta_T = 60 C` is 60 K
+                rhs = f"{m.group(1)} {'delta_deg' if name == 'Delta_T' else '°'}{m.group(2)}"
             q = quantity(rhs)
             if q is not None:
                 out.append((name, q[0], q[1], rhs, i))
