@@ -470,3 +470,27 @@ def test_a_remark_in_parentheses_after_a_formula_is_no_part_of_it(law):
 def test_a_unit_in_parentheses_is_no_remark():
     st = seventag.parse("<value_identification>c = 385 J/(kg K)\nu = 0 m/s (from rest)</value_identification>")
     assert P.lines(st.get("value_identification")) == ["c = 385 J/(kg K)", "u = 0 m/s"]
+
+
+# --- a value of the problem stated beside the law --------------------------------------------------------------
+
+Q_ROD_B = "A 0.50 m rod carrying 4.0 A lies at right angles to a 0.20 T field. What force acts on it?"
+REF_ROD_B = S(problem_analysis="Find the force F.", principle="Magnetic force on a current-carrying wire.",
+              governing_equation="F = B*I*L*sin(theta)", value_identification="B = 0.20 T\nI = 4.0 A\nL = 0.50 m\n"
+              "theta = 90 degrees", substitution="F = 0.20*4.0*0.50*sin(90 degrees)", calculation="F = 0.40 N",
+              final_answer="\\boxed{0.40 N}")
+
+
+def test_a_given_value_stated_beside_the_law_is_a_value_not_a_law():
+    sol = _with(REF_ROD_B, governing_equation="F = B I L sin(theta), theta = 90 degrees",
+                value_identification="B = 0.20 T, I = 4.0 A, L = 0.50 m", substitution="F = 0.20 * 4.0 * 0.50 * 1")
+    v = verify(Q_ROD_B, sol, REF_ROD_B)
+    assert v.valid and v.first_error == 0, v
+    slip = _with(sol, calculation="F = 4.0 N", final_answer="\\boxed{4.0 N}")
+    assert verify(Q_ROD_B, slip, REF_ROD_B).first_error == 6
+
+
+def test_the_answer_written_as_the_law_is_still_no_law():
+    sol = _with(REF_ROD_B, governing_equation="F = 0.40 N")
+    v = verify(Q_ROD_B, sol, REF_ROD_B)
+    assert (v.first_error, v.error_class) == (3, "CM"), v

@@ -575,6 +575,27 @@ def _governing_error(sol_eqs, rels, idents, known, target, true_env, units) -> t
     return None
 
 
+def _values_among_equations(eqs, svals, true_env, units, target, question) -> list:
+    """A governing-equation line that states a value of the problem (`theta = 90 degrees` for a wire at right
+    angles to the field) beside the law is a value identified there, not a law that is a bare number: it is moved
+    to the values (svals, true_env, units updated). Only a number the problem gives (or implies: 90 degrees for
+    'perpendicular'), for a symbol that is not the asked quantity; the answer written as the law stays a law."""
+    qnums = P.numbers_in(question or "") + _implied_numbers(question or "")
+    have = {s for s, *_ in svals}
+    out = []
+    for lhs, parts, line in eqs:
+        rhs = parts[-1]
+        q = P.quantity(rhs) if len(parts) == 1 and P.is_quantity(rhs) else None
+        if q is not None and qnums and lhs != target and lhs not in have and P.given(q[0], qnums):
+            svals.append((lhs, q[0], q[1], rhs, -1))
+            true_env.setdefault(lhs, q[0])
+            units.setdefault(lhs, q[1])
+            have.add(lhs)
+            continue
+        out.append((lhs, parts, line))
+    return out
+
+
 def _equation_names(step) -> set:
     """Every name the lines of a step use (on either side of `=`), for the lines that read as expressions."""
     out = set()
@@ -644,7 +665,8 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
     # 3. governing equations (any arrangement, solved for their quantity), at the true values
     givens = {s for s, *_ in svals} | set(consts)
     eqs, rels, idents = P.governing(get("governing_equation"), givens, {**{s: v for s, v, *_ in svals}, **consts})
-    sol_eqs = dependency_order(split_juxtaposed(eqs, givens))
+    eqs = _values_among_equations(eqs, svals, true_env, units, target, question)
+    sol_eqs = dependency_order(split_juxtaposed(eqs, givens | {s for s, *_ in svals}))
     step3 = _governing_error(sol_eqs, rels, idents, known, target, true_env, units)
     # the principle's own formula at the true values (the solution's asked symbol stands for the target)
     penv = {s: v for s, (v, _) in known.items()}
