@@ -494,3 +494,21 @@ def test_the_answer_written_as_the_law_is_still_no_law():
     sol = _with(REF_ROD_B, governing_equation="F = 0.40 N")
     v = verify(Q_ROD_B, sol, REF_ROD_B)
     assert (v.first_error, v.error_class) == (3, "CM"), v
+
+
+# --- money ------------------------------------------------------------------------------------------------------
+
+Q_BILL = "A 2000 W oven runs for 3.0 h. Energy costs $0.20 per kWh. What does it cost?"
+REF_BILL = S(problem_analysis="Find the cost.", principle="Electrical energy is power times time.",
+             governing_equation="cost = P*t*price", value_identification="P = 2.0 kW\nt = 3.0 h\nprice = 0.20 /kWh",
+             substitution="cost = 2.0*3.0*0.20", calculation="cost = 1.2", final_answer="\\boxed{1.2}")
+
+
+@pytest.mark.parametrize("price, result", [("0.20 $/kWh", "1.20 dollars"), ("$0.20/kWh", "$1.20"),
+                                           ("0.20 euros/kWh", "1.20 euros")])
+def test_money_is_a_plain_number(price, result):
+    sol = _with(REF_BILL, value_identification=f"P = 2.0 kW, t = 3.0 h, price = {price}",
+                calculation=f"cost = {result}")
+    v = verify(Q_BILL, sol, REF_BILL)
+    assert v.valid and v.first_error == 0, v
+    assert P.quantity("\\$4.50") == (4.5, "")

@@ -223,6 +223,9 @@ def close(a: float, b: float, rel: float | None = None) -> bool:
 _BRACKET_UNIT = re.compile(r"(\d)\s*\[\s*([^\[\]\d][^\[\]]{0,30}?)\s*\]")
 
 
+#: money: a currency sign before a number (`$0.45`, `\\$0.15`, `€2`) or a currency after it (`0.45 dollars`, `0.15 $/kWh`)
+_MONEY_BEFORE = re.compile(r"(?:\\?\$|€|£)\s*(?=\d)()")
+_MONEY = re.compile(r"(\d)\s*(?:dollars?|euros?|USD|EUR|\\?\$|€|£)(?![A-Za-z])")
 #: a number per unit: `12e-6 /K`, `0.5/s`, `3 per second`
 _PER_UNIT = re.compile(r"(\d)\s*(?:/|\bper\s+)\s*(?=[A-Za-zµμ°Ω])")
 
@@ -235,6 +238,7 @@ def quantity(text: str) -> tuple[float, str] | None:
     t = re.sub(r"(\d)\s*\[\s*[-1]?\s*\]\s*$", r"\1", t)  # 0.25 [-], [1], []: a dimensionless number
     t = re.sub(r"(\d)\s*\[\s*1\s*/\s*([^\[\]\d][^\[\]]{0,30}?)\s*\]", r"\1 /\2", t)  # [1/°C], [1/s]: per unit
     t = _BRACKET_UNIT.sub(r"\1 \2", t)  # 4 [m/s]: the unit in brackets (a convention of engineering texts)
+    t = _MONEY.sub(r"\1", _MONEY_BEFORE.sub(r"\1", t))  # $0.45, 0.45 dollars: money, a plain number
     t = _PER_UNIT.sub(r"\1 1/", t)
     t = _BARE_EXP.sub(r" \\times 10^{\1}", _TIMES_X.sub(r" \\times ", t))  # 4 pi x 10^-7 T m/A, 4 pi e-7  # 12e-6 /K, 2.0 per s: per unit (the checker reads `per K` as no unit)
     # per degree Celsius (1/°C, °C^-1, /℃): a temperature interval, the same as per kelvin
