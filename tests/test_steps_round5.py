@@ -512,3 +512,39 @@ def test_money_is_a_plain_number(price, result):
     v = verify(Q_BILL, sol, REF_BILL)
     assert v.valid and v.first_error == 0, v
     assert P.quantity("\\$4.50") == (4.5, "")
+
+
+# --- a law for any index, used at two; a result in the unit its substitution's numbers are in ---------------------
+
+Q_HARM = ("A string 0.50 m long carries waves at 100 m/s. By how much does its third harmonic's frequency exceed "
+          "its second's?")
+REF_HARM = S(problem_analysis="Find the difference Delta_f.", principle="Standing waves on a string.",
+             governing_equation="Delta_f = v/(2*L)", value_identification="v = 100 m/s\nL = 0.50 m",
+             substitution="Delta_f = 100/(2*0.50)", calculation="Delta_f = 100 Hz", final_answer="\\boxed{100 Hz}")
+
+
+def test_a_law_for_any_index_used_at_two_indices():
+    sol = _with(REF_HARM, governing_equation="f_n = n v / (2 L); Delta_f = f_3 - f_2",
+                value_identification="v = 100 m/s, L = 0.50 m",
+                substitution="f_3 = 3*100/(2*0.50) = 300 Hz; f_2 = 2*100/(2*0.50) = 200 Hz; Delta_f = 300 - 200",
+                calculation="Delta_f = 100 Hz")
+    v = verify(Q_HARM, sol, REF_HARM)
+    assert v.valid and v.first_error == 0, v
+    wrong = _with(sol, governing_equation="f_n = n v / L; Delta_f = f_3 - f_2",
+                  substitution="f_3 = 3*100/0.50 = 600 Hz; f_2 = 2*100/0.50 = 400 Hz; Delta_f = 600 - 400",
+                  calculation="Delta_f = 200 Hz", final_answer="\\boxed{200 Hz}")
+    assert verify(Q_HARM, wrong, REF_HARM).first_error == 3
+
+
+def test_a_law_with_a_unit_inside_at_two_indices_and_its_results_in_that_unit():
+    q = ("An electron in a box has levels E_n = n^2 * 0.38 eV. What energy does it give off falling from n = 3 "
+         "to n = 2?")
+    ref = S(problem_analysis="Find the emitted energy E.", principle="Energy levels of a particle in a box.",
+            governing_equation="E = (9 - 4)*E1", value_identification="E1 = 0.38 eV",
+            substitution="E = 5*0.38", calculation="E = 1.90 eV", final_answer="\\boxed{1.90 eV}")
+    sol = _with(ref, governing_equation="E_n = 0.38 eV * n^2; E = E_3 - E_2", value_identification="n_i = 3, n_f = 2",
+                substitution="E_3 = 9*0.38 = 3.42 eV; E_2 = 4*0.38 = 1.52 eV; E = 3.42 - 1.52", calculation="E = 1.90 eV")
+    v = verify(q, sol, ref)
+    assert v.valid and v.first_error == 0, v
+    slip = _with(sol, calculation="E = 1.80 eV", final_answer="\\boxed{1.80 eV}")
+    assert verify(q, slip, ref).first_error == 6

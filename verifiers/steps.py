@@ -533,7 +533,8 @@ def _implied_numbers(question: str) -> list[float]:
     return [x for rx, xs in _IMPLIED if rx.search(question) for x in xs]
 
 
-def _governing_error(sol_eqs, rels, idents, known, target, true_env, units) -> tuple[int, str, bool] | None:
+def _governing_error(sol_eqs, rels, idents, known, target, true_env, units,
+                     instances: set = frozenset()) -> tuple[int, str, bool] | None:
     """Step 3's first error (3, why, movable), or None; fills true_env with each equation's true value on the
     way. movable: a wrong law, which is placed at step 2 when the principle already states it."""
     if idents:
@@ -547,10 +548,11 @@ def _governing_error(sol_eqs, rels, idents, known, target, true_env, units) -> t
             stray = P.names(rhs) - set(true_env) - set(known) - {e[0] for e in sol_eqs}
             dropped = _units_dropped(rhs) if stray else None
             if dropped is not None and not P.names(dropped) & stray:
-                rhs = dropped
+                si = _units_to_si(rhs)  # `-13.6 eV / n^2`: the number and its unit, in SI
+                rhs = si if si is not None and not P.names(si) & stray else dropped
         except P.ExprError:
             pass
-        if (why := not_a_law(lhs, rhs)):
+        if lhs not in instances and (why := not_a_law(lhs, rhs)):  # a law at one index is a number, rightly
             return 3, why, False
         try:
             val = P.evaluate(rhs, true_env)
@@ -575,6 +577,11 @@ def _governing_error(sol_eqs, rels, idents, known, target, true_env, units) -> t
     return None
 
 
+#: a number with at most one unit token (`90 degrees`, `0 m/s`, `9.8 m/s^2`), nothing more
+_PLAIN_VALUE = re.compile(r"[-+]?\s*\d+(?:\.\d+)?(?:[eE][-+]?\d+)?\s*(?:°|[A-Za-zµΩ°]+(?:\^-?\d+)?"
+                          r"(?:/[A-Za-zµΩ]+(?:\^-?\d+)?)?)?")
+
+
 def _values_among_equations(eqs, svals, true_env, units, target, question) -> list:
     """A governing-equation line that states a value of the problem (`theta = 90 degrees` for a wire at right
     angles to the field) beside the law is a value identified there, not a law that is a bare number: it is moved
@@ -585,7 +592,7 @@ def _values_among_equations(eqs, svals, true_env, units, target, question) -> li
     out = []
     for lhs, parts, line in eqs:
         rhs = parts[-1]
-        q = P.quantity(rhs) if len(parts) == 1 and P.is_quantity(rhs) else None
+        q = P.quantity(rhs) if len(parts) == 1 and _PLAIN_VALUE.fullmatch(rhs.strip()) else None
         if q is not None and qnums and lhs != target and lhs not in have and P.given(q[0], qnums):
             svals.append((lhs, q[0], q[1], rhs, -1))
             true_env.setdefault(lhs, q[0])
@@ -594,6 +601,31 @@ def _values_among_equations(eqs, svals, true_env, units, target, question) -> li
             continue
         out.append((lhs, parts, line))
     return out
+
+
+def _indexed_laws(eqs, givens: set) -> list:
+    """A law written for any index (`E_n = -13.6 eV / n^2`) and used at given indices by the other equations
+    (`E_photon = E_3 - E_2`): the law at each index used is an equation of its own (`E_3 = -13.6 eV / (3)^2`), put
+    before the law in general symbols (which, its index never identified, is then a statement of the law).
+    Returns (equations, the names of the laws at an index)."""
+    out, instances = list(eqs), set()
+    for lhs, parts, line in eqs:
+        m = re.fullmatch(r"([A-Za-z]+)_([a-z])", lhs)
+        if not m or m.group(2) in givens:
+            continue
+        try:
+            if m.group(2) not in P.names(parts[-1]):
+                continue
+            used = set().union(*(P.names(p[-1]) for _, p, _ in eqs))
+        except P.ExprError:
+            continue
+        for name in sorted(used):
+            k = re.fullmatch(rf"{m.group(1)}_(\d+)", name)
+            if k and name not in {e[0] for e in out}:
+                inst = re.sub(rf"(?<![\w\\]){m.group(2)}(?!\w)", f"({k.group(1)})", parts[-1])
+                out.insert(out.index((lhs, parts, line)), (name, [inst], line))
+                instances.add(name)
+    return out, instances
 
 
 def _equation_names(step) -> set:
@@ -666,8 +698,9 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
     givens = {s for s, *_ in svals} | set(consts)
     eqs, rels, idents = P.governing(get("governing_equation"), givens, {**{s: v for s, v, *_ in svals}, **consts})
     eqs = _values_among_equations(eqs, svals, true_env, units, target, question)
+    eqs, instances = _indexed_laws(eqs, givens | {s for s, *_ in svals})
     sol_eqs = dependency_order(split_juxtaposed(eqs, givens | {s for s, *_ in svals}))
-    step3 = _governing_error(sol_eqs, rels, idents, known, target, true_env, units)
+    step3 = _governing_error(sol_eqs, rels, idents, known, target, true_env, units, instances)
     # the principle's own formula at the true values (the solution's asked symbol stands for the target)
     penv = {s: v for s, (v, _) in known.items()}
     penv.update(true_env)
@@ -706,6 +739,8 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
     for k, (lhs, parts, _) in enumerate(sol_eqs):
         try:
             free = P.names(parts[-1])
+            if free - defined and (dropped := _units_dropped(parts[-1])) is not None:
+                free = P.names(dropped)  # a unit written after a number (`-13.6 eV / n^2`) is no symbol
         except P.ExprError:
             continue
         missing = sorted(free - defined)
