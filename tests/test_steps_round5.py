@@ -548,3 +548,9 @@ def test_a_law_with_a_unit_inside_at_two_indices_and_its_results_in_that_unit():
     assert v.valid and v.first_error == 0, v
     slip = _with(sol, calculation="E = 1.80 eV", final_answer="\\boxed{1.80 eV}")
     assert verify(q, slip, ref).first_error == 6
+
+
+def test_a_change_of_a_greek_quantity_is_one_symbol():
+    assert P.names("N*ΔΦ/Δt") == {"N", "Delta_Phi", "Delta_t"}
+    assert P.names("N \\frac{\\Delta\\Phi}{\\Delta t}") == {"N", "Delta_Phi", "Delta_t"}
+    assert P.lhs_name("ΔΦ") == "Delta_Phi"

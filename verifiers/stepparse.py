@@ -52,13 +52,20 @@ _GREEK = ("alpha", "beta", "gamma", "delta", "epsilon", "varepsilon", "theta", "
 _UGREEK = {ord(k): v for k, v in {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon",
                                           "θ": "theta", "λ": "lambda", "μ": "mu", "ν": "nu", "ρ": "rho",
                                           "σ": "sigma", "τ": "tau", "φ": "phi", "ω": "omega", "η": "eta",
-                                          "κ": "kappa", "Δ": "Delta", "Ω": "Omega"}.items()}
+                                          "κ": "kappa", "Δ": "Delta", "Ω": "Omega", "Φ": "Phi", "Θ": "Theta",
+                                          "Λ": "Lambda", "Ψ": "Psi", "ψ": "psi", "χ": "chi", "ξ": "xi",
+                                          "ζ": "zeta"}.items()}
 
 
 _HALF = re.compile(r"_\{\s*1\s*/\s*2\s*\}|_\(1/2\)|_½")  # T_{1/2} -> T_half
-_DELTA = re.compile(r"(?:\\Delta|Δ|(?<![A-Za-z_\\])Delta(?=[ \t]))\s*([A-Za-z])")  # \Delta T, ΔT, Delta T -> Delta_T
+_DELTA = re.compile(r"(?:\\Delta|Δ|(?<![A-Za-z_\\])Delta(?=[ \t]))\s*(?:\\(Phi|Theta|theta|phi|lambda|omega|rho)(?![A-Za-z])|([A-Za-zΦΘΛΨφθλωρ]))")  # \Delta T, ΔT, Delta T -> Delta_T
 _OHM = re.compile(r"(\d)\s*(?:\\[,;: ]|~|\s)*(?:\\(?:mathrm|text|rm)\s*\{\s*(?:Ω|\\Omega)\s*\}|Ω|\\Omega(?![A-Za-z]))")
 _DEG = re.compile(r"(\d+(?:\.\d+)?)\s*(?:°|\^\s*\{?\\circ\}?|\\circ|\\degree|\s+deg(?:rees?)?\b)")
+
+
+def _delta_name(m) -> str:
+    """`\\Delta T`, `ΔΦ`, `\\Delta\\Phi` -> Delta_T, Delta_Phi: one symbol."""
+    return "Delta_" + (m.group(1) or m.group(2)).translate(_UGREEK)
 
 
 def _braced(s: str, i: int) -> tuple[str, int] | None:
@@ -120,7 +127,7 @@ def expr_text(s: str) -> str:
     s = re.sub(r"√\s*(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|[A-Za-z_]\w*)", r"sqrt(\1)", s).replace("√", "sqrt")  # √9.18
     s = _OHM.sub(r"\1 ohm", s)  # 4 Ω, 4\,\Omega: the unit, not the Greek letter
     s = _GREEK_BEFORE_LETTER.sub(r"\1 ", s)  # λL: lambda times L, not the name lambdaL
-    s = _DELTA.sub(r"Delta_\1", _HALF.sub("_half", s)).translate(_UGREEK)
+    s = _DELTA.sub(_delta_name, _HALF.sub("_half", s)).translate(_UGREEK)
     s = _SUBSCRIPT.sub(lambda m: m.group(1) + "_" + m.group(2).translate(_SUBDIGITS), s)  # v₀, θ₁ -> v_0, theta_1
     s = _DEG.sub(r"(\1*pi/180)", s)  # 30° inside an expression: radians, as sin/cos expect
     s = re.sub(r"\\(?:left|right|big|Big|displaystyle)\b", "", s)
@@ -260,7 +267,7 @@ def _assignment_start(piece: str) -> bool:
     k = head.find("=")
     if k <= 0 or not head[k + 1:].strip(" $"):
         return False
-    left = _DELTA.sub(r"Delta_\1", head[:k].strip(" $"))
+    left = _DELTA.sub(_delta_name, head[:k].strip(" $"))
     if _RATIO_LEFT.fullmatch(left):  # a ratio given as a value (`v/c = 0.80`)
         return True
     return bool(left) and not re.search(r"\s", left.replace("\\", "")) and lhs_name(left) is not None
@@ -383,9 +390,9 @@ _PROSE_HEAD = re.compile(r"^(?:(?:[A-Za-z'-]{3,}|(?i:is|of|at|by|to|so|we|in|on|
 def lhs_name(lhs: str) -> str | None:
     """The symbol on the left of `=` (prose before a colon dropped, LaTeX subscripts flattened)."""
     lhs = re.sub(r"^.*?:\s*", "", lhs.strip()) if ":" in lhs else lhs.strip()
-    lhs = _PROSE_HEAD.sub("", _DELTA.sub(r"Delta_\1", lhs))  # 'The heat is Q' -> Q; 'Delta L' is one symbol
+    lhs = _PROSE_HEAD.sub("", _DELTA.sub(_delta_name, lhs))  # 'The heat is Q' -> Q; 'Delta L' is one symbol
     lhs = re.sub(r"^(?:\\left\s*)?\|\s*(.+?)\s*(?:\\right\s*)?\|$", r"\1", lhs)  # |W| = ...: the magnitude named
-    lhs = _DELTA.sub(r"Delta_\1", _HALF.sub("_half", lhs.strip("$ "))).replace("\\", "").translate(_UGREEK).strip()
+    lhs = _DELTA.sub(_delta_name, _HALF.sub("_half", lhs.strip("$ "))).replace("\\", "").translate(_UGREEK).strip()
     lhs = _SUBSCRIPT.sub(lambda m: m.group(1) + "_" + m.group(2).translate(_SUBDIGITS), lhs)
     lhs = _PRIME.sub(lambda m: m.group(1) + "_prime" * len(m.group(2)), lhs)
     lhs = re.sub(r"_\{([A-Za-z0-9]+)\}", r"_\1", lhs)
@@ -466,7 +473,7 @@ def numbers_in(text: str) -> list[float]:
 def symbol_text(s: str) -> str:
     """Prose with its symbols in the verifier's spelling: θ2 -> theta2, $v_{0}$ -> v_0, \\Delta T -> Delta_T."""
     s = re.sub(r"\\(?:vec|hat|mathbf|boldsymbol|overrightarrow)\s*\{?\s*([A-Za-z])\s*\}?", r"\1", s or "")  # \vec F -> F
-    s = _DELTA.sub(r"Delta_\1", _HALF.sub("_half", s)).translate(_UGREEK)
+    s = _DELTA.sub(_delta_name, _HALF.sub("_half", s)).translate(_UGREEK)
     s = _SUBSCRIPT.sub(lambda m: m.group(1) + "_" + m.group(2).translate(_SUBDIGITS), s)
     s = re.sub(r"_\{([A-Za-z0-9]+)\}", r"_\1", s)
     return re.sub(r"\\(?=[A-Za-z])|\$", "", s)
@@ -866,7 +873,7 @@ def _sides(line: str) -> tuple[str, str] | None:
     if len(parts) < 2 or not all(parts):
         return None
     left = re.sub(r"^[A-Za-z ,'()-]{0,60}?:\s*", "", parts[0]) if ":" in parts[0] else parts[0]
-    left = _DELTA.sub(r"Delta_\1", left)  # `Delta L` is one symbol, not the word Delta before L
+    left = _DELTA.sub(_delta_name, left)  # `Delta L` is one symbol, not the word Delta before L
     words = left.split()
     for k in range(len(words)):  # prose before the formula ('The momentum balance gives m1*u1'): the words after it
         if not re.fullmatch(r"[A-Za-z'-]{3,},?|(?i:is|of|at|by|to|so|we|in|on|it|as|an|a)", words[k]):
