@@ -554,3 +554,12 @@ def test_a_change_of_a_greek_quantity_is_one_symbol():
     assert P.names("N*ΔΦ/Δt") == {"N", "Delta_Phi", "Delta_t"}
     assert P.names("N \\frac{\\Delta\\Phi}{\\Delta t}") == {"N", "Delta_Phi", "Delta_t"}
     assert P.lhs_name("ΔΦ") == "Delta_Phi"
+
+
+def test_a_known_temperature_in_step_one_is_no_misread_given():
+    q = "How much heat melts 0.20 kg of ice already at its melting point? (L_f = 3.34e5 J/kg)"
+    ref = S(problem_analysis="Find the heat Q.", principle="Latent heat of fusion.", governing_equation="Q = m*L_f",
+            value_identification="m = 0.20 kg\nL_f = 3.34e5 J/kg", substitution="Q = 0.20*3.34e5",
+            calculation="Q = 66800 J", final_answer="\\boxed{66800 J}")
+    v = verify(q, _with(ref, problem_analysis="Heat to melt 0.20 kg of ice at 0 °C."), ref)
+    assert v.first_error != 1, v

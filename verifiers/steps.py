@@ -351,13 +351,14 @@ def _misread_value(sol, known: dict, question: str | None) -> str | None:
     """Step 1 restates a given with a value the problem does not give (`a cart of mass 340 kg` for a 340 g cart,
     `compressed by 1.0 cm` for 0.10 m): MC at step 1, where the misreading first shows. Judged only for a value
     whose unit the problem also states a quantity in (SI): it must be one of those, their sum or difference, or a
-    value of the reference (a result restated is no misreading)."""
+    value of the reference (a result restated is no misreading); temperatures are not judged (a melting or boiling
+    point, 0 °C or 100 °C, is known, not given)."""
     qq = _quantities(question or "")
     if not qq:
         return None
     for v, u, text in _quantities(sol.get("problem_analysis").content):
         same = [x for x, uq, _ in qq if uq == u]
-        if not same or any(P.close(v, x) for x in same) or any(P.close(v, kv) for kv, ku in known.values() if ku == u):
+        if u == "kelvin" or not same or any(P.close(v, x) for x in same) or any(P.close(v, kv) for kv, ku in known.values() if ku == u):
             continue
         if any(P.close(v, abs(a - b)) or P.close(v, a + b) for i, a in enumerate(same) for b in same[i + 1:]):
             continue
