@@ -563,3 +563,13 @@ def test_a_known_temperature_in_step_one_is_no_misread_given():
             calculation="Q = 66800 J", final_answer="\\boxed{66800 J}")
     v = verify(q, _with(ref, problem_analysis="Heat to melt 0.20 kg of ice at 0 °C."), ref)
     assert v.first_error != 1, v
+    from verifiers.steps import _misread_value
+    warm = "Ice at its melting point is melted and the water warmed to 20 °C. How much heat does 0.20 kg need?"
+    sol = seventag.parse(S(problem_analysis="Melt 0.20 kg of ice at 0 °C, then warm it to 20 °C.", principle="x",
+                           governing_equation="x", value_identification="x", substitution="x", calculation="x",
+                           final_answer="x"))
+    assert _misread_value(sol, {}, warm) is None
+    bad = seventag.parse(S(problem_analysis="Melt 2.0 kg of ice, then warm it.", principle="x",
+                           governing_equation="x", value_identification="x", substitution="x", calculation="x",
+                           final_answer="x"))
+    assert _misread_value(bad, {}, warm) is not None
