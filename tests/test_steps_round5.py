@@ -573,3 +573,12 @@ def test_a_known_temperature_in_step_one_is_no_misread_given():
                            governing_equation="x", value_identification="x", substitution="x", calculation="x",
                            final_answer="x"))
     assert _misread_value(bad, {}, warm) is not None
+
+
+def test_a_latex_thick_space_is_no_separator():
+    st = seventag.parse("<governing_equation>h = \\frac{1}{2} g t^2 \\;\\Rightarrow\\; t = \\sqrt{\\frac{2h}{g}}"
+                        "</governing_equation>")
+    got = P.lines(st.get("governing_equation"))
+    assert len(got) == 2 and all("\\" not in ln.rstrip()[-1:] for ln in got), got
+    eqs, _, _ = P.governing(st.get("governing_equation"), {"h", "g"})
+    assert [e[0] for e in eqs] == ["t"]

@@ -348,7 +348,8 @@ def lines(step) -> list[str]:
     if step is None:
         return []
     t = re.sub(r"\\begin\{[a-z*]+\}|\\end\{[a-z*]+\}|&", " ", step.content)
-    t = t.replace("\\\\", "\n").replace(";", "\n")
+    t = t.replace("\\\\", "\n")
+    t = re.sub(r"\\;", " ", t).replace(";", "\n")  # `\;` is a LaTeX space, not a separator
     t = _SENTENCE_END.sub("\n", t)  # 'F = 3.0 N. Then a = F/m': one sentence a line
     t = _IMPLIES.sub("\n", t)  # `m u = (m + M) v  =>  v = m u/(m + M)`: two equations
     out = []
