@@ -582,3 +582,13 @@ def test_a_latex_thick_space_is_no_separator():
     assert len(got) == 2 and all("\\" not in ln.rstrip()[-1:] for ln in got), got
     eqs, _, _ = P.governing(st.get("governing_equation"), {"h", "g"})
     assert [e[0] for e in eqs] == ["t"]
+
+
+@pytest.mark.parametrize("body", ["x = 1" + " " * 15000 + "y", "a" + " " * 15000 + "(b", "x = 1" + " ." * 5000,
+                                  "x = 1 (" + "a " * 5000 + ")", "m = 1200 kg," + " ," * 5000 + " v = 15 m/s"])
+def test_long_runs_of_spaces_and_stops_are_read_in_linear_time(body):
+    import time
+    t = time.time()
+    P.lines(seventag.parse(f"<substitution>{body}</substitution>").get("substitution"))
+    verify(Q_MOM, _with(REF_MOM, value_identification=body, substitution=body), REF_MOM)
+    assert time.time() - t < 1.0

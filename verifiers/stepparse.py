@@ -332,14 +332,19 @@ def assignments(line: str) -> list[str]:
     return [_ASSIGN_HEAD.sub("", line[a:b]).replace("$", " ").strip() for a, b in out]
 
 
-#: a remark in parentheses at the end of a line (no brackets inside it)
-_REMARK = re.compile(r"\s*\(([^()]{1,200})\)\s*[.,]?\s*$")
+#: a remark in parentheses at the end of a line (no brackets inside it); tried only on a line ending in `)`, and
+#: it starts at a `(` (no leading spaces in the pattern: a run of spaces is not rescanned from each of its places)
+_REMARK = re.compile(r"\(([^()]{1,200})\)$")
 #: an arrow between two equations of a line
 _IMPLIES = re.compile(r"=>|⇒|⟹|→|\\(?:Rightarrow|Longrightarrow|implies|therefore|to)(?![A-Za-z])|∴")
 #: a full stop that ends a sentence (no digit right after it: not a decimal point) before the next one
 _SENTENCE_END = re.compile(r"\.[ \t]+(?=[A-Z])")
-#: a full stop (or a comma) at the end of a line or clause: `F_b = rho*V*g.`
-_FULL_STOP = re.compile(r"\s*[.,]+$")
+def _full_stop(s: str) -> str:
+    """The text without the full stops (or commas) and spaces at its end: `F_b = rho*V*g.` (no regex: linear)."""
+    s = s.rstrip()
+    while s and s[-1] in ".,":
+        s = s[:-1].rstrip()
+    return s
 
 
 def lines(step) -> list[str]:
@@ -354,8 +359,8 @@ def lines(step) -> list[str]:
     t = _IMPLIES.sub("\n", t)  # `m u = (m + M) v  =>  v = m u/(m + M)`: two equations
     out = []
     for ln in (a for raw in t.splitlines() for a in assignments(raw.strip())):
-        ln = _FULL_STOP.sub("", ln.strip().strip("$").strip()).strip("$").strip()  # a sentence's full stop
-        m = _REMARK.search(ln)
+        ln = _full_stop(ln.strip().strip("$").strip()).strip("$").strip()  # a sentence's full stop
+        m = _REMARK.search(ln) if ln.endswith(")") else None
         if m and re.search(r"[A-Za-z]{4,}", m.group(1)) and _PROSE_WORD.search(m.group(1)) and "=" in ln[:m.start()] \
                 and ("=" in m.group(1) or not (quantity(f"1 {m.group(1)}") or (0, ""))[1]):  # `J/(mol K)`, `(kelvin)`: a unit, not a remark
             ln = ln[:m.start()].rstrip()  # `u = 0 m/s (from rest)`, `dU = Q - W (W done by the gas)`: a remark
@@ -364,7 +369,7 @@ def lines(step) -> list[str]:
         if "=" in ln and _PROSE_WORD.search(ln):
             # a sentence around the formulas ('Multiplying out, Q = 8372*60 = 502320 J, which is about 5.02e5 J'):
             # its clauses, the ones that hold a formula
-            parts = [_FULL_STOP.sub("", p.strip()) for p in _CLAUSE_SPLIT.split(ln) if p and "=" in p]
+            parts = [_full_stop(p.strip()) for p in _CLAUSE_SPLIT.split(ln) if p and "=" in p]
             if parts:
                 out += parts
                 continue
