@@ -337,10 +337,19 @@ def _invented_given(sol, ref, question: str | None) -> str | None:
     return None
 
 
+_MAX_QUANTITIES = 20
+
+
 def _quantities(text: str) -> list[tuple[float, str, str]]:
-    """(SI value, SI unit, text) of each `number unit` a text writes (`340 g`, `0.10 m`, `500 nm`)."""
-    out = []
-    for m in _QTY.finditer(P.symbol_text(text or "")[:4000]):
+    """(SI value, SI unit, text) of each `number unit` a text writes (`340 g`, `0.10 m`, `500 nm`): the first
+    _MAX_QUANTITIES candidates only (each read once), so that the time per solution stays bounded."""
+    out, seen = [], set()
+    for k, m in enumerate(_QTY.finditer(P.symbol_text(text or "")[:4000])):
+        if k >= _MAX_QUANTITIES:
+            break
+        if m.group(0) in seen:
+            continue
+        seen.add(m.group(0))
         q = P.quantity(f"{m.group(1)} {m.group(2)}")
         if q is not None and q[1]:
             out.append((q[0], q[1], m.group(0)))
