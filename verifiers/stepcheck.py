@@ -138,11 +138,21 @@ def units_to_si(text: str) -> str | None:
     return out if changed else None
 
 
+_TRIG_NUMBER = re.compile(r"((?<![A-Za-z_])(?:sin|cos|tan)\s*\(?\s*)(\d+(?:\.\d+)?)(?![\d.]*\s*(?:\*\s*pi|°|\\circ|deg|rad))")
+
+
+def _trig_degrees(text: str) -> str | None:
+    """The text with a sine, cosine or tangent of a bare number (`sin 60`, `cos(30)`) read in degrees, when it
+    has one: the angle as the value line writes it (`theta = 60 degrees` substituted as 60)."""
+    out = _TRIG_NUMBER.sub(lambda m: f"{m.group(1)}({m.group(2)}*pi/180)", text)
+    return out if out != text else None
+
+
 def _readings(text: str, env: dict) -> list[float]:
     """The values a substitution part can have: as written (unit names count as 1), with the units written
     after its numbers dropped, and with each number and its unit read as the quantity in SI."""
     out = []
-    for t in (text, units_dropped(text), units_to_si(text)):
+    for t in (text, units_dropped(text), units_to_si(text), _trig_degrees(text)):
         if t is None:
             continue
         try:
@@ -197,7 +207,7 @@ def split_juxtaposed(eqs, symbols: set) -> list:
             continue
         for name in sorted(free - known, key=lambda x: (-len(x), x)):
             if len(name) > 1 and all(ch in known for ch in name):
-                rhs = re.sub(rf"(?<![\w\\]){name}(?!\w)", " ".join(name), rhs)
+                rhs = re.sub(rf"(?<![A-Za-z_\\]){name}(?!\w)", " ".join(name), rhs)  # `2gh` is 2 g h
         out.append((lhs, parts[:-1] + [rhs], line))
     return out
 
@@ -235,6 +245,73 @@ def _natural_substitutions(step, subs, sol_eqs, own_vals: dict) -> list:
     return out
 
 
+def _numeric(text: str) -> bool:
+    """Whether a text is arithmetic on numbers alone (`1/0.60`): no names."""
+    try:
+        return not P.names(text) and bool(re.search(r"\d", text))
+    except P.ExprError:
+        return False
+
+
+def dependency_order(eqs) -> list:
+    """Equations in the order they can be evaluated: one that uses the quantity another solves for comes after
+    it (`t = gamma t0, gamma = 1/sqrt(1 - v^2/c^2)` -> gamma first), else in the order of the text; the last is
+    then the asked quantity's. A cycle keeps the text's order."""
+    rest, done, out = list(eqs), set(), []
+    solved = {e[0] for e in eqs}
+    while rest:
+        for k, (lhs, parts, line) in enumerate(rest):
+            try:
+                needs = (P.names(parts[-1]) & solved) - done - {lhs}
+            except P.ExprError:
+                needs = set()
+            if not needs:
+                break
+        else:
+            return out + rest
+        out.append(rest.pop(k))
+        done.add(out[-1][0])
+    return out
+
+
+_IS = re.compile(r"(?:^|\s)(?:is|are|equals|gives|becomes|comes to|≈)\s+(?:about\s+|approximately\s+|roughly\s+)?", re.I)
+
+
+def _stated_result(line: str) -> str | None:
+    """The result a line without `=` states: the whole line when it is `number unit` (`1.5 A`), else what its
+    last `is` / `equals` / `gives` says when that is a number with its unit ('its arcsine is 48.8 degrees')."""
+    line = line.strip().rstrip(".")
+    if P.is_quantity(line):
+        return line
+    last = None
+    for m in _IS.finditer(line):
+        last = m
+    tail = line[last.end():].strip() if last else ""
+    return tail if tail and P.is_quantity(tail) and P.quantity(tail) is not None else None
+
+
+def _results_elsewhere(sol, subs, calcs, sol_eqs) -> list:
+    """Results the calculation step does not write as `x = result` lines, as (symbol, [result], line) lines:
+    - an intermediate quantity worked out in the substitution step (`R = 4.0 + 8.0 = 12 ohm`, then `I = 24/12`):
+      the substitution line's last part, a number, is that quantity's result when no calculation line gives it;
+    - the calculation step's result written bare (`1.5 A`) or stated in words ('its arcsine is 48.8 degrees'),
+      for the last governing equation's quantity when no calculation line names it.
+    Line numbers run after the calculation step's own (an error among them is reported after those)."""
+    have = {lhs for lhs, _, _ in calcs}
+    base = max((i for _, _, i in calcs), default=-1) + 1
+    out = []
+    for lhs, parts, i in subs:
+        if lhs not in have and len(parts) >= 2 and (P.is_quantity(parts[-1]) or _numeric(parts[-1])):
+            out.append((lhs, [parts[-1]], base + i))
+            have.add(lhs)
+    if sol_eqs and sol_eqs[-1][0] not in have:
+        bare = [(i, r) for i, ln in enumerate(P.lines(sol.get("calculation"))) if "=" not in ln
+                and (r := _stated_result(ln)) is not None]
+        if bare:
+            out.append((sol_eqs[-1][0], [bare[-1][1]], bare[-1][0]))
+    return out
+
+
 def _positive(expr: str, env: dict) -> bool:
     try:
         return P.evaluate(expr, env) > 0
@@ -244,7 +321,7 @@ def _positive(expr: str, env: dict) -> bool:
 
 def check_arithmetic(sol, sol_eqs, own_vals: dict, true_env: dict, n: int, ref_answer,
                      solution: str | None = None, ref_text: str | None = None, question: str | None = None,
-                     gold: str | None = None) -> StepVerdict:
+                     gold: str | None = None, raw_extra: dict | None = None) -> StepVerdict:
     """Steps 5-7 from the solution's own lines (shared with the reference-free mode).
 
     Numbers may be substituted in SI (the values read in SI) or as written in their own units
@@ -255,15 +332,18 @@ def check_arithmetic(sol, sol_eqs, own_vals: dict, true_env: dict, n: int, ref_a
     reference-free mode: it only tells the form, the caller checks the answer) has: option letters
     (final_letters), an integer (the calculation rounded is right) or a value with a unit.
     `question`: where its lettered options can be read, the letter must be the one the calculation gives.
+    `raw_extra`: values of names as written in their own units (a constant the values are measured in, 1).
     """
     subs, calcs = P.equations(sol.get("substitution")), P.equations(sol.get("calculation"))
     subs = sorted(subs + _natural_substitutions(sol.get("substitution"), subs, sol_eqs, own_vals), key=lambda e: e[2])
+    calcs = calcs + _results_elsewhere(sol, subs, calcs, sol_eqs)
     calc_of = {}
     for lhs, parts, i in calcs:
         calc_of.setdefault(lhs, []).append((parts, i))
     own = dict(own_vals)
     raw = {s: x for s, _, _, text, _ in P.values(sol.get("value_identification"))
            if (x := P.raw_number(text)) is not None}
+    raw.update(raw_extra or {})  # a constant the values are written in (`v = 0.80 c`) is 1 in their own units
     for lhs, parts, _ in calcs:  # the solution's own results feed later substitutions
         for env, fn in ((own, _result), (raw, _raw)):
             try:
@@ -327,6 +407,17 @@ def check_arithmetic(sol, sol_eqs, own_vals: dict, true_env: dict, n: int, ref_a
                 except P.ExprError as e:
                     errors.append((line, f"the calculation of {lhs} cannot be read ({e})"))
                     break
+                if not P.close(x, got_of[lhs]) and (deg := _trig_degrees(p)) is not None:
+                    try:  # `0.40*5.0*0.30*sin 90`: the angle in degrees, as the value line writes it
+                        x = _raw(deg, raw) if mode_of[lhs] == "raw" else _result(deg, own)
+                    except P.ExprError:
+                        pass
+                if not P.close(x, got_of[lhs]) and mode_of[lhs] != "raw":
+                    try:  # the result in the unit it is written in, as its substitution's numbers (`-13.6/9 = -1.511 eV`)
+                        xr = _raw(p, raw)
+                        x = xr if P.close(xr, got_of[lhs]) else x
+                    except P.ExprError:
+                        pass
                 if not P.close(x, got_of[lhs]) and not _rounded_as_written(p, x, got_of[lhs]):
                     errors.append((line, f"arithmetic error: {lhs} = {p} but the substitution gives {got_of[lhs]:.4g}"))
                     break

@@ -52,13 +52,20 @@ _GREEK = ("alpha", "beta", "gamma", "delta", "epsilon", "varepsilon", "theta", "
 _UGREEK = {ord(k): v for k, v in {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon",
                                           "θ": "theta", "λ": "lambda", "μ": "mu", "ν": "nu", "ρ": "rho",
                                           "σ": "sigma", "τ": "tau", "φ": "phi", "ω": "omega", "η": "eta",
-                                          "κ": "kappa", "Δ": "Delta", "Ω": "Omega"}.items()}
+                                          "κ": "kappa", "Δ": "Delta", "Ω": "Omega", "Φ": "Phi", "Θ": "Theta",
+                                          "Λ": "Lambda", "Ψ": "Psi", "ψ": "psi", "χ": "chi", "ξ": "xi",
+                                          "ζ": "zeta"}.items()}
 
 
 _HALF = re.compile(r"_\{\s*1\s*/\s*2\s*\}|_\(1/2\)|_½")  # T_{1/2} -> T_half
-_DELTA = re.compile(r"(?:\\Delta|Δ)\s*([A-Za-z])")  # \Delta T, ΔT -> Delta_T (one symbol)
+_DELTA = re.compile(r"(?:\\Delta|Δ|(?<![A-Za-z_\\])Delta(?=[ \t]))\s*(?:\\(Phi|Theta|theta|phi|lambda|omega|rho)(?![A-Za-z])|([A-Za-zΦΘΛΨφθλωρ]))")  # \Delta T, ΔT, Delta T -> Delta_T
 _OHM = re.compile(r"(\d)\s*(?:\\[,;: ]|~|\s)*(?:\\(?:mathrm|text|rm)\s*\{\s*(?:Ω|\\Omega)\s*\}|Ω|\\Omega(?![A-Za-z]))")
 _DEG = re.compile(r"(\d+(?:\.\d+)?)\s*(?:°|\^\s*\{?\\circ\}?|\\circ|\\degree|\s+deg(?:rees?)?\b)")
+
+
+def _delta_name(m) -> str:
+    """`\\Delta T`, `ΔΦ`, `\\Delta\\Phi` -> Delta_T, Delta_Phi: one symbol."""
+    return "Delta_" + (m.group(1) or m.group(2)).translate(_UGREEK)
 
 
 def _braced(s: str, i: int) -> tuple[str, int] | None:
@@ -103,6 +110,14 @@ _SUBSCRIPT = re.compile(r"([A-Za-z])([₀₁₂₃₄₅₆₇₈₉]+)")
 _SCI = re.compile(r"(?<![\^\w.)])(\d+(?:\.\d+)?)\s*[xX*]\s*10\s*(?:\^|\*\*)\s*(?:\(\s*([-+]?\d+)\s*\)|([-+]?\d+))")
 
 
+#: a Greek letter written as one character right before a one-letter symbol (`λL`, `ρV`): two symbols
+_GREEK_BEFORE_LETTER = re.compile(r"([αβγδεθλμνρστφωηκ])(?=[A-Za-z](?![A-Za-z_]))")
+#: an `x` written as a times sign before a power of ten, after a factor that is no plain number (`4 pi x 10^-7`)
+_TIMES_X = re.compile(r"(?<=[A-Za-z)}])\s+[xX]\s+(?=10\s*(?:\^|\*\*))")
+#: an exponent written after such a factor (`4 pi e-7`): times ten to it
+_BARE_EXP = re.compile(r"(?<=[A-Za-z)}])\s+[eE]([-+]\d+)(?![\w.])")
+
+
 def expr_text(s: str) -> str:
     """LaTeX or plain notation -> a plain calculator expression (text only; nothing is evaluated)."""
     s = (s or "").strip().strip("$").strip()
@@ -111,7 +126,8 @@ def expr_text(s: str) -> str:
     s = s.replace("−", "-").replace("–", "-").replace("π", " pi ").replace("½", "(1/2)")
     s = re.sub(r"√\s*(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|[A-Za-z_]\w*)", r"sqrt(\1)", s).replace("√", "sqrt")  # √9.18
     s = _OHM.sub(r"\1 ohm", s)  # 4 Ω, 4\,\Omega: the unit, not the Greek letter
-    s = _DELTA.sub(r"Delta_\1", _HALF.sub("_half", s)).translate(_UGREEK)
+    s = _GREEK_BEFORE_LETTER.sub(r"\1 ", s)  # λL: lambda times L, not the name lambdaL
+    s = _DELTA.sub(_delta_name, _HALF.sub("_half", s)).translate(_UGREEK)
     s = _SUBSCRIPT.sub(lambda m: m.group(1) + "_" + m.group(2).translate(_SUBDIGITS), s)  # v₀, θ₁ -> v_0, theta_1
     s = _DEG.sub(r"(\1*pi/180)", s)  # 30° inside an expression: radians, as sin/cos expect
     s = re.sub(r"\\(?:left|right|big|Big|displaystyle)\b", "", s)
@@ -122,7 +138,8 @@ def expr_text(s: str) -> str:
         if t == s:
             break
         s = t
-    s = re.sub(r"\\[,;:!]|\\quad|\\qquad|~", " ", s)
+    s = re.sub(r"\\[,;:! ]|\\quad|\\qquad|~", " ", s)
+    s = _BARE_EXP.sub(r" * 10^(\1)", _TIMES_X.sub("*", s))  # 4 pi x 10^-7, 4 pi e-7: times a power of ten
     s = re.sub(r"\\(?:mathrm|text|textrm|rm|mathit|operatorname)\s*\{([^{}]*)\}", r"\1", s)
     s = re.sub(r"\\cdot|\\times|×|·|⋅", "*", s)
     s = re.sub(r"\\(arcsin|arccos|arctan|sin|cos|tan|exp|ln|log|pi|" + "|".join(_GREEK) + r")(?![A-Za-z])(_?)",
@@ -213,6 +230,13 @@ def close(a: float, b: float, rel: float | None = None) -> bool:
 BRACKET_UNIT = re.compile(r"(\d)\s*\[\s*([^\[\]\d][^\[\]]{0,30}?)\s*\]")
 
 
+#: money: a currency sign before a number (`$0.45`, `\\$0.15`, `€2`) or a currency after it (`0.45 dollars`, `0.15 $/kWh`)
+_MONEY_BEFORE = re.compile(r"(?:\\?\$|€|£)\s*(?=\d)()")
+_MONEY = re.compile(r"(\d)\s*(?:dollars?|euros?|USD|EUR|\\?\$|€|£)(?![A-Za-z])")
+#: a number per unit: `12e-6 /K`, `0.5/s`, `3 per second`
+_PER_UNIT = re.compile(r"(\d)\s*(?:/|\bper\s+)\s*(?=[A-Za-zµμ°Ω])")
+
+
 def quantity(text: str) -> tuple[float, str] | None:
     """(SI value, SI unit) of `value unit` text, via the answer checker's reader; None when unreadable."""
     t = (text or "").strip().rstrip(".,;")
@@ -221,6 +245,9 @@ def quantity(text: str) -> tuple[float, str] | None:
     t = re.sub(r"(\d)\s*\[\s*[-1]?\s*\]\s*$", r"\1", t)  # 0.25 [-], [1], []: a dimensionless number
     t = re.sub(r"(\d)\s*\[\s*1\s*/\s*([^\[\]\d][^\[\]]{0,30}?)\s*\]", r"\1 /\2", t)  # [1/°C], [1/s]: per unit
     t = BRACKET_UNIT.sub(r"\1 \2", t)  # 4 [m/s]: the unit in brackets (a convention of engineering texts)
+    t = _MONEY.sub(r"\1", _MONEY_BEFORE.sub(r"\1", t))  # $0.45, 0.45 dollars: money, a plain number
+    t = _PER_UNIT.sub(r"\1 1/", t)
+    t = _BARE_EXP.sub(r" \\times 10^{\1}", _TIMES_X.sub(r" \\times ", t))  # 4 pi x 10^-7 T m/A, 4 pi e-7  # 12e-6 /K, 2.0 per s: per unit (the checker reads `per K` as no unit)
     # per degree Celsius (1/°C, °C^-1, /℃): a temperature interval, the same as per kelvin
     t = re.sub(r"(?:(?<=\s)1\s*)?/\s*(?:°\s*C|℃)", " K^-1", t)
     t = re.sub(r"(?:°\s*C|℃)\s*\^\s*\{?\s*-\s*1\s*\}?", "K^-1", t)
@@ -228,21 +255,121 @@ def quantity(text: str) -> tuple[float, str] | None:
     return (float(got[0]), got[1]) if got else None
 
 
+#: where one line may hold several assignments: a comma, `and`, `\\quad`, `\\text{and}` (at the top level only;
+#: a thousands comma `1,200` is no place)
+_ASSIGN_SEP = re.compile(r",\s*(?:and|\\q?quad)(?![A-Za-z])\s*|(?<!\d),|,(?!\d{3}(?!\d))|\s+and\s+|\\q?quad(?![A-Za-z])|\\text\s*\{\s*(?:,|and|,\s*and)?\s*\}")
+_ASSIGN_HEAD = re.compile(r"^\s*(?:(?:and|so|then|thus|hence|therefore|i\.e\.)\s+)?\$*\s*", re.I)
+
+
+def _assignment_start(piece: str) -> bool:
+    """Whether a piece of a line begins an assignment `symbol = ...` (the left side one symbol, no prose)."""
+    head = _ASSIGN_HEAD.sub("", piece)
+    k = head.find("=")
+    if k <= 0 or not head[k + 1:].strip(" $"):
+        return False
+    left = _DELTA.sub(_delta_name, head[:k].strip(" $"))
+    if _RATIO_LEFT.fullmatch(left):  # a ratio given as a value (`v/c = 0.80`)
+        return True
+    return bool(left) and not re.search(r"\s", left.replace("\\", "")) and lhs_name(left) is not None
+
+
+#: the left side of a ratio given as a value: `v/c`, `T_2/T_1`
+_RATIO_LEFT = re.compile(r"\s*([A-Za-z][A-Za-z_0-9]*)\s*/\s*([A-Za-z][A-Za-z_0-9]*)\s*")
+
+
+def ratio_values(step) -> list[tuple[str, str, float, int]]:
+    """(a, b, number, line) of each line of a step that gives a ratio as a pure number: `v/c = 0.80`."""
+    out = []
+    for i, ln in enumerate(lines(step)):
+        parts = ln.split("=")
+        m = _RATIO_LEFT.fullmatch(parts[0]) if len(parts) == 2 else None
+        q = quantity(parts[1]) if m and _NUM_START.match(parts[1]) else None
+        if m and q is not None and not q[1]:
+            out.append((m.group(1), m.group(2), q[0], i))
+    return out
+
+
+def assignments(line: str) -> list[str]:
+    """A line that holds several assignments (`t0 = 2.0 us, v = 0.80 c`, `$q_1 = 3\\,\\mu C$, $r = 0.2$ m`, `m = 2 kg
+    and v = 3 m/s`) as one text per assignment. The line is cut at its top-level commas, `and` and `\\quad`
+    (never inside brackets or braces, never in a thousands comma `1,200`), and a piece that does not itself start
+    an assignment `symbol = ...` stays with the piece before it, so a tuple `(3, 4)`, a list of numbers or a
+    clause of prose is not split off. One left-to-right pass: linear in the line's length."""
+    cuts, depth, i, n = [], 0, 0, len(line)
+    while i < n:
+        ch = line[i]
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth = max(0, depth - 1)
+        elif depth == 0 and (ch in ",\\" or ch.isspace() and (i == 0 or not line[i - 1].isspace())):
+            m = _ASSIGN_SEP.match(line, i)  # a run of spaces is tried once, at its start
+            if m and m.end() > i:
+                cuts.append((i, m.end()))
+                i = m.end()
+                continue
+        i += 1
+    if not cuts:
+        return [line]
+    pieces, start = [], 0
+    for a, b in cuts:
+        pieces.append((start, a, b))
+        start = b
+    pieces.append((start, n, n))
+    out, cur = [], None
+    for a, b, _ in pieces:
+        text = line[a:b]
+        if cur is not None and _assignment_start(text):
+            out.append(cur)
+            cur = None
+        if cur is None:
+            cur = (a, b)
+        else:
+            cur = (cur[0], b)
+    out.append(cur)
+    if len(out) < 2:
+        return [line]
+    return [_ASSIGN_HEAD.sub("", line[a:b]).replace("$", " ").strip() for a, b in out]
+
+
+#: a remark in parentheses at the end of a line (no brackets inside it); tried only on a line ending in `)`, and
+#: it starts at a `(` (no leading spaces in the pattern: a run of spaces is not rescanned from each of its places)
+_REMARK = re.compile(r"\(([^()]{1,200})\)$")
+#: an arrow between two equations of a line
+_IMPLIES = re.compile(r"=>|⇒|⟹|→|\\(?:Rightarrow|Longrightarrow|implies|therefore|to)(?![A-Za-z])|∴")
+#: a full stop that ends a sentence (no digit right after it: not a decimal point) before the next one
+_SENTENCE_END = re.compile(r"\.[ \t]+(?=[A-Z])")
+def _full_stop(s: str) -> str:
+    """The text without the full stops (or commas) and spaces at its end: `F_b = rho*V*g.` (no regex: linear)."""
+    s = s.rstrip()
+    while s and s[-1] in ".,":
+        s = s[:-1].rstrip()
+    return s
+
+
 def lines(step) -> list[str]:
-    """Lines of a step's content, with LaTeX line breaks and align markers removed."""
+    """Lines of a step's content, with LaTeX line breaks and align markers removed; a line that holds several
+    assignments (`a = 1 m, b = 2 s`) gives one line each (assignments())."""
     if step is None:
         return []
     t = re.sub(r"\\begin\{[a-z*]+\}|\\end\{[a-z*]+\}|&", " ", step.content)
-    t = t.replace("\\\\", "\n").replace(";", "\n")
+    t = t.replace("\\\\", "\n")
+    t = re.sub(r"\\;", " ", t).replace(";", "\n")  # `\;` is a LaTeX space, not a separator
+    t = _SENTENCE_END.sub("\n", t)  # 'F = 3.0 N. Then a = F/m': one sentence a line
+    t = _IMPLIES.sub("\n", t)  # `m u = (m + M) v  =>  v = m u/(m + M)`: two equations
     out = []
-    for ln in t.splitlines():
-        ln = ln.strip().strip("$").strip()
+    for ln in (a for raw in t.splitlines() for a in assignments(raw.strip())):
+        ln = _full_stop(ln.strip().strip("$").strip()).strip("$").strip()  # a sentence's full stop
+        m = _REMARK.search(ln) if ln.endswith(")") else None
+        if m and re.search(r"[A-Za-z]{4,}", m.group(1)) and _PROSE_WORD.search(m.group(1)) and "=" in ln[:m.start()] \
+                and ("=" in m.group(1) or not (quantity(f"1 {m.group(1)}") or (0, ""))[1]):  # `J/(mol K)`, `(kelvin)`: a unit, not a remark
+            ln = ln[:m.start()].rstrip()  # `u = 0 m/s (from rest)`, `dU = Q - W (W done by the gas)`: a remark
         if not ln:
             continue
         if "=" in ln and _PROSE_WORD.search(ln):
             # a sentence around the formulas ('Multiplying out, Q = 8372*60 = 502320 J, which is about 5.02e5 J'):
             # its clauses, the ones that hold a formula
-            parts = [p.strip() for p in _CLAUSE_SPLIT.split(ln) if p and "=" in p]
+            parts = [_full_stop(p.strip()) for p in _CLAUSE_SPLIT.split(ln) if p and "=" in p]
             if parts:
                 out += parts
                 continue
@@ -269,9 +396,9 @@ _PROSE_HEAD = re.compile(r"^(?:(?:[A-Za-z'-]{3,}|(?i:is|of|at|by|to|so|we|in|on|
 def lhs_name(lhs: str) -> str | None:
     """The symbol on the left of `=` (prose before a colon dropped, LaTeX subscripts flattened)."""
     lhs = re.sub(r"^.*?:\s*", "", lhs.strip()) if ":" in lhs else lhs.strip()
-    lhs = _PROSE_HEAD.sub("", lhs)  # 'The heat is Q' -> Q
+    lhs = _PROSE_HEAD.sub("", _DELTA.sub(_delta_name, lhs))  # 'The heat is Q' -> Q; 'Delta L' is one symbol
     lhs = re.sub(r"^(?:\\left\s*)?\|\s*(.+?)\s*(?:\\right\s*)?\|$", r"\1", lhs)  # |W| = ...: the magnitude named
-    lhs = _DELTA.sub(r"Delta_\1", _HALF.sub("_half", lhs.strip("$ "))).replace("\\", "").translate(_UGREEK).strip()
+    lhs = _DELTA.sub(_delta_name, _HALF.sub("_half", lhs.strip("$ "))).replace("\\", "").translate(_UGREEK).strip()
     lhs = _SUBSCRIPT.sub(lambda m: m.group(1) + "_" + m.group(2).translate(_SUBDIGITS), lhs)
     lhs = _PRIME.sub(lambda m: m.group(1) + "_prime" * len(m.group(2)), lhs)
     lhs = re.sub(r"_\{([A-Za-z0-9]+)\}", r"_\1", lhs)
@@ -297,16 +424,30 @@ def equations(step) -> list[tuple[str, list[str], int]]:
 _NUM_START = re.compile(r"^\s*[-+]?\s*(?:\d|\.\d)")
 
 
+_BARE_C = re.compile(r"^\s*([-+]?\d+(?:\.\d+)?)\s*([CF])\s*$")
+
+
 def values(step) -> list[tuple[str, float, str, str, int]]:
     """(symbol, SI value, SI unit, text, line index) of each `name = number unit` line of a step."""
     out = []
     for name, parts, i in equations(step):
         rhs = parts[-1]
         if _NUM_START.match(rhs):
+            if re.fullmatch(r"T(?:_?\w+)?|Delta_T|theta(?:_\w+)?", name) and (m := _BARE_C.match(rhs)):
+                # a temperature written `20 C` (not coulombs); a change `Delta_T = 60 C` is 60 K
+                rhs = f"{m.group(1)} {'delta_deg' if name == 'Delta_T' else '°'}{m.group(2)}"
             q = quantity(rhs)
             if q is not None:
                 out.append((name, q[0], q[1], rhs, i))
+                # one value for several symbols: `m1 = m2 = 1.0e3 kg`
+                out += [(other, q[0], q[1], rhs, i) for p in parts[:-1] if (other := _bare_symbol(p))]
     return out
+
+
+def _bare_symbol(text: str) -> str | None:
+    """The symbol a text is, when it is one symbol alone (`m_2`, `\\theta_1`), else None."""
+    t = text.strip().strip("$ ")
+    return lhs_name(t) if re.fullmatch(r"\\?[A-Za-z][A-Za-z_0-9{}]*", t) else None
 
 
 _WORDS = {"one": 1.0, "two": 2.0, "three": 3.0, "four": 4.0, "five": 5.0, "six": 6.0, "seven": 7.0, "eight": 8.0,
@@ -338,7 +479,7 @@ def numbers_in(text: str) -> list[float]:
 def symbol_text(s: str) -> str:
     """Prose with its symbols in the verifier's spelling: θ2 -> theta2, $v_{0}$ -> v_0, \\Delta T -> Delta_T."""
     s = re.sub(r"\\(?:vec|hat|mathbf|boldsymbol|overrightarrow)\s*\{?\s*([A-Za-z])\s*\}?", r"\1", s or "")  # \vec F -> F
-    s = _DELTA.sub(r"Delta_\1", _HALF.sub("_half", s)).translate(_UGREEK)
+    s = _DELTA.sub(_delta_name, _HALF.sub("_half", s)).translate(_UGREEK)
     s = _SUBSCRIPT.sub(lambda m: m.group(1) + "_" + m.group(2).translate(_SUBDIGITS), s)
     s = re.sub(r"_\{([A-Za-z0-9]+)\}", r"_\1", s)
     return re.sub(r"\\(?=[A-Za-z])|\$", "", s)
@@ -428,8 +569,11 @@ def option_claim(text: str) -> tuple[str | None, float, str] | None:
 
 #: law or condition key -> pattern (lower-case text). A principle is read as the set of keys it names.
 LAWS = {
-    "newton2": r"newton'?s? (?:second|2nd) law|\bf\s*=\s*m\s*\*?\s*a\b|net force (?:equals|is) mass times|sum of (?:the )?forces",
-    "const_accel": r"constant acceleration|uniform(?:ly)? accelerat|equations? of (?:uniformly accelerated )?motion|suvat|kinematic|free fall|falls? freely|projectile",
+    "newton2": r"newton'?s? (?:second|2nd) law|newton'?s? (?:ii|2|2nd|second)\b|second law of motion|\bn2l\b|\bf\s*=\s*m\s*\*?\s*a\b|net force (?:equals|is) mass times|sum of (?:the )?forces",
+    "const_accel": r"constant acceleration|uniform(?:ly)? accelerat|equations? of (?:uniformly accelerated )?motion|suvat|kinematic|projectile",
+    # falling under gravity alone: the setting of a kinematics or an energy reference, and a name of the
+    # constant-acceleration law (_SAME_LAW)
+    "free_fall": r"free.fall|falls? freely|freely falling",
     "const_velocity": r"constant velocity|uniform motion|uniform velocity|constant speed along|distance\s*=\s*speed",
     "energy_cons": r"conservation of (?:mechanical |total )?energy|(?:mechanical |total )?energy (?:is )?conserv|energy conservation|potential energy (?:is )?(?:converted|turns|becomes|goes)|work.energy theorem",
     "momentum_cons": r"conservation of (?:linear )?momentum|momentum (?:is )?conserv|total momentum",
@@ -454,7 +598,7 @@ LAWS = {
     "wave": r"\bwave|wavelength|frequency times|v\s*=\s*f\s*\*?\s*lambda",
     "ideal_gas": r"ideal gas",
     "first_law": r"first law of thermodynamics|(?<!newton's )(?<!newtons )(?<!newton )first law",
-    "newton1": r"newton'?s? first law|law of inertia",
+    "newton1": r"newton'?s? first law|newton'?s? (?:i|1|1st|first)\b(?! *(?:and|&|,))|law of inertia",
     "const_volume": r"constant volume|isochoric|c_?v\b",
     "const_pressure": r"constant pressure|isobaric|c_?p\b",
     "isothermal": r"isotherm",
@@ -466,7 +610,8 @@ LAWS = {
     "coulomb": r"\bcoulomb(?:'s)?\b(?!s)|electrostatic force between",
     "field": r"electric field",
     "capacitor": r"capacit(?!y)|capacity of (?:a|the) capacitor",  # 'heat capacity' is no capacitor
-    "ohm": r"ohm'?s? law|\bv\s*=\s*i\s*\*?\s*r\b",
+    # the surname alone ('Ohm', 'by Ohm: I = V/R') names the law; `4.0 ohm` after a number is the unit
+    "ohm": r"ohm'?s? law|\bv\s*=\s*i\s*\*?\s*r\b|(?<![\d.]\s)(?<![\d.])\bohm(?:'s)?\b(?!s)",
     "series": r"\bseries\b",
     "parallel": r"\bparallel\b(?! plate)",
     # 'power' alone named the law for any text with the word ('Heat for a power source', issue 32): the key
@@ -476,8 +621,10 @@ LAWS = {
              r"\s*\*?\s*r|v\s*\^\s*2\s*/\s*r|w\s*/\s*t|f\s*\*?\s*v|e\s*/\s*t)\b|rate of (?:doing )?work"
              r"|work (?:done )?per (?:unit )?time|joule heating",
     "rc": r"\brc\b|charging|discharging",
-    "ampere": r"amp[eè]re'?s? law|biot|magnetic field of",
-    "lorentz": r"magnetic force|lorentz",
+    "ampere": r"amp[eè]re'?s? (?:circuital )?law|biot|magnetic field of",
+    "lorentz": r"magnetic force|lorentz(?! (?:contraction|factor|transformation))",
+    "time_dilation": r"time dilation|dilated time|time is dilated|moving clocks? (?:run|runs|tick|ticks) slow",
+    "length_contraction": r"length contraction|(?:lorentz|fitzgerald) contraction|contracted length",
     "faraday": r"faraday|induced emf|motional emf|emf\s*=\s*b",
     "lens": r"lens|mirror equation",
     "snell": r"snell|refraction",
@@ -502,8 +649,9 @@ LAWS = {
 }
 #: pairs of keys that contradict each other: naming one where the reference names the other is a wrong law
 CONFLICTS = [("friction", "frictionless"), ("series", "parallel"), ("const_volume", "const_pressure"),
-             ("const_accel", "const_velocity"), ("inelastic", "ke_cons"), ("energy_cons", "gravity_work"),
-             ("isothermal", "adiabatic"), ("decay", "linear_decay"), ("tir", "brewster")]
+             ("const_accel", "const_velocity"), ("free_fall", "const_velocity"), ("inelastic", "ke_cons"),
+             ("isothermal", "adiabatic"), ("decay", "linear_decay"), ("tir", "brewster"),
+             ("time_dilation", "length_contraction")]
 #: pairs of laws that a principle cannot both name where the reference does not (one denies the other: an
 #: inelastic collision where kinetic energy is conserved, a net force that is zero and accelerates the body)
 BOTH_CONFLICT = [("inelastic", "ke_cons"), ("newton1", "newton2"), ("buoyancy", "pascal"), ("isothermal", "adiabatic"),
@@ -524,9 +672,11 @@ def laws(text: str) -> set[str]:
 CONTEXT_WORDS = {"momentum", "work", "series", "parallel", "frictionless", "field", "ideal_gas"}
 #: keys a reference names as the setting of its law ('the collision is inelastic', 'the wavelength of a
 #: particle'): a principle that names a law of the reference may leave them unsaid
-_UNSAID = {"inelastic", "wave"}
+_UNSAID = {"inelastic", "wave", "free_fall"}
 #: two keys for one law: naming either names it
-_SAME_LAW = [("snell", "tir")]
+#: (free fall is motion at constant acceleration; the work done against gravity is the potential energy gained, the
+#: energy balance of a lift)
+_SAME_LAW = [("snell", "tir"), ("const_accel", "free_fall"), ("energy_cons", "gravity_work")]
 #: laws a principle may name besides the reference's (a law and the one that supplies its input: 'Newton's law of
 #: gravitation gives the centripetal force'); more is a list of laws, not one (issue 32: the whole table passed)
 MAX_EXTRA_LAWS = 2
@@ -558,6 +708,8 @@ def same_law(principle: str, reference: str) -> tuple[bool, str]:
     solution naming a known law is rejected; otherwise step 2 is not judged (step 3 checks the law).
     """
     a, b = laws(principle), laws(reference)
+    if "free_fall" in a:  # a principle that says free fall names motion at constant acceleration
+        a.add("const_accel")
     if (why := _circular(principle)):
         return False, why
     extra = a - b - OPTIONAL - CONTEXT_WORDS
@@ -581,7 +733,8 @@ def same_law(principle: str, reference: str) -> tuple[bool, str]:
         named = (a & b) - CONTEXT_WORDS
         unsaid = set(missing) - CONTEXT_WORDS - _UNSAID
         for x, y in _SAME_LAW:
-            if x in unsaid and y in a or y in unsaid and x in a:
+            if x in b and y in a or y in b and x in a:
+                named |= {x, y} & a
                 unsaid -= {x, y}
         if named and not unsaid:
             return True, f"names {', '.join(sorted(named))}, the law of the reference"
@@ -726,6 +879,7 @@ def _sides(line: str) -> tuple[str, str] | None:
     if len(parts) < 2 or not all(parts):
         return None
     left = re.sub(r"^[A-Za-z ,'()-]{0,60}?:\s*", "", parts[0]) if ":" in parts[0] else parts[0]
+    left = _DELTA.sub(_delta_name, left)  # `Delta L` is one symbol, not the word Delta before L
     words = left.split()
     for k in range(len(words)):  # prose before the formula ('The momentum balance gives m1*u1'): the words after it
         if not re.fullmatch(r"[A-Za-z'-]{3,},?|(?i:is|of|at|by|to|so|we|in|on|it|as|an|a)", words[k]):
@@ -758,7 +912,9 @@ def governing(step, givens: set, env: Mapping[str, float] | None = None) -> tupl
         sd = _sides(ln)
         if sd is None:
             continue
-        left, right = (juxtaposed(x, known) for x in sd)
+        # a left side of symbols side by side (`PV = nRT` with P solved for by a later line) is their product,
+        # though the line reads as an equation for the name `PV`
+        left, right = juxtaposed(sd[0], known - {lhs_name(sd[0])}), juxtaposed(sd[1], known)
         if identity(left, right):
             idents.append((i, f"`{left} = {right}` holds for any values: an identity, not a law"))
             continue
@@ -810,5 +966,5 @@ def juxtaposed(text: str, known: set) -> str:
         return text
     for name in sorted(free - set(known), key=lambda x: (-len(x), x)):
         if len(name) > 1 and all(ch in known for ch in name):
-            text = re.sub(rf"(?<![\w\\]){name}(?!\w)", " ".join(name), text)
+            text = re.sub(rf"(?<![A-Za-z_\\]){name}(?!\w)", " ".join(name), text)  # `2gh` is 2 g h
     return text

@@ -21,11 +21,13 @@ count such samples, the error tables book them as "no verdict". It never guesses
 """
 from __future__ import annotations
 
+import re
+
 from verifiers import seventag
 from verifiers import stepparse as P
 from verifiers import answer
 from verifiers.config import CheckConfig
-from verifiers.stepcheck import check_arithmetic, dimension_ok, not_a_law, split_juxtaposed
+from verifiers.stepcheck import check_arithmetic, dependency_order, dimension_ok, not_a_law, split_juxtaposed
 from verifiers.stepformat import format_error
 from verifiers.verdict import StepVerdict, at_step, invalid
 
@@ -40,6 +42,22 @@ _CONST_VALUES = [v for vs in CONSTANTS.values() for v in vs]
 _CONST_REL_TOL = CheckConfig().const_rel_tol
 
 
+def unit_constants(text: str, names_: set) -> dict:
+    """Physical constants written as the unit of a value (`v = 0.80 c`, `q = 2 e`): {name: SI value} for each of
+    `names_` that `text` writes after a number and that, read as a unit, is that constant (c is the speed of
+    light; `500 g` is grams and `2 h` hours, not g or Planck's constant). Such a name is identified: the text
+    measures in it."""
+    out = {}
+    for name in sorted(names_):
+        if name not in CONSTANTS or not re.search(rf"(?<![\w.])\d[\d.]*(?:[eE][-+]?\d+)?\s*{re.escape(name)}(?![\w])",
+                                                 text or ""):
+            continue
+        q = P.quantity(f"1 {name}")
+        if q is not None and q[1] and any(P.close(q[0], c, _CONST_REL_TOL) for c in CONSTANTS[name]):
+            out[name] = q[0]
+    return out
+
+
 def verify_reference_free(question: str, solution: str, gold: str | None = None) -> StepVerdict:
     """The first error that can be shown without a reference; valid=False where none can be placed."""
     bad = format_error(solution)
@@ -48,14 +66,14 @@ def verify_reference_free(question: str, solution: str, gold: str | None = None)
     sol = seventag.parse(solution)
     n = sol.n
     svals = P.values(sol.get("value_identification"))
-    units = {s: u for s, _, u, _, _ in svals}
+    units = {s: u for s, v, u, _, _ in svals if u or v != 0}  # a bare 0 is zero in any unit
     for s, _, u, _, _ in P.values(sol.get("calculation")):
         if u:  # a result written without a unit has an unknown unit, not a dimensionless one
             units.setdefault(s, u)
     eqs, _, idents = P.governing(sol.get("governing_equation"), {s for s, *_ in svals}, {s: v for s, v, *_ in svals})
     if idents:
         return at_step(3, idents[0][1], n)
-    sol_eqs = split_juxtaposed(eqs, {s for s, *_ in svals})
+    sol_eqs = dependency_order(split_juxtaposed(eqs, {s for s, *_ in svals}))
     checked = []
     # 3. dimensional consistency of every governing equation
     if not sol_eqs:

@@ -54,9 +54,9 @@ from verifiers import seventag
 from verifiers import stepparse as P
 from verifiers.judge import JudgeBudgetExceeded, judge_backend
 from verifiers.psv import psv_backend
-from verifiers.stepcheck import UNIT_AFTER_NUMBER, units_dropped, units_to_si, check_arithmetic, dimension_ok, not_a_law, split_juxtaposed
+from verifiers.stepcheck import UNIT_AFTER_NUMBER, units_dropped, units_to_si, check_arithmetic, dependency_order, dimension_ok, not_a_law, split_juxtaposed
 from verifiers.stepformat import boxed_all, format_error
-from verifiers.stepref import verify_reference_free
+from verifiers.stepref import unit_constants, verify_reference_free
 from verifiers.units import get_ureg
 from verifiers.verdict import StepVerdict, at_step, invalid
 
@@ -337,6 +337,44 @@ def _invented_given(sol, ref, question: str | None) -> str | None:
     return None
 
 
+_MAX_QUANTITIES = 20
+
+
+def _quantities(text: str) -> list[tuple[float, str, str]]:
+    """(SI value, SI unit, text) of each `number unit` a text writes (`340 g`, `0.10 m`, `500 nm`): the first
+    _MAX_QUANTITIES candidates only (each read once), so that the time per solution stays bounded."""
+    out, seen = [], set()
+    for k, m in enumerate(_QTY.finditer(P.symbol_text(text or "")[:4000])):
+        if k >= _MAX_QUANTITIES:
+            break
+        if m.group(0) in seen:
+            continue
+        seen.add(m.group(0))
+        q = P.quantity(f"{m.group(1)} {m.group(2)}")
+        if q is not None and q[1]:
+            out.append((q[0], q[1], m.group(0)))
+    return out
+
+
+def _misread_value(sol, known: dict, question: str | None) -> str | None:
+    """Step 1 restates a given with a value the problem does not give (`a cart of mass 340 kg` for a 340 g cart,
+    `compressed by 1.0 cm` for 0.10 m): MC at step 1, where the misreading first shows. Judged only for a value
+    whose unit the problem also states a quantity in (SI): it must be one of those, their sum or difference, or a
+    value of the reference (a result restated is no misreading); temperatures are not judged (a melting or boiling
+    point, 0 °C or 100 °C, is known, not given)."""
+    qq = _quantities(question or "")
+    if not qq:
+        return None
+    for v, u, text in _quantities(sol.get("problem_analysis").content):
+        same = [x for x, uq, _ in qq if uq == u]
+        if u == "kelvin" or not same or any(P.close(v, x) for x in same) or any(P.close(v, kv) for kv, ku in known.values() if ku == u):
+            continue
+        if any(P.close(v, abs(a - b)) or P.close(v, a + b) for i, a in enumerate(same) for b in same[i + 1:]):
+            continue
+        return f"problem_analysis states {text.strip()}, a value the problem does not give"
+    return None
+
+
 _FORMULA = re.compile(r"([^:;,.]{1,40}?=[^;,]{1,60}?)(?:[.;,]\s|[.;,]?$)")
 
 
@@ -505,7 +543,8 @@ def _implied_numbers(question: str) -> list[float]:
     return [x for rx, xs in _IMPLIED if rx.search(question) for x in xs]
 
 
-def _governing_error(sol_eqs, rels, idents, known, target, true_env, units) -> tuple[int, str, bool] | None:
+def _governing_error(sol_eqs, rels, idents, known, target, true_env, units,
+                     instances: set = frozenset()) -> tuple[int, str, bool] | None:
     """Step 3's first error (3, why, movable), or None; fills true_env with each equation's true value on the
     way. movable: a wrong law, which is placed at step 2 when the principle already states it."""
     if idents:
@@ -519,10 +558,11 @@ def _governing_error(sol_eqs, rels, idents, known, target, true_env, units) -> t
             stray = P.names(rhs) - set(true_env) - set(known) - {e[0] for e in sol_eqs}
             dropped = units_dropped(rhs) if stray else None
             if dropped is not None and not P.names(dropped) & stray:
-                rhs = dropped
+                si = units_to_si(rhs)  # `-13.6 eV / n^2`: the number and its unit, in SI
+                rhs = si if si is not None and not P.names(si) & stray else dropped
         except P.ExprError:
             pass
-        if (why := not_a_law(lhs, rhs)):
+        if lhs not in instances and (why := not_a_law(lhs, rhs)):  # a law at one index is a number, rightly
             return 3, why, False
         try:
             val = P.evaluate(rhs, true_env)
@@ -547,6 +587,69 @@ def _governing_error(sol_eqs, rels, idents, known, target, true_env, units) -> t
     return None
 
 
+#: a number with at most one unit token (`90 degrees`, `0 m/s`, `9.8 m/s^2`), nothing more
+_PLAIN_VALUE = re.compile(r"[-+]?\s*\d+(?:\.\d+)?(?:[eE][-+]?\d+)?\s*(?:°|[A-Za-zµΩ°]+(?:\^-?\d+)?"
+                          r"(?:/[A-Za-zµΩ]+(?:\^-?\d+)?)?)?")
+
+
+def _values_among_equations(eqs, svals, true_env, units, target, question) -> list:
+    """A governing-equation line that states a value of the problem (`theta = 90 degrees` for a wire at right
+    angles to the field) beside the law is a value identified there, not a law that is a bare number: it is moved
+    to the values (svals, true_env, units updated). Only a number the problem gives (or implies: 90 degrees for
+    'perpendicular'), for a symbol that is not the asked quantity; the answer written as the law stays a law."""
+    qnums = P.numbers_in(question or "") + _implied_numbers(question or "")
+    have = {s for s, *_ in svals}
+    out = []
+    for lhs, parts, line in eqs:
+        rhs = parts[-1]
+        q = P.quantity(rhs) if len(parts) == 1 and _PLAIN_VALUE.fullmatch(rhs.strip()) else None
+        if q is not None and qnums and lhs != target and lhs not in have and P.given(q[0], qnums):
+            svals.append((lhs, q[0], q[1], rhs, -1))
+            true_env.setdefault(lhs, q[0])
+            units.setdefault(lhs, q[1])
+            have.add(lhs)
+            continue
+        out.append((lhs, parts, line))
+    return out
+
+
+def _indexed_laws(eqs, givens: set) -> list:
+    """A law written for any index (`E_n = -13.6 eV / n^2`) and used at given indices by the other equations
+    (`E_photon = E_3 - E_2`): the law at each index used is an equation of its own (`E_3 = -13.6 eV / (3)^2`), put
+    before the law in general symbols (which, its index never identified, is then a statement of the law).
+    Returns (equations, the names of the laws at an index)."""
+    out, instances = list(eqs), set()
+    for lhs, parts, line in eqs:
+        m = re.fullmatch(r"([A-Za-z]+)_([a-z])", lhs)
+        if not m or m.group(2) in givens:
+            continue
+        try:
+            if m.group(2) not in P.names(parts[-1]):
+                continue
+            used = set().union(*(P.names(p[-1]) for _, p, _ in eqs))
+        except P.ExprError:
+            continue
+        for name in sorted(used):
+            k = re.fullmatch(rf"{m.group(1)}_(\d+)", name)
+            if k and name not in {e[0] for e in out}:
+                inst = re.sub(rf"(?<![\w\\]){m.group(2)}(?!\w)", f"({k.group(1)})", parts[-1])
+                out.insert(out.index((lhs, parts, line)), (name, [inst], line))
+                instances.add(name)
+    return out, instances
+
+
+def _equation_names(step) -> set:
+    """Every name the lines of a step use (on either side of `=`), for the lines that read as expressions."""
+    out = set()
+    for ln in P.lines(step):
+        for side in ln.split("="):
+            try:
+                out |= P.names(side)
+            except P.ExprError:
+                continue
+    return out
+
+
 def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict:
     bad = format_error(solution)
     if bad is not None:
@@ -569,24 +672,45 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
     known = dict(rvals)
     for s, v, u, _, _ in P.values(ref.get("calculation")):
         known[s] = (v, u)
+    if (why := _misread_value(sol, known, question)):
+        return at_step(1, why, n)
     target = _ref_target(ref)
     svals = P.values(get("value_identification"))
     # the solution's symbols mapped onto the reference's: by name, else by value and unit
     true_env, units = {}, {}
     for s, v, u, _, _ in svals:
-        units[s] = u
+        if u or v != 0:  # a bare 0 (`u_2 = 0`) tells no unit: it is zero in any (the dimension check skips it)
+            units[s] = u
         if s in known and (known[s][1] == u or not u):
             true_env[s] = known[s][0]
             continue
         m = next((r for r, (rv, ru) in rvals.items() if ru == u and P.close(rv, v)), None)
         true_env[s] = rvals[m][0] if m else v
     for s, (v, u) in known.items():
-        units.setdefault(s, u)
+        if u or v != 0:
+            units.setdefault(s, u)
+    # a physical constant the values are measured in (`v = 0.80 c`) is identified at its value
+    consts = unit_constants((get("value_identification").content or "") + "\n" + (question or ""),
+                            _equation_names(get("governing_equation")) - {s for s, *_ in svals})
+    for s, v in consts.items():
+        true_env[s] = v
+        units.setdefault(s, P.unit_of(f"1 {s}"))
+    # a quantity given as a multiple of such a constant (`v/c = 0.80`) is identified: its value, that multiple
+    raw_consts = {s: 1.0 for s in consts}
+    for a, b, x, i in P.ratio_values(get("value_identification")):
+        if b in consts and a not in {s for s, *_ in svals}:
+            u = units[b]
+            svals.append((a, x * consts[b], u, f"{x:g} {b}", i))
+            units[a], raw_consts[a] = u, x
+            m = next((r for r, (rv, ru) in rvals.items() if ru == u and P.close(rv, x * consts[b])), None)
+            true_env[a] = known[a][0] if a in known and known[a][1] == u else rvals[m][0] if m else x * consts[b]
     # 3. governing equations (any arrangement, solved for their quantity), at the true values
-    givens = {s for s, *_ in svals}
-    eqs, rels, idents = P.governing(get("governing_equation"), givens, {s: v for s, v, *_ in svals})
-    sol_eqs = split_juxtaposed(eqs, givens)
-    step3 = _governing_error(sol_eqs, rels, idents, known, target, true_env, units)
+    givens = {s for s, *_ in svals} | set(consts)
+    eqs, rels, idents = P.governing(get("governing_equation"), givens, {**{s: v for s, v, *_ in svals}, **consts})
+    eqs = _values_among_equations(eqs, svals, true_env, units, target, question)
+    eqs, instances = _indexed_laws(eqs, givens | {s for s, *_ in svals})
+    sol_eqs = dependency_order(split_juxtaposed(eqs, givens | {s for s, *_ in svals}))
+    step3 = _governing_error(sol_eqs, rels, idents, known, target, true_env, units, instances)
     # the principle's own formula at the true values (the solution's asked symbol stands for the target)
     penv = {s: v for s, (v, _) in known.items()}
     penv.update(true_env)
@@ -620,11 +744,13 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
             continue
         if qnums and not P.given(v, qnums) and not _derived_given(s, v, chains, qnums):
             return at_step(4, f"the value {s} = {text} appears nowhere in the problem", n)
-    defined = {s for s, *_ in svals} | {lhs for lhs, _, _ in sol_eqs}
+    defined = {s for s, *_ in svals} | set(consts) | {lhs for lhs, _, _ in sol_eqs}
     general, first_missing = [], None
     for k, (lhs, parts, _) in enumerate(sol_eqs):
         try:
             free = P.names(parts[-1])
+            if free - defined and (dropped := units_dropped(parts[-1])) is not None:
+                free = P.names(dropped)  # a unit written after a number (`-13.6 eV / n^2`) is no symbol
         except P.ExprError:
             continue
         missing = sorted(free - defined)
@@ -651,8 +777,9 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
         return at_step(4, f"{name} is used in the equation for {lhs} but its value is never identified", n)
     rfa = ref.get("final_answer").content if ref.get("final_answer") else ""
     rbox = boxed_all(rfa)
-    return check_arithmetic(sol, sol_eqs, {s: v for s, v, *_ in svals}, true_env, n, known.get(target),
-                            solution, (rbox[-1] if rbox else rfa.strip()) or None, question)
+    return check_arithmetic(sol, sol_eqs, {**consts, **{s: v for s, v, *_ in svals}}, true_env, n, known.get(target),
+                            solution, (rbox[-1] if rbox else rfa.strip()) or None, question,
+                            raw_extra=raw_consts)
 
 
 BACKENDS = {"symbolic": verify_symbolic, "judge": judge_backend, "psv": psv_backend}
