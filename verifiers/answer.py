@@ -1101,15 +1101,21 @@ def _conclusion_after(pred: str, a: str, end: int, cfg):
     for sent, c in concl[-4:]:  # the last few conclusions (a flood of "So 5 N." costs one check each)
         _tick()
         cand = clean_answer(answer_sentence(sent[c.end():]))
-        try:
-            vo = _check(cand, a, "numeric", cfg)
-        except _Timeout:
-            raise
-        except Exception:  # noqa: BLE001 - a sentence that is no value cannot disagree
-            continue
-        if not vo.equivalent and vo.reason.startswith("numeric mismatch"):
+        if _states_another_value(cand, a, cfg):
             return f"a conclusion after the answer states another value ({cand[:40]!r})"
     return None
+
+
+def _states_another_value(text: str, a: str, cfg) -> bool:
+    """Whether `text` reads as a value of the answer's dimension other than the answer `a` (a text that
+    is no value, or a value of another dimension, disagrees with nothing)."""
+    try:
+        vo = _check(text, a, "numeric", cfg)
+    except _Timeout:
+        raise
+    except Exception:  # noqa: BLE001 - a text that is no value cannot disagree
+        return False
+    return not vo.equivalent and vo.reason.startswith("numeric mismatch")
 
 
 def _loop_disagrees(pred: str, a: str, cfg):
@@ -1137,15 +1143,7 @@ def _loop_disagrees(pred: str, a: str, cfg):
         return None
     for v in sorted(values)[:20]:
         _tick()
-        if not v or v == a:
-            continue
-        try:
-            vo = _check(v, a, "numeric", cfg)
-        except _Timeout:
-            raise
-        except Exception:  # noqa: BLE001 - a copy that is no value cannot disagree
-            continue
-        if not vo.equivalent and vo.reason.startswith("numeric mismatch"):
+        if v and v != a and _states_another_value(v, a, cfg):
             return f"the output repeats its answer's sentence with another value ({v[:40]!r}): a loop"
     return None
 
