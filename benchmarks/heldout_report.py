@@ -140,7 +140,7 @@ def _records(data_dir: Path) -> dict:
     """Every problem a graded key can name, by id (read once per data directory, not once per set)."""
     from r3bench.eval import data, procgen_data
     recs = {}
-    for bench in ("jeebench", "mmlu_college", "mmlu_high", "scieval", "physicsqa"):
+    for bench in data.LOADERS:
         try:
             recs.update({r.id: r for r in data.LOADERS[bench](data_dir)})
         except Exception:  # noqa: BLE001 - a benchmark missing from the data folder: its keys fail below

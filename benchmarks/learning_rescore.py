@@ -41,9 +41,6 @@ def _study():
 
 
 ls = _study()
-BENCH_OF_TASK = {"r3_jeebench_structured": "jeebench", "r3_mmlu_college_structured": "mmlu_college",
-                 "r3_mmlu_high_structured": "mmlu_high", "r3_scieval_structured": "scieval",
-                 "r3_physicsqa_structured": "physicsqa"}
 
 
 def documents(tier, data_dir=None) -> dict:
@@ -51,8 +48,11 @@ def documents(tier, data_dir=None) -> dict:
     from r3bench.eval import data as _data
     from r3bench.eval.lmeval import to_doc
     from r3bench.eval.procgen_data import records
+    from r3bench.results.leaderboard import benchmark_of
 
-    recs = records(int(tier)) if not isinstance(tier, str) else _data.load(BENCH_OF_TASK[tier], data_dir)
+    if isinstance(tier, str) and benchmark_of(tier) is None:
+        raise KeyError(f"{tier}: not a task of one of the benchmarks")
+    recs = records(int(tier)) if not isinstance(tier, str) else _data.load(benchmark_of(tier), data_dir)
     return {r.id: to_doc(r) for r in recs}
 
 

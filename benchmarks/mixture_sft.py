@@ -34,6 +34,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT / "benchmarks") not in sys.path:  # learning_study, gpu_sft: scripts beside this one
+    sys.path.insert(0, str(ROOT / "benchmarks"))
 OUT = ROOT / "results" / "mixture_sft"
 STEPS = 100
 MODELS = ("sft_mix", "sft_start", "base")
@@ -89,7 +91,6 @@ class Runner:
         return self._base
 
     def start_adapter(self) -> Path:
-        sys.path.insert(0, str(ROOT / "benchmarks"))
         from gpu_sft import reassemble
 
         dst = self.out / "runs" / "sft_start_adapter"
@@ -136,7 +137,6 @@ class Runner:
 
         if model == "base":
             return HFLM(pretrained=self.base_path(), device="cpu", batch_size=self.batch, dtype="float32")
-        sys.path.insert(0, str(ROOT / "benchmarks"))
         from learning_study import merged_model
 
         adapter = self.start_adapter() if model == "sft_start" else self.out / "runs" / "sft_mix" / "final"
@@ -221,18 +221,11 @@ class Runner:
         return "\n".join(lines)
 
 
-def _ci(vals: list[float], seed: int, iters: int = 2000) -> tuple[float, float, float]:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    from learning_study import bootstrap_ci
-
-    return bootstrap_ci(vals, iters, seed)
-
-
 def summarise(out: Path = OUT, data_dir: str | None = None) -> list[dict]:
     """summary.csv, summary.md and accuracy.png from the done evaluation cells."""
+    from learning_study import bootstrap_ci, hash_seed
+
     from r3bench.eval.lmeval import MCQ_KINDS, baselines
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    from learning_study import hash_seed
 
     rows = []
     for task in TASKS:
@@ -249,7 +242,7 @@ def summarise(out: Path = OUT, data_dir: str | None = None) -> list[dict]:
                              ("acc_flexible_mcq", mcq)):
                 field = {"acc_mcq": "acc", "acc_flexible_mcq": "acc_flexible"}.get(key, key)
                 vals = [float(s[field]) for s in src if s.get(field) is not None]
-                row[key], row[key + "_lo"], row[key + "_hi"] = _ci(vals, seed) if vals else (math.nan,) * 3
+                row[key], row[key + "_lo"], row[key + "_hi"] = bootstrap_ci(vals, 2000, seed) if vals else (math.nan,) * 3
             row["mcq_letter_read"] = (sum(1 for s in mcq if _committed(s)) / len(mcq)) if mcq else math.nan
             rows.append(row)
     base: dict = {}
@@ -296,7 +289,9 @@ def _documents(task: str, data_dir=None) -> dict:
     from r3bench.eval import procgen_data
     from r3bench.eval.lmeval import to_doc
 
-    bench = {"r3_mmlu_college_structured": "mmlu_college", "r3_jeebench_structured": "jeebench"}.get(task)
+    from r3bench.results.leaderboard import benchmark_of
+
+    bench = benchmark_of(task)
     if bench:
         return {r.id: to_doc(r) for r in _data.load(bench, data_dir)}
     recs = procgen_data.mixture_records(task.rsplit("_", 1)[1])

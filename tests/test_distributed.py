@@ -105,6 +105,16 @@ def weights(out: Path) -> dict:
     return load_file(str(out / "final" / "adapter_model.safetensors"))
 
 
+def one_process_with_the_same_skips(recs, kw, one, tmp_path, monkeypatch):
+    """stepfix in one process at the two-process run's global batch (batch 4), its verifier double
+    skipping the problems the two-process run skipped (its records `recs`), into `one`."""
+    skip_file = tmp_path / "skip.json"
+    skip_file.write_text(json.dumps([[r["step"], r["id"]] for r in recs if "> tau" in r.get("skip_reason", "")]))
+    monkeypatch.setenv("R3_SKIP_FILE", str(skip_file))
+    stepfix.train(common.make(stepfix.Config, **{**kw, "output_dir": str(one), "batch_size": 4}),
+                  trainer_cls=dist_doubles.stepfix_double_cls())
+
+
 def assert_same_run(one: Path, two: Path, steps: int = 2):
     l1, l2 = losses(one), losses(two)
     assert len(l1) == len(l2) == steps, (l1, l2)
@@ -169,11 +179,7 @@ def test_stepfix_two_processes_with_an_all_skipped_rank_equal_one(tiny, data, tm
     logs = [json.loads(x) for x in (two / "metrics.jsonl").read_text().splitlines()]
     first = next(d for d in logs if d.get("step") == 1 and "skip_rate" in d)
     assert first["skip_rate"] == 0.5 and first["revised"] == 2 and first["y1_correct"] == 2  # both ranks' statistics
-    skip_file = tmp_path / "skip.json"
-    skip_file.write_text(json.dumps([[r["step"], r["id"]] for r in recs if "> tau" in r.get("skip_reason", "")]))
-    monkeypatch.setenv("R3_SKIP_FILE", str(skip_file))
-    stepfix.train(common.make(stepfix.Config, **{**kw, "output_dir": str(one), "batch_size": 4}),
-                  trainer_cls=dist_doubles.stepfix_double_cls())
+    one_process_with_the_same_skips(recs, kw, one, tmp_path, monkeypatch)
     assert_same_run(one, two)
 
 
@@ -191,11 +197,7 @@ def test_stepfix_steps_per_generation_two_processes_equal_one(tiny, data, tmp_pa
     assert sorted(calls) == [[0, 1, 4], [0, 1, 4], [0, 2, 4], [0, 2, 4], [1, 1, 4], [1, 2, 4], [1, 2, 4]], calls
     recs = [json.loads(x) for x in (two / "stepfix_samples.jsonl").read_text().splitlines()]
     assert len(recs) == 16 and all(r["skipped"] for r in recs if r["step"] == 1 and r["rank"] == 1)
-    skip_file = tmp_path / "skip.json"
-    skip_file.write_text(json.dumps([[r["step"], r["id"]] for r in recs if "> tau" in r.get("skip_reason", "")]))
-    monkeypatch.setenv("R3_SKIP_FILE", str(skip_file))
-    stepfix.train(common.make(stepfix.Config, **{**kw, "output_dir": str(one), "batch_size": 4}),
-                  trainer_cls=dist_doubles.stepfix_double_cls())
+    one_process_with_the_same_skips(recs, kw, one, tmp_path, monkeypatch)
     assert_same_run(one, two)
     assert json.loads((two / "run.json").read_text())["config"]["steps_per_generation"] == 2
 

@@ -2,21 +2,16 @@
 (never on the held-out sets themselves, which are scored once, at the end)."""
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+import bench_scripts  # tests/ is on sys.path (pytest's rootdir-less import)
 
 
 @pytest.fixture(scope="module")
 def hr():
-    spec = importlib.util.spec_from_file_location("heldout_report", ROOT / "benchmarks" / "heldout_report.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return bench_scripts.load("heldout_report")
 
 
 def test_wilson_interval(hr):

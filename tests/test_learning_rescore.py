@@ -1,22 +1,14 @@
 """benchmarks/learning_rescore.py: the committed study samples scored again with today's verifiers."""
-import importlib.util
 import json
-import sys
 from pathlib import Path
+
+import bench_scripts  # tests/ is on sys.path (pytest's rootdir-less import)
 
 ROOT = Path(__file__).resolve().parents[1]
 STUDY = ROOT / "results" / "learning"
 
 
-def _load():
-    spec = importlib.util.spec_from_file_location("learning_rescore", ROOT / "benchmarks" / "learning_rescore.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["learning_rescore"] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-rs = _load()
+rs = bench_scripts.load("learning_rescore")
 CELLS = {"sft__s0__t1", "stepfix__s0__t1", "full_base__s0__r3_mmlu_college_structured"}
 
 

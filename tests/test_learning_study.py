@@ -1,7 +1,6 @@
 """benchmarks/learning_study.py: design, statistics, resumable cells, and the whole pipeline on a
 tiny random model (the slow test)."""
 import csv
-import importlib.util
 import json
 import math
 import sys
@@ -10,18 +9,12 @@ from pathlib import Path
 
 import pytest
 
+import bench_scripts  # tests/ is on sys.path (pytest's rootdir-less import)
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _load():
-    spec = importlib.util.spec_from_file_location("learning_study", ROOT / "benchmarks" / "learning_study.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["learning_study"] = mod  # dataclasses resolve annotations through sys.modules
-    spec.loader.exec_module(mod)
-    return mod
-
-
-ls = _load()
+ls = bench_scripts.load("learning_study")
 
 
 def test_sample_size_for_a_ten_point_difference():

@@ -1,22 +1,10 @@
 """benchmarks/mixture_sft.py (issue 35 item 5): the cell order, resumability bookkeeping and the
 summary from done cells (the training and scoring themselves run SmolLM2 for hours: not here)."""
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+import bench_scripts  # tests/ is on sys.path (pytest's rootdir-less import)
 
-
-def _load():
-    spec = importlib.util.spec_from_file_location("mixture_sft", ROOT / "benchmarks" / "mixture_sft.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["mixture_sft"] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-ms = _load()
+ms = bench_scripts.load("mixture_sft")
 
 
 def test_cells_train_first_then_the_trained_model_on_the_benchmarks():

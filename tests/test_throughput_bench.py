@@ -2,20 +2,15 @@
 directly. The trainers set glibc's malloc threshold in `run_training`, before `build`, so the children
 measured peaks under a malloc setting no trainer runs with (stepfix 15.4 GB, DPO 10.3 GB) until the
 child applied the trainers' default itself."""
-import importlib.util
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+import bench_scripts  # tests/ is on sys.path (pytest's rootdir-less import)
 
 
 @pytest.fixture(scope="module")
 def throughput():
-    spec = importlib.util.spec_from_file_location("r3_throughput_bench", REPO / "benchmarks" / "throughput.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return bench_scripts.load("throughput", "r3_throughput_bench")
 
 
 @pytest.fixture

@@ -33,6 +33,8 @@ import os
 from contextlib import contextmanager
 from pathlib import Path
 
+from trainers.errors import ConfigError, NonFiniteLoss
+
 
 def rank() -> int:
     return int(os.environ.get("RANK", "0"))
@@ -103,8 +105,6 @@ def stop_together(value: float, what: str) -> list[float]:
     """Every rank's `value` (rank order); NonFiniteLoss on EVERY rank when it is NaN/inf on ANY rank,
     naming the ranks: a rank that raised alone left the others waiting in the next collective (gloo: a
     timeout after 30 min; NCCL: a hang)."""
-    from trainers.errors import NonFiniteLoss
-
     vals = gather_objects(float(value))
     bad = [(r, v) for r, v in enumerate(vals) if not math.isfinite(v)]
     if bad:
@@ -181,8 +181,6 @@ def check_launch(accelerator) -> None:
     the gap is accelerate's routing, so the CPU cannot test FSDP or ZeRO through the trainers."""
     if accelerator is None:
         return
-    from trainers.errors import ConfigError
-
     got = str(accelerator.distributed_type).split(".")[-1]
     for var, want in (("ACCELERATE_USE_FSDP", "FSDP"), ("ACCELERATE_USE_DEEPSPEED", "DEEPSPEED")):
         if os.environ.get(var, "false").lower() == "true" and got != want:

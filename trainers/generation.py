@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from abc import ABC, abstractmethod
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -200,7 +201,7 @@ def policy_version(model) -> int:
     return sum(int(p._version) for p in model.parameters() if p.requires_grad)
 
 
-class _VLLMBase:
+class _VLLMBase(ABC):
     """Weight sync and sampling shared by the colocate and server modes: `generate` first pushes the
     policy's weights (LoRA merged) when an optimizer step changed them since the last push, then samples
     with the call's seed (Sampling.seed: per rank, step and call)."""
@@ -209,8 +210,10 @@ class _VLLMBase:
         self._synced_version = None
         self.syncs = 0  # weight pushes so far (tests, logs)
 
-    def _push(self, named) -> None:  # a mode's way of loading (name, tensor) pairs
-        raise NotImplementedError
+    @abstractmethod
+    def _push(self, named) -> None:
+        """A mode's way of loading (name, tensor) pairs into its engine (colocate: the LLM's model;
+        server: VLLMClient's update calls)."""
 
     def sync_weights(self, model) -> None:
         peft = hasattr(model, "merge_adapter")

@@ -203,12 +203,11 @@ def paper_table(reference: dict, tasks: set, models: set) -> list[str]:
     return out
 
 
-BENCHMARKS = ("jeebench", "mmlu_college", "mmlu_high", "scieval", "physicsqa")
-
-
 def benchmark_of(task: str) -> str | None:
     """The benchmark an r3 task scores (r3_jeebench_structured -> jeebench), None for others."""
-    for b in sorted(BENCHMARKS, key=len, reverse=True):
+    from r3bench.eval.data import LOADERS
+
+    for b in sorted(LOADERS, key=len, reverse=True):
         if task == f"r3_{b}" or task.startswith(f"r3_{b}_"):
             return b
     return None
