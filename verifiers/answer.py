@@ -159,6 +159,11 @@ def _fractions(s: str) -> str:
     return _VULGAR_RE.sub(lambda m: f"({m.group(1)}+{_VULGAR[m.group(2)]})" if m.group(1) else _VULGAR[m.group(2)], s)
 
 
+# a unit in square brackets after a number (an engineering convention): never an interval ("[2, 4]" has a
+# comma and starts with a digit) or an option list
+_BRACKET_UNIT = re.compile(r"(?<=\d)\s?\[\s?([A-Za-zµΩ°%][^\[\],;=\n]{0,30}?)\s?\]")
+
+
 def _norm(s: str) -> str:
     s = _fractions(collapse_space(s).translate(_UNICODE_UNITS))
     s = re.sub(r"\^\s*\{\s*\\circ\s*\}", "°", s)  # 25^{\circ}\mathrm{C}: a degree sign, never a power
@@ -174,6 +179,7 @@ def _norm(s: str) -> str:
     s = re.sub(r"(?<=\d)\\[,;: ](?=\d{3}\b)", "", s)  # 12\,000
     s = re.sub(r"\\SI\{([^{}]*)\}\{([^{}]*)\}", lambda m: m.group(1) + " " + _siunitx(m.group(2)), s)
     s = re.sub(r"\\[,;:! ]", " ", s)
+    s = _BRACKET_UNIT.sub(r" \1", s)  # "9.90 [m/s]", "9.90\ [m/s]": the unit in square brackets
     for _ in range(4):
         s = re.sub(r"\^\s*\{([^{}]*)\}", r"**(\1)", s)
     for _ in range(4):
@@ -833,6 +839,15 @@ def _last_number(a: str):
     word = rest.split(" ")[0] if rest else ""
     word = word if word and _unit_ok(word) else word.rstrip(".,;:)")
     unit_next = bool(word) and _unit_ok(word)
+    if unit_next and " per " in rest[:60] and not re.search(r"(?i) per (?:cycle|revolution|rev|turn|oscillation)s?\b", rest[:60]):
+        # "twenty kilometres per hour", "9.8 meters per second squared": a unit spelt in words is the
+        # longest run of words that is one unit ("m/s in vacuum" stays m/s)
+        words = re.split(r"[.,;:)](?:\s|$)", rest, maxsplit=1)[0].split(" ")[:6]
+        for k in range(len(words), 1, -1):
+            cand = " ".join(words[:k]).rstrip(".,;:)")
+            if not any(_PROSE.fullmatch(w) and w.lower() != "per" for w in words[:k]) and _unit_ok(cand):
+                word = cand
+                break
     if _OPERAND_BEFORE.search(t[:start]) or (not unit_next and _OPERAND_AFTER.match(t[end:])) or \
             (t[end:end + 1].isalpha() and not unit_next):
         return "the last number is part of an expression, not a value"
@@ -1546,25 +1561,33 @@ def _check_interval(a: str, ref_iv, kind, cfg):
 
 
 _SUBSCRIPT = str.maketrans("₀₁₂₃₄₅₆₇₈₉ₓᵧ", "0123456789xy")
-_ASSIGNED = re.compile(r"\s?\\?[A-Za-z]{1,8}\s?(?:_\s?\{?\s?([A-Za-z0-9]{1,3})\s?\}?|([0-9xyz]))\s?=\s?([^=]+)")
+_ASSIGNED = re.compile(r"\s?(?:\\?[A-Za-z]{1,8}\s?(?:_\s?\{?\s?([A-Za-z0-9]{1,3})\s?\}?|([0-9xyz]))|([xyz]))\s?=\s?([^=]+)")
 
 
 def _assigned_parts(a: str):
     """The values of one assignment per component, in order ("v_x = 3 m/s, v_y = 4 m/s", "v₁ = 1 m/s and
-    v₂ = 3 m/s"): the subscripts must run in order (x, y, z or 1, 2, 3), else None (which is which is
+    v₂ = 3 m/s", the coordinates themselves: "x = 3, y = 4"): the subscripts must run in order (x, y, z or 1, 2, 3), else None (which is which is
     then the question's, not the checker's)."""
     if len(a) > 400:
         return None
     pieces = [p for p in re.split(r"\s?[,;]\s|\s(?:and)\s", a.translate(_SUBSCRIPT)) if p.strip()]
     if not 2 <= len(pieces) <= 3:
         return None
+    # "The point is at x = 2 m and y = -1 m": words with no number before the first assignment are prose
+    lead = re.fullmatch(r"[A-Za-z][A-Za-z ]{0,60}\s((?:\\?[A-Za-z]{1,8}\s?(?:_\s?\{?\s?[A-Za-z0-9]{1,3}\s?\}?)?)\s?=[^=]+)",
+                        pieces[0].strip())
+    if lead:
+        said = pieces[0].strip()[:lead.start(1)]
+        if _NEGATED_BEFORE.search(said) or re.search(r"(?i)\b(?:maybe|perhaps|possibly|either|if|could|might|would)\b", said):
+            return None  # "It is not at x = 2 m and y = -1 m", "It might be at x = ...": no commitment
+        pieces[0] = lead.group(1)
     subs, vals = [], []
     for p in pieces:
         m = _ASSIGNED.fullmatch(p.strip().rstrip("."))
         if not m:
             return None
-        subs.append((m.group(1) or m.group(2)).lower())
-        vals.append(m.group(3).strip())
+        subs.append((m.group(1) or m.group(2) or m.group(3)).lower())  # "v_x = 3", "v1 = 3", "x = 3"
+        vals.append(m.group(4).strip())
     order = [s[-1] for s in subs]
     if order not in (list("xyz"[:len(order)]), list("123"[:len(order)]), list("012"[:len(order)])):
         return None

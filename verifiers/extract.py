@@ -114,11 +114,26 @@ def answer_sentence(s: str) -> str:
         m = None  # "1/R = 3/10, so R = 10/3 Ω": working, then the clause that concludes with the value
     if m and re.search(r"\b(?:not|isn't|cannot be|can't be|never)\s[^,\d]{0,16}[-+]?\d[^,]{0,20}$", outside[:m.start()]):
         m = None  # "The tension is not 98 N, because ... = 118 N": the value before the clause is rejected
+    if m and outside[m.start():m.end()].endswith("but") and \
+            re.search(r"\b(?:would|could|might)\b", outside[:m.start()]) and \
+            re.search(r"(?:\sis\s|=|\bbe\s)[^,;]{0,30}?[-+]?\d", outside[m.end():]) and \
+            not re.search(r"\b(?:would|could|might|may|if|maybe|perhaps|possibly|or)\b", outside[m.end():]):
+        m = None  # "Keeping the positive root would give 2 s, but ... t = -1 s": the value before "but" is
+        # hypothetical, the one stated after it is the answer
     if m and re.search(r"\d", outside[:m.start()]):
         # "The answer is 12 N, which is above the 10 N limit": the value is stated before the clause
         s, outside = s[:m.start()], outside[:m.start()]
+    m = re.search(r"\s(?:because|since)\s", outside)
+    if m and not re.search(r"[;\d]", outside[m.end():]) and re.search(
+            r"(?:\d[\w.%°µΩ/^*\-]{0,12}(?:\s[A-Za-zµΩ°/^*\-]{1,12})?|(?:^|\s)\(?[A-H]\)?)$", outside[:m.start()]):
+        # "the answer is C because the period depends on length only", "5 m/s since it is constant": the
+        # reason after the value (no comma before it, no value in it) is not the answer
+        s, outside = s[:m.start()], outside[:m.start()]
     be = [m.start() for m in re.finditer(r"(?<!not)(?<!cannot)(?<!can't)(?<!never) be ", outside)]
-    cut = max(outside.rfind(" is "), outside.rfind("="), be[-1] if be else -1, outside.rfind(" equals "))
+    # "n = 3, giving 3 lines", "..., yielding 4.2 m/s": the value the working ends on
+    gives = [m.end() - 1 for m in re.finditer(r"\b(?:giving|yielding|resulting in|for a total of)\s(?=[-+]?\.?\d)", outside)]
+    cut = max(outside.rfind(" is "), outside.rfind("="), be[-1] if be else -1, outside.rfind(" equals "),
+              gives[-1] if gives else -1)
     prev = max(outside.rfind(" is ", 0, max(cut, 0)), outside.rfind("=", 0, max(cut, 0)))
     if cut > 0 and prev >= 0 and outside[cut] == "=" and re.search(
             r"\d[^,;=]{0,30}(?:[,;]\s*(?:or\s+|and\s+)?|\s(?:or|and)\s+)[A-Za-z\\][\w{}\\']{0,20}\s*$", outside[prev:cut]):
@@ -169,7 +184,7 @@ _BOLD_ANSWER = re.compile(r"\*\*\s?(?:final\s)?answer\s?:?\s?\*\*\s?:?\s?(.+)", 
 # a correction of what was stated before: the value stated after it replaces the earlier answer
 CORRECTION = re.compile(
     r"\b(?:actually|wait|oops|correction|corrected|i forgot|i missed|on second thought|let me reconsider|reconsider(?:ing)?|scratch that"
-    r"|i made an? (?:error|mistake)|that(?:'s| is| was) (?:wrong|incorrect|a mistake)|i was wrong|no,? wait"
+    r"|i made an? (?:[a-z]+ )?(?:error|mistake|slip|typo)|that(?:'s| is| was) (?:wrong|incorrect|a mistake)|i was wrong|no,? wait"
     r"|let me (?:redo|correct|recompute|recalculate|re-?read|re-?check|re-?examine|(?:double-?)?check|verify)|instead)\b", re.I)
 # a value stated after the committed answer as another possibility
 _ALTERNATIVE_AFTER = re.compile(
@@ -179,7 +194,9 @@ _HEDGED_SENTENCE = re.compile(r"\b(?:could|might|may|can) also be\b[^.\n]{0,40}\
                               r"|\balternatively\b[^.\n]{0,40}\d", re.I)
 SENT_END = re.compile(r"[.!?](?=\s|$)|\n")
 FINALLY = re.compile(r"(?i)\bfinally\b|\bin the end\b")  # "... and finally \\boxed{8}": the last one is chosen
-_STATE_CUT = re.compile(r"(?:\bis|\bbe|\bequals?|\bbecomes|\bgives|=|:|\bto)\s", re.I)
+# where a corrected value is stated: "is", "=", "it's B", "..., so B and D" (the last one of the sentence)
+_STATE_CUT = re.compile(r"(?:\bis|\bbe|\bequals?|\bbecomes|\bgives|=|:|\bto|\b(?:it|that|this|answer|choice|option|one)['’]s"
+                        r"|\b(?:so|thus|hence|therefore),?)\s", re.I)
 
 
 def collapse_space(text: str) -> str:
@@ -294,6 +311,10 @@ def statements(text: str) -> list:
     return st
 
 
+# "B", "(C)", "B and D", "A, C": option letters (capitals only: "that's c" names the speed of light)
+_LETTER_LIST = re.compile(r"\(?[A-H]\)?(?:\s?(?:,|;|&|\band\b)?\s?\(?[A-H]\)?){0,7}")
+
+
 def _correction(text: str, after: int):
     """(start, answer) stated after the last correction cue that follows position `after`, or None."""
     cue = None
@@ -310,7 +331,7 @@ def _correction(text: str, after: int):
         if not cuts:
             continue
         cand = clean_answer(answer_sentence(sent[cuts[-1]:]))
-        if cand and (re.search(r"\d", cand) or re.fullmatch(r"\(?[A-H]\)?", cand) or (
+        if cand and (re.search(r"\d", cand) or _LETTER_LIST.fullmatch(cand) or (
                 len(cand) <= 40 and re.search(r"\b(?:should|must|correct|instead|actually|rather)\b", sent, re.I)
                 and re.fullmatch(r"[$\\\w\s^{}()*/+\-.,']+", cand) and len(cand.split()) <= 4)):
             best = (cue.start(), cand, cue.end() + sm.end())
@@ -375,8 +396,16 @@ def _fallback(text: str):
         for m in rx.finditer(text):
             spans.append((m.end(), next(g for g in m.groups() if g is not None)))
     last_end, last_span = max(spans, key=lambda t: t[0]) if spans else (0, None)
+    if last_span is not None and re.search(r"\d", last_span) and \
+            not re.search(r"[A-Za-z]", re.sub(r"\\[A-Za-z]+|(?<=\d)[eE](?=[-+]?\d)", "", last_span)):
+        # "N_A = $6.02 \times 10^{23}$ mol^-1", "$5$ km.": the unit written after a number in a math span is
+        # its unit (after an expression, "$mgh$ J", it is decoration)
+        unit = re.match(r"[ \t]?([^\n.;,!?$]{1,20}?)\s?(?:[.;,!?](?=\s|$)|\n|$)", text[last_end:])
+        if unit and _unit_like(unit.group(1)) and re.search(r"[A-Za-zµΩ°]", unit.group(1)):
+            return clean_answer(last_span + " " + unit.group(1).strip()) or None
     tail = _tail_sentence(text[last_end:])
-    if tail and re.search(r"\d|π|\\pi(?![a-zA-Z])", tail):  # "The phase difference is π radians."
+    # "The phase difference is π radians.", "The speed is four meters per second."
+    if tail and (re.search(r"\d|π|\\pi(?![a-zA-Z])", tail) or (last_span is None and NUMBER_WORD.search(tail))):
         return clean_answer(tail) or None
     if last_span is not None:
         return clean_answer(last_span) or None
@@ -404,11 +433,18 @@ def _tail_sentence(text: str) -> str | None:
 
 # ------------------------------------------------------------------------------------ multiple choice
 
+_LETTER_EMPHASIS = re.compile(r"\*{1,3}|(?<![A-Za-z0-9])_{1,3}|_{1,3}(?![A-Za-z0-9])")
+# two letters offered as alternatives ("B or D", "**B** or **D**"): a hedge, never the set {B, D}
+_OR_JOINED = re.compile(r"(?<![A-Za-z])\(?[A-H]\)?[*_]{0,3},?\s?or\s[*_]{0,3}\(?[A-H]\)?(?![A-Za-z])")
+
+
 def letters_in(s: str, valid: str):
     """The letters (of `valid`) that a short answer names: "ACD", "(A) and (C)", "options B, D",
     "[B, D]", "B;D"; else None."""
     s = s.strip().strip("*$ .[]")
     s = re.sub(r"\\(?:text|mathrm|textbf)\{([^}]*)\}", r"\1", s).strip().strip("*$ .[]")
+    # markdown emphasis around each letter: "**B** and **D**", "__A__, __C__"
+    s = _LETTER_EMPHASIS.sub("", s) if ("*" in s or "_" in s) else s
     # "The answer is (c)", "(b) and (d)": a lowercase letter in parentheses is the option's label; "c",
     # "b, d" as the whole answer of a statement are letters too ("a" alone is the article)
     s = re.sub(r"\(([a-h])\)", lambda m: f"({m.group(1).upper()})", s)
@@ -439,7 +475,8 @@ def letter_and_text(s: str, valid: str):
     return letter, text
 
 
-_LETTERS = r"(?:\(?[A-H]\)?|\([a-h]\))(?:(?:\s?(?:,|;|&|/|\band\b|\bor\b)\s?|\s)(?:\(?[A-H]\)?|\([a-h]\))){0,7}+"
+# each letter maybe in bold ("**B** and **D**")
+_LETTERS = r"(?:\(?[A-H]\)?|\([a-h]\))(?:\*{0,2}(?:\s?(?:,|;|&|/|\band\b|\bor\b)\s?|\s)\*{0,2}(?:\(?[A-H]\)?|\([a-h]\))){0,7}+"
 # statements of a letter that are not "answer is" sentences (those are read by read_answer); each is
 # linear: the repeats are bounded and separated by required tokens
 _LETTER_STATEMENTS = [re.compile(p) for p in (
@@ -529,6 +566,7 @@ def read_letters(text, valid: str = "ABCD") -> LetterReading:
     cands = []  # (position, letters, option text)
     listed = set()  # positions of statements that list the options instead of choosing one
     strong = []  # (start, end, letters) of the committed statements: tag, box, answer sentence
+    hedged = set()  # positions of statements whose letters are joined by "or" (alternatives)
     for s0, e, ans, _src in st:
         if _lists_options(ans):
             listed.add(e)
@@ -539,10 +577,14 @@ def read_letters(text, valid: str = "ABCD") -> LetterReading:
         if got:
             cands.append((e, got, opt))
             strong.append((s0, e, "".join(sorted(set(got)))))
+            if _OR_JOINED.search(ans):
+                hedged.add(e)
     if r.answer and r.source == "correction":
         got, opt = _letters_of(r.answer, valid)
         if got:
             cands.append((r.end, got, opt))
+            if _OR_JOINED.search(r.answer):
+                hedged.add(r.end)
     for k, rx in enumerate(_LETTER_STATEMENTS):
         for m in rx.finditer(body):
             got = letters_in(m.group(1), valid) or (re.findall(r"[A-H]", m.group(1)) if "/" in m.group(1) else None)
@@ -553,6 +595,8 @@ def read_letters(text, valid: str = "ABCD") -> LetterReading:
                     after = body[m.end():m.end() + 400]
                     opt = after[:_sentence_end(after, 0)].strip(" .:)\n") or None
                 cands.append((m.end(), got, opt))
+                if _OR_JOINED.search(m.group(1)):
+                    hedged.add(m.end())
                 if k in _CONCLUDING:  # "the correct answer is (C)", "Hence (C)": committed statements too
                     strong.append((m.start(), m.end(), "".join(sorted(set(got)))))
     # a letter alone on its line is a statement of it ("B\n\nC" names two)
@@ -584,12 +628,16 @@ def read_letters(text, valid: str = "ABCD") -> LetterReading:
             got = re.findall(r"[A-H]", last)
         if got:
             cands.append((len(body), got, opt))
+            if _OR_JOINED.search(last):
+                hedged.add(len(body))
     if not cands:
         return LetterReading((), r.refused, r.answer)
     cands.sort(key=lambda c: c[0])
     pos, got, opt = cands[-1]
     if pos in listed:
         return LetterReading(tuple(got), "the options are listed, none is chosen", None)
+    if pos in hedged and len(set(got)) > 1:
+        return LetterReading(tuple(got), "letters joined by 'or' are alternatives, not a set", opt)
     if r.refused and r.end >= pos:
         return LetterReading(tuple(got), r.refused, opt)
     if opt and re.search(r"\b(?:or|alternatively|otherwise|maybe|perhaps|possibly|either)\b,?[\s*_$]{0,6}(?:option\s?)?"

@@ -244,6 +244,28 @@ def _install_number_parser() -> None:
 _FUNC_WORDS = frozenset("sin cos tan sec csc cot log ln exp max min deg det lim arg sinh cosh tanh sqrt".split())
 
 
+# functions a model writes without the backslash in LaTeX-ish text ("2 v0^2 sinθ cosθ / g" becomes
+# "sin\theta cos\theta" once its unicode is LaTeX): the LaTeX parser would read "sin" as s*i*n
+_LATEX_FUNCS = frozenset("sin cos tan sec csc cot sinh cosh tanh ln log exp arcsin arccos arctan".split())
+# the argument of a function written without parentheses: one symbol, maybe with a coefficient and a
+# subscript ("\sin\theta", "\cos 2\theta", "sin x_0"); not when a power or a product follows
+_BARE_ARG = re.compile(r"\s?(\d{0,3}(?:\\(?:" + "|".join(sorted(KNOWN_NAMES, key=len, reverse=True)) + r")(?![A-Za-z])"
+                       r"|[A-Za-z](?![A-Za-z]))(?:\s?_\s?(?:\{[^{}]{1,10}\}|[A-Za-z0-9]))?)"
+                       r"(?=\s{0,3}(?:[-+*/)=,]|\\(?:cdot|times|" + "|".join(sorted(_LATEX_FUNCS)) + r")(?![A-Za-z])"
+                       r"|(?:" + "|".join(sorted(_LATEX_FUNCS)) + r")(?![A-Za-z])|$))")
+
+
+def _function_call(name: str, s: str, i: int, out: list) -> int:
+    """Writes \\name, with its bare one-symbol argument in parentheses ("\\cos\\theta / g" is cos(θ)/g, as
+    a reader takes it, never cos(θ/g)); returns the index after what was consumed."""
+    m = _BARE_ARG.match(s, i)
+    if m:
+        out.append(f"\\{name}({m.group(1).strip()}) ")
+        return m.end()
+    out.append(f"\\{name} ")
+    return i
+
+
 def _split_letters(s: str, latex: bool) -> str:
     """Short runs of letters that are no known name are products of one-letter symbols, split before
     parsing so that a power binds to its own letter: "mv^2" is m v^2, never (mv)^2. Subscripts,
@@ -256,6 +278,9 @@ def _split_letters(s: str, latex: bool) -> str:
             if not m:
                 out.append(s[i:i + 2])
                 i += 2
+                continue
+            if m.group(1) in _LATEX_FUNCS:
+                i = _function_call(m.group(1), s, i + len(m.group(1)) + 1, out)
                 continue
             out.append(m.group())
             i += m.end()
@@ -274,6 +299,9 @@ def _split_letters(s: str, latex: bool) -> str:
             m = re.match(r"[A-Za-z]+", s[i:])
             w = m.group()
             nxt = s[i + len(w):i + len(w) + 1]
+            if latex and w in _LATEX_FUNCS:
+                i = _function_call(w, s, i + len(w), out)
+                continue
             if 2 <= len(w) <= 3 and w not in KNOWN_NAMES and w not in _FUNC_WORDS and nxt != "_" and \
                     not (not latex and nxt == "("):
                 out.append(" ".join(w) + " ")
