@@ -227,7 +227,7 @@ def generate_batch(model, tok, rows, max_new_tokens: int, device: str):
     import torch
     from transformers import GenerationConfig
 
-    from trainers.common import user_chat
+    from trainers.core.data import user_chat
 
     prompts = [tok.apply_chat_template(user_chat(r["prompt"]), add_generation_prompt=True, tokenize=False) for r in rows]
     enc = tok(prompts, return_tensors="pt", padding=True, add_special_tokens=False).to(device)

@@ -745,7 +745,8 @@ class SamplesError(ValueError):
 
 
 def cell_samples(out: Path, rec: dict) -> list[dict]:
-    from trainers.common import TrainDataError, read_jsonl
+    from trainers.core.data import read_jsonl
+    from trainers.errors import TrainDataError
 
     if not rec.get("samples_file"):
         raise SamplesError("the cell record names no samples file")

@@ -5,7 +5,7 @@
 Why: every trainer but PSV peaked at 9-16 GB resident for a 135M-parameter model
 (benchmarks/results/throughput), far above its tensors. The suspect is glibc's dynamic mmap threshold:
 after the first large frees it rises to 32 MiB, so activation buffers below that come from the heap and
-stay resident after they are freed. trainers.common.set_mmap_threshold (the trainers' option
+stay resident after they are freed. trainers.core.memory.set_mmap_threshold (the trainers' option
 `malloc_mmap_threshold`, default 1 MiB) fixes the threshold instead.
 
 Each measurement runs in a fresh process (its ru_maxrss is its own): the model with LoRA r 16 on all
@@ -33,7 +33,7 @@ REPO = Path(__file__).resolve().parents[1]
 def child(a) -> dict:
     import torch
 
-    from trainers.common import set_mmap_threshold
+    from trainers.core.memory import set_mmap_threshold
 
     applied = set_mmap_threshold(a.threshold) if a.threshold > 0 else False
     torch.set_num_threads(a.threads)

@@ -125,7 +125,8 @@ def main(argv=None):
 
     from r3bench.core import models
     from r3bench.pde.tasks import export
-    from trainers import common, sft
+    from trainers import sft
+    from trainers.core.config import make
 
     base = models.resolve(args.model) if models.is_short_name(args.model) else Path(args.model)
     work = Path(args.work)
@@ -149,7 +150,7 @@ def main(argv=None):
     adapter = args.adapter
     if not adapter:
         export(work / "data", per_family=args.sft_per_family)
-        cfg = common.make(sft.Config, model=str(base), data=str(work / "data"), output_dir=str(work / "sft"),
+        cfg = make(sft.Config, model=str(base), data=str(work / "data"), output_dir=str(work / "sft"),
                           max_steps=args.sft_steps, batch_size=2, save_steps=max(1, args.sft_steps), eval_tasks="",
                           report_to="none", max_length=1536, seed=0, learning_rate=2e-4)
         t1 = time.time()

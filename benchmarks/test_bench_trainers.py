@@ -39,7 +39,8 @@ def _shares(out):
 
 @pytest.mark.parametrize("method", ["stepfix", "grpo"])
 def test_bench_trainer_step(benchmark, setup_dirs, method):
-    from trainers import common, grpo, stepfix
+    from trainers import grpo, stepfix
+    from trainers.core import config
 
     root, model = setup_dirs
     tokens = int(os.environ.get("R3BENCH_BENCH_TOKENS", "128"))
@@ -50,10 +51,10 @@ def test_bench_trainer_step(benchmark, setup_dirs, method):
     def make():
         out = root / f"{method}-{len(runs)}"
         if method == "stepfix":
-            cfg = common.make(stepfix.Config, output_dir=str(out), batch_size=4, max_new_tokens=tokens, **shared)
+            cfg = config.make(stepfix.Config, output_dir=str(out), batch_size=4, max_new_tokens=tokens, **shared)
             tr = stepfix.build(cfg)[0]
         else:
-            cfg = common.make(grpo.Config, output_dir=str(out), batch_size=8, group_size=2, rewards="position",
+            cfg = config.make(grpo.Config, output_dir=str(out), batch_size=8, group_size=2, rewards="position",
                               max_completion_length=tokens, **shared)
             tr = grpo.build(cfg)[0]
         runs.append(out)

@@ -78,9 +78,10 @@ def child_sft(a, work: Path) -> dict:
     import torch
     from transformers import TrainerCallback
 
-    from trainers import common, sft
+    from trainers import sft
+    from trainers.core.config import make
 
-    cfg = common.make(sft.Config, **_base_kw(a, work / "sft"), max_steps=a.warmup + a.steps, **_sft_overrides(a))
+    cfg = make(sft.Config, **_base_kw(a, work / "sft"), max_steps=a.warmup + a.steps, **_sft_overrides(a))
     trainer = sft.build(cfg)[0]
     ends, batches = [], []
     inner = trainer.training_step
@@ -111,10 +112,12 @@ def child_sft(a, work: Path) -> dict:
 def child_bare(a, work: Path) -> dict:
     import torch
 
-    from trainers import common, sft
+    from trainers import sft
+    from trainers.core.config import make
+    from trainers.core.model import model_path, policy_model
 
-    cfg = common.make(sft.Config, **_base_kw(a, work / "bare"), max_steps=1, **_sft_overrides(a))
-    model = common.policy_model(cfg, common.model_path(cfg.model))
+    cfg = make(sft.Config, **_base_kw(a, work / "bare"), max_steps=1, **_sft_overrides(a))
+    model = policy_model(cfg, model_path(cfg.model))
     if cfg.gradient_checkpointing:
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
         model.enable_input_require_grads()
@@ -153,10 +156,11 @@ def _gen_bench(model, tok, n: int, tokens: int) -> dict:
 
 
 def child_stepfix(a, work: Path) -> dict:
-    from trainers import common, stepfix
+    from trainers import stepfix
+    from trainers.core.config import make
 
     out = work / "stepfix"
-    cfg = common.make(stepfix.Config, **_base_kw(a, out), max_steps=a.stepfix_warmup + 1, batch_size=a.stepfix_batch,
+    cfg = make(stepfix.Config, **_base_kw(a, out), max_steps=a.stepfix_warmup + 1, batch_size=a.stepfix_batch,
                       max_new_tokens=a.stepfix_tokens, max_length=4096)
     trainer, tok, _, _ = stepfix.build(cfg)
     gen = _gen_bench(trainer.model, tok, a.stepfix_batch, a.gen_tokens) if a.gen_tokens else None
@@ -178,13 +182,14 @@ def child_stepfix(a, work: Path) -> dict:
 def child_other(a, work: Path, kind: str) -> dict:
     from transformers import TrainerCallback
 
-    from trainers import common, dpo, grpo, psv
+    from trainers import dpo, grpo, psv
+    from trainers.core.config import make
 
     mod = {"dpo": dpo, "grpo": grpo, "psv": psv}[kind]
     kw = _base_kw(a, work / kind)
     if kind == "psv":
         kw.update(data="", procgen_n=a.procgen_n, max_train_samples=64)
-    cfg = common.make(mod.Config, **kw, max_steps=a.other_steps)
+    cfg = make(mod.Config, **kw, max_steps=a.other_steps)
     trainer = mod.build(cfg)[0]
     ends = []
 
@@ -333,16 +338,18 @@ def main(argv=None) -> int:
     ap.add_argument("--work", default=None, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.malloc_mmap_threshold is None:
-        from trainers import common
+        from trainers.core.config import BaseConfig
+        from trainers.core.memory import apply_mmap_threshold
 
-        a.malloc_mmap_threshold = common.BaseConfig().malloc_mmap_threshold
+        a.malloc_mmap_threshold = BaseConfig().malloc_mmap_threshold
     if a.child:
         _quiet()
-        from trainers import common
+        from trainers.core.config import BaseConfig
+        from trainers.core.memory import apply_mmap_threshold
 
         # what run_training applies first: the children call each trainer's `build` directly, and without
         # it measured glibc's dynamic default, a setting no trainer runs with
-        malloc = common.apply_mmap_threshold(a.malloc_mmap_threshold)
+        malloc = apply_mmap_threshold(a.malloc_mmap_threshold)
         if a.threads:
             import torch
 

@@ -2,7 +2,7 @@
 
     python benchmarks/train_compare.py --out benchmarks/results/train_compare [--sft_steps 60 ...]
 
-Every model is scored by the same lm-eval call (trainers.common.evaluate_model: r3_procgen, the
+Every model is scored by the same lm-eval call (trainers.core.evaluation.evaluate_model: r3_procgen, the
 held-out test split of the procedural bank, chat template, greedy) with the same --limit. The
 trainers run through their Python API with the configs written to OUT/<method>/run.json. Per-step
 seconds and the shares of generation / verification / forward / backward come from the stepfix
@@ -53,13 +53,17 @@ def main(argv=None):
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     only = set(a.only.split(","))
-    from trainers import common, dpo, grpo, sft, stepfix
+    from trainers import dpo, grpo, sft, stepfix
+    from trainers.core.config import make
+    from trainers.core.evaluation import evaluate_model
+    from trainers.core.model import load_tokenizer, model_path
+    from trainers.core.records import versions, write_run
 
     summary_path = out / "summary.json"
     summary = json.loads(summary_path.read_text()) if summary_path.is_file() else {"methods": {}}
     summary.update({"model": a.model, "eval": {"task": "r3_procgen", "limit": a.eval_limit,
                                                "max_gen_toks": a.eval_max_gen_toks, "decoding": "greedy"},
-                    "versions": common.versions()})
+                    "versions": versions()})
     data = out / "data"
     if not (data / "manifest.json").is_file():
         from r3bench.procgen.export import export
@@ -71,10 +75,10 @@ def main(argv=None):
         summary_path.write_text(json.dumps(summary, indent=1, default=str))
 
     def run(name, mod, **kw):
-        cfg = common.make(mod.Config, output_dir=str(out / name), **shared, **kw)
+        cfg = make(mod.Config, output_dir=str(out / name), **shared, **kw)
         t0 = time.time()
         res = mod.train(cfg)
-        common.write_run(cfg, status="finished", **res)
+        write_run(cfg, status="finished", **res)
         ev = json.loads((Path(cfg.output_dir) / "eval" / f"step-{res['global_step']}.json").read_text())["summary"]
         summary["methods"][name] = {"train_seconds": round(time.time() - t0 - ev.get("seconds", 0), 1),
                                     "steps": res["global_step"], "config": {k: v for k, v in kw.items()},
@@ -87,11 +91,11 @@ def main(argv=None):
             continue
         from transformers import AutoModelForCausalLM
 
-        path = common.model_path(a.model)
-        tok = common.load_tokenizer(path)
+        path = model_path(a.model)
+        tok = load_tokenizer(path)
         m = AutoModelForCausalLM.from_pretrained(path)
-        cfg = common.make(sft.Config, output_dir=str(out / name), **{**shared, "eval_tasks": task})
-        ev = common.evaluate_model(m, tok, cfg, tag="base")
+        cfg = make(sft.Config, output_dir=str(out / name), **{**shared, "eval_tasks": task})
+        ev = evaluate_model(m, tok, cfg, tag="base")
         summary["methods"][name] = {"train_seconds": 0, "steps": 0, "eval": ev["tasks"].get(task), "task": task}
         save()
     sft_adapter = str(out / "sft" / "final")
@@ -106,7 +110,7 @@ def main(argv=None):
         summary["throughput_stepfix"] = throughput(out / "stepfix", ("generate", "verify", "feedback", "forward", "ref_forward", "backward"))
         save()
     if "grpo" in only:
-        cfg = common.make(grpo.Config, output_dir=str(out / "grpo"), **{**shared, "eval_tasks": ""},
+        cfg = make(grpo.Config, output_dir=str(out / "grpo"), **{**shared, "eval_tasks": ""},
                           max_steps=a.grpo_steps, batch_size=8, group_size=2, rewards="position",
                           init_adapter=sft_adapter, max_completion_length=a.gen_tokens or a.eval_max_gen_toks,
                           temperature=0.7)

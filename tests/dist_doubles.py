@@ -150,15 +150,16 @@ def install_grpo_doubles(setattr_=setattr, setitem=None):
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     name, rest = argv[0], argv[1:]
-    from trainers import common, grpo, stepfix
+    from trainers import grpo, stepfix
+    from trainers.core import entry
 
     if name == "stepfix":
         cls = stepfix_double_cls()
         train = lambda cfg: stepfix.train(cfg, trainer_cls=cls)  # noqa: E731
-        return common.main(stepfix.Config, train, rest, prog="dist_doubles stepfix")
+        return entry.main(stepfix.Config, train, rest, prog="dist_doubles stepfix")
     if name == "grpo":
         install_grpo_doubles()
-        return common.main(grpo.Config, grpo.train, rest, prog="dist_doubles grpo")
+        return entry.main(grpo.Config, grpo.train, rest, prog="dist_doubles grpo")
     raise SystemExit(f"unknown trainer {name!r}")
 
 

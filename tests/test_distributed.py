@@ -33,7 +33,10 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("trl")
 
 import dist_doubles  # noqa: E402  (tests/ is on sys.path: pytest's rootdir-less import mode)
-from trainers import common, distributed, dpo, grpo, sft, stepfix  # noqa: E402
+from trainers import distributed, dpo, grpo, sft, stepfix  # noqa: E402
+from trainers.core.config import make  # noqa: E402
+from trainers.core.records import checkpoint_problems  # noqa: E402
+from trainers.errors import ConfigError, NonFiniteLoss  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 LOSS_RTOL = 1e-5
@@ -111,7 +114,7 @@ def one_process_with_the_same_skips(recs, kw, one, tmp_path, monkeypatch):
     skip_file = tmp_path / "skip.json"
     skip_file.write_text(json.dumps([[r["step"], r["id"]] for r in recs if "> tau" in r.get("skip_reason", "")]))
     monkeypatch.setenv("R3_SKIP_FILE", str(skip_file))
-    stepfix.train(common.make(stepfix.Config, **{**kw, "output_dir": str(one), "batch_size": 4}),
+    stepfix.train(make(stepfix.Config, **{**kw, "output_dir": str(one), "batch_size": 4}),
                   trainer_cls=dist_doubles.stepfix_double_cls())
 
 
@@ -147,7 +150,7 @@ def test_sft_two_processes_equal_one_and_export_data_once(tiny, tmp_path):
     kw = common_kw(tiny, two, batch_size=2, grad_accum=1, max_train_samples=4, procgen_n=30, procgen_seed=1)
     check(torchrun(["-m", "trainers.sft"], flags({**kw, "data": ""})))
     assert (two / "data" / "manifest.json").is_file()
-    sft.train(common.make(sft.Config, **{**kw, "output_dir": str(one), "batch_size": 4, "data": str(two / "data")}))
+    sft.train(make(sft.Config, **{**kw, "output_dir": str(one), "batch_size": 4, "data": str(two / "data")}))
     assert_same_run(one, two)
 
 
@@ -156,7 +159,7 @@ def test_dpo_two_processes_equal_one(tiny, data, tmp_path):
     two, one = tmp_path / "two", tmp_path / "one"
     kw = common_kw(tiny, two, data=data, batch_size=2, max_train_samples=4)
     check(torchrun(["-m", "trainers.dpo"], flags(kw)))
-    dpo.train(common.make(dpo.Config, **{**kw, "output_dir": str(one), "batch_size": 4}))
+    dpo.train(make(dpo.Config, **{**kw, "output_dir": str(one), "batch_size": 4}))
     assert_same_run(one, two)
 
 
@@ -208,7 +211,7 @@ def test_grpo_two_processes_equal_one(tiny, data, tmp_path, monkeypatch):
     kw = common_kw(tiny, two, data=data, batch_size=2, max_train_samples=2, group_size=2, rewards="length", beta=0.04)
     check(torchrun(["tests/dist_doubles.py", "grpo"], flags(kw)))
     dist_doubles.install_grpo_doubles(monkeypatch.setattr, monkeypatch.setitem)
-    grpo.train(common.make(grpo.Config, **{**kw, "output_dir": str(one), "batch_size": 4}))
+    grpo.train(make(grpo.Config, **{**kw, "output_dir": str(one), "batch_size": 4}))
     assert_same_run(one, two)
 
 
@@ -221,7 +224,7 @@ def test_sft_under_accelerate_launch_multi_cpu_config_equal_one(tiny, data, tmp_
     acc, one = tmp_path / "acc", tmp_path / "one"
     kw = common_kw(tiny, acc, data=data, batch_size=2, grad_accum=1, max_train_samples=4)
     check(accelerate_launch("multi_cpu.yaml", ["-m", "trainers.sft"], flags(kw)))
-    sft.train(common.make(sft.Config, **{**kw, "output_dir": str(one), "batch_size": 4}))
+    sft.train(make(sft.Config, **{**kw, "output_dir": str(one), "batch_size": 4}))
     assert_same_run(one, acc)
 
 
@@ -295,7 +298,7 @@ def test_a_judge_budget_spent_on_one_rank_stops_every_rank(tiny, data, tmp_path)
     assert "judge budget hook, rank 1" in rec["error"] and "on rank 1 of 2; every rank stopped" in rec["error"], rec
     assert rec["global_step"] == 1 and rec["checkpoint"] == "checkpoint-1", rec
     ck = out / "checkpoint-1"
-    assert not common.checkpoint_problems(ck)
+    assert not checkpoint_problems(ck)
     assert (ck / "rng_state_0.pth").is_file() and (ck / "rng_state_1.pth").is_file(), "a rank did not save"
     assert not (out / "final").exists()
     steps = {json.loads(x)["step"] for x in (out / "stepfix_samples.jsonl").read_text().splitlines()}
@@ -307,7 +310,7 @@ def test_grpo_a_judge_budget_spent_on_one_rank_stops_every_rank(tiny, data, tmp_
     """GRPO: rank 1's reward double raises JudgeBudgetExceeded in step 2 (JUDGE BUDGET HOOK). Before,
     rank 1 stopped alone while rank 0 waited in TRL's gather of the rewards (torchrun then killed it:
     -15). Now the reward wrapper keeps the error, TRL's gather completes, and every rank raises it
-    (GRPOPhases._calculate_rewards): both exit 3, checkpoint-1 saved by both."""
+    (GRPOPhases.r3_rewards): both exit 3, checkpoint-1 saved by both."""
     out = tmp_path / "grpo_budget"
     kw = common_kw(tiny, out, data=data, batch_size=2, max_train_samples=2, group_size=2, rewards="length",
                    beta=0.04, max_steps=3)
@@ -320,7 +323,7 @@ def test_grpo_a_judge_budget_spent_on_one_rank_stops_every_rank(tiny, data, tmp_
     assert rec["status"] == "judge_budget_spent" and "on rank 1 of 2; every rank stopped" in rec["error"], rec
     assert rec["global_step"] == 1 and rec["checkpoint"] == "checkpoint-1", rec
     ck = out / "checkpoint-1"
-    assert not common.checkpoint_problems(ck)
+    assert not checkpoint_problems(ck)
     assert (ck / "rng_state_0.pth").is_file() and (ck / "rng_state_1.pth").is_file(), "a rank did not save"
 
 
@@ -340,7 +343,7 @@ def test_helpers_in_one_process(tmp_path):
     assert distributed.gather_objects({"a": 1}) == [{"a": 1}]
     assert distributed.sum_across(3) == 3.0
     assert distributed.stop_together(1.5, "loss") == [1.5]
-    with pytest.raises(common.NonFiniteLoss, match="loss is non-finite"):
+    with pytest.raises(NonFiniteLoss, match="loss is non-finite"):
         distributed.stop_together(float("nan"), "loss")
     seeds = {distributed.generation_seed(0, 3, r, 1) for r in range(8)}
     assert len(seeds) == 8 and distributed.generation_seed(0, 3, 1, 1) == distributed.generation_seed(0, 3, 1, 1)
@@ -357,12 +360,12 @@ def test_check_launch_refuses_fsdp_or_deepspeed_that_accelerate_dropped(monkeypa
     distributed.check_launch(cpu)  # nothing asked
     distributed.check_launch(None)
     monkeypatch.setenv("ACCELERATE_USE_FSDP", "true")
-    with pytest.raises(common.ConfigError, match="asks for FSDP but accelerate runs MULTI_CPU"):
+    with pytest.raises(ConfigError, match="asks for FSDP but accelerate runs MULTI_CPU"):
         distributed.check_launch(cpu)
     distributed.check_launch(SimpleNamespace(distributed_type=DistributedType.FSDP, device="cuda:0"))
     monkeypatch.delenv("ACCELERATE_USE_FSDP")
     monkeypatch.setenv("ACCELERATE_USE_DEEPSPEED", "true")
-    with pytest.raises(common.ConfigError, match="asks for DEEPSPEED"):
+    with pytest.raises(ConfigError, match="asks for DEEPSPEED"):
         distributed.check_launch(cpu)
 
 
@@ -404,7 +407,7 @@ def test_full_finetuning_beside_lora(tiny, data, tmp_path):
                 p.normal_(0, 0.2)
     ad.save_pretrained(str(tmp_path / "adapter"))
     out = tmp_path / "full"
-    cfg = common.make(stepfix.Config, **common_kw(tiny, out, data=data, batch_size=2, max_train_samples=2, max_steps=1),
+    cfg = make(stepfix.Config, **common_kw(tiny, out, data=data, batch_size=2, max_train_samples=2, max_steps=1),
                       lora=False, init_adapter=str(tmp_path / "adapter"))
     seen = {}
 

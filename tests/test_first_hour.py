@@ -15,22 +15,22 @@ REPO = Path(__file__).resolve().parents[1]
 # ---- 1. nothing to learn ----------------------------------------------------------------------------
 
 def test_nothing_to_learn_names_the_reason():
-    from trainers import common
+    from trainers.core.mixins import nothing_to_learn
 
-    assert common.nothing_to_learn(n=4, format_failures=4, rewards=[0.0] * 4).startswith("all 4 samples failed")
-    assert "same reward" in common.nothing_to_learn(n=4, format_failures=0, rewards=[0.25] * 4)
-    assert "no sample" in common.nothing_to_learn(n=4, format_failures=0, rewards=[])
-    assert common.nothing_to_learn(n=4, format_failures=1, rewards=[0.0, 0.25, 0.5]) is None
-    assert common.nothing_to_learn(n=0, format_failures=0, rewards=[]) is None  # no step at all
+    assert nothing_to_learn(n=4, format_failures=4, rewards=[0.0] * 4).startswith("all 4 samples failed")
+    assert "same reward" in nothing_to_learn(n=4, format_failures=0, rewards=[0.25] * 4)
+    assert "no sample" in nothing_to_learn(n=4, format_failures=0, rewards=[])
+    assert nothing_to_learn(n=4, format_failures=1, rewards=[0.0, 0.25, 0.5]) is None
+    assert nothing_to_learn(n=0, format_failures=0, rewards=[]) is None  # no step at all
 
 
 def test_phase_progress_prints_on_the_first_and_on_long_steps():
     import io
 
-    from trainers import common
+    from trainers.core.mixins import PhaseProgress
 
     out, now = io.StringIO(), [0.0]
-    p = common.PhaseProgress(long_s=60, out=out, clock=lambda: now[0])
+    p = PhaseProgress(long_s=60, out=out, clock=lambda: now[0])
     p.begin_step(1)
     p.phase("generating y1 for 4 problems")
     now[0] = 5.0
@@ -51,9 +51,10 @@ def test_phase_progress_prints_on_the_first_and_on_long_steps():
 def test_stepfix_on_a_model_that_never_writes_the_format_warns_and_counts(tiny, data, tmp_path, capsys):
     """The tiny random model fails the seven-tag format on every sample: r1 = r2 = 0, a loss of ~0.
     The run says so on stderr, with what to do, and counts it in metrics.jsonl and run.json."""
-    from trainers import common, stepfix
+    from trainers import stepfix
+    from trainers.core.config import make
 
-    cfg = common.make(stepfix.Config, model=tiny, data=data, output_dir=str(tmp_path), max_steps=1, batch_size=2,
+    cfg = make(stepfix.Config, model=tiny, data=data, output_dir=str(tmp_path), max_steps=1, batch_size=2,
                       grad_accum=1, save_steps=5, eval_tasks="", report_to="none", max_length=4096, seed=0,
                       max_new_tokens=4)
     stepfix.train(cfg)
@@ -69,9 +70,10 @@ def test_stepfix_on_a_model_that_never_writes_the_format_warns_and_counts(tiny, 
 
 @pytest.mark.slow
 def test_grpo_with_one_reward_for_every_sample_warns_and_counts(tiny, data, tmp_path, capsys):
-    from trainers import common, grpo
+    from trainers import grpo
+    from trainers.core.config import make
 
-    cfg = common.make(grpo.Config, model=tiny, data=data, output_dir=str(tmp_path), max_steps=1, batch_size=4,
+    cfg = make(grpo.Config, model=tiny, data=data, output_dir=str(tmp_path), max_steps=1, batch_size=4,
                       grad_accum=1, save_steps=5, eval_tasks="", report_to="none", max_length=4096, seed=0,
                       group_size=2, max_completion_length=4, rewards="position")
     grpo.train(cfg)
@@ -95,10 +97,12 @@ def test_demo_score_command_saves_samples_with_a_limit_and_a_cost(tmp_path):
 
 
 def test_trainer_end_of_run_command_saves_samples_with_a_limit():
-    from trainers import common, sft
+    from trainers import sft
+    from trainers.core.config import make
+    from trainers.core.evaluation import no_eval_note
 
-    cfg = common.make(sft.Config, output_dir="runs/x")
-    note = common.no_eval_note(cfg, "BASE", Path("runs/x/final"))
+    cfg = make(sft.Config, output_dir="runs/x")
+    note = no_eval_note(cfg, "BASE", Path("runs/x/final"))
     assert "--output_path" in note and "--log_samples" in note and "--limit" in note and "--device cpu" in note
 
 

@@ -18,7 +18,11 @@ import pytest
 from judge_double import GOOD, JudgeModelDouble  # tests/ is on sys.path (pytest's rootdir-less import)
 
 from r3bench import procgen
-from trainers import common, grpo, judging, stepfix
+from trainers import grpo, judging, stepfix
+from trainers.core.config import make
+from trainers.core.entry import main
+from trainers.core.records import checkpoint_problems
+from trainers.errors import ConfigError, EXIT_JUDGE_BUDGET
 from verifiers import judge as J
 
 PROBS = procgen.generate(n=8, seed=5)
@@ -57,21 +61,21 @@ def judge_kw(url, **kw):
                                      ({"judge_max_cost_usd": 2.0}, "needs judge_price_in")])
 @pytest.mark.parametrize("cls", [stepfix.Config, grpo.Config])
 def test_judge_fields_are_validated_at_config_load(cls, bad, why):
-    with pytest.raises(common.ConfigError, match=why):
-        common.make(cls, **bad)
+    with pytest.raises(ConfigError, match=why):
+        make(cls, **bad)
 
 
 def test_the_config_installs_its_judge(double):
     s = double()
-    cfg = common.make(stepfix.Config, **judge_kw(s.url, judge_max_concurrency=3, judge_price_in=2.5,
+    cfg = make(stepfix.Config, **judge_kw(s.url, judge_max_concurrency=3, judge_price_in=2.5,
                                                  judge_max_cost_usd=1.0, judge_max_tokens=500))
     j = judging.install(cfg)
     assert j is J.default_judge() and (j.base_url, j.model, j.max_concurrency) == (s.url, "judge-double", 3)
     assert (j.price_in, j.max_cost_usd, j.max_tokens) == (2.5, 1.0, 500)
-    assert judging.workers(cfg) == 3 and judging.workers(common.make(stepfix.Config)) == 1
-    assert judging.install(common.make(grpo.Config)) is None  # verifier symbolic: nothing installed
+    assert judging.workers(cfg) == 3 and judging.workers(make(stepfix.Config)) == 1
+    assert judging.install(make(grpo.Config)) is None  # verifier symbolic: nothing installed
     assert set(judging.step_logs(cfg)) == {"judge_requests", "judge_dropped", "judge_tokens", "judge_cost_usd"}
-    assert judging.step_logs(common.make(grpo.Config)) == {} and judging.run_record(common.make(grpo.Config)) == {}
+    assert judging.step_logs(make(grpo.Config)) == {} and judging.run_record(make(grpo.Config)) == {}
 
 
 # ------------------------------------------------------------------------ concurrency, no training
@@ -82,7 +86,7 @@ def _rows(n):
 
 def test_grpo_position_reward_verifies_a_batch_concurrently(double):
     s = double(delay=0.3)
-    cfg = common.make(grpo.Config, rewards="position", **judge_kw(s.url, judge_max_concurrency=4))
+    cfg = make(grpo.Config, rewards="position", **judge_kw(s.url, judge_max_concurrency=4))
     judging.install(cfg)
     counts = Counter()
     fn = grpo.reward_funcs(cfg, counts, defaultdict(float))[0]
@@ -96,10 +100,10 @@ def test_grpo_position_reward_verifies_a_batch_concurrently(double):
 def test_position_reward_lets_a_spent_budget_through(double):
     """A spent budget stops the run: it is not one completion's 'verifier error' (0 reward, counted).
     The position reward raises it; GRPO's wrapper keeps it (`stop`) and gives the batch no rewards, so
-    that TRL's gather of the rewards completes on every rank before GRPOPhases._calculate_rewards
+    that TRL's gather of the rewards completes on every rank before GRPOPhases.r3_rewards
     raises it on every rank (distributed.raise_together; tests/test_distributed.py)."""
     s = double(usage=(100, 20))
-    cfg = common.make(grpo.Config, rewards="position", **judge_kw(s.url, judge_max_tokens=100, judge_max_concurrency=1))
+    cfg = make(grpo.Config, rewards="position", **judge_kw(s.url, judge_max_tokens=100, judge_max_concurrency=1))
     judging.install(cfg)
     counts = Counter()
     fn = grpo.reward_funcs(cfg, counts, defaultdict(float))[0]
@@ -160,9 +164,9 @@ def test_stepfix_with_the_judge_concurrent_accounted_and_stopped_by_its_budget(t
     argv = [f"--{k}={v}" for k, v in base_kw(tiny, data, out).items()]
     argv += [f"--{k}={v}" for k, v in judge_kw(s.url, judge_max_concurrency=4, judge_max_tokens=900,
                                                  judge_price_in=1.0, judge_price_out=2.0).items()]
-    rc = common.main(stepfix.Config, lambda cfg: stepfix.train(cfg, trainer_cls=GenerationDouble), argv)
+    rc = main(stepfix.Config, lambda cfg: stepfix.train(cfg, trainer_cls=GenerationDouble), argv)
     err = capsys.readouterr().err
-    assert rc == common.EXIT_JUDGE_BUDGET == 3
+    assert rc == EXIT_JUDGE_BUDGET == 3
     assert "stopped: judge token budget spent" in err and "Traceback" not in err
     assert s.max_active > 1, "a micro-batch's samples were verified one at a time"
     run = json.loads((out / "run.json").read_text())
@@ -171,7 +175,7 @@ def test_stepfix_with_the_judge_concurrent_accounted_and_stopped_by_its_budget(t
     assert (st["requests"], st["prompt_tokens"], st["completion_tokens"], st["dropped_total"]) == (8, 800, 160, 0)
     assert st["cost_usd"] == pytest.approx((800 * 1.0 + 160 * 2.0) / 1e6) and st["model"] == "judge-double"
     assert run["global_step"] == 1 and run["checkpoint"] == "checkpoint-1"
-    assert not common.checkpoint_problems(out / "checkpoint-1")  # saved at the stop: save_steps is 50
+    assert not checkpoint_problems(out / "checkpoint-1")  # saved at the stop: save_steps is 50
     step1 = next(m for m in _metrics(out) if m.get("step") == 1 and "loss" in m)
     assert (step1["judge_requests"], step1["judge_tokens"], step1["judge_dropped"]) == (8, 960, 0)
     assert step1["judge_cost_usd"] == pytest.approx(st["cost_usd"]) and step1["revised"] == 4
@@ -204,7 +208,7 @@ def test_grpo_with_the_judge_concurrent_accounted_and_stopped_by_its_budget(tiny
     monkeypatch.setitem(grpo.REWARD_FACTORIES, "position", lambda cfg: CompletionDouble(real(cfg)))
     s = double(delay=0.2, usage=(100, 20))
     out = tmp_path / "run"
-    cfg = common.make(grpo.Config, **base_kw(tiny, data, out), group_size=2, rewards="position",
+    cfg = make(grpo.Config, **base_kw(tiny, data, out), group_size=2, rewards="position",
                       max_completion_length=8, **judge_kw(s.url, judge_max_concurrency=4, judge_max_tokens=450))
     with pytest.raises(J.JudgeBudgetExceeded):
         grpo.train(cfg)
@@ -212,7 +216,7 @@ def test_grpo_with_the_judge_concurrent_accounted_and_stopped_by_its_budget(tiny
     run = json.loads((out / "run.json").read_text())
     assert run["status"] == "judge_budget_spent" and run["judge"]["requests"] == 4
     assert run["judge"]["prompt_tokens"] == 400 and run["checkpoint"] == "checkpoint-1"
-    assert (out / "checkpoint-1").is_dir() and not common.checkpoint_problems(out / "checkpoint-1")
+    assert (out / "checkpoint-1").is_dir() and not checkpoint_problems(out / "checkpoint-1")
     step1 = next(m for m in _metrics(out) if m.get("step") == 1 and "loss" in m)
     assert (step1["judge_requests"], step1["judge_tokens"], step1["judge_dropped"]) == (4, 480, 0)
 
@@ -233,7 +237,7 @@ def test_stepfix_with_a_real_judge_server_records_its_stats_and_stops_at_the_bud
     argv = [f"--{k}={v}" for k, v in base_kw(tiny, data, out, batch_size=2).items()]
     argv += ["--verifier=judge", f"--judge_base_url={llama_server}", "--judge_model=smollm2-gguf",
              "--judge_max_concurrency=2", "--judge_max_tokens=1", "--judge_price_in=0.15", "--judge_price_out=0.6"]
-    rc = common.main(stepfix.Config, lambda cfg: stepfix.train(cfg, trainer_cls=GenerationDouble), argv)
+    rc = main(stepfix.Config, lambda cfg: stepfix.train(cfg, trainer_cls=GenerationDouble), argv)
     err = capsys.readouterr().err
     assert rc == 3 and "stopped: judge token budget spent" in err and "Traceback" not in err
     run = json.loads((out / "run.json").read_text())

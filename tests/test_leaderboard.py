@@ -27,16 +27,19 @@ def runs(tmp_path_factory, shared_data):
     from r3bench.core import models
     from r3bench.eval.hook import tasks_dir
     from r3bench.procgen.export import export
-    from trainers import common, sft
+    from trainers import sft
+    from trainers.core.config import make
+    from trainers.core.evaluation import evaluate_model
+    from trainers.core.records import write_run
 
     root = tmp_path_factory.mktemp("lb")
     tiny = str(models.build_tiny(root / "tiny-model"))
     export(root / "data", n=60, seed=1, log=lambda *a: None)
-    cfg = common.make(sft.Config, model=tiny, data=str(root / "data"), output_dir=str(root / "runs" / "sft"),
+    cfg = make(sft.Config, model=tiny, data=str(root / "data"), output_dir=str(root / "runs" / "sft"),
                       max_steps=1, batch_size=2, report_to="none", max_length=4096, eval_tasks="r3_procgen",
                       eval_limit=2, eval_max_gen_toks=8)
     res = sft.train(cfg)
-    common.write_run(cfg, status="finished", **res)
+    write_run(cfg, status="finished", **res)
     tm = TaskManager(include_path=str(tasks_dir()), include_defaults=False)
     os.environ.setdefault("R3BENCH_DATA_DIR", str(shared_data))
     for i, (args, tasks) in enumerate(((f"pretrained={tiny}", ["r3_procgen", "r3_jeebench"]),
@@ -49,10 +52,10 @@ def runs(tmp_path_factory, shared_data):
         for name, samples in r["samples"].items():
             tracker.save_results_samples(task_name=name, samples=samples)
     # a base model scored by the trainers' evaluate_model outside a run (benchmarks/train_compare.py does this)
-    base_cfg = common.make(sft.Config, model=tiny, output_dir=str(root / "compare" / "cot"), eval_tasks="r3_procgen",
+    base_cfg = make(sft.Config, model=tiny, output_dir=str(root / "compare" / "cot"), eval_tasks="r3_procgen",
                            eval_limit=2, eval_max_gen_toks=8, report_to="none")
     tok = AutoTokenizer.from_pretrained(tiny)
-    common.evaluate_model(AutoModelForCausalLM.from_pretrained(tiny), tok, base_cfg, tag="base")
+    evaluate_model(AutoModelForCausalLM.from_pretrained(tiny), tok, base_cfg, tag="base")
     return root
 
 

@@ -82,7 +82,7 @@ def test_export_rows_manifest_and_byte_reproducibility(tmp_path):
     assert man["rows"] == a["rows"] and man["rows"]["sft"] == SIZES["n_sft"]
     rows = {n: [json.loads(x) for x in (tmp_path / "a" / f"{n}.jsonl").read_text().splitlines()]
             for n in ("sft", "rl", "learning", "transfer", "dpo")}
-    for n in ("sft", "rl"):  # what trainers.common.train_rows reads: split "train", prompt/completion/answer
+    for n in ("sft", "rl"):  # what trainers.core.data.train_rows reads: split "train", prompt/completion/answer
         assert {r["split"] for r in rows[n]} == {"train"}
         # the RL outcome reward's default reads the kind from the gold (no kind column): letters, integers
         # and values must all be read as their form, and the reference must earn the reward

@@ -91,16 +91,19 @@ def test_trainers_give_psv_their_resolver(short_name_is_tiny, tmp_path, monkeypa
     """A trainer run (stepfix/grpo with verifier=psv) resolves R3BENCH_PSV_MODEL's short names too:
     run_training hands verifiers.psv the trainers' model_path before it builds anything."""
     import verifiers.psv as psv_mod
-    from trainers import common, sft
+    from trainers import sft
+    from trainers.core.config import make
+    from trainers.core.entry import run_training
+    from trainers.core.model import model_path
 
-    cfg = common.make(sft.Config, output_dir=str(tmp_path / "run"), max_steps=1)
+    cfg = make(sft.Config, output_dir=str(tmp_path / "run"), max_steps=1)
 
     def build(cfg):
         raise RuntimeError("stop before loading a model")
 
     with pytest.raises(RuntimeError, match="stop before"):
-        common.run_training(cfg, build)
-    assert psv_mod._RESOLVE is common.model_path
+        run_training(cfg, build)
+    assert psv_mod._RESOLVE is model_path
     monkeypatch.setenv("R3BENCH_PSV_MODEL", SHORT)
     v = steps.verify(P.question, P.solution, P.solution, backend="psv")
     assert v.valid and len(v.step_scores) == 7, v.explanation

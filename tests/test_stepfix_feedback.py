@@ -17,7 +17,8 @@ pytest.importorskip("torch")
 pytest.importorskip("trl")
 
 import dist_doubles  # noqa: E402  (tests/ is on sys.path)
-from trainers import common, stepfix  # noqa: E402
+from trainers import stepfix  # noqa: E402
+from trainers.core.config import make  # noqa: E402
 
 N = 4
 
@@ -45,7 +46,7 @@ def reverse_order_feedback_cls():
 @pytest.mark.slow
 def test_feedback_of_a_micro_batch_runs_concurrently_and_records_keep_their_order(tiny, data, tmp_path):
     out = tmp_path / "sf"
-    cfg = common.make(stepfix.Config, model=tiny, data=data, output_dir=str(out), max_steps=1, save_steps=10,
+    cfg = make(stepfix.Config, model=tiny, data=data, output_dir=str(out), max_steps=1, save_steps=10,
                       report_to="none", batch_size=N, max_train_samples=N, max_length=4096, eval_tasks="",
                       feedback_workers=N)
     seen = {}

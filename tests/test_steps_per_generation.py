@@ -30,7 +30,9 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("trl")
 
-from trainers import common, grpo, stepfix  # noqa: E402
+from trainers import grpo, stepfix  # noqa: E402
+from trainers.core.config import make  # noqa: E402
+from trainers.errors import ConfigError  # noqa: E402
 
 
 def _hash_ids(key: str, n: int) -> list[int]:
@@ -88,7 +90,7 @@ def run_kw(tiny, data, out, **kw):
 
 def _run(tiny, data, out, k):
     calls, losses = [], []
-    cfg = common.make(stepfix.Config, **run_kw(tiny, data, out, steps_per_generation=k))
+    cfg = make(stepfix.Config, **run_kw(tiny, data, out, steps_per_generation=k))
     stepfix.train(cfg, trainer_cls=doubles_cls(calls, losses))
     return calls, losses
 
@@ -145,10 +147,10 @@ def test_k_micro_batches_per_generation_train_as_one_at_a_time(tiny, data, tmp_p
                                     ({"steps_per_generation": 3, "grad_accum": 4}, "must divide grad_accum"),
                                     ({"steps_per_generation": 2, "grad_accum": 1}, "must divide grad_accum")])
 def test_steps_per_generation_is_validated(kw, why):
-    with pytest.raises(common.ConfigError, match=why):
-        common.make(stepfix.Config, **kw)
-    assert common.make(stepfix.Config).steps_per_generation == 1
-    assert common.make(stepfix.Config, steps_per_generation=2, grad_accum=4).steps_per_generation == 2
+    with pytest.raises(ConfigError, match=why):
+        make(stepfix.Config, **kw)
+    assert make(stepfix.Config).steps_per_generation == 1
+    assert make(stepfix.Config, steps_per_generation=2, grad_accum=4).steps_per_generation == 2
 
 
 @pytest.mark.slow
@@ -175,7 +177,7 @@ def test_vllm_double_gets_one_request_per_generation_phase_and_one_sync_per_step
         def feedback(self, question, text, verdict, reference):
             return "feedback double", ""
 
-    cfg = common.make(stepfix.Config, **run_kw(tiny, data, tmp_path, grad_accum=2, max_train_samples=8,
+    cfg = make(stepfix.Config, **run_kw(tiny, data, tmp_path, grad_accum=2, max_train_samples=8,
                                                steps_per_generation=2, baseline="none"))
     stepfix.train(cfg, trainer_cls=OnDouble)
     assert [len(p) for p, _ in eng.calls] == [4, 4, 4, 4]  # 2 steps x (y1, y2), 2 micro-batches x 2 problems each
@@ -184,13 +186,13 @@ def test_vllm_double_gets_one_request_per_generation_phase_and_one_sync_per_step
 
 
 def test_grpo_exposes_trls_steps_per_generation(tiny, tmp_path):
-    with pytest.raises(common.ConfigError, match="must be 0 .* or divide grad_accum"):
-        common.make(grpo.Config, steps_per_generation=3, grad_accum=4)
-    with pytest.raises(common.ConfigError, match="divide grad_accum"):
-        common.make(grpo.Config, steps_per_generation=-1)
+    with pytest.raises(ConfigError, match="must be 0 .* or divide grad_accum"):
+        make(grpo.Config, steps_per_generation=3, grad_accum=4)
+    with pytest.raises(ConfigError, match="divide grad_accum"):
+        make(grpo.Config, steps_per_generation=-1)
     kw = dict(model=tiny, output_dir=str(tmp_path), report_to="none", batch_size=2, group_size=2, grad_accum=4)
-    assert grpo.grpo_args(common.make(grpo.Config, **kw)).steps_per_generation == 4  # TRL's default: grad_accum
-    args = grpo.grpo_args(common.make(grpo.Config, **kw, steps_per_generation=2))
+    assert grpo.grpo_args(make(grpo.Config, **kw)).steps_per_generation == 4  # TRL's default: grad_accum
+    args = grpo.grpo_args(make(grpo.Config, **kw, steps_per_generation=2))
     assert args.steps_per_generation == 2 and args.generation_batch_size == 2 * 2
 
 
@@ -203,13 +205,13 @@ def test_a_resume_with_k_generations_neither_reuses_nor_drops_samples(tiny, data
     kw = dict(grad_accum=2, steps_per_generation=2, max_train_samples=8, save_steps=1, baseline="none",
               lr_scheduler="constant")  # a linear schedule of max_steps 1 would differ from one of 3
     c_full, l_full = [], []
-    stepfix.train(common.make(stepfix.Config, **run_kw(tiny, data, tmp_path / "full", max_steps=3, **kw)),
+    stepfix.train(make(stepfix.Config, **run_kw(tiny, data, tmp_path / "full", max_steps=3, **kw)),
                   trainer_cls=doubles_cls(c_full, l_full))
     c_a, l_a = [], []
-    stepfix.train(common.make(stepfix.Config, **run_kw(tiny, data, tmp_path / "part", max_steps=1, **kw)),
+    stepfix.train(make(stepfix.Config, **run_kw(tiny, data, tmp_path / "part", max_steps=1, **kw)),
                   trainer_cls=doubles_cls(c_a, l_a))
     c_b, l_b = [], []
-    stepfix.train(common.make(stepfix.Config, **run_kw(tiny, data, tmp_path / "part", max_steps=3, **kw), resume=True),
+    stepfix.train(make(stepfix.Config, **run_kw(tiny, data, tmp_path / "part", max_steps=3, **kw), resume=True),
                   trainer_cls=doubles_cls(c_b, l_b))
     assert len(c_a) == 2 and len(c_b) == 4 and c_a + c_b == c_full, (c_a, c_b, c_full)
     assert [ids for ids, _ in l_a + l_b] == [ids for ids, _ in l_full]

@@ -15,10 +15,10 @@ def throughput():
 
 @pytest.fixture
 def calls(monkeypatch):
-    from trainers import common
+    from trainers.core import memory
 
     seen = []
-    monkeypatch.setattr(common, "set_mmap_threshold", lambda n: seen.append(n) or True)
+    monkeypatch.setattr(memory, "set_mmap_threshold", lambda n: seen.append(n) or True)
     return seen
 
 
@@ -41,9 +41,9 @@ def _child(throughput, monkeypatch, argv):
 
 
 def test_a_child_applies_the_trainers_malloc_default(throughput, calls, monkeypatch):
-    from trainers import common
+    from trainers.core.config import BaseConfig
 
-    assert _child(throughput, monkeypatch, []) == common.BaseConfig().malloc_mmap_threshold == 1 << 20
+    assert _child(throughput, monkeypatch, []) == BaseConfig().malloc_mmap_threshold == 1 << 20
     assert calls == [1 << 20]
 
 

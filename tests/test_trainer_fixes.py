@@ -19,7 +19,13 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("trl")
 
-from trainers import common, dpo, generation, grpo, psv, sft, stepfix  # noqa: E402
+from trainers import dpo, generation, grpo, psv, sft, stepfix  # noqa: E402
+from trainers.core.config import BaseConfig, build_parser, make, parse  # noqa: E402
+from trainers.core.entry import main  # noqa: E402
+from trainers.core.mixins import STATE_FILE  # noqa: E402
+from trainers.core.model import frozen_reference, load_tokenizer, policy_model  # noqa: E402
+from trainers.core.records import checkpoint_problems, resume_checkpoint, resume_record, whole_run_loss, write_run  # noqa: E402
+from trainers.errors import ConfigError, option  # noqa: E402
 from transformers import TrainerCallback  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -37,7 +43,7 @@ def base_kw(tiny, data, out, **kw):
 def sft_adapter(tiny, data, tmp_path_factory):
     """An SFT adapter trained hard enough (lr 1e-2) that the SFT model differs from the base."""
     out = tmp_path_factory.mktemp("sft")
-    return sft.train(common.make(sft.Config, **base_kw(tiny, data, out, max_steps=3, learning_rate=1e-2)))["adapter"]
+    return sft.train(make(sft.Config, **base_kw(tiny, data, out, max_steps=3, learning_rate=1e-2)))["adapter"]
 
 
 class CrashAt(TrainerCallback):
@@ -77,9 +83,9 @@ def test_help_of_every_trainer(name):
 
 def test_flag_abbreviations_are_refused(capsys):
     with pytest.raises(SystemExit):
-        common.parse(sft.Config, ["--max_step", "3"])
+        parse(sft.Config, ["--max_step", "3"])
     assert "--max_step" in capsys.readouterr().err
-    assert common.parse(sft.Config, ["--max_steps", "3"]).max_steps == 3
+    assert parse(sft.Config, ["--max_steps", "3"]).max_steps == 3
     from trainers import rag
 
     with pytest.raises(SystemExit):
@@ -88,10 +94,10 @@ def test_flag_abbreviations_are_refused(capsys):
 
 def test_percent_in_a_help_text_is_escaped():
     @dataclasses.dataclass
-    class C(common.BaseConfig):
-        extra: int = common.option(1, "100% of the time; %(prog)s is not a format here")
+    class C(BaseConfig):
+        extra: int = option(1, "100% of the time; %(prog)s is not a format here")
 
-    help_text = common.build_parser(C, prog="x").format_help()
+    help_text = build_parser(C, prog="x").format_help()
     assert "100% of the time" in " ".join(help_text.split())
 
 
@@ -101,14 +107,14 @@ def test_percent_in_a_help_text_is_escaped():
 def test_grpo_kl_reference_is_the_sft_adapter(tiny, data, tmp_path, sft_adapter):
     from trl.trainer.utils import use_adapter
 
-    cfg = common.make(grpo.Config, **base_kw(tiny, data, tmp_path, max_steps=1), group_size=2,
+    cfg = make(grpo.Config, **base_kw(tiny, data, tmp_path, max_steps=1), group_size=2,
                       init_adapter=sft_adapter, max_completion_length=4, beta=0.04)
     trainer = grpo.build(cfg)[0]
     model = trainer.model
     assert "ref" in model.peft_config
     assert not any(p.requires_grad for n, p in model.named_parameters() if ".ref." in n)
     ids = torch.tensor([[5, 6, 7, 8, 9, 10]])
-    sft_model = common.frozen_reference(cfg, tiny)  # base + SFT adapter merged
+    sft_model = frozen_reference(cfg, tiny)  # base + SFT adapter merged
     model.eval()  # LoRA dropout off
     with torch.no_grad():
         with use_adapter(model, adapter_name="ref"):  # what TRL's reference forward runs
@@ -164,12 +170,12 @@ def test_stepfix_baseline_option(tiny, data, tmp_path, sft_adapter, baseline, wa
     batch's mean and stays 0.625 here."""
     assert stepfix.Config().baseline == "none"  # off by default
     T = verifier_double_trainer([_verdict(2, 7), _verdict(5, 7)])
-    cfg = common.make(stepfix.Config, **base_kw(tiny, data, tmp_path, max_steps=2, batch_size=1),
+    cfg = make(stepfix.Config, **base_kw(tiny, data, tmp_path, max_steps=2, batch_size=1),
                       init_adapter=sft_adapter, max_new_tokens=4, baseline=baseline)
     stepfix.train(cfg, trainer_cls=T)
     recs = [json.loads(x) for x in (tmp_path / "stepfix_samples.jsonl").read_text().splitlines()]
     assert [round(r["adv"], 6) for r in recs] == want
-    state = json.loads((tmp_path / "checkpoint-2" / common.STATE_FILE).read_text())
+    state = json.loads((tmp_path / "checkpoint-2" / STATE_FILE).read_text())
     assert state["r2_running_mean"] == (pytest.approx(0.625) if baseline == "mean" else None)
 
 
@@ -177,26 +183,26 @@ def test_stepfix_baseline_option(tiny, data, tmp_path, sft_adapter, baseline, wa
 
 @pytest.mark.slow
 def test_checkpoint_problems_finds_truncated_files(tiny, data, tmp_path):
-    sft.train(common.make(sft.Config, **base_kw(tiny, data, tmp_path, max_steps=2)))
+    sft.train(make(sft.Config, **base_kw(tiny, data, tmp_path, max_steps=2)))
     ck = tmp_path / "checkpoint-2"
-    assert common.checkpoint_problems(ck) == []
+    assert checkpoint_problems(ck) == []
     for name, cut in (("adapter_model.safetensors", 0.5), ("optimizer.pt", 0.5), ("trainer_state.json", 0.5)):
         bad = tmp_path / f"bad-{name}" / "checkpoint-2"
         shutil.copytree(ck, bad)
         f = bad / name
         f.write_bytes(f.read_bytes()[: int(f.stat().st_size * cut)])
-        problems = common.checkpoint_problems(bad)
+        problems = checkpoint_problems(bad)
         assert problems and any(name in p for p in problems), (name, problems)
     gone = tmp_path / "gone" / "checkpoint-2"
     shutil.copytree(ck, gone)
     (gone / "scheduler.pt").unlink()
-    assert "scheduler.pt missing" in common.checkpoint_problems(gone)
+    assert "scheduler.pt missing" in checkpoint_problems(gone)
 
 
 @pytest.mark.slow
 def test_resume_skips_a_half_written_checkpoint(tiny, data, tmp_path, caplog):
     def cfg(out, **k):
-        return common.make(sft.Config, **{**base_kw(tiny, data, out, max_steps=4, learning_rate=1e-3), **k})
+        return make(sft.Config, **{**base_kw(tiny, data, out, max_steps=4, learning_rate=1e-3), **k})
 
     sft.train(cfg(tmp_path / "a"))  # uninterrupted
     sft.train(cfg(tmp_path / "b"))
@@ -219,16 +225,16 @@ def test_resume_skips_a_half_written_checkpoint(tiny, data, tmp_path, caplog):
 
 @pytest.mark.slow
 def test_resume_with_no_intact_checkpoint_is_an_error(tiny, data, tmp_path):
-    sft.train(common.make(sft.Config, **base_kw(tiny, data, tmp_path, max_steps=2)))
+    sft.train(make(sft.Config, **base_kw(tiny, data, tmp_path, max_steps=2)))
     (tmp_path / "checkpoint-2" / "trainer_state.json").write_text("{")
-    with pytest.raises(common.ConfigError, match="no intact checkpoint"):
-        common.resume_checkpoint(common.make(sft.Config, **base_kw(tiny, data, tmp_path, max_steps=2), resume=True))
+    with pytest.raises(ConfigError, match="no intact checkpoint"):
+        resume_checkpoint(make(sft.Config, **base_kw(tiny, data, tmp_path, max_steps=2), resume=True))
 
 
 @pytest.mark.slow
 def test_train_loss_after_resume_covers_the_whole_run(tiny, data, tmp_path):
     def cfg(out, **k):
-        return common.make(sft.Config, **{**base_kw(tiny, data, out, max_steps=4, learning_rate=1e-3), **k})
+        return make(sft.Config, **{**base_kw(tiny, data, out, max_steps=4, learning_rate=1e-3), **k})
 
     a = sft.train(cfg(tmp_path / "a"))
     with pytest.raises(RuntimeError, match="simulated crash"):
@@ -248,7 +254,7 @@ def test_a_run_resumed_from_a_checkpoint_that_rotation_deletes_finishes(tiny, da
     of the run read checkpoint-2 after training and crashed a finished run (FileNotFoundError on its
     trainer_state.json; the study's first GRPO seed died so at its last line)."""
     def cfg(out, **k):
-        return common.make(sft.Config, **{**base_kw(tiny, data, out, max_steps=6, learning_rate=1e-3), **k})
+        return make(sft.Config, **{**base_kw(tiny, data, out, max_steps=6, learning_rate=1e-3), **k})
 
     a = sft.train(cfg(tmp_path / "a"))
     with pytest.raises(RuntimeError, match="simulated crash"):
@@ -273,7 +279,7 @@ def test_a_run_that_died_after_its_last_checkpoint_resumes_without_an_extra_step
     """Killed after checkpoint-4 of 4 was written, before final/: HF's loop, resumed there, took a
     fifth optimizer step (global_step 5). Now the resume loads checkpoint-4 and saves it as final/."""
     def cfg(out, **k):
-        return common.make(sft.Config, **{**base_kw(tiny, data, out, max_steps=4, learning_rate=1e-3), **k})
+        return make(sft.Config, **{**base_kw(tiny, data, out, max_steps=4, learning_rate=1e-3), **k})
 
     a = sft.train(cfg(tmp_path / "a"))
     with pytest.raises(RuntimeError, match="simulated crash"):
@@ -303,14 +309,14 @@ def test_whole_run_loss_of_an_older_checkpoint_is_read_before_training(tmp_path)
     ck.mkdir()
     (ck / "trainer_state.json").write_text(json.dumps({"global_step": 4, "log_history": [
         {"step": 2, "loss": 1.0}, {"step": 4, "loss": 0.5}, {"step": 4, "train_runtime": 1.0}]}))
-    rec = common.resume_record(str(ck))
+    rec = resume_record(str(ck))
     shutil.rmtree(ck)
     assert rec["global_step"] == 4
     trainer = types.SimpleNamespace(state=types.SimpleNamespace(global_step=6), r3_loss_sum=0.6)
-    loss, how = common.whole_run_loss(trainer, rec)
+    loss, how = whole_run_loss(trainer, rec)
     assert loss == pytest.approx((2 * 1.0 + 2 * 0.5 + 0.6) / 6) and "steps 1-4" in how
-    assert common.whole_run_loss(trainer, None) == (pytest.approx(0.1), "whole run")
-    assert common.resume_record(None) is None
+    assert whole_run_loss(trainer, None) == (pytest.approx(0.1), "whole run")
+    assert resume_record(None) is None
 
 
 # ------------------------------------------------------------------------------------ run.json
@@ -319,7 +325,7 @@ def test_whole_run_loss_of_an_older_checkpoint_is_read_before_training(tmp_path)
 def test_run_json_says_interrupted_when_a_run_dies(tiny, data, tmp_path):
     out = tmp_path / "direct"
     with pytest.raises(RuntimeError):
-        sft.train(common.make(sft.Config, **base_kw(tiny, data, out, max_steps=4)), extra_callbacks=[CrashAt(1)])
+        sft.train(make(sft.Config, **base_kw(tiny, data, out, max_steps=4)), extra_callbacks=[CrashAt(1)])
     rec = json.loads((out / "run.json").read_text())
     assert rec["status"] == "interrupted" and "simulated crash" in rec["error"]
 
@@ -329,7 +335,7 @@ def test_run_json_says_interrupted_when_a_run_dies(tiny, data, tmp_path):
         raise RuntimeError("disk on fire")
 
     with pytest.raises(RuntimeError):
-        common.main(sft.Config, boom, argv + ["--output_dir", str(tmp_path / "m1")])
+        main(sft.Config, boom, argv + ["--output_dir", str(tmp_path / "m1")])
     rec = json.loads((tmp_path / "m1" / "run.json").read_text())
     assert rec["status"] == "interrupted" and "disk on fire" in rec["error"] and rec["traceback"]
 
@@ -337,7 +343,7 @@ def test_run_json_says_interrupted_when_a_run_dies(tiny, data, tmp_path):
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        common.main(sft.Config, ctrl_c, argv + ["--output_dir", str(tmp_path / "m2")])
+        main(sft.Config, ctrl_c, argv + ["--output_dir", str(tmp_path / "m2")])
     assert json.loads((tmp_path / "m2" / "run.json").read_text())["status"] == "interrupted"
 
 
@@ -379,7 +385,7 @@ def test_hf_generator_passes_stop_ids_and_the_kv_cache(tiny):
     continuation with an end-of-turn id in the middle."""
     from transformers import AutoModelForCausalLM
 
-    tok = common.load_tokenizer(tiny)
+    tok = load_tokenizer(tiny)
     tok.eos_token = "<|endoftext|>"
     im_end = tok.convert_tokens_to_ids("<|im_end|>")
     model = AutoModelForCausalLM.from_pretrained(tiny)
@@ -400,13 +406,13 @@ def test_hf_generator_passes_stop_ids_and_the_kv_cache(tiny):
 
 
 def test_hf_generator_on_a_peft_model_keeps_weights_and_mode(tiny, data, tmp_path):
-    cfg = common.make(sft.Config, **base_kw(tiny, data, tmp_path))
-    model = common.policy_model(cfg, tiny)
+    cfg = make(sft.Config, **base_kw(tiny, data, tmp_path))
+    model = policy_model(cfg, tiny)
     with torch.no_grad():
         for n, p in model.named_parameters():
             if "lora_B" in n:
                 p.normal_(0, 0.05)
-    tok = common.load_tokenizer(tiny)
+    tok = load_tokenizer(tiny)
     before = {n: p.detach().clone() for n, p in model.named_parameters()}
     model.train()
     chats = [[{"role": "user", "content": "what is 2+2?"}]] * 3
@@ -425,11 +431,11 @@ def test_use_vllm_without_vllm_is_a_clear_error(monkeypatch):
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "vllm" else real(name, *a))
     for cls in (stepfix.Config, grpo.Config):
-        with pytest.raises(common.ConfigError, match="vllm is not importable"):
-            common.make(cls, use_vllm=True)
-    assert common.make(stepfix.Config).use_vllm is False
-    assert isinstance(generation.make(common.make(stepfix.Config)), generation.HFGenerator)
-    assert common.make(grpo.Config, use_vllm=False).trl_vllm_kwargs() == {}
+        with pytest.raises(ConfigError, match="vllm is not importable"):
+            make(cls, use_vllm=True)
+    assert make(stepfix.Config).use_vllm is False
+    assert isinstance(generation.make(make(stepfix.Config)), generation.HFGenerator)
+    assert make(grpo.Config, use_vllm=False).trl_vllm_kwargs() == {}
 
 
 # ------------------------------------------------------------------------- reward and run record
@@ -446,7 +452,7 @@ def test_stepfix_reward_is_the_fixed_position_reward():
 @pytest.mark.slow
 def test_stepfix_unusable_verdict_is_skipped_and_counted(tiny, data, tmp_path):
     T = verifier_double_trainer([_verdict(9, 7)])  # a first error past the seventh step
-    cfg = common.make(stepfix.Config, **base_kw(tiny, data, tmp_path, max_steps=1), max_new_tokens=4)
+    cfg = make(stepfix.Config, **base_kw(tiny, data, tmp_path, max_steps=1), max_new_tokens=4)
     stepfix.train(cfg, trainer_cls=T)
     d = next(json.loads(x) for x in (tmp_path / "metrics.jsonl").read_text().splitlines() if "skip_rate" in x)
     assert d["skip_rate"] == 1.0 and d["reward_failures"] == 2 and d["revised"] == 0
@@ -458,7 +464,7 @@ def test_stepfix_unusable_verdict_is_skipped_and_counted(tiny, data, tmp_path):
 def test_run_json_records_the_sandbox_isolation(tiny, data, tmp_path):
     from verifiers.sandbox import isolation_level
 
-    sft.train(common.make(sft.Config, **base_kw(tiny, data, tmp_path, max_steps=1)))
+    sft.train(make(sft.Config, **base_kw(tiny, data, tmp_path, max_steps=1)))
     rec = json.loads((tmp_path / "run.json").read_text())
     assert rec["status"] == "finished" and rec["sandbox_isolation"] == isolation_level()
 
@@ -485,25 +491,28 @@ def test_malloc_mmap_threshold_is_set_in_the_trainer_process(monkeypatch):
     """Every trainer has `malloc_mmap_threshold` (default 1 MiB) and run_training applies it before it
     builds anything; set_mmap_threshold(0) leaves glibc's default; in a fresh process on glibc mallopt
     accepts the value. What it does to peak memory is measured in benchmarks/malloc_peak.py."""
-    from trainers import common, dpo, grpo, psv, sft, stepfix
+    from trainers import dpo, grpo, psv, sft, stepfix
+    from trainers.core import memory
+    from trainers.core.entry import run_training
+    from trainers.core.memory import set_mmap_threshold
 
     for mod in (sft, dpo, grpo, psv, stepfix):
         f = {x.name: x for x in dataclasses.fields(mod.Config)}["malloc_mmap_threshold"]
         assert f.default == 1 << 20, mod.__name__
-    assert common.set_mmap_threshold(0) is False
-    r = subprocess.run([sys.executable, "-c", "from trainers.common import set_mmap_threshold as s; print(s(1 << 20))"],
+    assert set_mmap_threshold(0) is False
+    r = subprocess.run([sys.executable, "-c", "from trainers.core.memory import set_mmap_threshold as s; print(s(1 << 20))"],
                        capture_output=True, text=True, cwd=str(Path(__file__).resolve().parents[1]))
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == ("True" if sys.platform.startswith("linux") else "False")
     seen = []
-    monkeypatch.setattr(common, "set_mmap_threshold", lambda n: seen.append(n) or True)
+    monkeypatch.setattr(memory, "set_mmap_threshold", lambda n: seen.append(n) or True)
 
     def build(cfg):
         raise RuntimeError("stop after the threshold")
 
     cfg = sft.Config(output_dir=str(Path(__import__("tempfile").mkdtemp()) / "run"), malloc_mmap_threshold=12345)
     with pytest.raises(RuntimeError, match="stop after"):
-        common.run_training(cfg, build)
+        run_training(cfg, build)
     assert seen == [12345]
 
 
@@ -511,6 +520,6 @@ def test_run_json_records_the_peak_resident_memory(tmp_path):
     import resource
 
     cfg = sft.Config(output_dir=str(tmp_path / "run"))
-    rec = json.loads(common.write_run(cfg, status="running").read_text())
+    rec = json.loads(write_run(cfg, status="running").read_text())
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e9
     assert 0.01 < rec["peak_rss_gb"] <= own + 0.01

@@ -18,7 +18,12 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("trl")
 
-from trainers import common, dpo, grpo, psv, sft, stepfix  # noqa: E402
+from trainers import dpo, grpo, psv, sft, stepfix  # noqa: E402
+from trainers.core.config import make, parse  # noqa: E402
+from trainers.core.data import read_jsonl  # noqa: E402
+from trainers.core.entry import main  # noqa: E402
+from trainers.core.model import training_args_kwargs  # noqa: E402
+from trainers.errors import ConfigError, TrainDataError  # noqa: E402
 from transformers import TrainerCallback  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -34,7 +39,7 @@ def base_kw(tiny, data, out, **kw):
 @pytest.fixture(scope="module")
 def sft_adapter(tiny, data, tmp_path_factory):
     out = tmp_path_factory.mktemp("sft")
-    cfg = common.make(sft.Config, **base_kw(tiny, data, out, max_steps=2))
+    cfg = make(sft.Config, **base_kw(tiny, data, out, max_steps=2))
     return sft.train(cfg)["adapter"]
 
 
@@ -72,17 +77,17 @@ def check_trained(snap: Snapshot, out: Path):
 def test_config_yaml_cli_and_help(tmp_path, capsys):
     y = tmp_path / "c.yaml"
     y.write_text("max_steps: 7\nbeta: 0.2\nkl_estimator: k3\n")
-    cfg = common.parse(stepfix.Config, ["--config", str(y), "--beta", "0.3", "--resume", "true"])
+    cfg = parse(stepfix.Config, ["--config", str(y), "--beta", "0.3", "--resume", "true"])
     assert (cfg.max_steps, cfg.beta, cfg.kl_estimator, cfg.resume) == (7, 0.3, "k3", True)
     y.write_text("max_stepz: 7\n")
-    with pytest.raises(common.ConfigError, match="max_stepz"):
-        common.parse(stepfix.Config, ["--config", str(y)])
-    with pytest.raises(common.ConfigError, match="kl_estimator"):
-        common.parse(stepfix.Config, ["--kl_estimator", "k9"])
-    with pytest.raises(common.ConfigError, match="multiple of group_size"):
-        common.make(grpo.Config, batch_size=6, group_size=4)
+    with pytest.raises(ConfigError, match="max_stepz"):
+        parse(stepfix.Config, ["--config", str(y)])
+    with pytest.raises(ConfigError, match="kl_estimator"):
+        parse(stepfix.Config, ["--kl_estimator", "k9"])
+    with pytest.raises(ConfigError, match="multiple of group_size"):
+        make(grpo.Config, batch_size=6, group_size=4)
     with pytest.raises(SystemExit):
-        common.parse(stepfix.Config, ["--help"])
+        parse(stepfix.Config, ["--help"])
     help_text = capsys.readouterr().out
     import dataclasses
     for f in dataclasses.fields(stepfix.Config):
@@ -94,13 +99,13 @@ def test_read_jsonl_undecodable_bytes_are_a_train_data_error(tmp_path):
     naming the file, like every other defect of a JSONL file."""
     bad = tmp_path / "sft.jsonl"
     bad.write_bytes(b'{"prompt": "p", "completion": "c"}\n\xff\xfe\x00garbage\n')
-    with pytest.raises(common.TrainDataError, match="sft.jsonl: not UTF-8 text"):
-        common.read_jsonl(bad)
+    with pytest.raises(TrainDataError, match="sft.jsonl: not UTF-8 text"):
+        read_jsonl(bad)
     empty = tmp_path / "empty.jsonl"
     empty.write_text("\n")
-    with pytest.raises(common.TrainDataError, match="no rows"):
-        common.read_jsonl(empty)
-    assert common.read_jsonl(empty, allow_empty=True) == []
+    with pytest.raises(TrainDataError, match="no rows"):
+        read_jsonl(empty)
+    assert read_jsonl(empty, allow_empty=True) == []
 
 
 def test_corrupt_data_is_a_clear_error(tmp_path, tiny):
@@ -117,7 +122,7 @@ def test_corrupt_data_is_a_clear_error(tmp_path, tiny):
 @pytest.mark.slow
 def test_sft_trains(tiny, data, tmp_path):
     snap = Snapshot()
-    res = sft.train(common.make(sft.Config, **base_kw(tiny, data, tmp_path)), extra_callbacks=[snap])
+    res = sft.train(make(sft.Config, **base_kw(tiny, data, tmp_path)), extra_callbacks=[snap])
     check_trained(snap, tmp_path)
     assert res["lm_eval_model_args"] == f"pretrained={tiny},peft={tmp_path / 'final'}"
     # the run's own card, not transformers' boilerplate ("fine-tuned version of [None]", issue 37)
@@ -128,17 +133,17 @@ def test_sft_trains(tiny, data, tmp_path):
 
 def test_a_run_shorter_than_its_warmup_gets_none(tiny, data, tmp_path):
     """max_steps 2 with warmup_steps 5 ran every step at learning rate 0 or lr/5 (issue 37)."""
-    cfg = common.make(sft.Config, **base_kw(tiny, data, tmp_path, max_steps=2, warmup_steps=5))
+    cfg = make(sft.Config, **base_kw(tiny, data, tmp_path, max_steps=2, warmup_steps=5))
     with pytest.warns(RuntimeWarning, match="no warm-up"):
-        assert common.training_args_kwargs(cfg)["warmup_steps"] == 0
-    cfg = common.make(sft.Config, **base_kw(tiny, data, tmp_path, max_steps=60, warmup_steps=5))
-    assert common.training_args_kwargs(cfg)["warmup_steps"] == 5
+        assert training_args_kwargs(cfg)["warmup_steps"] == 0
+    cfg = make(sft.Config, **base_kw(tiny, data, tmp_path, max_steps=60, warmup_steps=5))
+    assert training_args_kwargs(cfg)["warmup_steps"] == 5
 
 
 @pytest.mark.slow
 def test_dpo_ipo_trains_from_sft(tiny, data, tmp_path, sft_adapter):
     snap = Snapshot()
-    cfg = common.make(dpo.Config, **base_kw(tiny, data, tmp_path), init_adapter=sft_adapter, beta=0.1)
+    cfg = make(dpo.Config, **base_kw(tiny, data, tmp_path), init_adapter=sft_adapter, beta=0.1)
     dpo.train(cfg, extra_callbacks=[snap])
     check_trained(snap, tmp_path)
     # IPO at the reference point: (0 - 1/(2 tau))^2 = 25
@@ -166,7 +171,7 @@ class LengthReward:
 def test_grpo_trains_with_r3bench_rewards(tiny, data, tmp_path, monkeypatch):
     monkeypatch.setitem(grpo.REWARD_FACTORIES, "length", lambda cfg: LengthReward())
     snap = Snapshot()
-    cfg = common.make(grpo.Config, **base_kw(tiny, data, tmp_path, batch_size=4), group_size=2,
+    cfg = make(grpo.Config, **base_kw(tiny, data, tmp_path, batch_size=4), group_size=2,
                       rewards="position,outcome,rlvp,length", max_completion_length=12, learning_rate=1e-3)
     grpo.train(cfg, extra_callbacks=[snap])
     check_trained(snap, tmp_path)
@@ -203,7 +208,7 @@ def test_grpo_position_reward_passes_the_verdict():
     from verifiers.steps import StepVerdict
 
     verdicts = iter([StepVerdict(2, "CE", "double", 3), StepVerdict(0, None, "no verdict", 0, valid=False)])
-    cfg = common.make(grpo.Config, rewards="position")
+    cfg = make(grpo.Config, rewards="position")
     counts, times = Counter(), defaultdict(float)
     real = grpo.verify  # the step verifier grpo's position reward calls (imported at its top)
     grpo.verify = lambda *a, **k: next(verdicts)
@@ -241,7 +246,7 @@ def verifier_double_trainer(verdicts):
 @pytest.mark.slow
 def test_stepfix_runs_with_the_real_verifier(tiny, data, tmp_path, sft_adapter):
     snap = Snapshot()
-    cfg = common.make(stepfix.Config, **base_kw(tiny, data, tmp_path, max_steps=2), init_adapter=sft_adapter,
+    cfg = make(stepfix.Config, **base_kw(tiny, data, tmp_path, max_steps=2), init_adapter=sft_adapter,
                       max_new_tokens=12)
     stepfix.train(cfg, extra_callbacks=[snap])
     assert snap.losses and all(math.isfinite(x) for x in snap.losses)
@@ -256,7 +261,7 @@ def test_stepfix_params_change(tiny, data, tmp_path, sft_adapter):
     snap = Snapshot()
     # verifier double: y1 wrong at step 2 of 7 (r1 = 0.25), y2 wrong at step 5 of 7 (r2 = 0.625)
     T = verifier_double_trainer([_verdict(2, 7), _verdict(5, 7)])
-    cfg = common.make(stepfix.Config, **base_kw(tiny, data, tmp_path, max_steps=2, batch_size=1),
+    cfg = make(stepfix.Config, **base_kw(tiny, data, tmp_path, max_steps=2, batch_size=1),
                       init_adapter=sft_adapter, max_new_tokens=8, learning_rate=1e-3)
     stepfix.train(cfg, extra_callbacks=[snap], trainer_cls=T)
     check_trained(snap, tmp_path)
@@ -289,7 +294,7 @@ def test_stepfix_skips_correct_solutions_end_to_end(tiny, data, tmp_path):
             return [self.tok(refs[c[0]["content"]], add_special_tokens=False)["input_ids"] for c in chats]
 
     snap = Snapshot()
-    cfg = common.make(stepfix.Config, **base_kw(tiny, data, tmp_path, max_steps=2))
+    cfg = make(stepfix.Config, **base_kw(tiny, data, tmp_path, max_steps=2))
     stepfix.train(cfg, extra_callbacks=[snap], trainer_cls=GenerationDouble)
     logs = [d for d in snap.logs if "skip_rate" in d]
     assert logs and all(d["skip_rate"] == 1.0 and d["r1_mean"] == 1.0 for d in logs)
@@ -302,7 +307,7 @@ def test_stepfix_skips_correct_solutions_end_to_end(tiny, data, tmp_path):
 def test_stepfix_verifier_failure_skips_and_counts(tiny, data, tmp_path):
     T = verifier_double_trainer([_verdict(0, 0, valid=False)])
     snap = Snapshot()
-    cfg = common.make(stepfix.Config, **base_kw(tiny, data, tmp_path, max_steps=1), max_new_tokens=4)
+    cfg = make(stepfix.Config, **base_kw(tiny, data, tmp_path, max_steps=1), max_new_tokens=4)
     stepfix.train(cfg, extra_callbacks=[snap], trainer_cls=T)
     d = next(d for d in snap.logs if "skip_rate" in d)
     assert d["skip_rate"] == 1.0 and d["verifier_failures"] == 2
@@ -312,7 +317,7 @@ def test_stepfix_verifier_failure_skips_and_counts(tiny, data, tmp_path):
 def test_stepfix_no_verdict_on_y2_counts_as_skipped(tiny, data, tmp_path):
     T = verifier_double_trainer([_verdict(2, 7), _verdict(0, 0, valid=False)])
     snap = Snapshot()
-    cfg = common.make(stepfix.Config, **base_kw(tiny, data, tmp_path, max_steps=1, batch_size=1), max_new_tokens=4)
+    cfg = make(stepfix.Config, **base_kw(tiny, data, tmp_path, max_steps=1, batch_size=1), max_new_tokens=4)
     stepfix.train(cfg, extra_callbacks=[snap], trainer_cls=T)
     d = next(d for d in snap.logs if "skip_rate" in d)
     assert d["skip_rate"] == 1.0 and d["verifier_failures"] == 1 and d["revised"] == 0
@@ -332,7 +337,7 @@ def _hand_logprobs(model, prompt, completion):
 @pytest.mark.slow
 @pytest.mark.parametrize("kl,how", [("full", "sum"), ("k1", "sum"), ("k3", "mean")])
 def test_stepfix_loss_matches_hand_computation(tiny, data, tmp_path, kl, how):
-    cfg = common.make(stepfix.Config, **base_kw(tiny, data, tmp_path, max_steps=1), kl_estimator=kl, logprob=how,
+    cfg = make(stepfix.Config, **base_kw(tiny, data, tmp_path, max_steps=1), kl_estimator=kl, logprob=how,
                       beta=0.1, lora_dropout=0.0)
     trainer, tok, _, _ = stepfix.build(cfg)
     model = trainer.model
@@ -409,13 +414,13 @@ def test_resume_equals_uninterrupted(tiny, data, tmp_path, which, sft_adapter):
     kw_t = {} if which == "sft" else {"trainer_cls": verifier_double_trainer([_verdict(2, 7), _verdict(5, 7)])}
 
     def cfg(out, **k):
-        return common.make(mod.Config, **{**base_kw(tiny, data, out, max_steps=4, learning_rate=1e-3), **extra, **k})
+        return make(mod.Config, **{**base_kw(tiny, data, out, max_steps=4, learning_rate=1e-3), **extra, **k})
 
     mod.train(cfg(tmp_path / "a"), **kw_t)
     with pytest.raises(RuntimeError, match="simulated crash"):
         mod.train(cfg(tmp_path / "b"), extra_callbacks=[CrashAt(3)], **kw_t)
     assert (tmp_path / "b" / "checkpoint-2").is_dir() and not (tmp_path / "b" / "final").exists()
-    with pytest.raises(common.ConfigError, match="--resume"):
+    with pytest.raises(ConfigError, match="--resume"):
         mod.train(cfg(tmp_path / "b"), **kw_t)
     mod.train(cfg(tmp_path / "b", resume=True), **kw_t)
     a, b = _adapter(tmp_path / "a" / "final"), _adapter(tmp_path / "b" / "final")
@@ -427,8 +432,8 @@ def test_resume_equals_uninterrupted(tiny, data, tmp_path, which, sft_adapter):
 
 
 def test_resume_without_checkpoint_is_an_error(tiny, data, tmp_path):
-    with pytest.raises(common.ConfigError, match="no checkpoint"):
-        sft.train(common.make(sft.Config, **base_kw(tiny, data, tmp_path), resume=True))
+    with pytest.raises(ConfigError, match="no checkpoint"):
+        sft.train(make(sft.Config, **base_kw(tiny, data, tmp_path), resume=True))
 
 
 @pytest.mark.slow
@@ -443,7 +448,7 @@ def test_nan_loss_stops_with_checkpoint_intact(tiny, data, tmp_path, sft_adapter
     argv = ["--model", tiny, "--data", data, "--output_dir", str(tmp_path), "--max_steps", "4", "--save_steps", "2",
             "--batch_size", "1", "--max_new_tokens", "4", "--eval_tasks", "", "--report_to", "none",
             "--init_adapter", sft_adapter]
-    rc = common.main(stepfix.Config, lambda cfg: stepfix.train(cfg, trainer_cls=NaNAt3), argv)
+    rc = main(stepfix.Config, lambda cfg: stepfix.train(cfg, trainer_cls=NaNAt3), argv)
     assert rc == 2
     rec = json.loads((tmp_path / "run.json").read_text())
     assert rec["status"] == "non_finite_loss" and "step 3" in rec["error"]
@@ -469,7 +474,7 @@ def test_psv_trains_and_loads_in_the_backend(tiny, tmp_path):
     from verifiers.psv import PSV
 
     snap = Snapshot()
-    cfg = common.make(psv.Config, model=tiny, procgen_n=40, output_dir=str(tmp_path), max_steps=3, batch_size=4,
+    cfg = make(psv.Config, model=tiny, procgen_n=40, output_dir=str(tmp_path), max_steps=3, batch_size=4,
                       report_to="none", learning_rate=1e-3)
     res = psv.train(cfg, extra_callbacks=[snap])
     check_trained(snap, tmp_path)
@@ -480,7 +485,7 @@ def test_psv_trains_and_loads_in_the_backend(tiny, tmp_path):
 
 @pytest.mark.slow
 def test_psv_mc_labels_are_cached(tiny, tmp_path):
-    cfg = common.make(psv.Config, model=tiny, procgen_n=30, output_dir=str(tmp_path), labels="mc", mc_rollouts=2,
+    cfg = make(psv.Config, model=tiny, procgen_n=30, output_dir=str(tmp_path), labels="mc", mc_rollouts=2,
                       mc_max_new_tokens=4, max_train_samples=2, report_to="none")
     rows = psv.solution_rows(cfg)
     lab = psv.mc_labels(cfg, rows)
@@ -517,5 +522,5 @@ def test_cli_writes_an_adapter_that_lm_eval_scores(tiny, data, tmp_path):
 @pytest.mark.parametrize("name", ["sft", "dpo", "stepfix", "grpo", "psv"])
 def test_shipped_configs_parse(name):
     mod = {"sft": sft, "dpo": dpo, "stepfix": stepfix, "grpo": grpo, "psv": psv}[name]
-    cfg = common.parse(mod.Config, ["--config", str(REPO / "trainers" / "configs" / f"{name}.yaml")])
+    cfg = parse(mod.Config, ["--config", str(REPO / "trainers" / "configs" / f"{name}.yaml")])
     assert cfg.output_dir == f"runs/{name}"

@@ -148,13 +148,15 @@ def test_server_mode_pushes_weights_in_one_update_and_sends_the_seed(policy):
 
 
 def test_vllm_mode_server_is_a_config_choice(monkeypatch):
-    from trainers import common, stepfix
+    from trainers import stepfix
+    from trainers.core.config import make
+    from trainers.errors import ConfigError
 
     monkeypatch.setattr(generation, "check_available", lambda use: None)
-    cfg = common.make(stepfix.Config, use_vllm=True, vllm_mode="server", vllm_server_base_url="http://h:1")
+    cfg = make(stepfix.Config, use_vllm=True, vllm_mode="server", vllm_server_base_url="http://h:1")
     assert cfg.trl_vllm_kwargs()["vllm_server_base_url"] == "http://h:1"
-    with pytest.raises(common.ConfigError, match="colocate or server"):
-        common.make(stepfix.Config, use_vllm=True, vllm_mode="remote")
+    with pytest.raises(ConfigError, match="colocate or server"):
+        make(stepfix.Config, use_vllm=True, vllm_mode="remote")
 
 
 def test_sync_follows_the_optimizer_step_also_under_fused_adamw(policy, vllm_module):

@@ -119,7 +119,7 @@ def stop_together(value: float, what: str) -> list[float]:
 def raise_together(error: BaseException | None) -> None:
     """A collective: every rank passes the exception it caught since the last call (None: none); when
     any rank has one, EVERY rank raises an exception of the first failing rank's type, with its message
-    and the ranks that failed, marked `raised_together` (common.main then holds every rank until rank 0 has
+    and the ranks that failed, marked `raised_together` (trainers.core.entry.main then holds every rank until rank 0 has
     written run.json and the checkpoint). A rank that raised alone left the others waiting in their next collective
     (gloo: a timeout after 30 min; NCCL: a hang). In one process `error` itself is raised."""
     d = _dist()
@@ -138,7 +138,7 @@ def raise_together(error: BaseException | None) -> None:
         exc = cls(text)
     except Exception:  # noqa: BLE001 - an exception type whose constructor takes other arguments
         exc = RuntimeError(f"{cls.__name__}: {text}")
-    exc.raised_together = True  # common.main: every rank waits for rank 0's records before it exits
+    exc.raised_together = True  # trainers.core.entry.main: every rank waits for rank 0's records before it exits
     raise exc
 
 

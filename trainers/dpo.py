@@ -18,8 +18,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from trainers import common
-from trainers.common import BaseConfig, ConfigError, option
+from trainers.core import upstream
+from trainers.core.config import BaseConfig
+from trainers.core.data import train_rows, user_chat
+from trainers.core.entry import entry
+from trainers.core.evaluation import callbacks
+from trainers.core.mixins import guarded
+from trainers.core.model import frozen_reference, load_tokenizer, model_path, policy_model, training_args_kwargs
+from trainers.errors import ConfigError, option
 
 
 @dataclass
@@ -36,13 +42,15 @@ class Config(BaseConfig):
     def validate(self):
         if not self.beta > 0:
             raise ConfigError(f"beta must be > 0, got {self.beta}")
+        if self.loss_type not in upstream.DPO_LOSS_TYPES:
+            raise ConfigError(f"loss_type must be one of TRL's {list(upstream.DPO_LOSS_TYPES)}, got {self.loss_type!r}")
 
 
 def dataset(cfg, log=print):
     from datasets import Dataset
 
-    rows, path = common.train_rows(cfg, "dpo.jsonl", ("prompt", "chosen", "rejected"), log=log)
-    data = Dataset.from_list([{"prompt": common.user_chat(r["prompt"]),
+    rows, path = train_rows(cfg, "dpo.jsonl", ("prompt", "chosen", "rejected"), log=log)
+    data = Dataset.from_list([{"prompt": user_chat(r["prompt"]),
                                "chosen": [{"role": "assistant", "content": r["chosen"]}],
                                "rejected": [{"role": "assistant", "content": r["rejected"]}]} for r in rows])
     return data, path
@@ -51,18 +59,18 @@ def dataset(cfg, log=print):
 def build(cfg, extra_callbacks=()):
     from trl import DPOConfig, DPOTrainer
 
-    base = common.model_path(cfg.model)
-    tok = common.load_tokenizer(base)
+    base = model_path(cfg.model)
+    tok = load_tokenizer(base)
     data, path = dataset(cfg)
-    args = DPOConfig(**common.training_args_kwargs(cfg), max_length=cfg.max_length, loss_type=cfg.loss_type,
+    args = DPOConfig(**training_args_kwargs(cfg), max_length=cfg.max_length, loss_type=cfg.loss_type,
                      beta=cfg.beta)
-    trainer = common.guarded(DPOTrainer)(model=common.policy_model(cfg, base), ref_model=common.frozen_reference(cfg, base),
+    trainer = guarded(DPOTrainer)(model=policy_model(cfg, base), ref_model=frozen_reference(cfg, base),
                                          args=args, train_dataset=data, processing_class=tok,
-                                         callbacks=common.callbacks(cfg, tok, extra_callbacks))
+                                         callbacks=callbacks(cfg, tok, extra_callbacks))
     return trainer, tok, base, path
 
 
-train, main = common.entry(Config, build)
+train, main = entry(Config, build)
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -1,6 +1,6 @@
 """The trainers' bottom room: their errors, exit codes and `option`, imported by every other module of
-trainers/ (common, distributed, judging, generation ...) and importing none of them, so no circle runs
-through common. trainers.common re-exports all of it."""
+trainers/ (the rooms of trainers/core, distributed, judging, generation ...) and importing none of them,
+so no circle runs through the core."""
 from __future__ import annotations
 
 from dataclasses import field

@@ -30,7 +30,7 @@ from abc import ABC, abstractmethod
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from trainers.common import ConfigError, option
+from trainers.errors import ConfigError, option
 
 END_OF_TURN = ("<|im_end|>", "<|eot_id|>", "<end_of_turn>", "<|end|>", "<|endoftext|>")
 

@@ -9,6 +9,8 @@ question, reference solution, answer). `rewards` names one or more of:
              (`verifier` backend) against the reference solution
   pspo_wrs   PSPO-WRS: Weibull-shaped process reward from per-step scores of a PSV model
              (`psv_model`, trained by `python -m trainers.psv`)
+  pspo_piecewise  the same scores with the piecewise shaping
+  (every name of verifiers.rewards.REWARDS is a GRPO reward: REWARD_FACTORIES derives from it)
   pde        RLVP code-as-action: the completion's ```python``` solver runs in the sandbox on the
              prompt's hidden PDE instances; reward V * exp(-L_traj/0.05) * exp(-L_phys/2)
              (r3bench.pde.verify). With this reward the prompts are the r3_pde training prompts of
@@ -37,62 +39,92 @@ logged as `reward_failures/<name>` and `no_verdict_removed` (issue 32: a None se
 beat every honest answer below the mean). Completions that are
 simply wrong or malformed get the reward's 0 with its reason. Seconds in generation and in reward
 computation (verification) per step are logged as `time_generate_s`, `time_verify_s`, and the
-rest of the step (log-prob forwards, loss, backward) as `time_rest_s` (common.TimingMixin, shared
+rest of the step (log-prob forwards, loss, backward) as `time_rest_s` (trainers.core.mixins.TimingMixin, shared
 with stepfix), with their shares `share_*`.
 
 What the long steps cost on a CPU: Config.costs, which `--help` prints.
 """
 from __future__ import annotations
 
+import inspect
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from functools import partial
 
 from r3bench.pde import families, tasks
 from r3bench.pde.tasks import PDEReward
-from trainers import common, distributed, judging
-from trainers.common import BaseConfig, ConfigError, option
+from trainers import distributed, judging
+from trainers.core import upstream
+from trainers.core.config import BaseConfig
+from trainers.core.data import train_rows, user_chat
+from trainers.core.entry import entry
+from trainers.core.evaluation import callbacks
+from trainers.core.mixins import PhaseProgress, TimingMixin, guarded, warn_nothing_to_learn
+from trainers.core.model import load_tokenizer, model_path, policy_model, training_args_kwargs
+from trainers.errors import ConfigError, option
 from trainers.generation import VllmFields
 from trainers.judging import JudgeFields
 from verifiers.judge import JudgeBudgetExceeded
 from verifiers.psv import PSV
 from verifiers.rewards import REWARDS
-from verifiers.steps import verify
+from verifiers.steps import BACKENDS, verify
 
-# The reward functions are verifiers.rewards.REWARDS (one registry); what follows is only the glue of
-# each to a GRPO config (which dataset columns, which verifier), keyed by the registry's names, plus
-# the PDE track's reward, which lives with its tasks (tests/test_trainers_layout.py checks the keys).
-
-
-def _outcome(cfg):
-    return REWARDS["outcome"](answer_column="answer")
+# The reward functions are verifiers.rewards.REWARDS (one registry): every name in it is a GRPO reward,
+# built from the config by what its factory asks for (the parameters below); the PDE track's reward,
+# which lives with its tasks, is the one more (tests/test_rewards_table.py checks both directions).
 
 
-def _rlvp(cfg):
-    return REWARDS["rlvp"](answer_column="answer", T=cfg.rlvp_T)
-
-
-def _position(cfg):
+def _step_verifier(cfg):
     def verifier(q, text, reference, _b=cfg.verifier):
         # the StepVerdict itself: step_reward pays e/(7+1), the minimum for a FORMAT verdict, and
         # None (skipped, counted) for valid=False
         return verify(q, text, reference, backend=_b)
 
-    fn = REWARDS["position"](verifier, answer_column="reference", question_column="question")
-    fn.workers = judging.workers(cfg)  # the judge: a batch's completions verified concurrently
+    return verifier
+
+
+#: what a GRPO config passes to a REWARDS factory's required parameter of that name, with the columns
+#: that go with it: a step verifier scores a completion against the reference solution, a step scorer
+#: (a PSV model) reads the question, an answer reward compares with the `answer` column
+NEEDS = {
+    "verifier": lambda cfg: {"verifier": _step_verifier(cfg), "answer_column": "reference",
+                             "question_column": "question"},
+    "step_scorer": lambda cfg: {"step_scorer": PSV(model_path(cfg.psv_model)).step_scores,
+                                "question_column": "question"},
+}
+
+
+def reward_needs(name: str) -> list[str]:
+    """The required parameters of REWARDS[name] (those without a default), in order."""
+    return [p.name for p in inspect.signature(REWARDS[name]).parameters.values()
+            if p.default is inspect.Parameter.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+
+
+def build_reward(name: str, cfg):
+    """REWARDS[name] built from a GRPO config: its required parameters from NEEDS, `answer_column` the
+    `answer` column otherwise, `T` the config's rlvp_T; a reward that waits on a verifier (the judge)
+    scores a batch's completions on judging.workers(cfg) threads."""
+    params = inspect.signature(REWARDS[name]).parameters
+    kw = {}
+    for need in reward_needs(name):
+        kw.update(NEEDS[need](cfg))
+    if "answer_column" in params and "answer_column" not in kw:
+        kw["answer_column"] = "answer"
+    if "T" in params:
+        kw["T"] = cfg.rlvp_T
+    fn = REWARDS[name](**kw)
+    if "verifier" in kw:
+        fn.workers = judging.workers(cfg)  # the judge: a batch's completions verified concurrently
     return fn
-
-
-def _pspo(cfg):
-    return REWARDS["pspo_wrs"](PSV(common.model_path(cfg.psv_model)).step_scores, question_column="question")
 
 
 def _pde(cfg):
     return PDEReward()
 
 
-# name -> factory(cfg) of a verifiers.rewards.RewardFunc; add an entry to offer another reward
-REWARD_FACTORIES = {"outcome": _outcome, "rlvp": _rlvp, "position": _position, "pspo_wrs": _pspo, "pde": _pde}
+# name -> factory(cfg) of a verifiers.rewards.RewardFunc: every reward of the registry, and the PDE one
+REWARD_FACTORIES = {**{name: partial(build_reward, name) for name in REWARDS}, "pde": _pde}
 
 
 @dataclass
@@ -109,8 +141,8 @@ class Config(BaseConfig, VllmFields, JudgeFields):
                            "0 loads no reference model; old name: kl_coef")
     temperature: float = option(0.9, "sampling temperature")
     max_completion_length: int = option(512, "maximum completion tokens")
-    verifier: str = option("symbolic", "step verifier backend of the position reward: symbolic | judge | psv")
-    psv_model: str = option("", "PSV model folder for pspo_wrs (trainers.psv writes OUTPUT_DIR/psv_model)")
+    verifier: str = option("symbolic", f"step verifier backend of the position reward: {' | '.join(BACKENDS)}")
+    psv_model: str = option("", "PSV model folder for pspo_wrs and pspo_piecewise (trainers.psv writes OUTPUT_DIR/psv_model)")
     rlvp_T: float = option(0.05, "temperature T of the RLVP reward")
     loss_type: str = option("grpo", "TRL GRPO loss_type: grpo, dapo, dr_grpo, bnpo, ...")
     pde_prompts: int = option(16, "pde reward without data: generated training prompts per seen PDE family")
@@ -131,8 +163,17 @@ class Config(BaseConfig, VllmFields, JudgeFields):
         bad = [n for n in names if n not in REWARD_FACTORIES]
         if bad or not names:
             raise ConfigError(f"rewards: unknown {bad or '(none given)'}; choose from {sorted(REWARD_FACTORIES)}")
-        if "pspo_wrs" in names and not self.psv_model:
-            raise ConfigError("the pspo_wrs reward needs psv_model (train one with python -m trainers.psv)")
+        for name in names:
+            unknown = [n for n in (reward_needs(name) if name in REWARDS else []) if n not in NEEDS]
+            if unknown:
+                raise ConfigError(f"the {name} reward needs {unknown}, which a GRPO config does not give (trainers/grpo.py "
+                                  f"NEEDS gives {sorted(NEEDS)})")
+            if name in REWARDS and "step_scorer" in reward_needs(name) and not self.psv_model:
+                raise ConfigError(f"the {name} reward needs psv_model (train one with python -m trainers.psv)")
+        if self.verifier not in BACKENDS:
+            raise ConfigError(f"verifier must be one of {sorted(BACKENDS)}, got {self.verifier!r}")
+        if self.loss_type not in upstream.GRPO_LOSS_TYPES:
+            raise ConfigError(f"loss_type must be one of TRL's {list(upstream.GRPO_LOSS_TYPES)}, got {self.loss_type!r}")
         if self.group_size < 2:
             raise ConfigError(f"group_size must be >= 2 (GRPO normalises within a group), got {self.group_size}")
         if self.batch_size % self.group_size:
@@ -166,7 +207,7 @@ class CountingReward:
             out = self.fn(prompts=prompts, completions=completions, **kw)
         except JudgeBudgetExceeded as e:
             # the judge's budget is spent: kept, and raised on every rank after TRL has gathered the
-            # rewards (GRPOPhases._calculate_rewards), so that no rank is left in that gather
+            # rewards (GRPOPhases.r3_rewards), so that no rank is left in that gather
             self.stop = e
             self.last_none = [True] * len(completions)
             self.times["verify"] += time.perf_counter() - t0
@@ -203,8 +244,8 @@ def dataset(cfg, log=print):
 
     if "pde" in cfg.reward_names():
         return _pde_dataset(cfg, log)
-    rows, path = common.train_rows(cfg, "sft.jsonl", ("prompt", "completion", "answer"), log=log)
-    return Dataset.from_list([{"prompt": common.user_chat(r["prompt"]), "question": r.get("question") or r["prompt"],
+    rows, path = train_rows(cfg, "sft.jsonl", ("prompt", "completion", "answer"), log=log)
+    return Dataset.from_list([{"prompt": user_chat(r["prompt"]), "question": r.get("question") or r["prompt"],
                                "reference": r["completion"], "answer": str(r["answer"])} for r in rows]), path
 
 
@@ -213,7 +254,7 @@ def _pde_dataset(cfg, log=print):
     from datasets import Dataset
 
     if cfg.data:
-        rows, path = common.train_rows(cfg, "sft.jsonl", ("prompt", "family", "seed"), log=log)
+        rows, path = train_rows(cfg, "sft.jsonl", ("prompt", "family", "seed"), log=log)
         rows = list({(r["family"], r["seed"]): r for r in rows}.values())  # the export repeats a prompt per scheme
     else:
         rows, path = tasks.grpo_rows(cfg.pde_prompts), None
@@ -222,15 +263,17 @@ def _pde_dataset(cfg, log=print):
     held = sorted({r["family"] for r in rows if r["family"] not in families.SEEN})
     if held:
         raise ConfigError(f"pde training rows of held-out or unknown families {held}: only {list(families.SEEN)}")
-    return Dataset.from_list([{"prompt": common.user_chat(r["prompt"]), "question": r["prompt"], "reference": "",
+    return Dataset.from_list([{"prompt": user_chat(r["prompt"]), "question": r["prompt"], "reference": "",
                                "answer": "", "family": r["family"], "seed": int(r["seed"]),
                                "n_instances": int(r.get("n_instances") or tasks.N_INSTANCES)} for r in rows]), path
 
 
-class GRPOPhases(common.TimingMixin):
-    """The GRPO Trainer's additions to TRL's GRPOTrainer (bases: `common.guarded(GRPOTrainer, GRPOPhases)`):
-    seconds in generation (`_generate`), in the rewards (CountingReward adds to r3_times["verify"])
-    and the rest of each step, and the reward-failure counts, with every training log."""
+class GRPOPhases(TimingMixin, upstream.GRPOHooks):
+    """The GRPO Trainer's additions to TRL's GRPOTrainer (bases: `guarded(GRPOTrainer, GRPOPhases)`):
+    seconds in generation, in the rewards (CountingReward adds to r3_times["verify"]) and the rest of
+    each step, and the reward-failure counts, with every training log. TRL offers no public hook around
+    generation and reward gathering: upstream.GRPOHooks overrides those private methods and calls the
+    r3_* methods here."""
 
     r3_phases = ("generate", "verify", "rest")
 
@@ -238,22 +281,23 @@ class GRPOPhases(common.TimingMixin):
         self.r3_counts = r3_counts if r3_counts is not None else Counter()
         self.r3_cfg = r3_cfg  # the run's Config: its judge's totals go into the training logs
         self.r3_nothing_to_learn = 0  # steps where every group earned one reward (run.json)
-        self.r3_progress = common.PhaseProgress()
+        self.r3_progress = PhaseProgress()
         super().__init__(*a, **kw)
 
-    def _generate(self, prompts):
+    def r3_generate(self, prompts, generate):
+        """TRL's generation of `prompts` (`generate`), timed, with a progress line per phase."""
         self.r3_progress.begin_step(self.state.global_step + 1)
         self.r3_progress.phase(f"generating {len(prompts)} completions")
         with self.timed("generate"):
-            out = super()._generate(prompts)
+            out = generate(prompts)
         self.r3_progress.phase("rewards (verification), then the update")
         self.r3_progress.end_step()
         return out
 
-    def _calculate_rewards(self, inputs, prompts, completions, completion_ids_list):
+    def r3_rewards(self, out, prompts):
+        """TRL's gathered rewards `out` (completions x reward functions, every rank's rows)."""
         # a completion without a verdict is removed from its group, not paid the group mean: all its rewards NaN
         # (TRL then leaves it out of the mean and std and gives it advantage 0) and its mask zeroed below
-        out = super()._calculate_rewards(inputs, prompts, completions, completion_ids_list)
         # a judge budget spent on any rank stops every rank here, before the loss (trainers.distributed)
         stops = [getattr(f, "__dict__", {}).pop("stop", None) for f in self.reward_funcs]
         distributed.raise_together(next((e for e in stops if e is not None), None))
@@ -264,9 +308,11 @@ class GRPOPhases(common.TimingMixin):
             self.r3_counts["no_verdict_removed"] += len(self.r3_removed)
         return out
 
-    def _generate_and_score_completions(self, inputs):
+    def r3_before_scoring(self):
         self.r3_removed = []
-        out = super()._generate_and_score_completions(inputs)
+
+    def r3_after_scoring(self, out):
+        """TRL's scored batch `out`: the completions removed from their groups get no loss."""
         for i in self.r3_removed:
             out["completion_mask"][i] = 0
             out["advantages"][i] = 0.0
@@ -279,15 +325,15 @@ class GRPOPhases(common.TimingMixin):
             logs.update(judging.step_logs(self.r3_cfg))  # verifier judge: dropped, requests, tokens, cost so far
             # TRL's per-step share of groups whose rewards all agree (merged into the logs by its own
             # log, below): 1.0 = every advantage 0, the loss ~0
-            m = getattr(self, "_metrics", {}).get("train", {})
+            m = upstream.grpo_train_metrics(self)
             same, rew = m.get("frac_reward_zero_std") or [], m.get("reward") or []
             logs["nothing_to_learn"] = int(bool(same) and min(same) >= 1.0)
             if logs["nothing_to_learn"]:
                 self.r3_nothing_to_learn += 1
                 if self.is_world_process_zero():
                     mean = f" (mean {sum(rew) / len(rew):.3f})" if rew else ""
-                    common.warn_nothing_to_learn(self.state.global_step,
-                                                 f"every sample of each group earned the same reward{mean}")
+                    warn_nothing_to_learn(self.state.global_step,
+                                          f"every sample of each group earned the same reward{mean}")
         super().log(logs, start_time)
 
 
@@ -295,7 +341,7 @@ def grpo_args(cfg, weights=None):
     """TRL's GRPOConfig of cfg."""
     from trl import GRPOConfig
 
-    return GRPOConfig(**common.training_args_kwargs(cfg), num_generations=cfg.group_size, beta=cfg.beta,
+    return GRPOConfig(**training_args_kwargs(cfg), num_generations=cfg.group_size, beta=cfg.beta,
                       temperature=cfg.temperature, max_completion_length=cfg.max_completion_length,
                       reward_weights=weights, loss_type=cfg.loss_type,
                       steps_per_generation=cfg.steps_per_generation or None, **cfg.trl_vllm_kwargs())
@@ -304,16 +350,16 @@ def grpo_args(cfg, weights=None):
 def build(cfg, extra_callbacks=()):
     from trl import GRPOTrainer
 
-    base = common.model_path(cfg.model)
-    tok = common.load_tokenizer(base, padding_side="left")
+    base = model_path(cfg.model)
+    tok = load_tokenizer(base, padding_side="left")
     data, path = dataset(cfg)
     judging.install(cfg)  # verifier judge: the judge of the config's judge_* fields, before the rewards use it
     counts, times = Counter(), defaultdict(float)
     weights = [float(w) for w in cfg.reward_weights.split(",")] if cfg.reward_weights else None
     args = grpo_args(cfg, weights)
-    trainer = common.guarded(GRPOTrainer, GRPOPhases)(
-        model=common.policy_model(cfg, base), reward_funcs=reward_funcs(cfg, counts, times), args=args,
-        train_dataset=data, processing_class=tok, callbacks=common.callbacks(cfg, tok, extra_callbacks),
+    trainer = guarded(GRPOTrainer, GRPOPhases)(
+        model=policy_model(cfg, base), reward_funcs=reward_funcs(cfg, counts, times), args=args,
+        train_dataset=data, processing_class=tok, callbacks=callbacks(cfg, tok, extra_callbacks),
         r3_times=times, r3_counts=counts, r3_cfg=cfg)
     if cfg.init_adapter and cfg.beta > 0 and "ref" not in trainer.model.peft_config:
         # TRL versions that do not copy a pretrained adapter would take the base model as reference
@@ -321,7 +367,7 @@ def build(cfg, extra_callbacks=()):
     return trainer, tok, base, path
 
 
-train, main = common.entry(Config, build)
+train, main = entry(Config, build)
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -29,8 +29,13 @@ from pathlib import Path
 
 from r3bench import procgen
 from r3bench.core.prompts import prompt_structured
-from trainers import common
-from trainers.common import BaseConfig, ConfigError, TrainDataError, option
+from trainers.core.config import BaseConfig
+from trainers.core.data import read_jsonl, user_chat
+from trainers.core.entry import entry
+from trainers.core.evaluation import callbacks
+from trainers.core.mixins import guarded
+from trainers.core.model import load_tokenizer, model_path, policy_model, training_args_kwargs
+from trainers.errors import ConfigError, TrainDataError, option
 from verifiers import check, seventag
 from verifiers.psv import PROMPT
 
@@ -72,7 +77,7 @@ def solution_rows(cfg) -> list[dict]:
         path = Path(cfg.data)
         if path.is_dir():
             path = path / "sft.jsonl"
-        rows = common.read_jsonl(path, ("question", "solution") if "sft.jsonl" not in path.name else ())
+        rows = read_jsonl(path, ("question", "solution") if "sft.jsonl" not in path.name else ())
         if "sft.jsonl" in path.name:  # reference solutions of an export: all steps right
             rows = [{"question": r.get("question") or r["prompt"], "solution": r["completion"],
                      "answer": r.get("answer"), "first_error": 0} for r in rows if r.get("split", "train") == "train"]
@@ -115,8 +120,8 @@ def mc_labels(cfg, rows, log=print) -> list[dict]:
     done = [json.loads(x) for x in cache.read_text().splitlines() if x.strip()] if cache.is_file() else []
     if len(done) >= len(rows):
         return done[: len(rows)]
-    path = common.model_path(cfg.rollout_model or cfg.model)
-    tok = common.load_tokenizer(path, padding_side="left")
+    path = model_path(cfg.rollout_model or cfg.model)
+    tok = load_tokenizer(path, padding_side="left")
     model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
     from tqdm import tqdm
 
@@ -125,7 +130,7 @@ def mc_labels(cfg, rows, log=print) -> list[dict]:
             if r.get("answer") in (None, ""):
                 raise TrainDataError("mc labels need an answer per row")
             sol = seventag.parse(r["solution"])
-            chat = common.user_chat(prompt_structured({"question": r["question"], "options": [], "answer_kind": "numeric"}))
+            chat = user_chat(prompt_structured({"question": r["question"], "options": [], "answer_kind": "numeric"}))
             head = tok.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
             labels = []
             for k in range(len(sol.steps)):
@@ -186,7 +191,7 @@ def psv_loss(logits_last, good: int, bad: int, labels):
 
 
 class PSVLoss:
-    """The PSV's loss on an HF Trainer (the PSV trainer is `common.guarded(Trainer, PSVLoss)`): psv_loss
+    """The PSV's loss on an HF Trainer (the PSV trainer is `trainers.core.mixins.guarded(Trainer, PSVLoss)`): psv_loss
     at the last position of each prefix; `good`, `bad` are the label token ids."""
 
     def __init__(self, *a, good: int, bad: int, **kw):
@@ -210,8 +215,8 @@ def build(cfg, extra_callbacks=()):
     from datasets import Dataset
     from transformers import Trainer, TrainingArguments
 
-    base = common.model_path(cfg.model)
-    tok = common.load_tokenizer(base, padding_side="right")
+    base = model_path(cfg.model)
+    tok = load_tokenizer(base, padding_side="right")
     good, bad = label_tokens(tok, cfg.good_token, cfg.bad_token)
     data = Dataset.from_list(examples(cfg))
 
@@ -221,10 +226,10 @@ def build(cfg, extra_callbacks=()):
         enc["psv_labels"] = torch.tensor([r["label"] for r in rows])
         return enc
 
-    args = TrainingArguments(**common.training_args_kwargs(cfg), remove_unused_columns=False)
-    trainer = common.guarded(Trainer, PSVLoss)(
-        model=common.policy_model(cfg, base), args=args, train_dataset=data, data_collator=collate,
-        processing_class=tok, callbacks=common.callbacks(cfg, tok, extra_callbacks), good=good, bad=bad)
+    args = TrainingArguments(**training_args_kwargs(cfg), remove_unused_columns=False)
+    trainer = guarded(Trainer, PSVLoss)(
+        model=policy_model(cfg, base), args=args, train_dataset=data, data_collator=collate,
+        processing_class=tok, callbacks=callbacks(cfg, tok, extra_callbacks), good=good, bad=bad)
     return trainer, tok, base, None
 
 
@@ -238,7 +243,7 @@ def save_merged(cfg, trainer, res) -> dict:
     return {**res, "psv_model": str(merged_dir), "n_examples": len(trainer.train_dataset)}
 
 
-train, main = common.entry(Config, build, after=save_merged)
+train, main = entry(Config, build, after=save_merged)
 
 if __name__ == "__main__":
     raise SystemExit(main())

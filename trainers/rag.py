@@ -18,7 +18,7 @@ from pathlib import Path
 
 from r3bench import procgen
 from r3bench.eval import retrieval
-from trainers.common import read_jsonl
+from trainers.core.data import read_jsonl
 
 
 def solution_rows(path: str | None = None, procgen_n: int = 0, procgen_seed: int = 0) -> list[dict]:

@@ -11,8 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from trainers import common
-from trainers.common import BaseConfig, option
+from trainers.core.config import BaseConfig
+from trainers.core.data import train_rows, user_chat
+from trainers.core.entry import entry
+from trainers.core.evaluation import callbacks
+from trainers.core.mixins import guarded
+from trainers.core.model import load_tokenizer, model_path, policy_model, training_args_kwargs
+from trainers.errors import option
 
 
 @dataclass
@@ -31,8 +36,8 @@ class Config(BaseConfig):
 def dataset(cfg, log=print):
     from datasets import Dataset
 
-    rows, path = common.train_rows(cfg, "sft.jsonl", ("prompt", "completion"), log=log)
-    data = Dataset.from_list([{"prompt": common.user_chat(r["prompt"]),
+    rows, path = train_rows(cfg, "sft.jsonl", ("prompt", "completion"), log=log)
+    data = Dataset.from_list([{"prompt": user_chat(r["prompt"]),
                                "completion": [{"role": "assistant", "content": r["completion"]}]} for r in rows])
     return data, path
 
@@ -40,17 +45,17 @@ def dataset(cfg, log=print):
 def build(cfg, extra_callbacks=()):
     from trl import SFTConfig, SFTTrainer
 
-    base = common.model_path(cfg.model)
-    tok = common.load_tokenizer(base)
+    base = model_path(cfg.model)
+    tok = load_tokenizer(base)
     data, path = dataset(cfg)
-    args = SFTConfig(**common.training_args_kwargs(cfg), max_length=cfg.max_length, completion_only_loss=True,
+    args = SFTConfig(**training_args_kwargs(cfg), max_length=cfg.max_length, completion_only_loss=True,
                      packing=False, dataset_num_proc=None)
-    trainer = common.guarded(SFTTrainer)(model=common.policy_model(cfg, base), args=args, train_dataset=data,
-                                         processing_class=tok, callbacks=common.callbacks(cfg, tok, extra_callbacks))
+    trainer = guarded(SFTTrainer)(model=policy_model(cfg, base), args=args, train_dataset=data,
+                                         processing_class=tok, callbacks=callbacks(cfg, tok, extra_callbacks))
     return trainer, tok, base, path
 
 
-train, main = common.entry(Config, build)
+train, main = entry(Config, build)
 
 if __name__ == "__main__":
     raise SystemExit(main())

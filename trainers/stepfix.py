@@ -62,7 +62,7 @@ Choices the paper leaves open, and the option that switches each:
 Logged besides the loss (what the paper does not report): skip rate, mean/std of r1 and r2 and
 r2 - r1, counts of the error classes of y1 and y2 per logging step, and the seconds spent in
 generation, verification, feedback, policy forward, reference forward and backward
-(time_*_s and share_*, common.TimingMixin, shared with GRPO). Every problem's record (texts,
+(time_*_s and share_*, trainers.core.mixins.TimingMixin, shared with GRPO). Every problem's record (texts,
 verdicts, rewards, skip reason, loss terms) goes to OUTPUT_DIR/stepfix_samples.jsonl.
 
 Where the code is: this module holds the config, `build`, `train` and the CLI (light: no torch at
@@ -76,8 +76,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from trainers import common, judging
-from trainers.common import BaseConfig, ConfigError, option
+from trainers import judging
+from trainers.core.config import BaseConfig
+from trainers.core.data import train_rows
+from trainers.core.entry import entry
+from trainers.core.evaluation import callbacks
+from trainers.core.model import frozen_reference, load_tokenizer, model_path, policy_model, training_args_kwargs
+from trainers.errors import ConfigError, option
 from trainers.generation import VllmFields
 from trainers.judging import JudgeFields
 from trainers.stepfix_loss import (backbone_and_head, chunked_token_stats, completion_batch, completion_hidden,
@@ -165,7 +170,7 @@ class Config(BaseConfig, VllmFields, JudgeFields):
 def dataset(cfg, log=print):
     from datasets import Dataset
 
-    rows, path = common.train_rows(cfg, "sft.jsonl", ("prompt", "completion", "answer"), log=log)
+    rows, path = train_rows(cfg, "sft.jsonl", ("prompt", "completion", "answer"), log=log)
     recs = [{"id": str(r.get("id", i)), "prompt": r["prompt"], "question": r.get("question") or r["prompt"],
              "reference": r["completion"], "answer": str(r["answer"])} for i, r in enumerate(rows)]
     return Dataset.from_list(recs), path
@@ -178,19 +183,19 @@ def build(cfg, extra_callbacks=(), trainer_cls=None):
 
     from trainers.stepfix_trainer import StepFixTrainer  # torch + transformers: imported when training
 
-    base = common.model_path(cfg.model)
-    tok = common.load_tokenizer(base)
+    base = model_path(cfg.model)
+    tok = load_tokenizer(base)
     data, path = dataset(cfg)
     judging.install(cfg)  # verifier judge: the judge of the config's judge_* fields
-    args = TrainingArguments(**common.training_args_kwargs(cfg), remove_unused_columns=False)
+    args = TrainingArguments(**training_args_kwargs(cfg), remove_unused_columns=False)
     cls = trainer_cls or StepFixTrainer
-    trainer = cls(model=common.policy_model(cfg, base), args=args, train_dataset=data, data_collator=lambda rows: rows,
-                  callbacks=common.callbacks(cfg, tok, extra_callbacks), stepfix_cfg=cfg,
-                  ref_model=common.frozen_reference(cfg, base), tok=tok)
+    trainer = cls(model=policy_model(cfg, base), args=args, train_dataset=data, data_collator=lambda rows: rows,
+                  callbacks=callbacks(cfg, tok, extra_callbacks), stepfix_cfg=cfg,
+                  ref_model=frozen_reference(cfg, base), tok=tok)
     return trainer, tok, base, path
 
 
-train, main = common.entry(Config, build)
+train, main = entry(Config, build)
 
 
 def __getattr__(name):

@@ -18,7 +18,10 @@ from pathlib import Path
 import torch
 from transformers import Trainer
 
-from trainers import common, distributed, generation, judging
+from trainers import distributed, generation, judging
+from trainers.core.data import user_chat
+from trainers.core.mixins import GuardMixin, PhaseProgress, TimingMixin, nothing_to_learn, warn_nothing_to_learn
+from trainers.core.model import model_path
 from trainers.stepfix_loss import (chunked_token_stats, completion_batch, completion_hidden, completion_logits,
                                    reward, skip, stepfix_loss, token_kl, token_logprobs)
 from verifiers import feedback as feedback_mod
@@ -67,13 +70,13 @@ class _Generated:
     y1: list
 
 
-class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
+class StepFixTrainer(TimingMixin, GuardMixin, Trainer):
     """HF Trainer whose compute_loss runs the method (trainers.stepfix) on a batch of problem rows.
 
     A variant overrides `generate`, `verify` or `feedback` in a subclass and is passed to
     `trainers.stepfix.train(cfg, trainer_cls=...)` (`feedback` may then be called from several threads
     at once: feedback_batch). Seconds per phase (generate, verify, feedback,
-    forward, ref_forward and, the rest of each step, backward) are logged by common.TimingMixin."""
+    forward, ref_forward and, the rest of each step, backward) are logged by trainers.core.mixins.TimingMixin."""
 
     r3_phases = ("generate", "verify", "feedback", "forward", "ref_forward", "backward")
     r3_log_step_time = True
@@ -90,7 +93,7 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
         self._gen_calls = 0  # generation calls in this optimizer step (y1, y2, ...): part of their seed
         self._dummy = False  # True while a zero-weighted forward runs (no state may change)
         self.r3_nothing_to_learn = 0  # steps whose samples gave no learning signal (run.json)
-        self.r3_progress = common.PhaseProgress()
+        self.r3_progress = PhaseProgress()
         self._upcoming = deque()  # this optimizer step's micro-batches not yet trained on (get_batch_samples)
         self._buffer = deque()  # generated micro-batches not yet trained on (steps_per_generation)
         self._stop = None  # JudgeBudgetExceeded caught in this generation phase (_verify_all)
@@ -100,7 +103,7 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
         """Sampled completion token ids (cut after the first end-of-turn id, kept) for each chat."""
         cfg = self.cfg
         if self.generator is None:
-            self.generator = generation.make(cfg, common.model_path(cfg.model))
+            self.generator = generation.make(cfg, model_path(cfg.model))
         sp = generation.Sampling(max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature, top_p=cfg.top_p,
                                  seed=self._next_seed(), synced_gpus=distributed.sharded(self.accelerator),
                                  policy_step=self.state.global_step)
@@ -247,7 +250,7 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
         many = f" ({len(group)} micro-batches)" if len(group) > 1 else ""
         prog.phase(f"generating y1 for {len(rows)} problems{many} (up to {cfg.max_new_tokens} tokens each)")
         t0 = time.perf_counter()
-        chats1 = [common.user_chat(r["prompt"]) for r in rows]
+        chats1 = [user_chat(r["prompt"]) for r in rows]
         with self.for_generation(model) as gen_model:
             y1 = self.generate(gen_model, chats1)
         t1 = time.perf_counter()
@@ -284,7 +287,7 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
         t2 = t3 = t4 = time.perf_counter()
         used = [[] for _ in group]
         if keep or distributed.sharded(self.accelerator):
-            chats2 = [common.user_chat(r["prompt"]) + [{"role": "assistant", "content": text},
+            chats2 = [user_chat(r["prompt"]) + [{"role": "assistant", "content": text},
                                                        {"role": "user", "content": f"{p1}\n\n{cfg.revise_instruction}"}]
                       for _, _, r, _, text, p1, _ in keep]
             prog.phase(f"generating y2 (revisions) for {len(keep)} problems")
@@ -316,7 +319,7 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
         self.r3_times["generate"] += (t1 - t0) + (t3 - t2)
         self.r3_times["verify"] += (t2 - t1) + (t4 - t3) - (self.r3_times["feedback"] - fb0)
         # the judge's budget spent on any rank stops every rank here, before any forward of this
-        # optimizer step: run.json judge_budget_spent, exit 3, a checkpoint of the last step (common)
+        # optimizer step: run.json judge_budget_spent, exit 3, a checkpoint of the last step (trainers.core.records.judge_budget_stop)
         stop, self._stop = self._stop, None
         distributed.raise_together(stop)
         # skipped = contributed no loss: r1 > tau, or no verdict on y1 or on y2
@@ -473,11 +476,11 @@ class StepFixTrainer(common.TimingMixin, common.GuardMixin, Trainer):
             for k, v in sorted(counts.items()):
                 logs[k] = v
             logs.update(judging.step_logs(self.cfg))  # this process's judge: dropped, requests, tokens, cost so far
-            why = common.nothing_to_learn(n, counts["y1_FORMAT"], a["r2"])  # over every rank
+            why = nothing_to_learn(n, counts["y1_FORMAT"], a["r2"])  # over every rank
             logs["nothing_to_learn"] = int(why is not None)
             if why is not None:
                 self.r3_nothing_to_learn += 1
                 if self.is_world_process_zero():
-                    common.warn_nothing_to_learn(self.state.global_step, why)
+                    warn_nothing_to_learn(self.state.global_step, why)
             self._acc, self._counts = defaultdict(list), Counter()
         super().log(logs, *([start_time] if start_time is not None else []))  # + TimingMixin's time_*, share_*

@@ -143,7 +143,7 @@ def from_run(run: Path, root: Path) -> list[Cell]:
 
 
 def from_base_eval(path: Path, root: Path) -> list[Cell]:
-    """eval/base.json of trainers.common.evaluate_model(tag="base"): the base model, method CoT."""
+    """eval/base.json of trainers.core.evaluation.evaluate_model(tag="base"): the base model, method CoT."""
     d = json.loads(path.read_text(encoding="utf-8"))
     run = path.parent.parent / "run.json"
     model = (json.loads(run.read_text(encoding="utf-8")).get("config") or {}).get("model") if run.is_file() else None

@@ -9,7 +9,7 @@ Reads, under each path (a file or a folder, searched recursively):
   psv); a plain model is CoT;
 * trainer run folders (`run.json` + `eval/step-N.json`, written by `python -m trainers.<name>`):
   the evaluation at the run's last step, method = the trainer; `eval/base.json` (a base model
-  scored by `trainers.common.evaluate_model(..., tag="base")`) is CoT;
+  scored by `trainers.core.evaluation.evaluate_model(..., tag="base")`) is CoT;
 * run records (`record_*.json` beside a results file, `record.json` in a run folder; see
   r3bench/results/records.py): each cell links to its record; a record whose result is not beside it
   (committed records alone) gives its cells itself, so the table can be rebuilt from records.
