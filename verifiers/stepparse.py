@@ -112,6 +112,8 @@ _SCI = re.compile(r"(?<![\^\w.)])(\d+(?:\.\d+)?)\s*[xX*]\s*10\s*(?:\^|\*\*)\s*(?
 
 #: a Greek letter written as one character right before a one-letter symbol (`λL`, `ρV`): two symbols
 _GREEK_BEFORE_LETTER = re.compile(r"([αβγδεθλμνρστφωηκ])(?=[A-Za-z](?![A-Za-z_]))")
+#: a friction coefficient written `μk`, `μs`, `\\mu k` (not microseconds after a number): the one symbol mu_k, mu_s
+_MU_KS = re.compile(r"(?<![\d.]\s)(?<![\d.])(?:μ|\\mu(?![A-Za-z]))\s?([ks])(?![A-Za-z_0-9])")
 #: an `x` written as a times sign before a power of ten, after a factor that is no plain number (`4 pi x 10^-7`)
 _TIMES_X = re.compile(r"(?<=[A-Za-z)}])\s+[xX]\s+(?=10\s*(?:\^|\*\*))")
 #: an exponent written after such a factor (`4 pi e-7`): times ten to it
@@ -124,8 +126,10 @@ def expr_text(s: str) -> str:
     if len(s) > MAX_EXPR:
         raise ExprError("expression too long")
     s = s.replace("−", "-").replace("–", "-").replace("π", " pi ").replace("½", "(1/2)")
+    s = re.sub(r"[⁄∕÷]", "/", s).replace("∗", "*")  # fraction slash, division slash, obelus: a division
     s = re.sub(r"√\s*(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|[A-Za-z_]\w*)", r"sqrt(\1)", s).replace("√", "sqrt")  # √9.18
     s = _OHM.sub(r"\1 ohm", s)  # 4 Ω, 4\,\Omega: the unit, not the Greek letter
+    s = _MU_KS.sub(r"mu_\1", s)  # μk: the coefficient of kinetic friction, one symbol
     s = _GREEK_BEFORE_LETTER.sub(r"\1 ", s)  # λL: lambda times L, not the name lambdaL
     s = _DELTA.sub(_delta_name, _HALF.sub("_half", s)).translate(_UGREEK)
     s = _SUBSCRIPT.sub(lambda m: m.group(1) + "_" + m.group(2).translate(_SUBDIGITS), s)  # v₀, θ₁ -> v_0, theta_1
@@ -257,7 +261,9 @@ def quantity(text: str) -> tuple[float, str] | None:
 
 #: where one line may hold several assignments: a comma, `and`, `\\quad`, `\\text{and}` (at the top level only;
 #: a thousands comma `1,200` is no place)
-_ASSIGN_SEP = re.compile(r",\s*(?:and|\\q?quad)(?![A-Za-z])\s*|(?<!\d),|,(?!\d{3}(?!\d))|\s+and\s+|\\q?quad(?![A-Za-z])|\\text\s*\{\s*(?:,|and|,\s*and)?\s*\}")
+_ASSIGN_SEP = re.compile(r"\s*[·•]\s+|,\s*(?:and|\\q?quad)(?![A-Za-z])\s*|(?<!\d),|,(?!\d{3}(?!\d))|\s+and\s+|\\q?quad(?![A-Za-z])|\\text\s*\{\s*(?:,|and|,\s*and)?\s*\}")
+#: a piece of a line that ends in a value (`= 10 μF = 1.0×10⁻⁵ F`): a number then at most a unit
+_VALUE_END = re.compile(r"=\s*[-+−]?\s*(?:\d|\.\d)[^=]*$")
 _ASSIGN_HEAD = re.compile(r"^\s*(?:(?:and|so|then|thus|hence|therefore|i\.e\.)\s+)?\$*\s*", re.I)
 
 
@@ -302,7 +308,8 @@ def assignments(line: str) -> list[str]:
             depth += 1
         elif ch in ")]}":
             depth = max(0, depth - 1)
-        elif depth == 0 and (ch in ",\\" or ch.isspace() and (i == 0 or not line[i - 1].isspace())):
+        elif depth == 0 and (ch in ",\\·•" or ch.isspace() and (i == 0 or not line[i - 1].isspace())) \
+                and not (ch == "," and i and line[i - 1] == "\\"):  # `\,` is a LaTeX space, no separator
             m = _ASSIGN_SEP.match(line, i)  # a run of spaces is tried once, at its start
             if m and m.end() > i:
                 cuts.append((i, m.end()))
@@ -317,9 +324,11 @@ def assignments(line: str) -> list[str]:
         start = b
     pieces.append((start, n, n))
     out, cur = [], None
-    for a, b, _ in pieces:
+    for a, b, c in pieces:
         text = line[a:b]
-        if cur is not None and _assignment_start(text):
+        # a middle dot parts two values (`C = 10 μF · V = 100 V`) only after a value, never a product (`P = F · v`)
+        dot = a and line[a - 1:a].strip() == "" and line[:a].rstrip()[-1:] in "·•"
+        if cur is not None and _assignment_start(text) and not (dot and not _VALUE_END.search(line[cur[0]:cur[1]])):
             out.append(cur)
             cur = None
         if cur is None:
@@ -347,6 +356,10 @@ def _full_stop(s: str) -> str:
     return s
 
 
+#: a list marker before a line (`- m = 2 kg`, `* v = 3 m/s`, `• g = 9.8`, `1. m = 2 kg`, `(a) F = m a`): not part of it
+_BULLET = re.compile(r"^(?:[-*•‣▪–]|\d{1,2}[.)]|\(?[a-hivx]{1,3}\))\s+(?=[A-Za-z\\$αβγδεθλμνρστφωηκΔΩΦ])")
+
+
 def lines(step) -> list[str]:
     """Lines of a step's content, with LaTeX line breaks and align markers removed; a line that holds several
     assignments (`a = 1 m, b = 2 s`) gives one line each (assignments())."""
@@ -358,7 +371,7 @@ def lines(step) -> list[str]:
     t = _SENTENCE_END.sub("\n", t)  # 'F = 3.0 N. Then a = F/m': one sentence a line
     t = _IMPLIES.sub("\n", t)  # `m u = (m + M) v  =>  v = m u/(m + M)`: two equations
     out = []
-    for ln in (a for raw in t.splitlines() for a in assignments(raw.strip())):
+    for ln in (a for raw in t.splitlines() for a in assignments(_BULLET.sub("", raw.strip()))):
         ln = _full_stop(ln.strip().strip("$").strip()).strip("$").strip()  # a sentence's full stop
         m = _REMARK.search(ln) if ln.endswith(")") else None
         if m and re.search(r"[A-Za-z]{4,}", m.group(1)) and _PROSE_WORD.search(m.group(1)) and "=" in ln[:m.start()] \
@@ -396,7 +409,7 @@ _PROSE_HEAD = re.compile(r"^(?:(?:[A-Za-z'-]{3,}|(?i:is|of|at|by|to|so|we|in|on|
 def lhs_name(lhs: str) -> str | None:
     """The symbol on the left of `=` (prose before a colon dropped, LaTeX subscripts flattened)."""
     lhs = re.sub(r"^.*?:\s*", "", lhs.strip()) if ":" in lhs else lhs.strip()
-    lhs = _PROSE_HEAD.sub("", _DELTA.sub(_delta_name, lhs))  # 'The heat is Q' -> Q; 'Delta L' is one symbol
+    lhs = _PROSE_HEAD.sub("", _DELTA.sub(_delta_name, _MU_KS.sub(r"mu_\1", lhs)))  # 'The heat is Q' -> Q; 'Delta L' is one symbol
     lhs = re.sub(r"^(?:\\left\s*)?\|\s*(.+?)\s*(?:\\right\s*)?\|$", r"\1", lhs)  # |W| = ...: the magnitude named
     lhs = _DELTA.sub(_delta_name, _HALF.sub("_half", lhs.strip("$ "))).replace("\\", "").translate(_UGREEK).strip()
     lhs = _SUBSCRIPT.sub(lambda m: m.group(1) + "_" + m.group(2).translate(_SUBDIGITS), lhs)
@@ -479,7 +492,7 @@ def numbers_in(text: str) -> list[float]:
 def symbol_text(s: str) -> str:
     """Prose with its symbols in the verifier's spelling: θ2 -> theta2, $v_{0}$ -> v_0, \\Delta T -> Delta_T."""
     s = re.sub(r"\\(?:vec|hat|mathbf|boldsymbol|overrightarrow)\s*\{?\s*([A-Za-z])\s*\}?", r"\1", s or "")  # \vec F -> F
-    s = _DELTA.sub(_delta_name, _HALF.sub("_half", s)).translate(_UGREEK)
+    s = _DELTA.sub(_delta_name, _HALF.sub("_half", _MU_KS.sub(r"mu_\1", s))).translate(_UGREEK)
     s = _SUBSCRIPT.sub(lambda m: m.group(1) + "_" + m.group(2).translate(_SUBDIGITS), s)
     s = re.sub(r"_\{([A-Za-z0-9]+)\}", r"_\1", s)
     return re.sub(r"\\(?=[A-Za-z])|\$", "", s)
