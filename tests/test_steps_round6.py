@@ -118,3 +118,100 @@ def test_latex_thin_space_comma_is_no_separator():
     bad = _with(REF_KE, governing_equation="K = \\tfrac{1}{2}\\,m\\,v = \\frac{m\\,v}{2}",
                 substitution="K = 3.0 * 4.0 / 2", calculation="K = 6 J", final_answer="\\boxed{6 J}")
     assert _first(Q_KE, bad, REF_KE) == 3
+
+
+# --- (a) givens stated in prose or in the analysis ---------------------------------------------------------
+
+@pytest.mark.parametrize("item", ["w003", "w010"])
+def test_heldout_givens_in_prose_are_found(item):
+    got, gold, v = _gold(item)
+    assert got == (0, None), v
+
+
+def test_heldout_misread_value_in_prose_is_still_caught():
+    got, gold, v = _gold("w086")  # the value step says 0.2 m^3 where the analysis and problem say 0.02
+    assert got == gold == (4, "MC"), v
+
+
+@pytest.mark.parametrize("values", ["The ball's mass is 3.0 kilograms and it moves at 4.0 m/s.",
+                                    "mass 3.0 kg; speed 4.0 m/s",
+                                    "We use the mass (3.0 kg) and the speed (4.0 m/s) from the problem."])
+def test_values_named_in_words_are_identified(values):
+    assert _first(Q_KE, _with(REF_KE, value_identification=values), REF_KE) == 0
+
+
+def test_a_wrong_value_named_in_words_is_caught():
+    sol = _with(REF_KE, value_identification="The ball's mass is 30 kg and it moves at 4.0 m/s.",
+                substitution="K = 30 * 4.0^2 / 2", calculation="K = 240 J", final_answer="\\boxed{240 J}")
+    assert _first(Q_KE, sol, REF_KE) == 4
+
+
+def test_a_symbol_no_words_give_a_value_for_is_still_unidentified():
+    sol = _with(REF_KE, value_identification="The ball's mass is 3.0 kg.")
+    v = verify(Q_KE, sol, REF_KE)
+    assert v.first_error == 4 and "never identified" in v.explanation, v
+
+
+# --- (c) the law in textbook form then rearranged; results without `quantity =` ---------------------------
+
+@pytest.mark.parametrize("item", ["w004", "w018", "w037"])
+def test_heldout_law_then_rearranged_is_kept(item):
+    got, gold, v = _gold(item)
+    assert got == (0, None), v
+
+
+def test_heldout_wrong_box_after_prose_working_is_at_step_7():
+    got, gold, v = _gold("w089")
+    assert got == gold == (7, "CE"), v
+
+
+Q_LENS = "An object stands 60 cm in front of a converging lens of focal length 20 cm. Where is the image?"
+REF_LENS = S(problem_analysis="Find the image distance v.", principle="Thin lens equation.",
+             governing_equation="1/f = 1/u + 1/v", value_identification="f = 20 cm\nu = 60 cm",
+             substitution="v = 1/(1/20 - 1/60)", calculation="v = 30 cm", final_answer="\\boxed{30 cm}")
+
+
+@pytest.mark.parametrize("gov", ["1/f = 1/u + 1/v, so 1/v = 1/f - 1/u", "1/f = 1/u + 1/v so v = f u/(u - f)",
+                                 "With u and f known the lens law is 1/v = 1/f - 1/u"])
+def test_law_then_rearranged_forms(gov):
+    sol = _with(REF_LENS, governing_equation=gov, substitution="1/v = 1/20 - 1/60", calculation="1/v = 1/30, v = 30 cm")
+    assert _first(Q_LENS, sol, REF_LENS) == 0
+    bad = _with(REF_LENS, governing_equation=gov.replace("1/f - 1/u", "1/f + 1/u").replace("u - f", "u + f"),
+                substitution="1/v = 1/20 + 1/60", calculation="1/v = 4/60, v = 15 cm", final_answer="\\boxed{15 cm}")
+    assert _first(Q_LENS, bad, REF_LENS) == 3
+
+
+def test_result_written_as_numbers_alone_is_the_last_quantitys():
+    sol = _with(REF_KE, calculation="m v^2 = 48 J, and 48 J / 2 = 24 J")
+    assert _first(Q_KE, sol, REF_KE) == 0
+    bad = _with(REF_KE, calculation="m v^2 = 48 J, and 48 J / 2 = 28 J", final_answer="\\boxed{28 J}")
+    assert _first(Q_KE, bad, REF_KE) == 6
+
+
+def test_a_count_in_the_box_is_a_number():
+    assert P.quantity("100 nuclei") == (100.0, "")
+    assert P.quantity("6.2e18 electrons") == (6.2e18, "")
+
+
+Q_CAR = "A car drives at a constant speed of 28 m/s for 43 s. How far does it go?"
+REF_CAR = S(problem_analysis="Find the distance travelled (s).", principle="Uniform motion: distance = speed x time.",
+            governing_equation="s = v*t", value_identification="v = 28 m/s\nt = 43 s", substitution="s = 28*43",
+            calculation="s = 1204 m", final_answer="\\boxed{1204 m}")
+
+
+def test_law_written_with_the_values_put_in():
+    sol = _with(REF_CAR, governing_equation="s = 28 m/s*43 s", value_identification="speed = 28 m/s\ntime = 43 s",
+                substitution="s = 28 m/s*43 s", calculation="s = 1136 m", final_answer="\\boxed{1136 m}")
+    assert _first(Q_CAR, sol, REF_CAR) == 6  # the arithmetic slip, not an unidentified `m`
+    # the units written beside the numbers must make a distance: 28 m * 43 s is no law
+    bad = _with(sol, governing_equation="s = 28 m*43 s")
+    assert _first(Q_CAR, bad, REF_CAR) == 3
+    # the answer alone is still no law
+    assert _first(Q_CAR, _with(REF_CAR, governing_equation="s = 1204 m"), REF_CAR) == 3
+
+
+def test_a_given_put_under_the_asked_symbol_is_a_misread_value():
+    sol = _with(REF_CAR, governing_equation="s = 28 m/s*43 s", value_identification="s = 28 m/s",
+                substitution="s = 28 m/s", calculation="s = 1204 m")
+    v = verify(Q_CAR, sol, REF_CAR)
+    assert v.first_error == 4 and "kind of s" in v.explanation, v

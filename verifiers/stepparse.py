@@ -57,7 +57,7 @@ _UGREEK = {ord(k): v for k, v in {"α": "alpha", "β": "beta", "γ": "gamma", "�
                                           "ζ": "zeta"}.items()}
 
 
-_HALF = re.compile(r"_\{\s*1\s*/\s*2\s*\}|_\(1/2\)|_½")  # T_{1/2} -> T_half
+_HALF = re.compile(r"_\{\s*1\s*/\s*2\s*\}|_\(1/2\)|_½|(?<=[A-Za-z])½")  # T_{1/2} -> T_half
 _DELTA = re.compile(r"(?:\\Delta|Δ|(?<![A-Za-z_\\])Delta(?=[ \t]))\s*(?:\\(Phi|Theta|theta|phi|lambda|omega|rho)(?![A-Za-z])|([A-Za-zΦΘΛΨφθλωρ]))")  # \Delta T, ΔT, Delta T -> Delta_T
 _OHM = re.compile(r"(\d)\s*(?:\\[,;: ]|~|\s)*(?:\\(?:mathrm|text|rm)\s*\{\s*(?:Ω|\\Omega)\s*\}|Ω|\\Omega(?![A-Za-z]))")
 _DEG = re.compile(r"(\d+(?:\.\d+)?)\s*(?:°|\^\s*\{?\\circ\}?|\\circ|\\degree|\s+deg(?:rees?)?\b)")
@@ -125,6 +125,7 @@ def expr_text(s: str) -> str:
     s = (s or "").strip().strip("$").strip()
     if len(s) > MAX_EXPR:
         raise ExprError("expression too long")
+    s = _HALF.sub("_half", s)  # T½, T_{1/2}: the half-life, one symbol (before ½ is read as a number)
     s = s.replace("−", "-").replace("–", "-").replace("π", " pi ").replace("½", "(1/2)")
     s = re.sub(r"[⁄∕÷]", "/", s).replace("∗", "*")  # fraction slash, division slash, obelus: a division
     s = re.sub(r"√\s*(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|[A-Za-z_]\w*)", r"sqrt(\1)", s).replace("√", "sqrt")  # √9.18
@@ -241,6 +242,12 @@ _MONEY = re.compile(r"(\d)\s*(?:dollars?|euros?|USD|EUR|\\?\$|€|£)(?![A-Za-z]
 _PER_UNIT = re.compile(r"(\d)\s*(?:/|\bper\s+)\s*(?=[A-Za-zµμ°Ω])")
 
 
+#: a number of things counted (`100 nuclei`, `6.2e18 electrons`, `about 3 photons`): no unit
+_COUNT_NOUN = re.compile(r"(\d)\s*(?:(?:undecayed|remaining|radioactive|parent|daughter|free)\s+)?(?:nuclei|nucleus|nuclides?"
+                         r"|atoms?|molecules?|particles?|photons?|electrons?|protons?|neutrons?|ions?|counts?|decays?)\s*$",
+                         re.I)
+
+
 def quantity(text: str) -> tuple[float, str] | None:
     """(SI value, SI unit) of `value unit` text, via the answer checker's reader; None when unreadable."""
     t = (text or "").strip().rstrip(".,;")
@@ -248,6 +255,7 @@ def quantity(text: str) -> tuple[float, str] | None:
         return None
     t = re.sub(r"(\d)\s*\[\s*[-1]?\s*\]\s*$", r"\1", t)  # 0.25 [-], [1], []: a dimensionless number
     t = re.sub(r"(\d)\s*\[\s*1\s*/\s*([^\[\]\d][^\[\]]{0,30}?)\s*\]", r"\1 /\2", t)  # [1/°C], [1/s]: per unit
+    t = _COUNT_NOUN.sub(r"\1", t)  # 100 nuclei, 3.2e20 electrons: a count, a plain number
     t = BRACKET_UNIT.sub(r"\1 \2", t)  # 4 [m/s]: the unit in brackets (a convention of engineering texts)
     t = _MONEY.sub(r"\1", _MONEY_BEFORE.sub(r"\1", t))  # $0.45, 0.45 dollars: money, a plain number
     t = _PER_UNIT.sub(r"\1 1/", t)
@@ -379,6 +387,11 @@ def lines(step) -> list[str]:
             ln = ln[:m.start()].rstrip()  # `u = 0 m/s (from rest)`, `dU = Q - W (W done by the gas)`: a remark
         if not ln:
             continue
+        if ln.count("=") >= 2 and _SO_SPLIT.search(ln):  # `1/f = 1/u + 1/v, so 1/v = 1/f - 1/u`: two equations
+            pieces = [_full_stop(p.strip()) for p in _SO_SPLIT.split(ln)]
+            if len(pieces) > 1 and all("=" in p for p in pieces):
+                out += pieces
+                continue
         if "=" in ln and _PROSE_WORD.search(ln):
             # a sentence around the formulas ('Multiplying out, Q = 8372*60 = 502320 J, which is about 5.02e5 J'):
             # its clauses, the ones that hold a formula
@@ -390,6 +403,8 @@ def lines(step) -> list[str]:
     return out
 
 
+#: a short connective between two equations of a line: `, so`, `; hence`, `, i.e.`
+_SO_SPLIT = re.compile(r",\s*(?:so|hence|thus|then|therefore|i\.e\.)\s+|\s+(?:so|hence|thus|therefore)\s+(?=\S+\s*=)", re.I)
 #: a word of prose (not a LaTeX command, function or Greek letter)
 _PROSE_WORD = re.compile(r"(?<![\\A-Za-z_])(?!(?:sqrt|frac|text|mathrm|left|right|cdot|times|sin|cos|tan|"
                          r"arcsin|arccos|arctan|exp|log|ln|approx|circ|degree|" + "|".join(_GREEK) +
@@ -886,6 +901,10 @@ def solve_for(lhs: str, rhs: str, x: str) -> list[str]:
     return texts
 
 
+#: words of three letters or more that are names of a formula, not prose
+_NOT_PROSE = set(FUNCS) | set(CONSTS) | {g.lower() for g in _GREEK} | {"half"}
+
+
 def _sides(line: str) -> tuple[str, str] | None:
     ln = re.sub(r"\\approx|≈|\\simeq", "=", line)
     parts = [p.strip() for p in ln.split("=")]
@@ -899,6 +918,12 @@ def _sides(line: str) -> tuple[str, str] | None:
             break
     else:
         k = len(words) - 1
+    # prose runs on past a symbol ('After t the number left is N', 'f known, the lens law is 1/v'): the formula is
+    # what follows its last word, where two words of prose or more come before it
+    prose = [j for j, w in enumerate(words) if re.fullmatch(r"(?:[A-Za-z'-]{3,}|is|are|of|to|so),?", w)
+             and w.rstrip(",").lower() not in _NOT_PROSE]
+    if len(prose) >= 2 and max(k, 1) <= prose[-1] + 1 < len(words) and not re.match(r"[-+*/^=)]", words[prose[-1] + 1]):
+        k = prose[-1] + 1
     if k:
         try:
             names(" ".join(words[k:]))
@@ -906,6 +931,9 @@ def _sides(line: str) -> tuple[str, str] | None:
         except ExprError:
             pass
     return left, parts[-1]
+
+
+_units_dropped = None  # stepcheck.units_dropped, set there (stepcheck imports this module)
 
 
 def governing(step, givens: set, env: Mapping[str, float] | None = None) -> tuple[list, list, list]:
@@ -935,6 +963,9 @@ def governing(step, givens: set, env: Mapping[str, float] | None = None) -> tupl
         try:
             free_r = names(right)
             free_l = names(left) if name is None else {name}
+            if free_r - known and _units_dropped is not None and (d := _units_dropped(right)) is not None \
+                    and not names(d) - known:
+                free_r = names(d)  # `s = 28 m/s*43 s`: the units written after the numbers are no symbols
         except ExprError:
             if name:
                 eqs.append((name, [p.strip() for p in re.sub(r"\\approx|≈|\\simeq", "=", ln).split("=")[1:]], i))

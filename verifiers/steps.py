@@ -54,7 +54,7 @@ from verifiers import seventag
 from verifiers import stepparse as P
 from verifiers.judge import JudgeBudgetExceeded, judge_backend
 from verifiers.psv import psv_backend
-from verifiers.stepcheck import UNIT_AFTER_NUMBER, units_dropped, units_to_si, check_arithmetic, dependency_order, dimension_ok, not_a_law, split_juxtaposed
+from verifiers.stepcheck import UNIT_AFTER_NUMBER, units_dropped, units_to_si, written_units_ok, check_arithmetic, dependency_order, dimension_ok, not_a_law, split_juxtaposed
 from verifiers.stepformat import boxed_all, format_error
 from verifiers.stepref import unit_constants, verify_reference_free
 from verifiers.units import get_ureg
@@ -543,8 +543,21 @@ def _implied_numbers(question: str) -> list[float]:
     return [x for rx, xs in _IMPLIED if rx.search(question) for x in xs]
 
 
+def _law_with_values(rhs: str, goal, qnums) -> bool:
+    """The law written with the problem's numbers put in (`s = 28 m/s * 43 s` for s = v t): two or more numbers,
+    every one a number of the question, whose combination is the true value. The answer alone (`s = 1204 m`) is
+    no law; neither is a combination that gives another value."""
+    nums = re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?:[eE][-+]?\d+)?", rhs)
+    if goal is None or len(nums) < 2 or not qnums or not all(P.given(float(x), qnums) for x in nums):
+        return False
+    try:
+        return P.close(P.evaluate(rhs, {}), goal[0])
+    except P.ExprError:
+        return False
+
+
 def _governing_error(sol_eqs, rels, idents, known, target, true_env, units,
-                     instances: set = frozenset()) -> tuple[int, str, bool] | None:
+                     instances: set = frozenset(), qnums=()) -> tuple[int, str, bool] | None:
     """Step 3's first error (3, why, movable), or None; fills true_env with each equation's true value on the
     way. movable: a wrong law, which is placed at step 2 when the principle already states it."""
     if idents:
@@ -562,8 +575,13 @@ def _governing_error(sol_eqs, rels, idents, known, target, true_env, units,
                 rhs = si if si is not None and not P.names(si) & stray else dropped
         except P.ExprError:
             pass
+        numeric = False
         if lhs not in instances and (why := not_a_law(lhs, rhs)):  # a law at one index is a number, rightly
-            return 3, why, False
+            if not _law_with_values(rhs, goal, qnums):
+                return 3, why, False
+            numeric = True  # the law with the values put in: the units written beside its numbers must fit
+            if written_units_ok(parts[-1], (goal or (None, None))[1]) is False:
+                return 3, f"the equation for {lhs} is dimensionally inconsistent", True
         try:
             val = P.evaluate(rhs, true_env)
         except P.ExprError:
@@ -575,7 +593,7 @@ def _governing_error(sol_eqs, rels, idents, known, target, true_env, units,
             true_env[lhs] = goal[0] if goal is not None else val
         if goal is not None:
             units.setdefault(lhs, goal[1])
-        if dimension_ok(rhs, lhs, units) is False:
+        if not numeric and dimension_ok(rhs, lhs, units) is False:
             return 3, f"the equation for {lhs} is dimensionally inconsistent", True
     for left, right, _ in rels:  # relations among known quantities: both sides at the true values
         try:
@@ -638,6 +656,71 @@ def _indexed_laws(eqs, givens: set) -> list:
     return out, instances
 
 
+#: a number as prose writes it (`0.02`, `1.0e-3`, `2.5 x 10^3`), then the words after it that may be its unit
+_PROSE_NUMBER = re.compile(r"(?<![\w.^{])[-+−]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+−]?\d+|\s*(?:×|x|\\times)\s*10\s*\^?\s*\{?[-+−]?\d+\}?)?")
+_PROSE_UNITS = [(re.compile(r"\bcubic\s+(?:metres?|meters?)\b", re.I), "m^3"),
+                (re.compile(r"\bsquare\s+(?:metres?|meters?)\b", re.I), "m^2"),
+                (re.compile(r"\bcubic\s+(?:centimetres?|centimeters?)\b", re.I), "cm^3"),
+                (re.compile(r"\bper\s+(?=[a-zµ°])", re.I), "/ "), (re.compile(r"\s*/\s*"), "/")]
+
+
+def _prose_quantities(text: str) -> list[tuple[float, str, str]]:
+    """Every `number unit` of prose (`the block's volume is 0.02 cubic metres`, `mass 12 kg`), as (SI value, SI
+    unit, text); numbers without a unit are left out (they cannot be told apart)."""
+    t = P.symbol_text(text or "")
+    for rx, rep in _PROSE_UNITS:
+        t = rx.sub(rep, t)
+    out = []
+    for m in _PROSE_NUMBER.finditer(t[:4000]):
+        toks = re.match(r"\s*([^\s,;()]+(?:\s+[^\s,;()]+){0,2})", t[m.end():m.end() + 40])
+        toks = toks.group(1).split() if toks else []
+        for k in range(len(toks), 0, -1):
+            unit = " ".join(toks[:k]).rstrip(".:")
+            if not re.match(r"[A-Za-zµΩ°]", unit):
+                continue
+            q = P.quantity(f"{m.group(0)} {unit}")
+            if q is not None and q[1]:
+                out.append((q[0], q[1], f"{m.group(0)} {unit}"))
+                break
+    return out
+
+
+def _values_in_prose(sol, svals, known: dict, names_used: set) -> list:
+    # known: the reference's givens (symbol -> (SI value, SI unit)); a quantity it computes is never taken from prose
+    """Values the solution states in prose, bullets or its analysis rather than as `symbol = value` lines (`the
+    displaced volume is 0.02 m^3`, `mass 12 kg, acceleration 2.5 m/s^2`), for the symbols its equations use and
+    never identify: each such symbol of the reference's kind (its unit, by name or by the name's head: rho_water
+    for rho) takes the quantity of that unit the solution writes - the one nearest the true value where several
+    are. Symbols written side by side (`ma`) are read as their letters. Returns new (symbol, value, unit, text, -1)."""
+    have = {s_ for s_, *_ in svals}
+    heads = {}
+    for k_, (v_, u_) in known.items():
+        heads.setdefault(k_.split("_")[0], (v_, u_))
+    want = {}
+    for name in sorted(names_used - have):
+        letters = list(name) if len(name) > 1 and name not in known and all(ch in known for ch in name) else [name]
+        for x in letters:
+            ref = known.get(x) or (heads.get(x.split("_")[0]) if "_" in x else None)
+            if x not in have and ref is not None and ref[1]:
+                want[x] = ref
+    if not want:
+        return []
+    # the value step first: a value it misreads (`the volume is 0.2 m^3`) is not excused by the analysis's 0.02
+    sources = [_prose_quantities(sol.get(t).content or "") for t in ("value_identification", "problem_analysis")
+               if sol.get(t)]
+    taken = [(v_, u_) for _, v_, u_, *_ in svals]
+    out = []
+    for x, (tv, tu) in want.items():
+        for found in sources:
+            cands = [c for c in found if c[1] == tu and not any(P.close(c[0], v_) and c[1] == u_ for v_, u_ in taken)]
+            if cands:
+                pick = next((c for c in cands if P.close(c[0], tv)), cands[0])
+                out.append((x, pick[0], pick[1], pick[2], -1))
+                taken.append((pick[0], pick[1]))
+                break
+    return out
+
+
 def _equation_names(step) -> set:
     """Every name the lines of a step use (on either side of `=`), for the lines that read as expressions."""
     out = set()
@@ -676,6 +759,7 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
         return at_step(1, why, n)
     target = _ref_target(ref)
     svals = P.values(get("value_identification"))
+    svals += _values_in_prose(sol, svals, rvals, _equation_names(get("governing_equation")))
     # the solution's symbols mapped onto the reference's: by name, else by value and unit
     true_env, units = {}, {}
     for s, v, u, _, _ in svals:
@@ -710,7 +794,8 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
     eqs = _values_among_equations(eqs, svals, true_env, units, target, question)
     eqs, instances = _indexed_laws(eqs, givens | {s for s, *_ in svals})
     sol_eqs = dependency_order(split_juxtaposed(eqs, givens | {s for s, *_ in svals}))
-    step3 = _governing_error(sol_eqs, rels, idents, known, target, true_env, units, instances)
+    step3 = _governing_error(sol_eqs, rels, idents, known, target, true_env, units, instances,
+                             P.numbers_in(question or ""))
     # the principle's own formula at the true values (the solution's asked symbol stands for the target)
     penv = {s: v for s, (v, _) in known.items()}
     penv.update(true_env)
@@ -735,6 +820,10 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
     qnums = P.numbers_in(question or "") + _implied_numbers(question or "")
     chains = {e[0]: e[1] for e in P.equations(get("value_identification"))}
     for s, v, u, text, _ in svals:
+        if s not in rvals and s in known and u and known[s][1] and u != known[s][1] and v:
+            # a given put under the symbol of a quantity the problem asks for or derives (`s = 12 m/s` for the distance)
+            return at_step(4, f"{s} is identified as {text}, which is not a quantity of the kind of {s} "
+                              f"({known[s][1]})", n)
         if s in rvals and (rvals[s][1] == u or not u):
             if not P.close(v, rvals[s][0]):
                 return at_step(4, f"the value of {s} contradicts the problem ({text} vs {rvals[s][0]:.4g} "
