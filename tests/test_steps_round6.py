@@ -215,3 +215,75 @@ def test_a_given_put_under_the_asked_symbol_is_a_misread_value():
                 substitution="s = 28 m/s", calculation="s = 1204 m")
     v = verify(Q_CAR, sol, REF_CAR)
     assert v.first_error == 4 and "kind of s" in v.explanation, v
+
+
+# --- (d) a law by its discoverer's name; an idealisation of the setting ---------------------------------------
+
+def test_heldout_boyle_names_the_isothermal_ideal_gas():
+    got, gold, v = _gold("w016")
+    assert got == (0, None), v
+    got, gold, v = _gold("w093")  # the same principle with a conversion slip of a given: step 4
+    assert got == gold == (4, "MC"), v
+
+
+@pytest.mark.parametrize("principle", ["Boyle's law.", "The ideal gas law at constant temperature: P V = n R T with T fixed.",
+                                       "Isothermal process of an ideal gas: the temperature stays constant."])
+def test_isothermal_gas_law_synonyms(principle):
+    ok, why = P.same_law(principle, "Boyle's law (isothermal ideal gas).")
+    assert ok, why
+
+
+@pytest.mark.parametrize("principle", ["Adiabatic compression of an ideal gas.", "Charles's law at constant pressure.",
+                                       "The ideal gas law."])
+def test_another_gas_law_is_still_wrong(principle):
+    ok, why = P.same_law(principle, "Boyle's law (isothermal ideal gas).")
+    assert not ok, why
+
+
+def test_a_reference_that_names_constant_temperature_as_its_setting():
+    ok, why = P.same_law("Latent heat of fusion.", "Latent heat: a phase change at constant temperature.")
+    assert ok, why
+    ok, why = P.same_law("Specific heat capacity.", "Latent heat: a phase change at constant temperature.")
+    assert not ok, why
+
+
+# --- (f) a value restated beside the law (`with θ = 90° so τ = r F`) ----------------------------------------
+
+def test_heldout_angle_restated_beside_the_law():
+    got, gold, v = _gold("w028")
+    assert got == (0, None), v
+    got, gold, v = _gold("w049")  # the same layout with a substitution slip: step 5
+    assert got == gold, v
+
+
+Q_TQ = "A 50 N force acts at right angles to a door 0.80 m from its hinge. What torque does it produce?"
+REF_TQ = S(problem_analysis="Find the torque tau.", principle="Torque is r F sin(theta).",
+           governing_equation="tau = r F sin(theta)", value_identification="r = 0.80 m\nF = 50 N\ntheta = 90°",
+           substitution="tau = 0.80 * 50 * sin(90°)", calculation="tau = 40 N m", final_answer="\\boxed{40 N m}")
+
+
+@pytest.mark.parametrize("gov", ["tau = r F sin(theta), where theta = 90 degrees, so tau = r F",
+                                 "tau = r F sin(theta), with theta = 90°\ntau = r F"])
+def test_value_restated_in_the_equation_step(gov):
+    assert _first(Q_TQ, _with(REF_TQ, governing_equation=gov), REF_TQ) == 0
+    bad = _with(REF_TQ, governing_equation=gov.replace("r F sin", "r F cos").replace("tau = r F\n", "").replace(
+        ", so tau = r F", ""))
+    assert _first(Q_TQ, bad, REF_TQ) == 3
+
+
+# --- (g) a function of the asked quantity computed on the way (`sin θ2 = 0.333`) -------------------------------
+
+def test_heldout_sine_of_the_angle_is_not_the_angle():
+    got, gold, v = _gold("w036")
+    assert got == (0, None), v
+    got, gold, v = _gold("w065")  # boxes the sine as the angle: step 7
+    assert got == gold == (7, "CE"), v
+
+
+def test_function_of_a_symbol_on_the_left_is_no_symbol():
+    assert P.lhs_name("sin θ2") is None and P.lhs_name("\\cos\\theta") is None and P.lhs_name("ln N") is None
+    assert P.lhs_name("The angle is θ2") == "theta2"
+    sol = _with(REF_TQ, calculation="sin(theta) = 1, tau = 40 N m")
+    assert _first(Q_TQ, sol, REF_TQ) == 0
+    bad = _with(REF_TQ, calculation="sin(theta) = 1, tau = 1 N m", final_answer="\\boxed{1 N m}")
+    assert _first(Q_TQ, bad, REF_TQ) == 6

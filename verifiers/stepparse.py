@@ -272,7 +272,8 @@ def quantity(text: str) -> tuple[float, str] | None:
 _ASSIGN_SEP = re.compile(r"\s*[·•]\s+|,\s*(?:and|\\q?quad)(?![A-Za-z])\s*|(?<!\d),|,(?!\d{3}(?!\d))|\s+and\s+|\\q?quad(?![A-Za-z])|\\text\s*\{\s*(?:,|and|,\s*and)?\s*\}")
 #: a piece of a line that ends in a value (`= 10 μF = 1.0×10⁻⁵ F`): a number then at most a unit
 _VALUE_END = re.compile(r"=\s*[-+−]?\s*(?:\d|\.\d)[^=]*$")
-_ASSIGN_HEAD = re.compile(r"^\s*(?:(?:and|so|then|thus|hence|therefore|i\.e\.)\s+)?\$*\s*", re.I)
+_ASSIGN_HEAD = re.compile(r"^\s*(?:(?:and|so|then|thus|hence|therefore|i\.e\.|with|where|taking|using|given|since)\s+)?"
+                          r"\$*\s*", re.I)
 
 
 def _assignment_start(piece: str) -> bool:
@@ -421,9 +422,15 @@ _LHS = re.compile(r"^\s*(?:[A-Za-z ,'()-]{0,60}?[:,]\s*)?(\\?[A-Za-z][A-Za-z_0-9
 _PROSE_HEAD = re.compile(r"^(?:(?:[A-Za-z'-]{3,}|(?i:is|of|at|by|to|so|we|in|on|it|as|an|a))[,]?\s+)+(?=\S+\s*$)")
 
 
+#: a function applied to a symbol (`sin θ2`, `\\cos(\\theta)`, `ln N`)
+_FUNC_OF = re.compile(r"^\s*\\?(?:sin|cos|tan|sec|csc|cot|arcsin|arccos|arctan|asin|acos|atan|ln|log|exp|sqrt)(?![A-Za-z])")
+
+
 def lhs_name(lhs: str) -> str | None:
     """The symbol on the left of `=` (prose before a colon dropped, LaTeX subscripts flattened)."""
     lhs = re.sub(r"^.*?:\s*", "", lhs.strip()) if ":" in lhs else lhs.strip()
+    if _FUNC_OF.match(lhs):
+        return None  # `sin θ2 = 0.333` gives the sine, not θ2: the function name is no prose before a symbol
     lhs = _PROSE_HEAD.sub("", _DELTA.sub(_delta_name, _MU_KS.sub(r"mu_\1", lhs)))  # 'The heat is Q' -> Q; 'Delta L' is one symbol
     lhs = re.sub(r"^(?:\\left\s*)?\|\s*(.+?)\s*(?:\\right\s*)?\|$", r"\1", lhs)  # |W| = ...: the magnitude named
     lhs = _DELTA.sub(_delta_name, _HALF.sub("_half", lhs.strip("$ "))).replace("\\", "").translate(_UGREEK).strip()
@@ -624,12 +631,15 @@ LAWS = {
     "kepler": r"kepler",
     "shm": r"simple harmonic|harmonic oscillat|pendulum|oscillat",
     "wave": r"\bwave|wavelength|frequency times|v\s*=\s*f\s*\*?\s*lambda",
-    "ideal_gas": r"ideal gas",
+    # the gas laws by their discoverers name the ideal gas at one condition (Boyle: isothermal)
+    "ideal_gas": r"ideal gas|boyle|charles'?s? law|gay.lussac|\bp\s*\*?\s*v\s*=\s*n\s*\*?\s*r\s*\*?\s*t\b|general gas (?:law|equation)"
+                 r"|combined gas law",
     "first_law": r"first law of thermodynamics|(?<!newton's )(?<!newtons )(?<!newton )first law",
     "newton1": r"newton'?s? first law|newton'?s? (?:i|1|1st|first)\b(?! *(?:and|&|,))|law of inertia",
-    "const_volume": r"constant volume|isochoric|c_?v\b",
-    "const_pressure": r"constant pressure|isobaric|c_?p\b",
-    "isothermal": r"isotherm",
+    "const_volume": r"constant volume|isochoric|c_?v\b|gay.lussac|(?:fixed|rigid|sealed) (?:volume|container)",
+    "const_pressure": r"constant pressure|isobaric|c_?p\b|charles'?s? law|(?:fixed|same|unchanged) pressure",
+    "isothermal": r"isotherm|boyle|(?:constant|fixed|same|unchanged) temperature|temperature (?:is |stays |remains |held )?"
+                  r"(?:constant|fixed|unchanged|the same)",
     "adiabatic": r"adiabatic",
     "carnot": r"carnot",
     "calorimetry": r"calorimetr|heat lost\b.*\bheat gained|heat gained\b.*\bheat lost|specific heat|sensible heat"
@@ -667,7 +677,7 @@ LAWS = {
     "linear_decay": r"linear decay|constant rate",
     "mass_energy": r"mass.energy|e\s*=\s*m\s*\*?\s*c",
     "bohr": r"bohr|energy levels?",
-    "torque": r"torque|moment of force|rotational equilibrium|(?:second law|newton'?s? law) (?:for|of) rotation"
+    "torque": r"torque|moments? of (?:a )?force|(?:law|principle) of moments|rotational equilibrium|(?:second law|newton'?s? law) (?:for|of) rotation"
               r"|rotational (?:form of |analogue of )?newton|(?:tau|τ)\s*=\s*i\s*\*?\s*(?:alpha|α)",
     "buoyancy": r"archimedes|buoyan",
     "pascal": r"pascal'?s? (?:principle|law)|law of flotation|flotation law",
@@ -700,7 +710,7 @@ def laws(text: str) -> set[str]:
 CONTEXT_WORDS = {"momentum", "work", "series", "parallel", "frictionless", "field", "ideal_gas"}
 #: keys a reference names as the setting of its law ('the collision is inelastic', 'the wavelength of a
 #: particle'): a principle that names a law of the reference may leave them unsaid
-_UNSAID = {"inelastic", "wave", "free_fall"}
+_UNSAID = {"inelastic", "wave", "free_fall", "isothermal"}  # 'a phase change at constant temperature
 #: two keys for one law: naming either names it
 #: (free fall is motion at constant acceleration; the work done against gravity is the potential energy gained, the
 #: energy balance of a lift)

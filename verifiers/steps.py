@@ -621,6 +621,8 @@ def _values_among_equations(eqs, svals, true_env, units, target, question) -> li
     for lhs, parts, line in eqs:
         rhs = parts[-1]
         q = P.quantity(rhs) if len(parts) == 1 and _PLAIN_VALUE.fullmatch(rhs.strip()) else None
+        if q is not None and lhs != target and any(s_ == lhs and P.close(q[0], v_) for s_, v_, *_ in svals):
+            continue  # `with theta = 90° so tau = r F`: a value the value step identifies too, restated beside the law
         if q is not None and qnums and lhs != target and lhs not in have and P.given(q[0], qnums):
             svals.append((lhs, q[0], q[1], rhs, -1))
             true_env.setdefault(lhs, q[0])
@@ -864,6 +866,9 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
             # the law is wrong where it is first written, not a value left unidentified
             return at_step(2, f"the principle's law uses {name}, a quantity the problem does not have", n)
         return at_step(4, f"{name} is used in the equation for {lhs} but its value is never identified", n)
+    # one quantity's law written twice (`tau = r F sin(theta)`, then with theta = 90° `tau = r F`): both held at step 3;
+    # the working follows the last form
+    sol_eqs = [e for k, e in enumerate(sol_eqs) if e[0] not in {x[0] for x in sol_eqs[k + 1:]}]
     rfa = ref.get("final_answer").content if ref.get("final_answer") else ""
     rbox = boxed_all(rfa)
     return check_arithmetic(sol, sol_eqs, {**consts, **{s: v for s, v, *_ in svals}}, true_env, n, known.get(target),
