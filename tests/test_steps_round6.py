@@ -287,3 +287,75 @@ def test_function_of_a_symbol_on_the_left_is_no_symbol():
     assert _first(Q_TQ, sol, REF_TQ) == 0
     bad = _with(REF_TQ, calculation="sin(theta) = 1, tau = 1 N m", final_answer="\\boxed{1 N m}")
     assert _first(Q_TQ, bad, REF_TQ) == 6
+
+
+# --- (e) the answer in another correct unit (eV and J), a conversion stated among the values, a product given ---
+
+def test_heldout_ev_worked_in_joules():
+    got, gold, v = _gold("w015")
+    assert got == (0, None), v
+    got, gold, v = _gold("w079")  # `h f = 4.0 eV` given as one quantity; the box in J for a result in eV: step 7
+    assert got == gold == (7, "CE"), v
+
+
+Q_PE = "Light of photon energy 5.0 eV falls on a metal of work function 3.0 eV. What is the largest kinetic energy of the electrons?"
+REF_PE = S(problem_analysis="Find the maximum kinetic energy K.", principle="Einstein's photoelectric equation.",
+           governing_equation="K = E - phi", value_identification="E = 5.0 eV\nphi = 3.0 eV",
+           substitution="K = 5.0 - 3.0", calculation="K = 2.0 eV", final_answer="\\boxed{2.0 eV}")
+
+
+def test_conversion_among_the_values_and_a_bracket_in_a_unit():
+    assert P.assignments("phi = 3.0 eV, 1 eV = 1.602e-19 J") == ["phi = 3.0 eV", "1 eV = 1.602e-19 J"]
+    sol = _with(REF_PE, value_identification="E = 5.0 eV, phi = 3.0 eV, 1 eV = 1.602e-19 J",
+                substitution="K = (5.0 - 3.0) eV = 2.0 × 1.602e-19 J", calculation="K = 3.204e-19 J",
+                final_answer="\\boxed{3.20 \\times 10^{-19} J}")
+    assert _first(Q_PE, sol, REF_PE) == 0
+    bad = _with(sol, calculation="K = 3.204e-18 J", final_answer="\\boxed{3.20 \\times 10^{-18} J}")
+    assert _first(Q_PE, bad, REF_PE) == 6
+
+
+def test_a_product_given_one_value_is_one_quantity():
+    sol = _with(REF_PE, governing_equation="K = h f - phi", value_identification="h·f = 5.0 eV, phi = 3.0 eV")
+    assert _first(Q_PE, sol, REF_PE) == 0
+    ref = _with(REF_PE, governing_equation="K = h f - phi", value_identification="h f = 5.0 eV\nphi = 3.0 eV")
+    assert _first(Q_PE, sol, ref) == 0
+    bad = _with(sol, value_identification="h·f = 4.0 eV, phi = 3.0 eV", substitution="K = 4.0 - 3.0",
+                calculation="K = 1.0 eV", final_answer="\\boxed{1.0 eV}")
+    assert _first(Q_PE, bad, ref) == 4
+
+
+def test_a_bracket_unit_after_a_latex_space():
+    assert P.quantity("9.90\\ [m/s]") == (9.9, "meter / second")
+
+
+# --- a wrong law named in the principle is the first error -------------------------------------------------------
+
+@pytest.mark.parametrize("item", ["w060", "w081"])
+def test_heldout_wrong_law_named_in_the_principle(item):
+    got, gold, v = _gold(item)
+    assert got == gold == (2, "CM"), v
+
+
+Q_HL = "A sample of 640 nuclei has a half-life of 2.0 h. How many nuclei remain after 6.0 h?"
+REF_HL = S(problem_analysis="Find the number N that remains.", principle="Radioactive decay law.",
+           governing_equation="N = N0 (1/2)^(t/T_half)", value_identification="N0 = 640\nt = 6.0 h\nT_half = 2.0 h",
+           substitution="N = 640 (1/2)^(6.0/2.0)", calculation="N = 80", final_answer="\\boxed{80}")
+
+
+def test_mean_lifetime_taken_for_the_half_life_is_a_step_2_error():
+    bad = _with(REF_HL, principle="Exponential decay with the average lifetime equal to the half-life.",
+                governing_equation="N = N0 exp(-t/T_half)", substitution="N = 640 exp(-6.0/2.0)",
+                calculation="N = 31.9", final_answer="\\boxed{32}")
+    assert _first(Q_HL, bad, REF_HL) == 2
+    # the right law under the principle's right name: the wrong equation is a step-3 error
+    bad3 = _with(bad, principle="Radioactive decay law.")
+    assert _first(Q_HL, bad3, REF_HL) == 3
+
+
+def test_refrigerator_for_an_engine_is_a_step_2_error():
+    ok, why = P.same_law("Coefficient of performance of a heat pump.", "Efficiency of a Carnot engine.")
+    assert not ok, why
+    ok, why = P.same_law("COP of an ideal Carnot refrigerator.", "Carnot efficiency of the engine.")
+    assert not ok, why
+    ok, why = P.same_law("Carnot's theorem (second law).", "Efficiency of a Carnot engine.")
+    assert ok, why

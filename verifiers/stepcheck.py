@@ -181,6 +181,10 @@ def _trig_degrees(text: str) -> str | None:
     return out if out != text else None
 
 
+#: an expression in brackets followed by one unit: `(4.0 - 2.3) eV`, `(12 + 8) kN`
+_BRACKET_TIMES_UNIT = re.compile(r"(\([^()]{1,200}\))\s*([A-Za-zµΩ°][A-Za-z0-9µΩ°/^*·-]{0,15})")
+
+
 def _readings(text: str, env: dict) -> list[float]:
     """The values a substitution part can have: as written (unit names count as 1), with the units written
     after its numbers dropped, and with each number and its unit read as the quantity in SI."""
@@ -192,6 +196,12 @@ def _readings(text: str, env: dict) -> list[float]:
             out.append(_eval_units(t, env))
         except P.ExprError:
             continue
+    m = _BRACKET_TIMES_UNIT.fullmatch(text.strip())
+    if m and (q := P.quantity(f"1 {m.group(2)}")) is not None and q[1]:  # `(4.0 - 2.3) eV`: the bracket in that unit, in SI
+        try:
+            out.append(_eval_units(m.group(1), env) * q[0])
+        except P.ExprError:
+            pass
     if not out:
         _eval_units(text, env)  # raises the reason
     return out

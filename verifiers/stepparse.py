@@ -255,6 +255,7 @@ def quantity(text: str) -> tuple[float, str] | None:
         return None
     t = re.sub(r"(\d)\s*\[\s*[-1]?\s*\]\s*$", r"\1", t)  # 0.25 [-], [1], []: a dimensionless number
     t = re.sub(r"(\d)\s*\[\s*1\s*/\s*([^\[\]\d][^\[\]]{0,30}?)\s*\]", r"\1 /\2", t)  # [1/°C], [1/s]: per unit
+    t = re.sub(r"(\d)\s*(?:\\[,;: ]|~)\s*(?=\[)", r"\1 ", t)  # `9.90\ [m/s]`: a LaTeX space before the bracket unit
     t = _COUNT_NOUN.sub(r"\1", t)  # 100 nuclei, 3.2e20 electrons: a count, a plain number
     t = BRACKET_UNIT.sub(r"\1 \2", t)  # 4 [m/s]: the unit in brackets (a convention of engineering texts)
     t = _MONEY.sub(r"\1", _MONEY_BEFORE.sub(r"\1", t))  # $0.45, 0.45 dollars: money, a plain number
@@ -282,12 +283,16 @@ def _assignment_start(piece: str) -> bool:
     k = head.find("=")
     if k <= 0 or not head[k + 1:].strip(" $"):
         return False
+    if _CONVERSION.match(head):  # `1 eV = 1.602e-19 J`: a conversion of units, a statement of its own
+        return True
     left = _DELTA.sub(_delta_name, head[:k].strip(" $"))
     if _RATIO_LEFT.fullmatch(left):  # a ratio given as a value (`v/c = 0.80`)
         return True
     return bool(left) and not re.search(r"\s", left.replace("\\", "")) and lhs_name(left) is not None
 
 
+#: a conversion of units: `1 eV = 1.602e-19 J`, `1 atm = 101325 Pa`
+_CONVERSION = re.compile(r"\s*1(?:\.0*)?\s*[A-Za-zµΩ°]+\s*=\s*[\d.]")
 #: the left side of a ratio given as a value: `v/c`, `T_2/T_1`
 _RATIO_LEFT = re.compile(r"\s*([A-Za-z][A-Za-z_0-9]*)\s*/\s*([A-Za-z][A-Za-z_0-9]*)\s*")
 
@@ -642,6 +647,11 @@ LAWS = {
                   r"(?:constant|fixed|unchanged|the same)",
     "adiabatic": r"adiabatic",
     "carnot": r"carnot",
+    # a refrigerator or heat pump's coefficient of performance is not an engine's efficiency
+    "refrigerator": r"refrigerat|coefficient of performance|\bcop\b|heat pump",
+    "engine": r"(?:engine|thermal|carnot|maximum|ideal) efficiency|efficiency of (?:an? |the )?(?:\w+ )?(?:heat )?engine|heat engine",
+    # the mean lifetime tau = T_half / ln 2 is not the half-life
+    "mean_life": r"mean (?:life|lifetime)|average (?:life|lifetime)|\blifetime\b|decay constant",
     "calorimetry": r"calorimetr|heat lost\b.*\bheat gained|heat gained\b.*\bheat lost|specific heat|sensible heat"
                    r"|\bq\s*=\s*m\s*\*?\s*c\s*\*?\s*(?:delta|Δ|d)",
     "latent": r"latent heat|heat of (?:fusion|vapori[sz]ation)|\bm\s*\*?\s*l_?(?:f|v)\b",
@@ -689,7 +699,7 @@ LAWS = {
 CONFLICTS = [("friction", "frictionless"), ("series", "parallel"), ("const_volume", "const_pressure"),
              ("const_accel", "const_velocity"), ("free_fall", "const_velocity"), ("inelastic", "ke_cons"),
              ("isothermal", "adiabatic"), ("decay", "linear_decay"), ("tir", "brewster"),
-             ("time_dilation", "length_contraction")]
+             ("time_dilation", "length_contraction"), ("refrigerator", "engine")]
 #: pairs of laws that a principle cannot both name where the reference does not (one denies the other: an
 #: inelastic collision where kinetic energy is conserved, a net force that is zero and accelerates the body)
 BOTH_CONFLICT = [("inelastic", "ke_cons"), ("newton1", "newton2"), ("buoyancy", "pascal"), ("isothermal", "adiabatic"),
@@ -710,7 +720,7 @@ def laws(text: str) -> set[str]:
 CONTEXT_WORDS = {"momentum", "work", "series", "parallel", "frictionless", "field", "ideal_gas"}
 #: keys a reference names as the setting of its law ('the collision is inelastic', 'the wavelength of a
 #: particle'): a principle that names a law of the reference may leave them unsaid
-_UNSAID = {"inelastic", "wave", "free_fall", "isothermal"}  # 'a phase change at constant temperature
+_UNSAID = {"inelastic", "wave", "free_fall", "isothermal", "engine", "mean_life"}  # the setting: a phase change at constant temperature, a heat engine
 #: two keys for one law: naming either names it
 #: (free fall is motion at constant acceleration; the work done against gravity is the potential energy gained, the
 #: energy balance of a lift)

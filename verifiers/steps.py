@@ -391,6 +391,10 @@ def _formula(principle: str) -> str | None:
     return re.sub(r"[\s*]+", "", f)
 
 
+#: law keys that name a quantity the law works with (not a setting): naming one the reference does not is using it
+_LAW_IN_USE = {"refrigerator", "engine", "mean_life"}
+
+
 def _wrong_law_stated_at_step_2(sol_principle: str, ref_principle: str) -> str | None:
     """When an equation is wrong at step 3: the same wrong law is already written in the principle if the
     principle states a formula other than the reference principle's (the first error is where the text
@@ -735,10 +739,26 @@ def _equation_names(step) -> set:
     return out
 
 
+#: a product of two one-letter symbols given a value as one quantity: `h f = 4.0 eV`, `m·g = 20 N` (`hf = ...` is one name)
+_PRODUCT_GIVEN = re.compile(r"(?:^|(?<=[\n,;]))[ \t$-]*([A-Za-z])(?:[ \t]*[·*][ \t]*|[ \t]+)([A-Za-z])[ \t]*=[ \t]*[-+]?\d", re.M)
+
+
+def _products_as_one(text: str) -> str:
+    """A product given one value in the value step (`h f = 4.0 eV`: the photon energy) is one quantity wherever it is
+    written (`KE = h f - phi` uses it): written `hf` throughout, so its factors need no values of their own."""
+    m = re.search(r"<value_identification>(.*?)</value_identification>", text or "", re.S)
+    if not m:
+        return text
+    for a, b in {(x.group(1), x.group(2)) for x in _PRODUCT_GIVEN.finditer(m.group(1))}:
+        text = re.sub(rf"(?<![\w\\]){a}[ \t]*[·*]?[ \t]*{b}(?![\w])", a + b, text)
+    return text
+
+
 def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict:
     bad = format_error(solution)
     if bad is not None:
         return bad
+    solution, reference = _products_as_one(solution), _products_as_one(reference)
     ref = seventag.parse(reference or "")
     if ref.n == 0 or format_error(reference) is not None:
         return verify_reference_free(question, solution, reference or None)
@@ -817,6 +837,12 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
         step, why, movable = step3
         if movable and (w2 := _wrong_law_stated_at_step_2(principle, ref_principle)):
             return at_step(2, w2, n)
+        extra = P.laws(principle) - P.laws(ref_principle) - P.CONTEXT_WORDS - P.OPTIONAL
+        if movable and step == 3 and "gives" in why and extra & _LAW_IN_USE:
+            # the wrong law the equation uses is the one the principle names beside the problem's (the half-life taken
+            # as the mean lifetime): the first error is where the principle names it
+            return at_step(2, f"the principle brings in {', '.join(sorted(extra & _LAW_IN_USE))}, which the problem's "
+                              f"law does not use, and the equation written from it is wrong ({why})", n)
         return at_step(step, why, n)
     # 4. values: the reference's, or numbers of the question
     qnums = P.numbers_in(question or "") + _implied_numbers(question or "")
