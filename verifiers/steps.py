@@ -677,7 +677,9 @@ def _prose_quantities(text: str) -> list[tuple[float, str, str]]:
     for rx, rep in _PROSE_UNITS:
         t = rx.sub(rep, t)
     out = []
-    for m in _PROSE_NUMBER.finditer(t[:4000]):
+    for k_, m in enumerate(_PROSE_NUMBER.finditer(t[:4000])):
+        if k_ >= 40:  # a flood of numbers: the first forty are read (each costs a few unit look-ups)
+            break
         toks = re.match(r"\s*([^\s,;()]+(?:\s+[^\s,;()]+){0,2})", t[m.end():m.end() + 40])
         toks = toks.group(1).split() if toks else []
         for k in range(len(toks), 0, -1):
@@ -749,7 +751,7 @@ def _products_as_one(text: str) -> str:
     m = re.search(r"<value_identification>(.*?)</value_identification>", text or "", re.S)
     if not m:
         return text
-    for a, b in {(x.group(1), x.group(2)) for x in _PRODUCT_GIVEN.finditer(m.group(1))}:
+    for a, b in sorted({(x.group(1), x.group(2)) for x in _PRODUCT_GIVEN.finditer(m.group(1)[:4000])})[:4]:
         text = re.sub(rf"(?<![\w\\]){a}[ \t]*[·*]?[ \t]*{b}(?![\w])", a + b, text)
     return text
 
@@ -781,7 +783,8 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
         return at_step(1, why, n)
     target = _ref_target(ref)
     svals = P.values(get("value_identification"))
-    svals += _values_in_prose(sol, svals, rvals, _equation_names(get("governing_equation")))
+    eq_names = _equation_names(get("governing_equation"))
+    svals += _values_in_prose(sol, svals, rvals, eq_names)
     # the solution's symbols mapped onto the reference's: by name, else by value and unit
     true_env, units = {}, {}
     for s, v, u, _, _ in svals:
@@ -797,7 +800,7 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
             units.setdefault(s, u)
     # a physical constant the values are measured in (`v = 0.80 c`) is identified at its value
     consts = unit_constants((get("value_identification").content or "") + "\n" + (question or ""),
-                            _equation_names(get("governing_equation")) - {s for s, *_ in svals})
+                            eq_names - {s for s, *_ in svals})
     for s, v in consts.items():
         true_env[s] = v
         units.setdefault(s, P.unit_of(f"1 {s}"))
