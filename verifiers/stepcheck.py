@@ -104,20 +104,53 @@ def units_dropped(text: str) -> str | None:
     def drop(m):
         nonlocal changed
         unit = (m.group(2) or m.group(3) or m.group(4) or "").strip()
+        tail = ""
+        if m.group(4) and "*" in unit:  # `28 m/s*43 s`: the unit ends at the times sign before the next number
+            unit, star, rest = unit.partition("*")
+            tail = star + rest if re.match(r"[\d.]", rest) else ""
+            unit = unit if tail else unit + star + rest
         try:
             u.parse_units(unit.replace("Ω", "ohm").replace("^", "**"))
         except Exception:  # noqa: BLE001 - not a unit: leave the text as written
             return m.group(0)
         changed = True
-        return m.group(1) + " "
+        return m.group(1) + " " + tail
 
     out = UNIT_AFTER_NUMBER.sub(drop, text)
+    if changed and "*" in text:  # a unit cut at a times sign: the number after it may carry a unit of its own
+        out = UNIT_AFTER_NUMBER.sub(drop, out)
     return out if changed else None
+
+
+P._units_dropped = units_dropped  # governing() reads `28 m/s * 43 s` with its units dropped
 
 
 _U = r"(?![eE][-+]?\d)[A-Za-zΩµ°]+(?:\^\{?-?\d+\}?)?"
 _QTY_IN_EXPR = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*(?:\\[,;: ]|~|\s)*"
                           r"(?:\[([^\[\]]{1,20})\]|(" + _U + r"(?:[*/·]" + _U + r")*))(?=\s*(?:[)*+/-]|$))")
+
+
+def written_units_ok(text: str, unit: str | None) -> bool | None:
+    """Whether the units written beside the numbers of `text` (`28 m/s * 43 s`) combine to `unit` (the SI unit of
+    the quantity the text is equal to): `24 m * 51 s` is no distance. None when no unit is written or one is unknown."""
+    units, k = {}, 0
+
+    def sym(m):
+        nonlocal k
+        u = P.unit_of(f"1 {(m.group(2) or m.group(3) or '').strip()}")
+        if u is None:
+            raise P.ExprError("unknown unit")
+        k += 1
+        units[f"uu{k}"] = u
+        return f"({m.group(1)}*uu{k})"
+
+    try:
+        out = _QTY_IN_EXPR.sub(sym, text)
+    except P.ExprError:
+        return None
+    if not units or unit is None or re.search(r"(?<![\w.])\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\d.]*\*uu)", out):
+        return None  # a number written without its unit: the units cannot be combined
+    return dimension_ok(out, "uu0", {**units, "uu0": unit})
 
 
 def units_to_si(text: str) -> str | None:
@@ -148,6 +181,10 @@ def _trig_degrees(text: str) -> str | None:
     return out if out != text else None
 
 
+#: an expression in brackets followed by one unit: `(4.0 - 2.3) eV`, `(12 + 8) kN`
+_BRACKET_TIMES_UNIT = re.compile(r"(\([^()]{1,200}\))\s*([A-Za-zµΩ°][A-Za-z0-9µΩ°/^*·-]{0,15})")
+
+
 def _readings(text: str, env: dict) -> list[float]:
     """The values a substitution part can have: as written (unit names count as 1), with the units written
     after its numbers dropped, and with each number and its unit read as the quantity in SI."""
@@ -159,6 +196,12 @@ def _readings(text: str, env: dict) -> list[float]:
             out.append(_eval_units(t, env))
         except P.ExprError:
             continue
+    m = _BRACKET_TIMES_UNIT.fullmatch(text.strip())
+    if m and (q := P.quantity(f"1 {m.group(2)}")) is not None and q[1]:  # `(4.0 - 2.3) eV`: the bracket in that unit, in SI
+        try:
+            out.append(_eval_units(m.group(1), env) * q[0])
+        except P.ExprError:
+            pass
     if not out:
         _eval_units(text, env)  # raises the reason
     return out
@@ -305,10 +348,17 @@ def _results_elsewhere(sol, subs, calcs, sol_eqs) -> list:
             out.append((lhs, [parts[-1]], base + i))
             have.add(lhs)
     if sol_eqs and sol_eqs[-1][0] not in have:
-        bare = [(i, r) for i, ln in enumerate(P.lines(sol.get("calculation"))) if "=" not in ln
+        bare = [(i, [r]) for i, ln in enumerate(P.lines(sol.get("calculation"))) if "=" not in ln
                 and (r := _stated_result(ln)) is not None]
+        # a line of numbers alone (`4988.4 J / 0.050 m^3 = 99768 Pa`): its results are the last quantity's
+        bare += [(i, parts[1:]) for i, ln in enumerate(P.lines(sol.get("calculation")))
+                 if (parts := [x.strip() for x in re.sub(r"\\approx|≈|\\simeq", "=", re.sub(
+                     r"^(?:[A-Za-z'’-]+,?\s+)+(?=[-+(.\d])", "", ln)).split("=")])[0]
+                 and len(parts) >= 2 and all(parts) and P.lhs_name(parts[0]) is None
+                 and _numeric(units_dropped(parts[0]) or parts[0]) and all(P.is_quantity(x) or _numeric(x) for x in parts[1:])]
         if bare:
-            out.append((sol_eqs[-1][0], [bare[-1][1]], bare[-1][0]))
+            i, res = max(bare)
+            out.append((sol_eqs[-1][0], res, i))
     return out
 
 

@@ -57,7 +57,7 @@ _UGREEK = {ord(k): v for k, v in {"α": "alpha", "β": "beta", "γ": "gamma", "�
                                           "ζ": "zeta"}.items()}
 
 
-_HALF = re.compile(r"_\{\s*1\s*/\s*2\s*\}|_\(1/2\)|_½")  # T_{1/2} -> T_half
+_HALF = re.compile(r"_\{\s*1\s*/\s*2\s*\}|_\(1/2\)|_½|(?<=[A-Za-z])½")  # T_{1/2} -> T_half
 _DELTA = re.compile(r"(?:\\Delta|Δ|(?<![A-Za-z_\\])Delta(?=[ \t]))\s*(?:\\(Phi|Theta|theta|phi|lambda|omega|rho)(?![A-Za-z])|([A-Za-zΦΘΛΨφθλωρ]))")  # \Delta T, ΔT, Delta T -> Delta_T
 _OHM = re.compile(r"(\d)\s*(?:\\[,;: ]|~|\s)*(?:\\(?:mathrm|text|rm)\s*\{\s*(?:Ω|\\Omega)\s*\}|Ω|\\Omega(?![A-Za-z]))")
 _DEG = re.compile(r"(\d+(?:\.\d+)?)\s*(?:°|\^\s*\{?\\circ\}?|\\circ|\\degree|\s+deg(?:rees?)?\b)")
@@ -112,6 +112,8 @@ _SCI = re.compile(r"(?<![\^\w.)])(\d+(?:\.\d+)?)\s*[xX*]\s*10\s*(?:\^|\*\*)\s*(?
 
 #: a Greek letter written as one character right before a one-letter symbol (`λL`, `ρV`): two symbols
 _GREEK_BEFORE_LETTER = re.compile(r"([αβγδεθλμνρστφωηκ])(?=[A-Za-z](?![A-Za-z_]))")
+#: a friction coefficient written `μk`, `μs`, `\\mu k` (not microseconds after a number): the one symbol mu_k, mu_s
+_MU_KS = re.compile(r"(?<![\d.]\s)(?<![\d.])(?:μ|\\mu(?![A-Za-z]))\s?([ks])(?![A-Za-z_0-9])")
 #: an `x` written as a times sign before a power of ten, after a factor that is no plain number (`4 pi x 10^-7`)
 _TIMES_X = re.compile(r"(?<=[A-Za-z)}])\s+[xX]\s+(?=10\s*(?:\^|\*\*))")
 #: an exponent written after such a factor (`4 pi e-7`): times ten to it
@@ -123,9 +125,12 @@ def expr_text(s: str) -> str:
     s = (s or "").strip().strip("$").strip()
     if len(s) > MAX_EXPR:
         raise ExprError("expression too long")
+    s = _HALF.sub("_half", s)  # T½, T_{1/2}: the half-life, one symbol (before ½ is read as a number)
     s = s.replace("−", "-").replace("–", "-").replace("π", " pi ").replace("½", "(1/2)")
+    s = re.sub(r"[⁄∕÷]", "/", s).replace("∗", "*")  # fraction slash, division slash, obelus: a division
     s = re.sub(r"√\s*(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|[A-Za-z_]\w*)", r"sqrt(\1)", s).replace("√", "sqrt")  # √9.18
     s = _OHM.sub(r"\1 ohm", s)  # 4 Ω, 4\,\Omega: the unit, not the Greek letter
+    s = _MU_KS.sub(r"mu_\1", s)  # μk: the coefficient of kinetic friction, one symbol
     s = _GREEK_BEFORE_LETTER.sub(r"\1 ", s)  # λL: lambda times L, not the name lambdaL
     s = _DELTA.sub(_delta_name, _HALF.sub("_half", s)).translate(_UGREEK)
     s = _SUBSCRIPT.sub(lambda m: m.group(1) + "_" + m.group(2).translate(_SUBDIGITS), s)  # v₀, θ₁ -> v_0, theta_1
@@ -237,6 +242,12 @@ _MONEY = re.compile(r"(\d)\s*(?:dollars?|euros?|USD|EUR|\\?\$|€|£)(?![A-Za-z]
 _PER_UNIT = re.compile(r"(\d)\s*(?:/|\bper\s+)\s*(?=[A-Za-zµμ°Ω])")
 
 
+#: a number of things counted (`100 nuclei`, `6.2e18 electrons`, `about 3 photons`): no unit
+_COUNT_NOUN = re.compile(r"(\d)\s*(?:(?:undecayed|remaining|radioactive|parent|daughter|free)\s+)?(?:nuclei|nucleus|nuclides?"
+                         r"|atoms?|molecules?|particles?|photons?|electrons?|protons?|neutrons?|ions?|counts?|decays?)\s*$",
+                         re.I)
+
+
 def quantity(text: str) -> tuple[float, str] | None:
     """(SI value, SI unit) of `value unit` text, via the answer checker's reader; None when unreadable."""
     t = (text or "").strip().rstrip(".,;")
@@ -244,6 +255,8 @@ def quantity(text: str) -> tuple[float, str] | None:
         return None
     t = re.sub(r"(\d)\s*\[\s*[-1]?\s*\]\s*$", r"\1", t)  # 0.25 [-], [1], []: a dimensionless number
     t = re.sub(r"(\d)\s*\[\s*1\s*/\s*([^\[\]\d][^\[\]]{0,30}?)\s*\]", r"\1 /\2", t)  # [1/°C], [1/s]: per unit
+    t = re.sub(r"(\d)\s*(?:\\[,;: ]|~)\s*(?=\[)", r"\1 ", t)  # `9.90\ [m/s]`: a LaTeX space before the bracket unit
+    t = _COUNT_NOUN.sub(r"\1", t)  # 100 nuclei, 3.2e20 electrons: a count, a plain number
     t = BRACKET_UNIT.sub(r"\1 \2", t)  # 4 [m/s]: the unit in brackets (a convention of engineering texts)
     t = _MONEY.sub(r"\1", _MONEY_BEFORE.sub(r"\1", t))  # $0.45, 0.45 dollars: money, a plain number
     t = _PER_UNIT.sub(r"\1 1/", t)
@@ -257,8 +270,11 @@ def quantity(text: str) -> tuple[float, str] | None:
 
 #: where one line may hold several assignments: a comma, `and`, `\\quad`, `\\text{and}` (at the top level only;
 #: a thousands comma `1,200` is no place)
-_ASSIGN_SEP = re.compile(r",\s*(?:and|\\q?quad)(?![A-Za-z])\s*|(?<!\d),|,(?!\d{3}(?!\d))|\s+and\s+|\\q?quad(?![A-Za-z])|\\text\s*\{\s*(?:,|and|,\s*and)?\s*\}")
-_ASSIGN_HEAD = re.compile(r"^\s*(?:(?:and|so|then|thus|hence|therefore|i\.e\.)\s+)?\$*\s*", re.I)
+_ASSIGN_SEP = re.compile(r"\s*[·•]\s+|,\s*(?:and|\\q?quad)(?![A-Za-z])\s*|(?<!\d),|,(?!\d{3}(?!\d))|\s+and\s+|\\q?quad(?![A-Za-z])|\\text\s*\{\s*(?:,|and|,\s*and)?\s*\}")
+#: a piece of a line that ends in a value (`= 10 μF = 1.0×10⁻⁵ F`): a number then at most a unit
+_VALUE_END = re.compile(r"=\s*[-+−]?\s*(?:\d|\.\d)[^=]*$")
+_ASSIGN_HEAD = re.compile(r"^\s*(?:(?:and|so|then|thus|hence|therefore|i\.e\.|with|where|taking|using|given|since)\s+)?"
+                          r"\$*\s*", re.I)
 
 
 def _assignment_start(piece: str) -> bool:
@@ -267,12 +283,16 @@ def _assignment_start(piece: str) -> bool:
     k = head.find("=")
     if k <= 0 or not head[k + 1:].strip(" $"):
         return False
+    if _CONVERSION.match(head):  # `1 eV = 1.602e-19 J`: a conversion of units, a statement of its own
+        return True
     left = _DELTA.sub(_delta_name, head[:k].strip(" $"))
     if _RATIO_LEFT.fullmatch(left):  # a ratio given as a value (`v/c = 0.80`)
         return True
     return bool(left) and not re.search(r"\s", left.replace("\\", "")) and lhs_name(left) is not None
 
 
+#: a conversion of units: `1 eV = 1.602e-19 J`, `1 atm = 101325 Pa`
+_CONVERSION = re.compile(r"\s*1(?:\.0*)?\s*[A-Za-zµΩ°]+\s*=\s*[\d.]")
 #: the left side of a ratio given as a value: `v/c`, `T_2/T_1`
 _RATIO_LEFT = re.compile(r"\s*([A-Za-z][A-Za-z_0-9]*)\s*/\s*([A-Za-z][A-Za-z_0-9]*)\s*")
 
@@ -302,7 +322,8 @@ def assignments(line: str) -> list[str]:
             depth += 1
         elif ch in ")]}":
             depth = max(0, depth - 1)
-        elif depth == 0 and (ch in ",\\" or ch.isspace() and (i == 0 or not line[i - 1].isspace())):
+        elif depth == 0 and (ch in ",\\·•" or ch.isspace() and (i == 0 or not line[i - 1].isspace())) \
+                and not (ch == "," and i and line[i - 1] == "\\"):  # `\,` is a LaTeX space, no separator
             m = _ASSIGN_SEP.match(line, i)  # a run of spaces is tried once, at its start
             if m and m.end() > i:
                 cuts.append((i, m.end()))
@@ -317,9 +338,11 @@ def assignments(line: str) -> list[str]:
         start = b
     pieces.append((start, n, n))
     out, cur = [], None
-    for a, b, _ in pieces:
+    for a, b, c in pieces:
         text = line[a:b]
-        if cur is not None and _assignment_start(text):
+        # a middle dot parts two values (`C = 10 μF · V = 100 V`) only after a value, never a product (`P = F · v`)
+        dot = a and line[a - 1:a].strip() == "" and line[:a].rstrip()[-1:] in "·•"
+        if cur is not None and _assignment_start(text) and not (dot and not _VALUE_END.search(line[cur[0]:cur[1]])):
             out.append(cur)
             cur = None
         if cur is None:
@@ -347,6 +370,10 @@ def _full_stop(s: str) -> str:
     return s
 
 
+#: a list marker before a line (`- m = 2 kg`, `* v = 3 m/s`, `• g = 9.8`, `1. m = 2 kg`, `(a) F = m a`): not part of it
+_BULLET = re.compile(r"^(?:[-*•‣▪–]|\d{1,2}[.)]|\(?[a-hivx]{1,3}\))\s+(?=[A-Za-z\\$αβγδεθλμνρστφωηκΔΩΦ])")
+
+
 def lines(step) -> list[str]:
     """Lines of a step's content, with LaTeX line breaks and align markers removed; a line that holds several
     assignments (`a = 1 m, b = 2 s`) gives one line each (assignments())."""
@@ -358,7 +385,7 @@ def lines(step) -> list[str]:
     t = _SENTENCE_END.sub("\n", t)  # 'F = 3.0 N. Then a = F/m': one sentence a line
     t = _IMPLIES.sub("\n", t)  # `m u = (m + M) v  =>  v = m u/(m + M)`: two equations
     out = []
-    for ln in (a for raw in t.splitlines() for a in assignments(raw.strip())):
+    for ln in (a for raw in t.splitlines() for a in assignments(_BULLET.sub("", raw.strip()))):
         ln = _full_stop(ln.strip().strip("$").strip()).strip("$").strip()  # a sentence's full stop
         m = _REMARK.search(ln) if ln.endswith(")") else None
         if m and re.search(r"[A-Za-z]{4,}", m.group(1)) and _PROSE_WORD.search(m.group(1)) and "=" in ln[:m.start()] \
@@ -366,6 +393,11 @@ def lines(step) -> list[str]:
             ln = ln[:m.start()].rstrip()  # `u = 0 m/s (from rest)`, `dU = Q - W (W done by the gas)`: a remark
         if not ln:
             continue
+        if ln.count("=") >= 2 and _SO_SPLIT.search(ln):  # `1/f = 1/u + 1/v, so 1/v = 1/f - 1/u`: two equations
+            pieces = [_full_stop(p.strip()) for p in _SO_SPLIT.split(ln)]
+            if len(pieces) > 1 and all("=" in p for p in pieces):
+                out += pieces
+                continue
         if "=" in ln and _PROSE_WORD.search(ln):
             # a sentence around the formulas ('Multiplying out, Q = 8372*60 = 502320 J, which is about 5.02e5 J'):
             # its clauses, the ones that hold a formula
@@ -377,6 +409,8 @@ def lines(step) -> list[str]:
     return out
 
 
+#: a short connective between two equations of a line: `, so`, `; hence`, `, i.e.`
+_SO_SPLIT = re.compile(r",\s*(?:so|hence|thus|then|therefore|i\.e\.)\s+|\s+(?:so|hence|thus|therefore)\s+(?=\S+\s*=)", re.I)
 #: a word of prose (not a LaTeX command, function or Greek letter)
 _PROSE_WORD = re.compile(r"(?<![\\A-Za-z_])(?!(?:sqrt|frac|text|mathrm|left|right|cdot|times|sin|cos|tan|"
                          r"arcsin|arccos|arctan|exp|log|ln|approx|circ|degree|" + "|".join(_GREEK) +
@@ -393,10 +427,16 @@ _LHS = re.compile(r"^\s*(?:[A-Za-z ,'()-]{0,60}?[:,]\s*)?(\\?[A-Za-z][A-Za-z_0-9
 _PROSE_HEAD = re.compile(r"^(?:(?:[A-Za-z'-]{3,}|(?i:is|of|at|by|to|so|we|in|on|it|as|an|a))[,]?\s+)+(?=\S+\s*$)")
 
 
+#: a function applied to a symbol (`sin θ2`, `\\cos(\\theta)`, `ln N`)
+_FUNC_OF = re.compile(r"^\s*\\?(?:sin|cos|tan|sec|csc|cot|arcsin|arccos|arctan|asin|acos|atan|ln|log|exp|sqrt)(?![A-Za-z])")
+
+
 def lhs_name(lhs: str) -> str | None:
     """The symbol on the left of `=` (prose before a colon dropped, LaTeX subscripts flattened)."""
     lhs = re.sub(r"^.*?:\s*", "", lhs.strip()) if ":" in lhs else lhs.strip()
-    lhs = _PROSE_HEAD.sub("", _DELTA.sub(_delta_name, lhs))  # 'The heat is Q' -> Q; 'Delta L' is one symbol
+    if _FUNC_OF.match(lhs):
+        return None  # `sin θ2 = 0.333` gives the sine, not θ2: the function name is no prose before a symbol
+    lhs = _PROSE_HEAD.sub("", _DELTA.sub(_delta_name, _MU_KS.sub(r"mu_\1", lhs)))  # 'The heat is Q' -> Q; 'Delta L' is one symbol
     lhs = re.sub(r"^(?:\\left\s*)?\|\s*(.+?)\s*(?:\\right\s*)?\|$", r"\1", lhs)  # |W| = ...: the magnitude named
     lhs = _DELTA.sub(_delta_name, _HALF.sub("_half", lhs.strip("$ "))).replace("\\", "").translate(_UGREEK).strip()
     lhs = _SUBSCRIPT.sub(lambda m: m.group(1) + "_" + m.group(2).translate(_SUBDIGITS), lhs)
@@ -479,7 +519,7 @@ def numbers_in(text: str) -> list[float]:
 def symbol_text(s: str) -> str:
     """Prose with its symbols in the verifier's spelling: θ2 -> theta2, $v_{0}$ -> v_0, \\Delta T -> Delta_T."""
     s = re.sub(r"\\(?:vec|hat|mathbf|boldsymbol|overrightarrow)\s*\{?\s*([A-Za-z])\s*\}?", r"\1", s or "")  # \vec F -> F
-    s = _DELTA.sub(_delta_name, _HALF.sub("_half", s)).translate(_UGREEK)
+    s = _DELTA.sub(_delta_name, _HALF.sub("_half", _MU_KS.sub(r"mu_\1", s))).translate(_UGREEK)
     s = _SUBSCRIPT.sub(lambda m: m.group(1) + "_" + m.group(2).translate(_SUBDIGITS), s)
     s = re.sub(r"_\{([A-Za-z0-9]+)\}", r"_\1", s)
     return re.sub(r"\\(?=[A-Za-z])|\$", "", s)
@@ -596,14 +636,22 @@ LAWS = {
     "kepler": r"kepler",
     "shm": r"simple harmonic|harmonic oscillat|pendulum|oscillat",
     "wave": r"\bwave|wavelength|frequency times|v\s*=\s*f\s*\*?\s*lambda",
-    "ideal_gas": r"ideal gas",
+    # the gas laws by their discoverers name the ideal gas at one condition (Boyle: isothermal)
+    "ideal_gas": r"ideal gas|boyle|charles'?s? law|gay.lussac|\bp\s*\*?\s*v\s*=\s*n\s*\*?\s*r\s*\*?\s*t\b|general gas (?:law|equation)"
+                 r"|combined gas law",
     "first_law": r"first law of thermodynamics|(?<!newton's )(?<!newtons )(?<!newton )first law",
     "newton1": r"newton'?s? first law|newton'?s? (?:i|1|1st|first)\b(?! *(?:and|&|,))|law of inertia",
-    "const_volume": r"constant volume|isochoric|c_?v\b",
-    "const_pressure": r"constant pressure|isobaric|c_?p\b",
-    "isothermal": r"isotherm",
+    "const_volume": r"constant volume|isochoric|c_?v\b|gay.lussac|(?:fixed|rigid|sealed) (?:volume|container)",
+    "const_pressure": r"constant pressure|isobaric|c_?p\b|charles'?s? law|(?:fixed|same|unchanged) pressure",
+    "isothermal": r"isotherm|boyle|(?:constant|fixed|same|unchanged) temperature|temperature (?:is |stays |remains |held )?"
+                  r"(?:constant|fixed|unchanged|the same)",
     "adiabatic": r"adiabatic",
     "carnot": r"carnot",
+    # a refrigerator or heat pump's coefficient of performance is not an engine's efficiency
+    "refrigerator": r"refrigerat|coefficient of performance|\bcop\b|heat pump",
+    "engine": r"(?:engine|thermal|carnot|maximum|ideal) efficiency|efficiency of (?:an? |the )?(?:\w+ )?(?:heat )?engine|heat engine",
+    # the mean lifetime tau = T_half / ln 2 is not the half-life
+    "mean_life": r"mean (?:life|lifetime)|average (?:life|lifetime)|\blifetime\b|decay constant",
     "calorimetry": r"calorimetr|heat lost\b.*\bheat gained|heat gained\b.*\bheat lost|specific heat|sensible heat"
                    r"|\bq\s*=\s*m\s*\*?\s*c\s*\*?\s*(?:delta|Δ|d)",
     "latent": r"latent heat|heat of (?:fusion|vapori[sz]ation)|\bm\s*\*?\s*l_?(?:f|v)\b",
@@ -639,7 +687,7 @@ LAWS = {
     "linear_decay": r"linear decay|constant rate",
     "mass_energy": r"mass.energy|e\s*=\s*m\s*\*?\s*c",
     "bohr": r"bohr|energy levels?",
-    "torque": r"torque|moment of force|rotational equilibrium|(?:second law|newton'?s? law) (?:for|of) rotation"
+    "torque": r"torque|moments? of (?:a )?force|(?:law|principle) of moments|rotational equilibrium|(?:second law|newton'?s? law) (?:for|of) rotation"
               r"|rotational (?:form of |analogue of )?newton|(?:tau|τ)\s*=\s*i\s*\*?\s*(?:alpha|α)",
     "buoyancy": r"archimedes|buoyan",
     "pascal": r"pascal'?s? (?:principle|law)|law of flotation|flotation law",
@@ -651,7 +699,7 @@ LAWS = {
 CONFLICTS = [("friction", "frictionless"), ("series", "parallel"), ("const_volume", "const_pressure"),
              ("const_accel", "const_velocity"), ("free_fall", "const_velocity"), ("inelastic", "ke_cons"),
              ("isothermal", "adiabatic"), ("decay", "linear_decay"), ("tir", "brewster"),
-             ("time_dilation", "length_contraction")]
+             ("time_dilation", "length_contraction"), ("refrigerator", "engine")]
 #: pairs of laws that a principle cannot both name where the reference does not (one denies the other: an
 #: inelastic collision where kinetic energy is conserved, a net force that is zero and accelerates the body)
 BOTH_CONFLICT = [("inelastic", "ke_cons"), ("newton1", "newton2"), ("buoyancy", "pascal"), ("isothermal", "adiabatic"),
@@ -672,7 +720,7 @@ def laws(text: str) -> set[str]:
 CONTEXT_WORDS = {"momentum", "work", "series", "parallel", "frictionless", "field", "ideal_gas"}
 #: keys a reference names as the setting of its law ('the collision is inelastic', 'the wavelength of a
 #: particle'): a principle that names a law of the reference may leave them unsaid
-_UNSAID = {"inelastic", "wave", "free_fall"}
+_UNSAID = {"inelastic", "wave", "free_fall", "isothermal", "engine", "mean_life"}  # the setting: a phase change at constant temperature, a heat engine
 #: two keys for one law: naming either names it
 #: (free fall is motion at constant acceleration; the work done against gravity is the potential energy gained, the
 #: energy balance of a lift)
@@ -873,6 +921,10 @@ def solve_for(lhs: str, rhs: str, x: str) -> list[str]:
     return texts
 
 
+#: words of three letters or more that are names of a formula, not prose
+_NOT_PROSE = set(FUNCS) | set(CONSTS) | {g.lower() for g in _GREEK} | {"half"}
+
+
 def _sides(line: str) -> tuple[str, str] | None:
     ln = re.sub(r"\\approx|≈|\\simeq", "=", line)
     parts = [p.strip() for p in ln.split("=")]
@@ -886,6 +938,12 @@ def _sides(line: str) -> tuple[str, str] | None:
             break
     else:
         k = len(words) - 1
+    # prose runs on past a symbol ('After t the number left is N', 'f known, the lens law is 1/v'): the formula is
+    # what follows its last word, where two words of prose or more come before it
+    prose = [j for j, w in enumerate(words) if re.fullmatch(r"(?:[A-Za-z'-]{3,}|is|are|of|to|so),?", w)
+             and w.rstrip(",").lower() not in _NOT_PROSE]
+    if len(prose) >= 2 and max(k, 1) <= prose[-1] + 1 < len(words) and not re.match(r"[-+*/^=)]", words[prose[-1] + 1]):
+        k = prose[-1] + 1
     if k:
         try:
             names(" ".join(words[k:]))
@@ -893,6 +951,9 @@ def _sides(line: str) -> tuple[str, str] | None:
         except ExprError:
             pass
     return left, parts[-1]
+
+
+_units_dropped = None  # stepcheck.units_dropped, set there (stepcheck imports this module)
 
 
 def governing(step, givens: set, env: Mapping[str, float] | None = None) -> tuple[list, list, list]:
@@ -922,6 +983,9 @@ def governing(step, givens: set, env: Mapping[str, float] | None = None) -> tupl
         try:
             free_r = names(right)
             free_l = names(left) if name is None else {name}
+            if free_r - known and _units_dropped is not None and (d := _units_dropped(right)) is not None \
+                    and not names(d) - known:
+                free_r = names(d)  # `s = 28 m/s*43 s`: the units written after the numbers are no symbols
         except ExprError:
             if name:
                 eqs.append((name, [p.strip() for p in re.sub(r"\\approx|≈|\\simeq", "=", ln).split("=")[1:]], i))

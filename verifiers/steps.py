@@ -54,7 +54,7 @@ from verifiers import seventag
 from verifiers import stepparse as P
 from verifiers.judge import JudgeBudgetExceeded, judge_backend
 from verifiers.psv import psv_backend
-from verifiers.stepcheck import UNIT_AFTER_NUMBER, units_dropped, units_to_si, check_arithmetic, dependency_order, dimension_ok, not_a_law, split_juxtaposed
+from verifiers.stepcheck import UNIT_AFTER_NUMBER, units_dropped, units_to_si, written_units_ok, check_arithmetic, dependency_order, dimension_ok, not_a_law, split_juxtaposed
 from verifiers.stepformat import boxed_all, format_error
 from verifiers.stepref import unit_constants, verify_reference_free
 from verifiers.units import get_ureg
@@ -391,6 +391,10 @@ def _formula(principle: str) -> str | None:
     return re.sub(r"[\s*]+", "", f)
 
 
+#: law keys that name a quantity the law works with (not a setting): naming one the reference does not is using it
+_LAW_IN_USE = {"refrigerator", "engine", "mean_life"}
+
+
 def _wrong_law_stated_at_step_2(sol_principle: str, ref_principle: str) -> str | None:
     """When an equation is wrong at step 3: the same wrong law is already written in the principle if the
     principle states a formula other than the reference principle's (the first error is where the text
@@ -543,8 +547,21 @@ def _implied_numbers(question: str) -> list[float]:
     return [x for rx, xs in _IMPLIED if rx.search(question) for x in xs]
 
 
+def _law_with_values(rhs: str, goal, qnums) -> bool:
+    """The law written with the problem's numbers put in (`s = 28 m/s * 43 s` for s = v t): two or more numbers,
+    every one a number of the question, whose combination is the true value. The answer alone (`s = 1204 m`) is
+    no law; neither is a combination that gives another value."""
+    nums = re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?:[eE][-+]?\d+)?", rhs)
+    if goal is None or len(nums) < 2 or not qnums or not all(P.given(float(x), qnums) for x in nums):
+        return False
+    try:
+        return P.close(P.evaluate(rhs, {}), goal[0])
+    except P.ExprError:
+        return False
+
+
 def _governing_error(sol_eqs, rels, idents, known, target, true_env, units,
-                     instances: set = frozenset()) -> tuple[int, str, bool] | None:
+                     instances: set = frozenset(), qnums=()) -> tuple[int, str, bool] | None:
     """Step 3's first error (3, why, movable), or None; fills true_env with each equation's true value on the
     way. movable: a wrong law, which is placed at step 2 when the principle already states it."""
     if idents:
@@ -562,8 +579,13 @@ def _governing_error(sol_eqs, rels, idents, known, target, true_env, units,
                 rhs = si if si is not None and not P.names(si) & stray else dropped
         except P.ExprError:
             pass
+        numeric = False
         if lhs not in instances and (why := not_a_law(lhs, rhs)):  # a law at one index is a number, rightly
-            return 3, why, False
+            if not _law_with_values(rhs, goal, qnums):
+                return 3, why, False
+            numeric = True  # the law with the values put in: the units written beside its numbers must fit
+            if written_units_ok(parts[-1], (goal or (None, None))[1]) is False:
+                return 3, f"the equation for {lhs} is dimensionally inconsistent", True
         try:
             val = P.evaluate(rhs, true_env)
         except P.ExprError:
@@ -575,7 +597,7 @@ def _governing_error(sol_eqs, rels, idents, known, target, true_env, units,
             true_env[lhs] = goal[0] if goal is not None else val
         if goal is not None:
             units.setdefault(lhs, goal[1])
-        if dimension_ok(rhs, lhs, units) is False:
+        if not numeric and dimension_ok(rhs, lhs, units) is False:
             return 3, f"the equation for {lhs} is dimensionally inconsistent", True
     for left, right, _ in rels:  # relations among known quantities: both sides at the true values
         try:
@@ -603,6 +625,8 @@ def _values_among_equations(eqs, svals, true_env, units, target, question) -> li
     for lhs, parts, line in eqs:
         rhs = parts[-1]
         q = P.quantity(rhs) if len(parts) == 1 and _PLAIN_VALUE.fullmatch(rhs.strip()) else None
+        if q is not None and lhs != target and any(s_ == lhs and P.close(q[0], v_) for s_, v_, *_ in svals):
+            continue  # `with theta = 90° so tau = r F`: a value the value step identifies too, restated beside the law
         if q is not None and qnums and lhs != target and lhs not in have and P.given(q[0], qnums):
             svals.append((lhs, q[0], q[1], rhs, -1))
             true_env.setdefault(lhs, q[0])
@@ -638,6 +662,73 @@ def _indexed_laws(eqs, givens: set) -> list:
     return out, instances
 
 
+#: a number as prose writes it (`0.02`, `1.0e-3`, `2.5 x 10^3`), then the words after it that may be its unit
+_PROSE_NUMBER = re.compile(r"(?<![\w.^{])[-+−]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+−]?\d+|\s*(?:×|x|\\times)\s*10\s*\^?\s*\{?[-+−]?\d+\}?)?")
+_PROSE_UNITS = [(re.compile(r"\bcubic\s+(?:metres?|meters?)\b", re.I), "m^3"),
+                (re.compile(r"\bsquare\s+(?:metres?|meters?)\b", re.I), "m^2"),
+                (re.compile(r"\bcubic\s+(?:centimetres?|centimeters?)\b", re.I), "cm^3"),
+                (re.compile(r"\bper\s+(?=[a-zµ°])", re.I), "/ "), (re.compile(r"\s*/\s*"), "/")]
+
+
+def _prose_quantities(text: str) -> list[tuple[float, str, str]]:
+    """Every `number unit` of prose (`the block's volume is 0.02 cubic metres`, `mass 12 kg`), as (SI value, SI
+    unit, text); numbers without a unit are left out (they cannot be told apart)."""
+    t = P.symbol_text(text or "")
+    for rx, rep in _PROSE_UNITS:
+        t = rx.sub(rep, t)
+    out = []
+    for k_, m in enumerate(_PROSE_NUMBER.finditer(t[:4000])):
+        if k_ >= 40:  # a flood of numbers: the first forty are read (each costs a few unit look-ups)
+            break
+        toks = re.match(r"\s*([^\s,;()]+(?:\s+[^\s,;()]+){0,2})", t[m.end():m.end() + 40])
+        toks = toks.group(1).split() if toks else []
+        for k in range(len(toks), 0, -1):
+            unit = " ".join(toks[:k]).rstrip(".:")
+            if not re.match(r"[A-Za-zµΩ°]", unit):
+                continue
+            q = P.quantity(f"{m.group(0)} {unit}")
+            if q is not None and q[1]:
+                out.append((q[0], q[1], f"{m.group(0)} {unit}"))
+                break
+    return out
+
+
+def _values_in_prose(sol, svals, known: dict, names_used: set) -> list:
+    # known: the reference's givens (symbol -> (SI value, SI unit)); a quantity it computes is never taken from prose
+    """Values the solution states in prose, bullets or its analysis rather than as `symbol = value` lines (`the
+    displaced volume is 0.02 m^3`, `mass 12 kg, acceleration 2.5 m/s^2`), for the symbols its equations use and
+    never identify: each such symbol of the reference's kind (its unit, by name or by the name's head: rho_water
+    for rho) takes the quantity of that unit the solution writes - the one nearest the true value where several
+    are. Symbols written side by side (`ma`) are read as their letters. Returns new (symbol, value, unit, text, -1)."""
+    have = {s_ for s_, *_ in svals}
+    heads = {}
+    for k_, (v_, u_) in known.items():
+        heads.setdefault(k_.split("_")[0], (v_, u_))
+    want = {}
+    for name in sorted(names_used - have):
+        letters = list(name) if len(name) > 1 and name not in known and all(ch in known for ch in name) else [name]
+        for x in letters:
+            ref = known.get(x) or (heads.get(x.split("_")[0]) if "_" in x else None)
+            if x not in have and ref is not None and ref[1]:
+                want[x] = ref
+    if not want:
+        return []
+    # the value step first: a value it misreads (`the volume is 0.2 m^3`) is not excused by the analysis's 0.02
+    sources = [_prose_quantities(sol.get(t).content or "") for t in ("value_identification", "problem_analysis")
+               if sol.get(t)]
+    taken = [(v_, u_) for _, v_, u_, *_ in svals]
+    out = []
+    for x, (tv, tu) in want.items():
+        for found in sources:
+            cands = [c for c in found if c[1] == tu and not any(P.close(c[0], v_) and c[1] == u_ for v_, u_ in taken)]
+            if cands:
+                pick = next((c for c in cands if P.close(c[0], tv)), cands[0])
+                out.append((x, pick[0], pick[1], pick[2], -1))
+                taken.append((pick[0], pick[1]))
+                break
+    return out
+
+
 def _equation_names(step) -> set:
     """Every name the lines of a step use (on either side of `=`), for the lines that read as expressions."""
     out = set()
@@ -650,10 +741,26 @@ def _equation_names(step) -> set:
     return out
 
 
+#: a product of two one-letter symbols given a value as one quantity: `h f = 4.0 eV`, `m·g = 20 N` (`hf = ...` is one name)
+_PRODUCT_GIVEN = re.compile(r"(?:^|(?<=[\n,;]))[ \t$-]*([A-Za-z])(?:[ \t]*[·*][ \t]*|[ \t]+)([A-Za-z])[ \t]*=[ \t]*[-+]?\d", re.M)
+
+
+def _products_as_one(text: str) -> str:
+    """A product given one value in the value step (`h f = 4.0 eV`: the photon energy) is one quantity wherever it is
+    written (`KE = h f - phi` uses it): written `hf` throughout, so its factors need no values of their own."""
+    m = re.search(r"<value_identification>(.*?)</value_identification>", text or "", re.S)
+    if not m:
+        return text
+    for a, b in sorted({(x.group(1), x.group(2)) for x in _PRODUCT_GIVEN.finditer(m.group(1)[:4000])})[:4]:
+        text = re.sub(rf"(?<![\w\\]){a}[ \t]*[·*]?[ \t]*{b}(?![\w])", a + b, text)
+    return text
+
+
 def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict:
     bad = format_error(solution)
     if bad is not None:
         return bad
+    solution, reference = _products_as_one(solution), _products_as_one(reference)
     ref = seventag.parse(reference or "")
     if ref.n == 0 or format_error(reference) is not None:
         return verify_reference_free(question, solution, reference or None)
@@ -676,6 +783,8 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
         return at_step(1, why, n)
     target = _ref_target(ref)
     svals = P.values(get("value_identification"))
+    eq_names = _equation_names(get("governing_equation"))
+    svals += _values_in_prose(sol, svals, rvals, eq_names)
     # the solution's symbols mapped onto the reference's: by name, else by value and unit
     true_env, units = {}, {}
     for s, v, u, _, _ in svals:
@@ -691,7 +800,7 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
             units.setdefault(s, u)
     # a physical constant the values are measured in (`v = 0.80 c`) is identified at its value
     consts = unit_constants((get("value_identification").content or "") + "\n" + (question or ""),
-                            _equation_names(get("governing_equation")) - {s for s, *_ in svals})
+                            eq_names - {s for s, *_ in svals})
     for s, v in consts.items():
         true_env[s] = v
         units.setdefault(s, P.unit_of(f"1 {s}"))
@@ -710,7 +819,8 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
     eqs = _values_among_equations(eqs, svals, true_env, units, target, question)
     eqs, instances = _indexed_laws(eqs, givens | {s for s, *_ in svals})
     sol_eqs = dependency_order(split_juxtaposed(eqs, givens | {s for s, *_ in svals}))
-    step3 = _governing_error(sol_eqs, rels, idents, known, target, true_env, units, instances)
+    step3 = _governing_error(sol_eqs, rels, idents, known, target, true_env, units, instances,
+                             P.numbers_in(question or ""))
     # the principle's own formula at the true values (the solution's asked symbol stands for the target)
     penv = {s: v for s, (v, _) in known.items()}
     penv.update(true_env)
@@ -730,11 +840,21 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
         step, why, movable = step3
         if movable and (w2 := _wrong_law_stated_at_step_2(principle, ref_principle)):
             return at_step(2, w2, n)
+        extra = P.laws(principle) - P.laws(ref_principle) - P.CONTEXT_WORDS - P.OPTIONAL
+        if movable and step == 3 and "gives" in why and extra & _LAW_IN_USE:
+            # the wrong law the equation uses is the one the principle names beside the problem's (the half-life taken
+            # as the mean lifetime): the first error is where the principle names it
+            return at_step(2, f"the principle brings in {', '.join(sorted(extra & _LAW_IN_USE))}, which the problem's "
+                              f"law does not use, and the equation written from it is wrong ({why})", n)
         return at_step(step, why, n)
     # 4. values: the reference's, or numbers of the question
     qnums = P.numbers_in(question or "") + _implied_numbers(question or "")
     chains = {e[0]: e[1] for e in P.equations(get("value_identification"))}
     for s, v, u, text, _ in svals:
+        if s not in rvals and s in known and u and known[s][1] and u != known[s][1] and v:
+            # a given put under the symbol of a quantity the problem asks for or derives (`s = 12 m/s` for the distance)
+            return at_step(4, f"{s} is identified as {text}, which is not a quantity of the kind of {s} "
+                              f"({known[s][1]})", n)
         if s in rvals and (rvals[s][1] == u or not u):
             if not P.close(v, rvals[s][0]):
                 return at_step(4, f"the value of {s} contradicts the problem ({text} vs {rvals[s][0]:.4g} "
@@ -775,6 +895,9 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
             # the law is wrong where it is first written, not a value left unidentified
             return at_step(2, f"the principle's law uses {name}, a quantity the problem does not have", n)
         return at_step(4, f"{name} is used in the equation for {lhs} but its value is never identified", n)
+    # one quantity's law written twice (`tau = r F sin(theta)`, then with theta = 90° `tau = r F`): both held at step 3;
+    # the working follows the last form
+    sol_eqs = [e for k, e in enumerate(sol_eqs) if e[0] not in {x[0] for x in sol_eqs[k + 1:]}]
     rfa = ref.get("final_answer").content if ref.get("final_answer") else ""
     rbox = boxed_all(rfa)
     return check_arithmetic(sol, sol_eqs, {**consts, **{s: v for s, v, *_ in svals}}, true_env, n, known.get(target),
