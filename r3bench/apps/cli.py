@@ -217,12 +217,12 @@ def cmd_data(args: argparse.Namespace) -> int:
             print("r3bench data fetch: give --data-dir (or set R3BENCH_DATA_DIR)", file=sys.stderr)
             return 2
         try:
-            fetch.fetch(root, mirror=args.mirror, timeout_s=args.timeout,
+            fetch.fetch(root, data.fetch_sources(), mirror=args.mirror, timeout_s=args.timeout,
                         log=lambda m: print(m, file=sys.stderr))
         except fetch.FetchError as e:
             print(f"r3bench data fetch: {e}", file=sys.stderr)
             return 1
-        print(f"all {len(fetch.SOURCES)} files present and verified in {root}")
+        print(f"all {len(data.fetch_sources())} files present and verified in {root}")
         return 0
 
     table, errors = summary_table(args.data_dir)
