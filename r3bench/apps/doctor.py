@@ -109,7 +109,7 @@ def _model() -> dict:
     conv = models.cache_root() / "models" / models.SHORT_NAMES["r3bench/smollm2-135m-instruct"]
     why = models.check_cache(conv)
     return _row("model file", "ok", f"{gguf.name} ({gguf.stat().st_size / 1e6:.0f} MB); converted: "
-                + ("yes" if why is None else "not yet (the first run converts it, ~30 s)"))
+                + ("yes" if why is None else "not yet (the first run converts it, once)"))
 
 
 def _data(data_dir) -> dict:

@@ -64,6 +64,7 @@ from pathlib import Path
 
 from r3bench.core.methods import RUNNABLE, VERIFIER_ARGS
 from r3bench.core.methods import label as method_label
+from r3bench.eval.data import paper_count
 from r3bench.results import errors, leaderboard, plots, records
 from r3bench.results.cells import model_args, model_name
 from r3bench.results.records import portable, record_path
@@ -729,16 +730,9 @@ def _train_cost(trainer: str, cfg: dict, a: dict) -> dict:
     return {"trained": trained, "generated": generated, "judge": judge}
 
 
-def _paper_count(task: str) -> int | None:
-    """The paper's problem count of a task over a benchmark's full set (r3_<b>, _structured, _sc)."""
-    from r3bench.eval.data import BENCHMARKS
-
-    return next((b.paper_count for b in BENCHMARKS.values() if task in b.variants()), None)
-
-
 def _eval_cost(plan: dict, cell: Cell, a: dict) -> dict:
     ev = plan.get("eval") or {}
-    n = a["problems"].get(cell.task) or _paper_count(cell.task) or a["default_problems"]
+    n = a["problems"].get(cell.task) or paper_count(cell.task) or a["default_problems"]
     if ev.get("limit"):
         n = min(n, int(float(ev["limit"]))) if float(ev["limit"]) >= 1 else max(1, round(n * float(ev["limit"])))
     ma = _cell_model_args(plan, cell.spec)

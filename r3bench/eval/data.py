@@ -467,6 +467,11 @@ def benchmark_of(task: str) -> str | None:
     return None
 
 
+def paper_count(task: str) -> int | None:
+    """The paper's problem count of a task over a benchmark's full set (r3_<b>, _structured, _sc), else None."""
+    return next((b.paper_count for b in BENCHMARKS.values() if task in b.variants()), None)
+
+
 def fetch_sources() -> list[Source]:
     """Every file `r3bench data fetch` downloads, in the table's order."""
     return [s for b in BENCHMARKS.values() for s in b.sources]
