@@ -170,7 +170,7 @@ def test_help_texts_carry_no_measured_timings(capsys):
 
     texts = [cli.__doc__, cli.build_parser().format_help()]
     names = re.findall(r"^  r3bench ([a-z-]+)", cli.__doc__, re.M)
-    assert len(set(names)) >= 15
+    assert len(set(names)) >= 14
     for name in sorted(set(names) - {"eval"}):
         with pytest.raises(SystemExit):
             cli.build_parser().parse_args([name, "--help"])
