@@ -159,3 +159,24 @@ def test_procgen_cli_tier_export(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "r3bench.apps.cli", "procgen", "--n", "300", "--tier", "4", "--out",
                           str(tmp_path / "x")], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "--tier" in bad.stderr
+
+
+def test_help_texts_carry_no_measured_timings(capsys):
+    """Measured timings go stale (issue 38): the help of every subcommand, `r3bench eval --help` and the
+    module's usage say what a setting costs in words, never in seconds, minutes or hours."""
+    import re
+
+    from r3bench.apps import cli
+
+    texts = [cli.__doc__, cli.build_parser().format_help()]
+    names = re.findall(r"^  r3bench ([a-z-]+)", cli.__doc__, re.M)
+    assert len(set(names)) >= 14
+    for name in sorted(set(names) - {"eval"}):
+        with pytest.raises(SystemExit):
+            cli.build_parser().parse_args([name, "--help"])
+        texts.append(capsys.readouterr().out)
+    assert main(["eval", "--help"]) == 0
+    texts.append(capsys.readouterr().out)
+    timing = re.compile(r"~?\d+(\.\d+)?\s*(s|sec|seconds?|min|minutes?|h|hours?)\b|\b(one|two|three|a few) (minutes|hours)\b")
+    for t in texts:
+        assert not timing.search(t), timing.search(t).group(0) + " in: " + t[:200]

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from r3bench.core import fetch, models
+from r3bench.eval.data import fetch_sources
 
 
 def test_tiny_model_generates(tmp_path):
@@ -58,7 +59,7 @@ def test_smollm2_cache_is_complete():
 def mirror(tmp_path, shared_data):
     """A local mirror laid out like raw.githubusercontent.com/<repo>/<commit>/<path>, over real HTTP."""
     root = tmp_path / "mirror"
-    for src in fetch.SOURCES:
+    for src in fetch_sources():
         dst = root / src.repo / src.commit / src.path
         dst.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(shared_data / src.dest, dst)  # jeebench: physics rows only, the filter keeps them all
@@ -73,23 +74,23 @@ def mirror(tmp_path, shared_data):
 def test_fetch_from_a_mirror_verifies_checksums(mirror, tmp_path):
     root, url = mirror
     out = tmp_path / "data"
-    rep = fetch.fetch(out, mirror=url, log=lambda m: None)
-    assert [r["status"] for r in rep] == ["fetched"] * len(fetch.SOURCES)
+    rep = fetch.fetch(out, fetch_sources(), mirror=url, log=lambda m: None)
+    assert [r["status"] for r in rep] == ["fetched"] * len(fetch_sources())
     from r3bench.eval.data import PAPER_COUNTS, load
     assert {b: len(load(b, out)) for b in PAPER_COUNTS} == PAPER_COUNTS
-    assert {r["status"] for r in fetch.fetch(out, mirror=url, log=lambda m: None)} == {"present"}
+    assert {r["status"] for r in fetch.fetch(out, fetch_sources(), mirror=url, log=lambda m: None)} == {"present"}
 
 
 def test_fetch_rejects_a_tampered_file_and_leaves_nothing(mirror, tmp_path):
     root, url = mirror
-    src = fetch.SOURCES[0]
+    src = fetch_sources()[0]
     p = root / src.repo / src.commit / src.path
     rows = json.loads(p.read_text())
     rows[0]["answer"] = ["Z"]
     p.write_text(json.dumps(rows))
     out = tmp_path / "data"
     with pytest.raises(fetch.FetchError, match="1 of"):
-        fetch.fetch(out, mirror=url, log=lambda m: None)
+        fetch.fetch(out, fetch_sources(), mirror=url, log=lambda m: None)
     assert not (out / src.dest).exists() and not list(out.rglob("*.partial"))
 
 
@@ -100,5 +101,5 @@ def test_fetch_without_network_fails_fast_and_clearly(tmp_path):
     port = s.getsockname()[1]
     s.close()  # nothing listens there
     with pytest.raises(fetch.FetchError, match="could not be fetched"):
-        fetch.fetch(tmp_path, mirror=f"http://127.0.0.1:{port}", timeout_s=2, log=lambda m: None)
+        fetch.fetch(tmp_path, fetch_sources(), mirror=f"http://127.0.0.1:{port}", timeout_s=2, log=lambda m: None)
     assert not list(Path(tmp_path).rglob("*.json"))

@@ -3,7 +3,7 @@
 Subcommands:
   r3bench check PRED REF [--kind K]   one verdict as JSON
   r3bench check --jsonl FILE|-        one JSON verdict per input line, in input order
-  r3bench data list [--data-dir D]    load the five benchmarks and count records and answer kinds
+  r3bench data list [--data-dir D]    load every benchmark and count records and answer kinds
   r3bench data fetch --data-dir D     download the benchmark files from their sources, with checksums
   r3bench eval [--data-dir D] ...     `lm_eval` with r3bench's tasks, short model names, CPU default
   r3bench tasks-path                  the task folder, for `lm_eval --include_path`
@@ -217,12 +217,12 @@ def cmd_data(args: argparse.Namespace) -> int:
             print("r3bench data fetch: give --data-dir (or set R3BENCH_DATA_DIR)", file=sys.stderr)
             return 2
         try:
-            fetch.fetch(root, mirror=args.mirror, timeout_s=args.timeout,
+            fetch.fetch(root, data.fetch_sources(), mirror=args.mirror, timeout_s=args.timeout,
                         log=lambda m: print(m, file=sys.stderr))
         except fetch.FetchError as e:
             print(f"r3bench data fetch: {e}", file=sys.stderr)
             return 1
-        print(f"all {len(fetch.SOURCES)} files present and verified in {root}")
+        print(f"all {len(data.fetch_sources())} files present and verified in {root}")
         return 0
 
     table, errors = summary_table(args.data_dir)
@@ -466,7 +466,8 @@ def cmd_eval(argv: list[str]) -> int:
               "(pretrained=r3bench/smollm2-135m-instruct) and --device cpu without a GPU.\n"
               "Example: r3bench eval --data-dir ../shared/data --tasks r3_physics --model hf \\\n"
               "  --model_args pretrained=r3bench/smollm2-135m-instruct --limit 5 --output_path results/lm_eval --log_samples\n"
-              "(--limit 5: 25 problems of up to 512 tokens, about two hours on a shared 2-core CPU; minutes on a GPU)")
+              "(--limit 5: 25 problems, each up to 512 generated tokens; generation is what costs: keep --limit\n"
+              "small on a CPU, use a GPU (--model vllm) for whole benchmarks)")
         return 0
 
     try:

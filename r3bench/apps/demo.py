@@ -39,7 +39,7 @@ from tqdm import tqdm
 
 from r3bench import procgen
 from r3bench.core import models
-from r3bench.eval.data import DataError, data_dir as _dd
+from r3bench.eval.data import BENCHMARKS, DataError, data_dir as _dd
 from r3bench.eval.data import summary_table
 from r3bench.eval.hook import tasks_dir
 from r3bench.procgen.export import export
@@ -165,7 +165,12 @@ def score_command(model_args: str, run_dir: Path, max_gen_toks: int, limit: int 
 
 
 EVAL_TASKS = ["r3_demo", "r3_demo_structured"]
-BENCH_TASKS = ["r3_scieval", "r3_mmlu_high", "r3_mmlu_college", "r3_jeebench", "r3_physicsqa"]
+
+
+def bench_tasks() -> list[str]:
+    """The benchmark tasks the eval stage scores (a few problems each) when a data directory is found:
+    the main task of every entry of the benchmark table with `demo` set."""
+    return [b.task for b in BENCHMARKS.values() if b.demo]
 
 
 def eval_stage(out: Path, data_dir: str | None, limit: int, max_gen_toks: int) -> tuple[str, bool]:
@@ -184,7 +189,7 @@ def eval_stage(out: Path, data_dir: str | None, limit: int, max_gen_toks: int) -
     tasks, metadata = list(EVAL_TASKS), None
     try:  # the data directory goes to the tasks' dataset functions as task metadata
         metadata = {"data_dir": str(_dd(data_dir))}
-        tasks += BENCH_TASKS
+        tasks += bench_tasks()
     except DataError:
         pass
     lm = HFLM(pretrained=str(path), device="cpu", batch_size=8)
@@ -215,7 +220,7 @@ def eval_stage(out: Path, data_dir: str | None, limit: int, max_gen_toks: int) -
     lines.append("")
     lines.append(f"SmolLM2-135M-Instruct, chat template, greedy, max_gen_toks={max_gen_toks}, "
                  "all r3_demo problems" + (f", limit={limit} per benchmark task" if len(tasks) > len(EVAL_TASKS)
-                                          else " (set R3BENCH_DATA_DIR to add the five benchmarks)")
+                                          else " (set R3BENCH_DATA_DIR to add the benchmarks)")
                  + f"; {dt:.0f} s on CPU. "
                  "Scores of a 135M model on a few problems are a smoke test, not a result.")
     return "\n".join(lines), True

@@ -109,21 +109,22 @@ def _model() -> dict:
     conv = models.cache_root() / "models" / models.SHORT_NAMES["r3bench/smollm2-135m-instruct"]
     why = models.check_cache(conv)
     return _row("model file", "ok", f"{gguf.name} ({gguf.stat().st_size / 1e6:.0f} MB); converted: "
-                + ("yes" if why is None else "not yet (the first run converts it, ~30 s)"))
+                + ("yes" if why is None else "not yet (the first run converts it, once)"))
 
 
 def _data(data_dir) -> dict:
     from r3bench.apps.demo import find_data_dir
-    from r3bench.core.fetch import SOURCES
+    from r3bench.eval.data import fetch_sources
 
     found, how = find_data_dir(data_dir)
     if found is None:
         return _row("data directory", "warn", how)
     if not Path(found).is_dir():
         return _row("data directory", "missing", f"{found} does not exist")
-    have = sum((Path(found) / src.dest).is_file() for src in SOURCES)
-    return _row("data directory", "ok" if have == len(SOURCES) else "warn",
-                f"{how}; {have} of {len(SOURCES)} benchmark files")
+    sources = fetch_sources()
+    have = sum((Path(found) / src.dest).is_file() for src in sources)
+    return _row("data directory", "ok" if have == len(sources) else "warn",
+                f"{how}; {have} of {len(sources)} benchmark files")
 
 
 def _lm_eval() -> dict:

@@ -64,6 +64,7 @@ from pathlib import Path
 
 from r3bench.core.methods import RUNNABLE, VERIFIER_ARGS
 from r3bench.core.methods import label as method_label
+from r3bench.eval.data import paper_count
 from r3bench.results import errors, leaderboard, plots, records
 from r3bench.results.cells import model_args, model_name
 from r3bench.results.records import portable, record_path
@@ -115,8 +116,8 @@ def launch_names() -> list[str]:
     return ["python", "torchrun", *accelerate_configs()]
 
 
-def _seven_tag_tasks() -> dict[str, bool]:
-    """r3bench task or group name -> whether it asks for the seven-tag solution (the prompt training uses)."""
+def _task_files() -> tuple[dict[str, bool], dict[str, list[str]]]:
+    """({r3 task: whether it asks for the seven-tag solution}, {r3 group: its tasks}) from tasks/r3/."""
     import re
 
     from r3bench.eval.hook import tasks_dir
@@ -131,8 +132,21 @@ def _seven_tag_tasks() -> dict[str, bool]:
             groups[name.group(2)] = re.findall(r"^\s+-\s+(r3_\S+)\s*$", text, re.M)
         else:
             own[name.group(2)] = "include: _r3_structured_template_yaml" in text
+    return own, groups
+
+
+def _seven_tag_tasks() -> dict[str, bool]:
+    """r3bench task or group name -> whether it asks for the seven-tag solution (the prompt training uses)."""
+    own, groups = _task_files()
     own.update({g: bool(ts) and all(own.get(t, False) for t in ts) for g, ts in groups.items()})
     return own
+
+
+def expand_groups(tasks: list[str]) -> list[str]:
+    """A plan's task list with each r3 group replaced by its tasks (a cell per task): `r3_physics_structured`
+    -> the seven-tag task of every benchmark of the table (tasks/r3/ is generated from it)."""
+    groups = _task_files()[1]
+    return [t for name in tasks for t in groups.get(name, [name])]
 
 
 def _check_tasks(plan: dict) -> None:
@@ -196,6 +210,7 @@ def load_plan(name_or_path: str) -> dict:
         raise PlanError("plan field 'models' must be a list of model ids or folders (strings)")
     if not isinstance(plan["tasks"], list) or not all(isinstance(t, str) and t for t in plan["tasks"]):
         raise PlanError("plan field 'tasks' must be a list of task names (strings), or one task name")
+    plan["tasks"] = expand_groups(plan["tasks"])
     for key in ("eval", "train", "estimate"):
         if plan.get(key) is not None and not isinstance(plan[key], dict):
             raise PlanError(f"plan field {key!r} must be a mapping field -> value, got {type(plan[key]).__name__}")
@@ -638,7 +653,8 @@ def run_cell(plan: dict, cell: Cell, out: Path, env: dict, log=lambda s: None, s
 # --- the dry run's estimate ------------------------------------------------------------------------
 # Every number below is an assumption, printed with the estimate; a plan's `estimate:` block overrides any.
 ESTIMATE = {
-    "problems": {},            # task -> problems evaluated; else eval.limit, else default_problems
+    "problems": {},            # task -> problems evaluated; else eval.limit, else the paper's count of
+                               # the task's benchmark (r3bench.eval.data.BENCHMARKS), else default_problems
     "default_problems": 250,
     "prompt_tokens": 400,      # one generation's prompt: question, seven-tag instructions, chat template
     "gen_tokens": None,        # one generation's output; None: eval.gen_kwargs max_gen_toks, else 768 (the
@@ -716,7 +732,7 @@ def _train_cost(trainer: str, cfg: dict, a: dict) -> dict:
 
 def _eval_cost(plan: dict, cell: Cell, a: dict) -> dict:
     ev = plan.get("eval") or {}
-    n = a["problems"].get(cell.task) or a["default_problems"]
+    n = a["problems"].get(cell.task) or paper_count(cell.task) or a["default_problems"]
     if ev.get("limit"):
         n = min(n, int(float(ev["limit"]))) if float(ev["limit"]) >= 1 else max(1, round(n * float(ev["limit"])))
     ma = _cell_model_args(plan, cell.spec)

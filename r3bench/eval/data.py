@@ -14,11 +14,13 @@ import json
 import os
 import re
 import sys
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from verifiers.answer import infer_kind
+from r3bench.core.fetch import Source
+from verifiers.answer import KINDS, infer_kind
 
 ENV_VAR = "R3BENCH_DATA_DIR"
 LETTERS = "ABCD"
@@ -328,23 +330,156 @@ def load_physicsqa(root: Path, file: str = "physicsqa/PhysicsQA.json") -> list[R
     return out
 
 
-LOADERS: dict[str, Callable[..., list[Record]]] = {
-    "scieval": load_scieval,
-    "mmlu_high": load_mmlu_high,
-    "mmlu_college": load_mmlu_college,
-    "jeebench": load_jeebench,
-    "physicsqa": load_physicsqa,
-}
+# ---- the one benchmark table ----------------------------------------------------------------------
+# Every list of benchmarks in r3bench derives from BENCHMARKS: the loaders (LOADERS), the paper's counts
+# (PAPER_COUNTS), the answer kinds the tasks report (r3bench.eval.lmeval.BENCH_KINDS), the lm-eval
+# datasets (lmeval.dataset_<name>) and task YAMLs (tasks/r3/_generate.py: r3_<name>, _structured, _sc and
+# the groups r3_physics*), the demo's tasks, `r3bench data fetch` (fetch_sources) and the leaderboard's
+# benchmark of a task. Adding a benchmark = a loader and its entry here, then `python tasks/r3/_generate.py`.
 
+@dataclass(frozen=True)
+class Benchmark:
+    """One benchmark of the table: what r3bench needs to know about it, beside its loader."""
+
+    name: str
+    loader: Callable[..., list[Record]]         # (root, file=...) -> records (its default file in the data dir)
+    paper_count: int | None = None              # the paper's N (its accuracies are multiples of 1/N); None: not in it
+    kinds: tuple[str, ...] = ("mcq",)           # answer kinds; with several, the tasks report acc_<kind> for each
+    splits: tuple[tuple[str, str], ...] = ()    # (split, file): extra CoT tasks r3_<name>_<split> on another file
+    exam_scores: bool = False                   # JEEBench's official score and exam marks (jee_score, jee_marks)
+    demo: bool = True                           # `r3bench demo` scores a few of its problems when data is found
+    sources: tuple[Source, ...] = ()            # the pinned files `r3bench data fetch` downloads
+
+    @property
+    def task(self) -> str:
+        """The main lm-eval task (chain-of-thought prompt): r3_<name>."""
+        return f"r3_{self.name}"
+
+    def variants(self) -> tuple[str, ...]:
+        """The lm-eval tasks over its default file: CoT, seven-tag structured, self-consistency."""
+        return (self.task, f"{self.task}_structured", f"{self.task}_sc")
+
+    def tasks(self) -> tuple[str, ...]:
+        """Every lm-eval task of this benchmark: its variants, then one CoT task per split."""
+        return (*self.variants(), *(f"{self.task}_{s}" for s, _ in self.splits))
+
+    @property
+    def mcq(self) -> bool:
+        """Whether it has multiple-choice documents (its tasks report acc_flexible)."""
+        return any(k in ("mcq", "mcq_multi") for k in self.kinds)
+
+
+def _phy_only(rows):
+    return [r for r in rows if r.get("subject") == "phy"]
+
+
+_MORA = ("maximus-21/MoRA", "622d671e62aa774f108259f583ed6707fe460fd2")
+_CS336 = ("stanford-cs336/assignment5-alignment", "eb2c562e05802d3c9ee4c4ec2eec43b104d77e9e")
+_JEEBENCH = ("hgaurav2k/JEEBench", "b44560c6c2155c722197f5f32f20fcadedc5bdda")
+
+
+def _mmlu_csvs(prefix: str, hashes: dict) -> tuple[Source, ...]:
+    return tuple(Source(f"{prefix}_{s}.csv", *_CS336, f"data/mmlu/{s}/{prefix.split('/')[-1]}_{s}.csv", h)
+                 for s, h in hashes.items())
+
+
+JEE_KINDS = ("mcq", "mcq_multi", "integer", "numeric")
+
+BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (
+    Benchmark("scieval", load_scieval, 164, sources=(
+        Source("scieval/scieval-valid_physics.json", *_MORA, "Dataset/SciEval_Static_Physics.json",
+               "81c31edff6c5c20e0126befb0edf2f88728f978e4f366151a1b11e8bcf9f1437"),)),
+    Benchmark("mmlu_high", load_mmlu_high, 170, splits=(("test", "mmlu_high/high_school_physics_test.csv"),),
+              sources=(Source("mmlu_high/mora_variant/MMLU_High_School_Physics.json", *_MORA,
+                              "Dataset/MMLU_High_School_Physics.json",
+                              "c7b84b882fb659762d7f9004dd543bcd9e86f9d89900c99dc3310673ee5ce6de"),
+                       *_mmlu_csvs("mmlu_high/high_school_physics", {
+                           "dev": "5f008c3a44e7b14d86f6c1cbde28892fd0d97ae424e8af9901d75c4ee03972cc",
+                           "val": "3861ace8d359bac8b8560481599212193d38120fc350082680d99ad2090eeb0e",
+                           "test": "573e0f8d8309e4669f53a4b13248a908507b6d5d4c97c977f7bb9814658fee54"}))),
+    Benchmark("mmlu_college", load_mmlu_college, 118, splits=(("test", "mmlu_college/college_physics_test.csv"),),
+              sources=(Source("mmlu_college/mora_variant/MMLU_College_Physics.json", *_MORA,
+                              "Dataset/MMLU_College_Physics.json",
+                              "54e8732ea67cff75bdb44efe056da93b4e3b6ea6fc98f094ec4533b54cb2f615"),
+                       *_mmlu_csvs("mmlu_college/college_physics", {
+                           "dev": "6e043d6c566091c5ad1d8bc1d002900e1aa0bff114f98d5e3f2e4f645efce100",
+                           "val": "55c80f8fdd225c5ff57ab952d583fa5f20ac719e2432e9062fd5fb00e4abe42e",
+                           "test": "079c3696eda22c13b0472de245c7bb4918315b59481964109a4f65d2a35b4243"}))),
+    Benchmark("jeebench", load_jeebench, 107, kinds=JEE_KINDS, exam_scores=True, sources=(
+        Source("jeebench/dataset_phy.json", *_JEEBENCH, "dataset.json",
+               "3f2bd9704f3c7513bbe2dc26b4c40f1a8980bd3da39d3b1159ea51a99649e923", _phy_only),)),
+    Benchmark("physicsqa", load_physicsqa, 370, kinds=JEE_KINDS + tuple(k for k in KINDS if k not in JEE_KINDS),
+              sources=(Source("physicsqa/PhysicsQA.json", *_MORA, "Dataset/PhysicsQA.json",
+                              "a94cd573dd04fd7d65bc1cda384b38da3812b17cdf48d1102428a61164a06b04"),)),
+)}
+
+
+class TableView(Mapping):
+    """A read-only {name: value} derived from BENCHMARKS at each use (so an entry added to the table -
+    by `register`, or by a test - shows in every view at once), plus fixed `extra` names that are task
+    datasets but no benchmarks (the demo problems, the procgen mixture)."""
+
+    def __init__(self, value: Callable[[Benchmark], object], keep: Callable[[Benchmark], bool] = lambda b: True,
+                 extra: dict | None = None):
+        self._value, self._keep, self._extra = value, keep, dict(extra or {})
+
+    def _items(self) -> dict:
+        return {**{n: self._value(b) for n, b in BENCHMARKS.items() if self._keep(b)}, **self._extra}
+
+    def __getitem__(self, name):
+        return self._items()[name]
+
+    def __iter__(self):
+        return iter(self._items())
+
+    def __len__(self):
+        return len(self._items())
+
+    def __repr__(self):
+        return f"TableView({self._items()!r})"
+
+
+LOADERS: Mapping[str, Callable[..., list[Record]]] = TableView(lambda b: b.loader)
 # The paper's evaluation sets and their sizes (accuracies in its table are multiples of 1/N).
-PAPER_COUNTS = {"scieval": 164, "mmlu_high": 170, "mmlu_college": 118, "jeebench": 107, "physicsqa": 370}
+PAPER_COUNTS: Mapping[str, int] = TableView(lambda b: b.paper_count, keep=lambda b: b.paper_count is not None)
 
 
-def load(benchmark: str, path: str | os.PathLike | None = None, **kw) -> list[Record]:
+def benchmark(name: str) -> Benchmark:
+    """The table's entry of a benchmark; an unknown name is a DataError listing the known ones."""
+    if name not in BENCHMARKS:
+        raise DataError(f"unknown benchmark {name!r}; known: {', '.join(BENCHMARKS)}")
+    return BENCHMARKS[name]
+
+
+def register(entry: Benchmark) -> Benchmark:
+    """Add an entry to the table (a name already there is a ValueError); returns it."""
+    if entry.name in BENCHMARKS:
+        raise ValueError(f"benchmark {entry.name!r} is already in the table")
+    BENCHMARKS[entry.name] = entry
+    return entry
+
+
+def benchmark_of(task: str) -> str | None:
+    """The benchmark an r3 task scores (r3_jeebench_structured -> jeebench), None for others."""
+    for b in sorted(BENCHMARKS, key=len, reverse=True):
+        if task == f"r3_{b}" or str(task).startswith(f"r3_{b}_"):
+            return b
+    return None
+
+
+def paper_count(task: str) -> int | None:
+    """The paper's problem count of a task over a benchmark's full set (r3_<b>, _structured, _sc), else None."""
+    return next((b.paper_count for b in BENCHMARKS.values() if task in b.variants()), None)
+
+
+def fetch_sources() -> list[Source]:
+    """Every file `r3bench data fetch` downloads, in the table's order."""
+    return [s for b in BENCHMARKS.values() for s in b.sources]
+
+
+def load(benchmark_name: str, path: str | os.PathLike | None = None, **kw) -> list[Record]:
     """Load one benchmark by name from the data directory (see `data_dir`)."""
-    if benchmark not in LOADERS:
-        raise DataError(f"unknown benchmark {benchmark!r}; known: {', '.join(LOADERS)}")
-    return LOADERS[benchmark](data_dir(path), **kw)
+    return benchmark(benchmark_name).loader(data_dir(path), **kw)
 
 
 def summary_table(path: str | os.PathLike | None = None) -> tuple[str | None, list[str]]:
@@ -364,8 +499,8 @@ def summary_table(path: str | os.PathLike | None = None) -> tuple[str | None, li
             recs = load(name, root)
         except DataError as e:  # listed and marked; the other benchmarks are still counted
             errors.append(str(e))
-            lines.append(f"| {name} | error | {PAPER_COUNTS[name]} | - |")
+            lines.append(f"| {name} | error | {PAPER_COUNTS.get(name, '-')} | - |")
             continue
         kinds = ", ".join(f"{k} {v}" for k, v in Counter(r.answer_kind for r in recs).most_common())
-        lines.append(f"| {name} | {len(recs)} | {PAPER_COUNTS[name]} | {kinds} |")
+        lines.append(f"| {name} | {len(recs)} | {PAPER_COUNTS.get(name, '-')} | {kinds} |")
     return "\n".join(lines), errors

@@ -1,8 +1,14 @@
-"""Makes plain `lm_eval --tasks r3_...` find r3bench's tasks (lm-eval 0.4.13 has no task entry points).
+"""Makes plain `lm_eval --tasks r3_...` find r3bench's tasks (lm-eval has no task entry points).
+
+Tested lm-eval versions: 0.4.10 to 0.4.13 (TESTED; the range pyproject's `eval` extra allows; tests/test_hook_interface.py
+checks every internal below against the lm-eval installed, and docs/ARCHITECTURE.md says how the range
+was tested). Outside it, or whenever a patch fails, the fallback is `lm_eval --include_path "$(r3bench
+tasks-path)"`.
 
 A `.pth` file installed with the package imports this module at interpreter start. It only puts
 a finder on `sys.meta_path`; nothing of lm-eval is imported until the program itself imports it.
-When `lm_eval.tasks.manager` is executed, `TaskManager.__init__` is wrapped to append r3bench's task
+When the module that defines `TaskManager` is executed (`lm_eval.tasks.manager` from 0.4.12,
+`lm_eval.tasks` before), `TaskManager.__init__` is wrapped to append r3bench's task
 folder to `include_path`; when `lm_eval.models.huggingface` is executed, `HFLM.__init__` is
 wrapped to resolve r3bench's short model names (`pretrained=r3bench/smollm2-135m-instruct`); when
 `lm_eval.evaluator` is executed, `simple_evaluate` checks r3bench's task names and the data directory
@@ -31,7 +37,14 @@ from r3bench.eval import tasks_dir
 from r3bench.eval.strategies import REGISTRY
 
 ENV = "R3BENCH_LM_EVAL_HOOK"
-_TARGETS = ("lm_eval.tasks.manager", "lm_eval.models.huggingface", "lm_eval.models", "lm_eval.evaluator",
+# the lm-eval versions tests/test_hook_interface.py and a task listing passed against (pyproject: eval extra)
+TESTED = ("0.4.10", "0.4.13")  # lowest and highest; pyproject: lm-eval>=0.4.10,<0.4.14
+# the module defining TaskManager moved in 0.4.12 (lm_eval.tasks -> lm_eval.tasks.manager); both are
+# watched, and the class is patched once (the second sees the mark)
+TASK_MANAGER_MODULES = ("lm_eval.tasks.manager", "lm_eval.tasks")
+# TaskManager.__init__'s leading parameters the wrapper relies on (include_path is the second positional)
+TASK_MANAGER_PARAMS = ["self", "verbosity", "include_path"]
+_TARGETS = (*TASK_MANAGER_MODULES, "lm_eval.models.huggingface", "lm_eval.models", "lm_eval.evaluator",
             "lm_eval.config.evaluate_config")
 
 
@@ -41,17 +54,30 @@ def enabled() -> bool:
 
 def _warn(what, e):
     warnings.warn(f"r3bench: lm-eval hook could not {what} ({type(e).__name__}: {e}); "
-                  f"use --include_path {tasks_dir()} or `r3bench eval`", RuntimeWarning, stacklevel=2)
+                  f"use lm_eval --include_path {tasks_dir()} or `r3bench eval` (hook tested with lm-eval "
+                  f"{'-'.join(TESTED)})", RuntimeWarning, stacklevel=2)
+
+
+def task_manager_problem(cls) -> str | None:
+    """Why this hook cannot wrap `cls.__init__` (a TaskManager), None when it can: the constructor must
+    take (self, verbosity, include_path, ...) as lm-eval 0.4.10-0.4.13 do."""
+    params = list(inspect.signature(cls.__init__).parameters)
+    if params[:3] != TASK_MANAGER_PARAMS:
+        return (f"TaskManager.__init__{tuple(params)} is not the signature this hook knows "
+                f"{tuple(TASK_MANAGER_PARAMS)}")
+    return None
 
 
 def patch_task_manager(mod):
-    cls = mod.TaskManager
+    cls = getattr(mod, "TaskManager", None)
+    if cls is None:  # lm_eval.tasks.manager before 0.4.12 does not exist; lm_eval.tasks then defines it
+        return
     if getattr(cls.__init__, "_r3bench", False):
         return
     orig = cls.__init__
-    params = list(inspect.signature(orig).parameters)
-    if params[1:3] != ["verbosity", "include_path"]:
-        raise TypeError(f"TaskManager.__init__{tuple(params)} is not the signature this hook knows")
+    why = task_manager_problem(cls)
+    if why:
+        raise TypeError(why)
 
     @functools.wraps(orig)
     def __init__(self, *args, **kwargs):
@@ -187,7 +213,8 @@ def _lm_eval_cli() -> bool:
     return Path(argv0).name in ("lm_eval", "lm-eval") or argv0.endswith("lm_eval/__main__.py")
 
 
-_PATCHES = {"lm_eval.tasks.manager": patch_task_manager, "lm_eval.models.huggingface": patch_hflm,
+_PATCHES = {"lm_eval.tasks.manager": patch_task_manager, "lm_eval.tasks": patch_task_manager,
+            "lm_eval.models.huggingface": patch_hflm,
             "lm_eval.models": register_strategies, "lm_eval.evaluator": patch_evaluator,
             "lm_eval.config.evaluate_config": patch_evaluate_config}
 

@@ -21,20 +21,19 @@ from r3bench import procgen
 from r3bench.core.prompts import ANSWER_FORM, prompt_cot, prompt_structured  # noqa: F401 - used by the YAMLs
 from r3bench.eval import data as _data
 from r3bench.eval import tasks_dir
-from verifiers import KINDS, CheckConfig, canonical, check
+from verifiers import CheckConfig, canonical, check
 from verifiers import seventag
 
-# benchmarks with more than one answer kind report accuracy per kind (acc_<kind>), in JEEBench's order
-# of kinds and then the others of verifiers.KINDS; the YAML generator (tasks/r3/_generate.py) lists the
-# same metrics
-_JEE_KINDS = ("mcq", "mcq_multi", "integer", "numeric")
-BENCH_KINDS = {"jeebench": _JEE_KINDS, "physicsqa": _JEE_KINDS + tuple(k for k in KINDS if k not in _JEE_KINDS),
-               "demo": ("mcq", "integer", "numeric"), "procgen_mixture": _JEE_KINDS}
 # the multiple-choice answer kinds: their tasks report strict and flexible extraction (acc, acc_flexible)
 MCQ_KINDS = ("mcq", "mcq_multi")
+# task datasets that are no benchmark of the table (r3bench.eval.data.BENCHMARKS): their answer kinds
+_OTHER_KINDS = {"demo": ("mcq", "integer", "numeric"), "procgen_mixture": _data.JEE_KINDS}
+# benchmarks with more than one answer kind report accuracy per kind (acc_<kind>); derived from the
+# benchmark table at each use, so the YAML generator (tasks/r3/_generate.py) lists the same metrics
+BENCH_KINDS = _data.TableView(lambda b: b.kinds, keep=lambda b: len(b.kinds) > 1, extra=_OTHER_KINDS)
 # benchmarks with multiple-choice documents: their tasks list acc_flexible (lm-eval needs every key that
 # process_results returns in the task's metric_list, so the key is returned for these benchmarks only)
-MCQ_BENCHMARKS = ("scieval", "mmlu_high", "mmlu_college", "jeebench", "physicsqa", "demo", "procgen_mixture")
+MCQ_BENCHMARKS = _data.TableView(lambda b: True, keep=lambda b: b.mcq, extra=dict.fromkeys(_OTHER_KINDS, True))
 # JEEBench scoring: the tolerance (jee_abs_tol = 0.01, compute_metrics.py) lives in CheckConfig;
 # jeebench = official scores (MCQ(multiple) 0.25 per option), jeebench_marks = exam marks (MCQ -1
 # when wrong, multi -2 with a wrong option, Integer / Numeric 0 when wrong: no negative marking)
@@ -109,24 +108,23 @@ def dataset(benchmark: str, data_dir=None, file=None, **_metadata):
     return datasets.DatasetDict({"test": records_to_dataset(_data.load(benchmark, data_dir, **kw))})
 
 
-def dataset_scieval(**kw):
-    return dataset("scieval", **kw)
+_DATASETS: dict = {}
 
 
-def dataset_mmlu_high(**kw):
-    return dataset("mmlu_high", **kw)
+def __getattr__(name: str):
+    """`dataset_<benchmark>` for every entry of the benchmark table (the task YAMLs name them:
+    `custom_dataset: !function r3bench.eval.lmeval.dataset_jeebench`); one function object per name."""
+    bench = name[len("dataset_"):] if name.startswith("dataset_") else None
+    if bench not in _data.BENCHMARKS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if name not in _DATASETS:
+        def from_table(**kw):
+            return dataset(bench, **kw)
 
-
-def dataset_mmlu_college(**kw):
-    return dataset("mmlu_college", **kw)
-
-
-def dataset_jeebench(**kw):
-    return dataset("jeebench", **kw)
-
-
-def dataset_physicsqa(**kw):
-    return dataset("physicsqa", **kw)
+        from_table.__name__ = from_table.__qualname__ = name
+        from_table.__doc__ = f"DatasetDict {{'test': ...}} of {bench} (r3bench.eval.lmeval.dataset)."
+        _DATASETS[name] = from_table
+    return _DATASETS[name]
 
 
 def dataset_procgen(procgen_n: int = 2494, procgen_seed: int = 0, procgen_split: str = "test", **_metadata):

@@ -42,10 +42,11 @@ from verifiers import check, extract_letters, seventag
 
 FORMS = ("mcq", "mcq_multi", "integer", "numeric")
 LETTERS = "ABCD"
-BENCHMARKS = ("scieval", "mmlu_high", "mmlu_college", "jeebench", "physicsqa")
 
 # Answer kinds of the five benchmarks, counted with r3bench.eval.data.load(name, ../shared/data)
-# (r3bench.eval.procgen_data.benchmark_kind_counts; tests/test_procgen_forms.py recounts them).
+# (r3bench.eval.procgen_data.benchmark_kind_counts; tests/test_procgen_forms.py recounts them). A record
+# of what the mixture's proportions were drawn from, not a list of benchmarks: a benchmark added to the
+# table (r3bench.eval.data.BENCHMARKS) changes no committed mixture.
 BENCHMARK_KIND_COUNTS = {
     "scieval": {"mcq": 164},
     "mmlu_high": {"mcq": 170},
@@ -53,6 +54,7 @@ BENCHMARK_KIND_COUNTS = {
     "jeebench": {"mcq": 18, "mcq_multi": 40, "integer": 16, "numeric": 33},
     "physicsqa": {"mcq": 346, "mcq_multi": 2, "integer": 1, "numeric": 3, "symbolic": 1, "text": 17},
 }
+BENCHMARKS = tuple(BENCHMARK_KIND_COUNTS)  # the benchmarks those counts cover
 # How many letters the multi-correct golds have (JEEBench and PhysicsQA mcq_multi, same loaders)
 MULTI_K_COUNTS = {1: 1, 2: 22, 3: 19}
 

@@ -32,7 +32,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from r3bench.procgen.core import instance, problem_id
-from r3bench.procgen.forms import DEFAULT_PROPORTIONS, FORMS, UNIFORM, Item, counts_for, make_item
+from r3bench.procgen.forms import BENCHMARKS, DEFAULT_PROPORTIONS, FORMS, UNIFORM, Item, counts_for, make_item
 from r3bench.procgen.render import make_problem
 from r3bench.procgen.templates_more import MORE
 from r3bench.procgen.tiers import TIER_TEMPLATES, family, heldout_templates
@@ -41,8 +41,7 @@ POOL = tuple(t for k in (1, 2, 3) for t in TIER_TEMPLATES[k]) + tuple(MORE)
 TIER3_HELDOUT_PER_TOPIC = 2
 EVAL_PROPORTIONS = UNIFORM
 # the five real benchmarks: the seven-tag lm-eval tasks (group r3_physics_structured) and the CoT ones
-BENCHMARK_TASKS = ("r3_scieval_structured", "r3_mmlu_high_structured", "r3_mmlu_college_structured",
-                   "r3_jeebench_structured", "r3_physicsqa_structured")
+BENCHMARK_TASKS = tuple(f"r3_{b}_structured" for b in BENCHMARKS)
 # what the committed learning study trained on or scores: (n, seed, tier) of procgen.generate
 COMMITTED = ((1500, 0, 1), (1500, 0, 2))
 R3_PROCGEN_TEST = (2494, 0)

@@ -181,7 +181,11 @@ def _f6(v) -> str:
 
 
 def _is_jee(task: str) -> bool:
-    return "jeebench" in task
+    """Whether the task reports JEEBench's exam scores (the table's `exam_scores`)."""
+    from r3bench.eval.data import BENCHMARKS
+
+    b = benchmark_of(task)
+    return b is not None and BENCHMARKS[b].exam_scores
 
 
 def paper_table(reference: dict, tasks: set, models: set) -> list[str]:
@@ -204,13 +208,11 @@ def paper_table(reference: dict, tasks: set, models: set) -> list[str]:
 
 
 def benchmark_of(task: str) -> str | None:
-    """The benchmark an r3 task scores (r3_jeebench_structured -> jeebench), None for others."""
-    from r3bench.eval.data import LOADERS
+    """The benchmark an r3 task scores (r3_jeebench_structured -> jeebench), None for others
+    (r3bench.eval.data.benchmark_of: from the benchmark table)."""
+    from r3bench.eval.data import benchmark_of as of_table
 
-    for b in sorted(LOADERS, key=len, reverse=True):
-        if task == f"r3_{b}" or task.startswith(f"r3_{b}_"):
-            return b
-    return None
+    return of_table(task)
 
 
 def guess_baselines(tasks, data_dir=None, problems: list | None = None) -> dict:

@@ -155,9 +155,11 @@ def procgen_split_hash(n: int, seed: int) -> str:
 def task_data(task_cfg: dict, data_dir: str | None = None) -> dict:
     """What a task read: {"benchmark", "file", "sha256"} | {"procgen": {n, seed, test_sha256}} | {"problem"}."""
     m = _DATASET_FN.search(str(task_cfg.get("custom_dataset") or ""))
-    if not m:
+    # the dataset functions of the benchmark table's entries are made from the table (lmeval.dataset_<b>):
+    # their source names no benchmark, the task name does
+    bench = m.group(1) if m else _data.benchmark_of(str(task_cfg.get("task") or ""))
+    if bench is None:
         return {"problem": "not an r3bench dataset (no custom_dataset r3bench.eval.lmeval.dataset_*)"}
-    bench = m.group(1)
     kw = task_cfg.get("dataset_kwargs") or {}
     if bench == "procgen":
         # keywords procgen_n / procgen_seed / procgen_split (n / seed / split in task versions before the rename)
