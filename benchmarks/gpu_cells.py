@@ -64,8 +64,9 @@ WHEELS = ("trl==1.16.0 datasets==5.2.0 dill==0.4.1 multiprocess==0.70.19 gguf==0
 DATA = ("mmlu_college", "jeebench")  # the benchmark folders the whole-benchmark cells read (../shared/data)
 # device seconds assumed before anything is measured (../shared/docs/FACTS.md: HF generate of this model ~0.09 s
 # a decoding step at batch 64 whatever the batch, training ~70k tok/s), per cell, model load and scoring included
-EST = {"train": 90.0, "eval_step_s": 0.12, "eval_fixed": 25.0, "rl_train": {"sft": 40.0, "stepfix": 260.0,
-                                                                          "grpo": 200.0}}
+# stepfix samples y1 and y2 (4 x 256 tokens) each step: 12 x ~2 x 256 decoding steps at ~0.07 s; GRPO 16 x 256 once a step
+EST = {"train": 90.0, "eval_step_s": 0.12, "eval_fixed": 25.0, "rl_train": {"sft": 40.0, "stepfix": 450.0,
+                                                                          "grpo": 250.0}}
 RESULTS = {"mixture": ROOT / "results" / "mixture_sft", "rl": ROOT / "results" / "learning" / "mixture"}
 OUT_FILES = 8
 
@@ -333,6 +334,13 @@ def mixture_jobs(args, runner, ready: dict) -> list[tuple[str, list[str], float]
         base += ["--gen-toks", str(args.gen_toks)]
     if args.steps:
         base += ["--steps", str(args.steps)]
+    # once cells have run on this device, their measured seconds (the slowest of the same model) replace the
+    # constants: the base model writes to the token limit, the trained ones mostly stop early
+    seen: dict = {}
+    for c in ms.cells():
+        r = runner.record(c) or {}
+        if r.get("status") == "done" and r.get("device") == args.device and isinstance(r.get("seconds"), (int, float)):
+            seen.setdefault(c.split("__")[0], []).append(r["seconds"] + EST["eval_fixed"])
     jobs = []
     for c in wanted:
         if runner.status(c) == "done":
@@ -342,7 +350,8 @@ def mixture_jobs(args, runner, ready: dict) -> list[tuple[str, list[str], float]
         else:
             toks = args.gen_toks or 768
             n = args.limit or (400 if "procgen" in c else 120)
-            est = EST["eval_fixed"] + toks * EST["eval_step_s"] * -(-n // args.batch)
+            est = seen and max(seen.get(c.split("__")[0]) or [0]) or (
+                EST["eval_fixed"] + toks * EST["eval_step_s"] * -(-n // args.batch))
         jobs.append((c, base + ["--cells", c], est))
     return jobs
 
@@ -473,7 +482,9 @@ def work_rl(args) -> int:
     info = {"study": "rl", "started": stamp, "budget_s": args.budget_s, "conditions": conds, "seeds": seeds,
             "batch": args.batch, "dtype": args.dtype, "estimate_s": round(est), **device_info()}
     before = {f.name: f.stat().st_mtime for f in (work / "cells").glob("*.json")} if (work / "cells").is_dir() else {}
-    res = run_procs([("learning_study", argv, est)], 1, clock, child_env(ready), work / "logs")
+    # started whatever the estimate (a stepfix training may take most of a call): the deadline stops it, its
+    # record says crashed, and the next call on the same machine resumes (checkpoints, or the evaluation alone)
+    res = run_procs([("learning_study", argv, 0.0)], 1, clock, child_env(ready), work / "logs")
     recs = {f.stem: json.loads(f.read_text()) for f in (work / "cells").glob("*.json")} if (work / "cells").is_dir() else {}
     ran = {k: r.get("status") for k, r in recs.items() if before.get(f"{k}.json") != (work / "cells" / f"{k}.json").stat().st_mtime}
     wanted = {cell.id for cell in ls.cells(budget, set(conds), set(seeds))}
@@ -528,7 +539,7 @@ def parse(argv=None):
     ap.add_argument("--budget-s", type=float, default=480.0, help="start no cell that would end after this (s)")
     ap.add_argument("--grace-s", type=float, default=30.0, help="stop running cells this long after the budget")
     ap.add_argument("--workers", type=int, default=3, help="with --mixture: evaluation cells at a time")
-    ap.add_argument("--batch", type=int, default=256, help="lm-eval batch size")
+    ap.add_argument("--batch", type=int, default=512, help="lm-eval batch size (512: a whole procgen set in one batch)")
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--dtype", default="bfloat16")
     ap.add_argument("--start", default=str(ROOT / "results" / "learning" / "sft_start"), help="the SFT start's parts")
