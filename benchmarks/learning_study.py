@@ -5,6 +5,8 @@
     python benchmarks/learning_study.py --max_cells 3       # run three pending cells, then stop (in pieces)
     python benchmarks/learning_study.py --summarise         # tables and plots from the finished cells only
     python benchmarks/learning_study.py --tiny --out DIR    # the whole pipeline on a tiny random model (minutes)
+    python benchmarks/learning_study.py --design mixture    # issue 35's study: the mixture's learning set
+                                                            # (results/learning/mixture; GPU: benchmarks/gpu_cells.py)
 
 Conditions, all from one SFT start (docs/learning_study.md gives the budget and why):
   base_cot, base_seventag   the base model with the CoT / the seven-tag prompt (no training)
@@ -109,6 +111,11 @@ class Budget:
     bootstrap: int = 2000
     verifier: str = "symbolic"
     threads: int = 2
+    # "tiers": issue 21's study (procgen tiers); "mixture": issue 35's (docs/learning_study.md, "The issue-35
+    # study"): the RL pool of the benchmark-shaped mixture, every seed scored on the same learning-set problems
+    design: str = "tiers"
+    device: str = "cpu"  # where evaluation runs (the trainers pick their device themselves)
+    dtype: str = "float32"  # evaluation dtype (bfloat16 on the GPU machine: benchmarks/gpu_cells.py)
 
 
 FULL = Budget()
@@ -118,6 +125,16 @@ TINY = Budget(model="", seeds=(0,), n_export=120, n_sft=24, sft=dict(batch_size=
                                                                               "trained": (1,), "strategy": (1,)},
               n_eval=4, n_eval_base=3, eval_tokens={1: 8, 2: 8, 3: 8}, eval_batch=4, strategy_rounds=1, n_eval_strategy=2,
               full_tasks=("r3_demo_structured",), bootstrap=200, threads=1)
+
+
+# issue 35's design: 2 seeds, dose 12 steps x 4 problems = 48, the whole learning set (400 problems as
+# r3_procgen_learning builds it; the design's power table assumed 600, which needs a larger learning set),
+# 512 new tokens (the mixture's references are <= 371 tokens)
+MIXTURE = Budget(seeds=(0, 1), design="mixture", n_eval=400, eval_tokens={"learning": 512},
+                 eval_tiers={"sft": ("learning",), "aa": ("learning",), "trained": ("learning",)})
+TINY_MIXTURE = Budget(model="", seeds=(0,), design="mixture", sft=dict(TINY.sft), rl_steps=1, rl_batch=2, group_size=2,
+                      gen_tokens=8, n_eval=2, eval_tokens={"learning": 8}, eval_batch=2, bootstrap=200, threads=1,
+                      eval_tiers={"sft": ("learning",), "aa": ("learning",), "trained": ("learning",)})
 
 
 def conditions(b: Budget) -> list[Condition]:
@@ -130,6 +147,14 @@ def conditions(b: Budget) -> list[Condition]:
     # seed 0 within KL 0.0004 of the SFT start; those cells are in results/learning/superseded/)
     grpo = dict(max_steps=b.rl_steps, learning_rate=b.rl_lr, grad_accum=1, batch_size=b.rl_batch * b.group_size,
                 group_size=b.group_size, max_completion_length=b.gen_tokens, temperature=0.9)
+    if b.design == "mixture":  # the primary comparisons' conditions and the A/A control (docs/learning_study.md)
+        return [
+            Condition("sft", "sft", "sft"),  # scored merged, as every trained condition is
+            Condition("sft_unmerged", "aa"),  # the SFT start scored with lm-eval's peft= path: the A/A control
+            Condition("sft_cont", "trained", "sft", overrides=dict(rl, batch_size=b.rl_batch)),
+            Condition("stepfix", "trained", "stepfix", overrides=dict(rl, batch_size=b.rl_batch, **gen)),
+            Condition("grpo_position", "trained", "grpo", overrides=dict(grpo, rewards="position")),
+        ]
     return [
         Condition("base_cot", "base", prompt="cot"),
         Condition("base_seventag", "base"),
@@ -183,6 +208,8 @@ def doc_indices(cell: Cell, b: Budget) -> list[int]:
     kind = cell.cond.kind
     if kind == "full":
         raise ValueError(f"{cell.id} scores every document of {cell.tier}")
+    if b.design == "mixture":  # every seed of every condition on the same problems (paired across seeds)
+        return list(range(b.n_eval))
     if kind == "trained":
         k = math.ceil(b.n_eval / len(b.seeds))
         i = b.seeds.index(cell.seed)
@@ -203,9 +230,15 @@ def depends_on(cell: Cell) -> str | None:
         return None if c.kind == "sft" else "sft__s0__train"
     if c.kind == "full":  # full_best waits for every tier-1 evaluation of a trained model (Study.best_adapter)
         return None
-    if c.kind == "strategy":
+    if c.kind in ("strategy", "aa"):
         return "sft__s0__train"
     return None if c.kind == "base" else Cell(c, cell.seed).id
+
+
+def whole_benchmark(tier) -> bool:
+    """A cell's tier that names a whole lm-eval task (full_base / full_best), not a procgen set (an int tier,
+    or the mixture's "learning" / "transfer")."""
+    return isinstance(tier, str) and tier.startswith("r3_")
 
 
 # -------------------------------------------------------------------------------- statistics
@@ -320,6 +353,13 @@ class Study:
         from r3bench.procgen.export import export
 
         d = self.out / "data"
+        if self.b.design == "mixture":  # the mixture's RL pool: the file every trained condition takes as `data`
+            from r3bench.procgen import mixture_export
+
+            mix = d / "mixture"
+            if not (mix / "manifest.json").is_file():
+                mixture_export.export(mix)
+            return mix / "rl.jsonl"
         train = d / "train"
         if (train / "manifest.json").is_file():
             return train
@@ -362,7 +402,8 @@ class Study:
         if c.kind == "sft":
             s = dict(b.sft)
             epochs = s.pop("epochs")
-            n_rows = len((self.data_dir() / "sft.jsonl").read_text().splitlines())
+            data = self.data_dir()
+            n_rows = len((data if data.is_file() else data / "sft.jsonl").read_text().splitlines())
             s["max_steps"] = max(1, math.ceil(epochs * n_rows / s.get("batch_size", 4)))
             s["save_steps"] = max(1, s["max_steps"] // 5)
             cfg.update(s)
@@ -450,15 +491,21 @@ class Study:
         full_best scores (run_eval's best_adapter choice)."""
         from lm_eval.models.huggingface import HFLM
 
-        c = cell.cond
-        kw = dict(pretrained=self.model_path(), device="cpu", batch_size=self.b.eval_batch, dtype="float32")
+        c, b = cell.cond, self.b
+        kw = dict(pretrained=self.model_path(), device=b.device, batch_size=b.eval_batch, dtype=b.dtype)
         if c.kind in ("sft", "trained"):
             adapter_cell = Cell(c, cell.seed).id
         if adapter_cell:
+            import torch
+
             # the adapter merged into the weights (fp32) before scoring: the same function as lm-eval's
-            # peft= path up to float rounding, and ~20% faster to generate with on this CPU
-            return HFLM(pretrained=merged_model(self.model_path(), self.adapter(adapter_cell)),
-                        tokenizer=self.model_path(), device="cpu", batch_size=self.b.eval_batch)
+            # peft= path up to float rounding, and ~20% faster to generate with on this CPU; on a GPU the
+            # merged model is then cast to the budget's dtype (bf16)
+            model = merged_model(self.model_path(), self.adapter(adapter_cell))
+            return HFLM(pretrained=model.to(device=b.device, dtype=getattr(torch, b.dtype)),
+                        tokenizer=self.model_path(), device=b.device, batch_size=b.eval_batch)
+        if c.kind == "aa":  # the A/A control: the SFT start unmerged (lm-eval's own peft= path)
+            return HFLM(peft=self.adapter("sft__s0__train"), **kw)
         if c.kind == "strategy":
             from r3bench.eval import strategies
 
@@ -481,8 +528,12 @@ class Study:
         if full:  # a whole benchmark with the task's own generation settings
             task, kw = cell.tier, {}
         else:
-            task = f"r3_procgen_t{cell.tier}" + ("_cot" if cell.cond.prompt == "cot" else "")
-            n_docs = len(lmeval_data.problems(cell.tier))
+            if isinstance(cell.tier, str):  # the mixture's learning / transfer set (r3_procgen_learning ...)
+                task = f"r3_procgen_{cell.tier}"
+                n_docs = len(lmeval_data.mixture_records(cell.tier))
+            else:
+                task = f"r3_procgen_t{cell.tier}" + ("_cot" if cell.cond.prompt == "cot" else "")
+                n_docs = len(lmeval_data.problems(cell.tier))
             kw = dict(samples={task: [i for i in doc_indices(cell, self.b) if i < n_docs]},
                       gen_kwargs={"max_gen_toks": self.b.eval_tokens[cell.tier], "do_sample": False})
         lm = self.lm(cell, chosen["train_cell"] if chosen else None)
@@ -517,6 +568,7 @@ class Study:
         gc.collect()
         metrics = cell_metrics(samples, self.b.bootstrap, seed=hash_seed(cell.id))
         return {"task": task, "n": len(samples), "seconds": seconds, "samples_file": self.rel(spath),
+                "device": self.b.device, "dtype": self.b.dtype,
                 "metrics": {k: list(v) for k, v in metrics.items()},
                 "gen_tokens_per_problem": info.get("gen_tokens_per_problem"),
                 **({"best_adapter": chosen} if chosen else {}),
@@ -844,7 +896,8 @@ def summary_rows(out: Path, iters: int = 2000, warn=None) -> list[dict]:
         recs.sort(key=lambda x: x[0]["seed"])
         if len(recs) >= 2:
             ids = [_key(s) for _, smp, _ in recs for s in smp]
-            budgets = {json.dumps({k: (r.get("budget") or {}).get(k) for k in ("n_eval", "seeds", "eval_tokens")},
+            # dtype too: seeds scored in bf16 on a GPU and in fp32 here are not pooled (older records: None)
+            budgets = {json.dumps({k: (r.get("budget") or {}).get(k) for k in ("n_eval", "seeds", "eval_tokens", "dtype")},
                                   sort_keys=True) for r, _, _ in recs}
             if None not in ids and len(ids) != len(set(ids)):
                 warn(f"{c} tier {t}: the seeds' problem blocks overlap; not pooled")
@@ -858,7 +911,7 @@ def summary_rows(out: Path, iters: int = 2000, warn=None) -> list[dict]:
                     if per_seed:
                         add(c, "spread", t, m, statistics.stdev(per_seed) if len(per_seed) > 1 else 0.0,
                             min(per_seed), max(per_seed), len(per_seed))
-        if isinstance(t, str):  # a whole benchmark: no SFT start scored on it
+        if whole_benchmark(t):  # a whole benchmark: no SFT start scored on it
             continue
         for ref in ("sft", "sft_cont"):
             if c in ("sft", ref) or (ref == "sft_cont" and c not in trained):
@@ -984,6 +1037,7 @@ def colour_of(condition: str) -> str:
     the rest). A run folder name (`stepfix-s1`) takes its condition's colour. Unknown names: grey."""
     name = condition.rsplit("-s", 1)[0] if "-s" in condition else condition
     names = [c.name for c in conditions(Budget())]
+    names += [c.name for c in conditions(MIXTURE) if c.name not in names]  # the A/A control's after them
     palette = [f"C{k}" for k in range(10)] + ["#8c564b", "#393b79", "#637939", "#8c6d31", "#843c39"]
     return palette[names.index(name) % len(palette)] if name in names else "0.5"
 
@@ -1008,7 +1062,7 @@ def plots(out: Path, rows: list[dict], order: list[str]) -> dict:
     import matplotlib.pyplot as plt
 
     used: dict = {"accuracy": {}, "paired": {}, "learning_curves": {}}
-    tiers = sorted({r["tier"] for r in rows if not isinstance(r["tier"], str)})  # procgen tiers
+    tiers = sorted({r["tier"] for r in rows if not whole_benchmark(r["tier"])}, key=str)  # procgen tiers and sets
     fig, axes = plt.subplots(1, max(1, len(tiers)), figsize=(4 + 3 * len(tiers), 4), squeeze=False)
     for ax, t in zip(axes[0], tiers):
         for i, c in enumerate(order):
@@ -1022,8 +1076,9 @@ def plots(out: Path, rows: list[dict], order: list[str]) -> dict:
     fig.tight_layout()
     fig.savefig(out / "accuracy.png", dpi=110)
     plt.close(fig)
-    diffs = [r for r in rows if r["metric"] in ("acc_minus_sft", "step_reward_minus_sft") and r["tier"] == 1]
-    if diffs:  # the paired differences with the SFT start, tier 1 (where the trained conditions are scored)
+    t_paired = 1 if 1 in tiers else (tiers[0] if tiers else None)  # where the trained conditions are scored
+    diffs = [r for r in rows if r["metric"] in ("acc_minus_sft", "step_reward_minus_sft") and r["tier"] == t_paired]
+    if diffs:  # the paired differences with the SFT start
         names = [c for c in order if any(r["condition"] == c for r in diffs)]
         fig, axes = plt.subplots(1, 2, figsize=(11, 4), squeeze=False)
         for ax, m, title in zip(axes[0], ("acc_minus_sft", "step_reward_minus_sft"),
@@ -1036,7 +1091,7 @@ def plots(out: Path, rows: list[dict], order: list[str]) -> dict:
             ax.axhline(0, color="grey", lw=0.8)
             ax.set_xticks(range(len(names)))
             ax.set_xticklabels(names, rotation=60, ha="right", fontsize=8)
-            ax.set_title(f"tier 1: {title} minus the SFT start's on the same problems\n(95% bootstrap CI; "
+            ax.set_title(f"{t_paired}: {title} minus the SFT start's on the same problems\n(95% bootstrap CI; "
                          "circles per seed, square seeds pooled)", fontsize=9)
         fig.tight_layout()
         fig.savefig(out / "paired.png", dpi=110)
@@ -1090,8 +1145,8 @@ def curves_of(metrics_jsonl: Path) -> dict:
 # CPU throughput on the 2-core machines (FACTS.md; re-measure with benchmarks/): fp32, 2 threads
 GEN_TOK_S = 100.0  # greedy/sampled generation, batch 8, tokens per second in total
 TRAIN_TOK_S = 180.0  # LoRA forward + backward tokens per second
-SEQ = {1: 300, 2: 320, 3: 520}  # prompt + reference solution tokens per tier (SmolLM2 tokenizer)
-REF = {1: 175, 2: 190, 3: 330}  # tokens a model that learnt the format writes (reference length + a little)
+SEQ = {1: 300, 2: 320, 3: 520, "learning": 450}  # prompt + reference solution tokens per tier (SmolLM2 tokenizer)
+REF = {1: 175, 2: 190, 3: 330, "learning": 260}  # tokens a model that learnt the format writes (reference + a little)
 FULL_DOCS, FULL_TOKENS = 115, 768  # a whole benchmark (MMLU college physics 118, JEEBench physics 107): docs, max tokens
 
 
@@ -1103,18 +1158,19 @@ def estimate_seconds(cell: Cell, b: Budget) -> float:
     """A rough CPU-time estimate of one cell from the throughputs above (--plan). Models that learnt
     the format stop near the reference length; the base model runs to max_gen_toks."""
     c = cell.cond
-    seq = sum(SEQ[k] for k in b.train_tiers) / len(b.train_tiers)
+    tiers = ("learning",) if b.design == "mixture" else b.train_tiers
+    seq = sum(SEQ[k] for k in tiers) / len(tiers)
     if cell.tier is None:
         if c.kind == "sft":
             return b.sft["epochs"] * b.n_sft * len(b.train_tiers) * seq / TRAIN_TOK_S
-        gen = min(b.gen_tokens, sum(REF[k] for k in b.train_tiers) / len(b.train_tiers)) / GEN_TOK_S
+        gen = min(b.gen_tokens, sum(REF[k] for k in tiers) / len(tiers)) / GEN_TOK_S
         per = b.rl_steps * b.rl_batch
         return per * {"sft": seq / TRAIN_TOK_S, "dpo": 4 * seq / TRAIN_TOK_S,
                       "stepfix": 2 * gen + 4 * seq / TRAIN_TOK_S,
                       "grpo": b.group_size * (gen + 2 * seq / TRAIN_TOK_S)}[c.trainer]
     if c.kind == "full":
         return FULL_DOCS * FULL_TOKENS / GEN_TOK_S
-    toks = b.eval_tokens[cell.tier] if c.kind == "base" else min(b.eval_tokens[cell.tier], REF[cell.tier])
+    toks = b.eval_tokens[cell.tier] if c.kind == "base" else min(b.eval_tokens[cell.tier], REF.get(cell.tier, 300))
     calls = 1 + b.strategy_rounds if c.kind == "strategy" else 1
     return len(doc_indices(cell, b)) * toks * calls / GEN_TOK_S
 
@@ -1209,6 +1265,12 @@ def main(argv=None) -> int:
     ap.add_argument("--max_cells", type=int, default=None, help="run at most this many pending cells, then stop")
     ap.add_argument("--summarise", action="store_true", help="only write summary.csv / .md and the plots")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
+    ap.add_argument("--design", choices=("tiers", "mixture"), default="tiers",
+                    help="tiers: issue 21's study (results/learning); mixture: issue 35's (results/learning/mixture)")
+    ap.add_argument("--device", default=None, help="evaluation device (default cpu; cuda on the GPU machine)")
+    ap.add_argument("--dtype", default=None, help="evaluation dtype (default float32; bfloat16 on the GPU machine)")
+    ap.add_argument("--eval_batch", type=int, default=None, help="lm-eval batch size (default: the budget's)")
+    ap.add_argument("--model", default=None, help="base model folder (default: the budget's, resolved by r3bench)")
     ap.add_argument("--sft_start", default=None,
                     help="a committed SFT start (gpu_sft.py output) taken as the SFT cell (default: "
                          "results/learning/sft_start when it exists, not with --tiny; 'none' trains the SFT cell)")
@@ -1216,8 +1278,13 @@ def main(argv=None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
     if a.tiny and not a.out:
         ap.error("--tiny needs --out (tiny-model results never go into results/learning)")
-    out = Path(a.out or ROOT / "results" / "learning")
-    budget = TINY if a.tiny else FULL
+    mixture = a.design == "mixture"
+    out = Path(a.out or ROOT / "results" / "learning" / ("mixture" if mixture else ""))
+    budget = (TINY_MIXTURE if mixture else TINY) if a.tiny else (MIXTURE if mixture else FULL)
+    from dataclasses import replace
+
+    budget = replace(budget, **{k: v for k, v in (("device", a.device), ("dtype", a.dtype), ("eval_batch", a.eval_batch),
+                                                  ("model", a.model)) if v is not None})
     seeds = {int(x) for x in a.seeds.split(",") if x.strip()} or None
     study = Study(out, budget, set(filter(None, a.only.split(","))) or None, seeds)
     start = a.sft_start or ("none" if a.tiny else str(ROOT / "results" / "learning" / "sft_start"))

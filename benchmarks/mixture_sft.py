@@ -6,6 +6,8 @@ score the base model, the SFT start and the continued adapter on the whole MMLU-
     python benchmarks/mixture_sft.py                 # run or continue, cell by cell
     python benchmarks/mixture_sft.py --max_cells 2   # a piece: two pending cells, then stop
     python benchmarks/mixture_sft.py --summarise     # summary.md / summary.csv / accuracy.png from done cells
+    python benchmarks/mixture_sft.py --cells train --device cuda --dtype bfloat16 --batch 256   # on a GPU
+                                                     # (benchmarks/gpu_cells.py drives this there)
 
 Resumable: each cell writes its record (cells/<cell>.json) and samples atomically when it ends; done
 cells are skipped; the training cell resumes from its newest checkpoint. Everything lands in
@@ -67,12 +69,22 @@ def read_json(path: Path):
         return None
 
 
+START = ROOT / "results" / "learning" / "sft_start"  # the committed SFT start (gpu_sft.py's adapter parts)
+
+
 class Runner:
+    """The cells. `device` / `dtype` / `batch`: where and how the evaluation model runs (the CPU path:
+    cpu, float32, 16; benchmarks/gpu_cells.py: cuda, bfloat16, a large batch); the training cell's
+    trainer picks bf16 on a GPU itself (trainers.common.use_bf16). `gen_toks` replaces the tasks' own
+    max_gen_toks (tests only); `start`: the SFT start's folder (tests pass a tiny one)."""
+
     def __init__(self, out: Path = OUT, data_dir: str | None = None, limit: int | None = None,
-                 model: str = "r3bench/smollm2-135m-instruct", steps: int = STEPS, batch: int = 16):
+                 model: str = "r3bench/smollm2-135m-instruct", steps: int = STEPS, batch: int = 16,
+                 device: str = "cpu", dtype: str = "float32", gen_toks: int | None = None, start: Path = START):
         self.out, self.limit, self.steps, self.batch = Path(out), limit, steps, batch
         self.data_dir = data_dir or os.environ.get("R3BENCH_DATA_DIR") or str(ROOT.parent / "shared" / "data")
         self.model = model
+        self.device, self.dtype, self.gen_toks, self.start = device, dtype, gen_toks, Path(start)
         self._base = None
 
     # -- records
@@ -95,7 +107,7 @@ class Runner:
 
         dst = self.out / "runs" / "sft_start_adapter"
         if not (dst / "adapter_config.json").is_file():
-            reassemble(ROOT / "results" / "learning" / "sft_start", dst)
+            reassemble(self.start, dst)
         return dst
 
     # -- cells
@@ -130,20 +142,28 @@ class Runner:
         if metrics.is_file():  # the step log is committed; the adapter is not
             (self.out / "train_metrics.jsonl").write_text(metrics.read_text())
         return {"seconds": round(time.time() - t0, 1), "adapter": (outd / "final").relative_to(self.out).as_posix(),
+                "device": self.device,
                 "train_loss": run.get("train_loss"), "global_step": run.get("global_step"), "config": shown}
 
     def lm(self, model: str):
         from lm_eval.models.huggingface import HFLM
 
         if model == "base":
-            return HFLM(pretrained=self.base_path(), device="cpu", batch_size=self.batch, dtype="float32")
+            return HFLM(pretrained=self.base_path(), device=self.device, batch_size=self.batch, dtype=self.dtype)
         from learning_study import merged_model
 
-        adapter = self.start_adapter() if model == "sft_start" else self.out / "runs" / "sft_mix" / "final"
+        adapter = self.start_adapter() if model == "sft_start" else self.adapter_dir()
         if not (Path(adapter) / "adapter_config.json").is_file():
             raise FileNotFoundError(f"no adapter at {adapter}: run the train cell first")
-        return HFLM(pretrained=merged_model(self.base_path(), str(adapter)), tokenizer=self.base_path(), device="cpu",
-                    batch_size=self.batch)
+        import torch
+
+        # merged in fp32 (the CPU path's model), then cast and moved: HFLM takes an instance where it is
+        merged = merged_model(self.base_path(), str(adapter)).to(device=self.device, dtype=getattr(torch, self.dtype))
+        return HFLM(pretrained=merged, tokenizer=self.base_path(), device=self.device, batch_size=self.batch)
+
+    def adapter_dir(self) -> Path:
+        """The continued adapter (the train cell's output; git-ignored, rebuilt by running that cell)."""
+        return self.out / "runs" / "sft_mix" / "final"
 
     def run_eval(self, cell: str) -> dict:
         from lm_eval import simple_evaluate
@@ -156,9 +176,10 @@ class Runner:
         os.environ.setdefault("R3BENCH_DATA_DIR", self.data_dir)
         lm = self.lm(model)
         t0 = time.time()
+        kw = {"gen_kwargs": {"max_gen_toks": self.gen_toks}} if self.gen_toks else {}
         res = simple_evaluate(model=lm, tasks=[task], task_manager=TaskManager(include_path=str(tasks_dir()),
                                                                               include_defaults=False),
-                              apply_chat_template=True, bootstrap_iters=0, log_samples=True, limit=self.limit)
+                              apply_chat_template=True, bootstrap_iters=0, log_samples=True, limit=self.limit, **kw)
         seconds = round(time.time() - t0, 1)
         rows = []
         for s in res["samples"][task]:
@@ -176,11 +197,16 @@ class Runner:
         del lm, res
         gc.collect()
         return {"task": task, "model": model, "n": len(rows), "seconds": seconds, "limit": self.limit,
+                "device": self.device, "dtype": self.dtype, "batch": self.batch,
+                **({"max_gen_toks": self.gen_toks} if self.gen_toks else {}),
                 "samples_file": spath.relative_to(self.out).as_posix()}
 
-    def run(self, max_cells: int | None = None, log=print) -> int:
+    def run(self, max_cells: int | None = None, log=print, only: list[str] | None = None) -> int:
+        """Run the pending cells in order (`only`: these cells alone); returns how many finished."""
         done = 0
         for cell in cells():
+            if only is not None and cell not in only:
+                continue
             if self.status(cell) == "done":
                 continue
             if max_cells is not None and done >= max_cells:
@@ -338,15 +364,28 @@ def main(argv=None) -> int:
     ap.add_argument("--model", default="r3bench/smollm2-135m-instruct")
     ap.add_argument("--steps", type=int, default=STEPS)
     ap.add_argument("--max_cells", type=int, default=None)
+    ap.add_argument("--cells", default="", help="comma-separated cells to run (default: every pending one)")
+    ap.add_argument("--device", default="cpu", help="evaluation device (cpu; cuda on the GPU machine)")
+    ap.add_argument("--dtype", default="float32", help="evaluation dtype (float32; bfloat16 on the GPU machine)")
+    ap.add_argument("--batch", type=int, default=16, help="lm-eval batch size of the evaluation cells")
+    ap.add_argument("--gen-toks", type=int, default=None, help="max new tokens instead of the tasks' own (tests)")
+    ap.add_argument("--start", default=str(START), help="the SFT start's folder (adapter parts)")
+    ap.add_argument("--no-summary", action="store_true", help="run cells only (the GPU runner summarises here)")
     ap.add_argument("--plan", action="store_true")
     ap.add_argument("--summarise", action="store_true")
     a = ap.parse_args(argv)
-    r = Runner(Path(a.out), a.data_dir, a.limit, a.model, a.steps)
+    r = Runner(Path(a.out), a.data_dir, a.limit, a.model, a.steps, a.batch, a.device, a.dtype, a.gen_toks, Path(a.start))
     if a.plan:
         print(r.plan())
         return 0
     if not a.summarise:
-        r.run(a.max_cells)
+        only = [c for c in a.cells.split(",") if c.strip()] or None
+        bad = sorted(set(only or ()) - set(cells()))
+        if bad:
+            ap.error(f"no such cells: {bad}; the cells are {cells()}")
+        r.run(a.max_cells, only=only)
+        if a.no_summary:
+            return 0 if all(r.status(c) == "done" for c in (only or cells())) else 1
     summarise(Path(a.out), r.data_dir)
     print(r.plan())
     return 0
