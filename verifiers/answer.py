@@ -774,7 +774,8 @@ def _unit_after_box(pred: str, a: str):
     content, end = last_boxed(pred)
     if content is None or content.strip() != a.strip() or end < 0:
         return None
-    tail = re.split(r"\n|\$(?!\s*\\)|(?<=[^\d\s])\.(?:\s|$)|,\s", pred[end:end + 80])[0]
+    # "$\\boxed{5}$ km": the dollar that closes the box's math span comes before the unit
+    tail = re.split(r"\n|\$(?!\s*\\)|(?<=[^\d\s])\.(?:\s|$)|,\s", re.sub(r"^\}*\s?\$(?![\s\\]*\d)", " ", pred[end:end + 80]))[0]
     tail = re.sub(r"^\s*(?:\\[,;:! ]|~|\\quad|\$)*\s*", "", tail)
     if not tail or not re.match(r"[\\A-Za-zµΩ°(\[{]", tail):
         return None
@@ -1568,8 +1569,8 @@ def _assigned_parts(a: str):
     """The values of one assignment per component, in order ("v_x = 3 m/s, v_y = 4 m/s", "v₁ = 1 m/s and
     v₂ = 3 m/s", the coordinates themselves: "x = 3, y = 4"): the subscripts must run in order (x, y, z or 1, 2, 3), else None (which is which is
     then the question's, not the checker's)."""
-    if len(a) > 400:
-        return None
+    if len(a) > 400 or a.rstrip(" .$").endswith("?"):
+        return None  # "x = 3, y = 4?": a question, no commitment
     pieces = [p for p in re.split(r"\s?[,;]\s|\s(?:and)\s", a.translate(_SUBSCRIPT)) if p.strip()]
     if not 2 <= len(pieces) <= 3:
         return None
@@ -1580,6 +1581,12 @@ def _assigned_parts(a: str):
         said = pieces[0].strip()[:lead.start(1)]
         if _NEGATED_BEFORE.search(said) or re.search(r"(?i)\b(?:maybe|perhaps|possibly|either|if|could|might|would)\b", said):
             return None  # "It is not at x = 2 m and y = -1 m", "It might be at x = ...": no commitment
+        # the words must state where it is ("The point is at", "The solution is", "It lands at"): "Try x = 3,
+        # y = 4", "We reject x = 3 and y = 4", "The wrong guess is x = 3, y = 4" commit to nothing
+        if not re.search(r"(?i)\b(?:is|are|at|be|becomes)\s?$", said) or re.search(
+                r"(?i)\b(?:cannot|can't|wrong|incorrect|guess\w*|trial|initial|test\w*|try\w*|assum\w*|suppos\w*|reject\w*"
+                r"|discard\w*|candidate|first|starting|estimate\w*)\b", said):
+            return None
         pieces[0] = lead.group(1)
     subs, vals = [], []
     for p in pieces:
@@ -1587,7 +1594,12 @@ def _assigned_parts(a: str):
         if not m:
             return None
         subs.append((m.group(1) or m.group(2) or m.group(3)).lower())  # "v_x = 3", "v1 = 3", "x = 3"
-        vals.append(m.group(4).strip())
+        val = m.group(4).strip()
+        # each value is a value, maybe with its unit: "4 satisfy the first equation", "3 (rejected)" are not
+        words = " ".join(re.findall(r"[A-Za-zµΩ°]+", re.sub(r"\\[A-Za-z]+", " ", val)))
+        if words and (re.search(r"[A-Za-z]{2,}\)|\([^()]*[A-Za-z]{2,}", val) or not _unit_ok(words)):
+            return None
+        vals.append(val)
     order = [s[-1] for s in subs]
     if order not in (list("xyz"[:len(order)]), list("123"[:len(order)]), list("012"[:len(order)])):
         return None

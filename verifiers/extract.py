@@ -96,6 +96,20 @@ def _unit_like(s: str) -> bool:
         not re.search(r"\b(?:in|at|on|of|for|to|the|an|and|or|is|as|by|per|so|it|ie|eg|not|est|ca)\b", s, re.I)
 
 
+# what follows "giving" when it is the answer: the value, maybe a unit or a noun ("giving 3 lines", "yielding
+# 4.2 m/s"), to the end of the sentence; never "giving 9 lines or fewer", "giving 25 J per block", "giving
+# 25 J, which is then split"
+_GIVEN_VALUE = re.compile(r"[-+]?\.?\d[^\s,;]{0,30}(?:\s[^\s,;]{1,20}){0,3}\s?")
+_GIVEN_VALUE_QUALIFIED = re.compile(r"(?i)\b(?:or|and|than|more|less|fewer|each|per|every|at|if|when|before|after|then"
+                                    r"|for|of|in|to|by|with|from|minus|plus|maybe|perhaps|possibly|not)\b|\?")
+# a statement after "but" that holds its value as an answer, not as a remark: the value ends the sentence
+# ("..., but since it asks for the earlier time, t = -1 s"), and no word before it doubts or rejects it
+_STATED_LAST = re.compile(r"(?:\sis\s|=|\bbe\s)\s?[-+−]?\.?\d[^\s,;]{0,30}(?:\s[A-Za-zµΩ°/^*·\-]{1,12}){0,2}\s?$")
+_DOUBTED = re.compile(r"(?i)\b(?:doubt\w*|argu\w*|claim\w*|suggest\w*|think|guess\w*|unsure|sure|possible|estimat\w*"
+                      r"|bound|discard\w*|reject\w*|unphysical|wrong|incorrect|not|never|cannot|isn't|can't|some|others?"
+                      r"|assum\w*|suppos\w*|approximat\w*|roughly|about)\b")
+
+
 def answer_sentence(s: str) -> str:
     """The answer part of "... answer is <X>. I hope it is correct." (Minerva's format) or of
     "The volume of $V$ is 120." : cut at the end of the sentence (outside $...$), then keep what
@@ -108,6 +122,7 @@ def answer_sentence(s: str) -> str:
             s = s[:m.start()]
             break
     outside = re.sub(r"\$[^$]*\$", lambda m: "#" * len(m.group()), s)
+    whole = outside  # the sentence before any clause is cut off
     m = re.search(r",\s(?:which|since|because|as|so|i\.e\.|that|where|but)\b", outside)
     if m and "=" in outside[:m.start()] and re.match(r",\s(?:so|thus|therefore|hence)\b[^,;]{0,40}?=\s?[-+]?\.?\d",
                                                      outside[m.start():]):
@@ -116,7 +131,7 @@ def answer_sentence(s: str) -> str:
         m = None  # "The tension is not 98 N, because ... = 118 N": the value before the clause is rejected
     if m and outside[m.start():m.end()].endswith("but") and \
             re.search(r"\b(?:would|could|might)\b", outside[:m.start()]) and \
-            re.search(r"(?:\sis\s|=|\bbe\s)[^,;]{0,30}?[-+]?\d", outside[m.end():]) and \
+            _STATED_LAST.search(outside[m.end():]) and not _DOUBTED.search(outside[m.end():]) and \
             not re.search(r"\b(?:would|could|might|may|if|maybe|perhaps|possibly|or)\b", outside[m.end():]):
         m = None  # "Keeping the positive root would give 2 s, but ... t = -1 s": the value before "but" is
         # hypothetical, the one stated after it is the answer
@@ -131,7 +146,9 @@ def answer_sentence(s: str) -> str:
         s, outside = s[:m.start()], outside[:m.start()]
     be = [m.start() for m in re.finditer(r"(?<!not)(?<!cannot)(?<!can't)(?<!never) be ", outside)]
     # "n = 3, giving 3 lines", "..., yielding 4.2 m/s": the value the working ends on
-    gives = [m.end() - 1 for m in re.finditer(r"\b(?:giving|yielding|resulting in|for a total of)\s(?=[-+]?\.?\d)", outside)]
+    gives = [m.end() - 1 for m in re.finditer(r"\b(?:giving|yielding|resulting in|for a total of)\s(?=[-+]?\.?\d)", outside)
+             if _GIVEN_VALUE.fullmatch(whole[m.end():]) and not _GIVEN_VALUE_QUALIFIED.search(whole[m.end():])
+             and not re.search(r"(?i)\b(?:answer|would|could|might|if|suppose|assume)\b", outside[:m.start()])]
     cut = max(outside.rfind(" is "), outside.rfind("="), be[-1] if be else -1, outside.rfind(" equals "),
               gives[-1] if gives else -1)
     prev = max(outside.rfind(" is ", 0, max(cut, 0)), outside.rfind("=", 0, max(cut, 0)))
@@ -149,7 +166,10 @@ def answer_sentence(s: str) -> str:
     # "5 (km/s)" is a unit and stays too
     # a parenthetical with a number is another value ("3 m/s (4 m/s with friction)"), unless it says it
     # restates this one ("(i.e. 3/4)", "(approximately 0.33)")
+    # "5 m/s (lower bound)", "x = 3, y = 4 (not final)": a remark that bounds or withdraws the value stays
     s = re.sub(r"\s+\((?![^()]*\b(?:or|either|alternatively|maybe|perhaps|possibly|otherwise)\b[^()]*(?:\d|\b[A-H]\b))"
+               r"(?![^()]*\b(?:not|wrong|incorrect|rejected|discarded|bound|at least|at most|minimum|maximum|upper|lower"
+               r"|tentative|unsure|guess)\b)"
                r"(?=[^()\d]*\)|\s?(?:i\.e\.|ie\b|≈|approx|about|roughly|rounded|exact|to \d|in \w))"
                r"(?=[^()]*(?:[a-z]{2}|\b[ie]\.[eg]\.))([^()]*)\)\s*$", lambda m: m.group() if _unit_like(m.group(1)) else "", s)
     spans = re.findall(r"\$([^$]+)\$", s)
@@ -184,7 +204,7 @@ _BOLD_ANSWER = re.compile(r"\*\*\s?(?:final\s)?answer\s?:?\s?\*\*\s?:?\s?(.+)", 
 # a correction of what was stated before: the value stated after it replaces the earlier answer
 CORRECTION = re.compile(
     r"\b(?:actually|wait|oops|correction|corrected|i forgot|i missed|on second thought|let me reconsider|reconsider(?:ing)?|scratch that"
-    r"|i made an? (?:[a-z]+ )?(?:error|mistake|slip|typo)|that(?:'s| is| was) (?:wrong|incorrect|a mistake)|i was wrong|no,? wait"
+    r"|(?<!\bif )(?<!\bhad )(?<!\bunless )(?<!\bwhether )(?<!\bcase )(?<!\bin case )i made an? (?:[a-z]+ )?(?:error|mistake|slip|typo)|that(?:'s| is| was) (?:wrong|incorrect|a mistake)|i was wrong|no,? wait"
     r"|let me (?:redo|correct|recompute|recalculate|re-?read|re-?check|re-?examine|(?:double-?)?check|verify)|instead)\b", re.I)
 # a value stated after the committed answer as another possibility
 _ALTERNATIVE_AFTER = re.compile(
@@ -195,8 +215,20 @@ _HEDGED_SENTENCE = re.compile(r"\b(?:could|might|may|can) also be\b[^.\n]{0,40}\
 SENT_END = re.compile(r"[.!?](?=\s|$)|\n")
 FINALLY = re.compile(r"(?i)\bfinally\b|\bin the end\b")  # "... and finally \\boxed{8}": the last one is chosen
 # where a corrected value is stated: "is", "=", "it's B", "..., so B and D" (the last one of the sentence)
-_STATE_CUT = re.compile(r"(?:\bis|\bbe|\bequals?|\bbecomes|\bgives|=|:|\bto|\b(?:it|that|this|answer|choice|option|one)['’]s"
-                        r"|\b(?:so|thus|hence|therefore),?)\s", re.I)
+_STATE_CUT = re.compile(r"(?:\bis|\bbe|\bequals?|\bbecomes|\bgives|=|:|\bto|(?P<weak>\b(?:it|that|this|answer|choice|option|one)['’]s"
+                        r"|\b(?:so|thus|hence|therefore),?|\bno,\s(?:just|only)))\s", re.I)
+# a sentence of a correction that takes back what the one before it said: "... so A, B and D... no."
+_RETRACTION = re.compile(r"\s?(?:(?:hmm+|um+),?\s)?no\b[,.!]", re.I)
+# after "it's" / "so" a value is an answer only when nothing qualifies it: "it's 5 m/s faster than the bus",
+# "so 6 N each", "it's 6 J per block", "so 10 m maybe" state no answer
+_QUALIFIED = re.compile(r"(?i)\b(?:than|more|less|fewer|faster|slower|longer|shorter|higher|lower|larger|smaller|greater"
+                        r"|each|per(?!\s(?:second|sec|s|minute|min|hour|h|hr|day|year|met(?:er|re)|m|kilogram|kg|lit(?:er|re)|l"
+                        r"|mole?|square|cubic|cm|km)\b)|every|apiece|plus|minus|times|twice|half|extra|left|remaining|needed"
+                        r"|off|short|over|under|too|also)\b")
+# ... and one offered with a doubt or a condition ("so either 6 J or 8 J", "if a = 2, so 10 m", "so 10 m
+# maybe") is no commitment: the correction is refused (the answer before it was taken back)
+_HEDGED_CORRECTION = re.compile(r"(?i)\b(?:if|unless|whether|maybe|perhaps|possibly|probably|likely|would|could|might"
+                                r"|either|or|at least|at most|up to)\b|\?")
 
 
 def collapse_space(text: str) -> str:
@@ -324,17 +356,26 @@ def _correction(text: str, after: int):
         return None
     region = text[cue.end():]
     best = None
+    checking = re.fullmatch(r"(?i)let me (?:re-?read|re-?check|re-?examine|(?:double-?)?check|verify)", cue.group()) is not None
     # a sentence runs to a stop followed by a space (the point of "9.8" or "4.08 s" is no stop)
     for sm in re.finditer(r"(?:[^.!?\n]|[.!?](?!\s|$))+(?:[.!?](?=\s|$)|\n|$)", region):
         sent = sm.group()
-        cuts = [c.end() for c in _STATE_CUT.finditer(sent)]
-        if not cuts:
+        found = list(_STATE_CUT.finditer(sent))
+        if not found:
+            if best is not None and _RETRACTION.match(sent):
+                best = None  # "Wait, so A, B and D... no.": the corrected answer is taken back
             continue
-        cand = clean_answer(answer_sentence(sent[cuts[-1]:]))
+        cand = clean_answer(answer_sentence(sent[found[-1].end():]))
+        weak = bool(found[-1].group("weak"))
+        if cand and weak and (_QUALIFIED.search(sent[found[-1].end():]) or checking):
+            # "Wait, it's 5 m/s faster than the bus.": a remark, not a corrected answer; after "let me check",
+            # "..., so 6 N" is the check's working (the lighter block's force), not a new answer
+            continue
         if cand and (re.search(r"\d", cand) or _LETTER_LIST.fullmatch(cand) or (
                 len(cand) <= 40 and re.search(r"\b(?:should|must|correct|instead|actually|rather)\b", sent, re.I)
                 and re.fullmatch(r"[$\\\w\s^{}()*/+\-.,']+", cand) and len(cand.split()) <= 4)):
-            best = (cue.start(), cand, cue.end() + sm.end())
+            hedged = weak and _HEDGED_CORRECTION.search(sent) is not None
+            best = (cue.start(), cand, cue.end() + sm.end(), hedged)
     return best
 
 
@@ -368,6 +409,8 @@ def _read(text: str, st=None) -> Reading:
         ans, src, end = _fallback(text), "tail", len(text)
     if not ans:
         return Reading(None)
+    if src == "correction" and corr[3]:
+        return Reading(ans, "the corrected answer is hedged or conditional", src, end)
     after = text[end:]
     if src != "tail" and re.search(r"[\d$\\=]|\b(?![aAI]\b)[a-zA-Z]\b", after) and _ALTERNATIVE_AFTER.search(after):
         return Reading(ans, "an alternative value is stated after the answer", src, end)
@@ -435,7 +478,7 @@ def _tail_sentence(text: str) -> str | None:
 
 _LETTER_EMPHASIS = re.compile(r"\*{1,3}|(?<![A-Za-z0-9])_{1,3}|_{1,3}(?![A-Za-z0-9])")
 # two letters offered as alternatives ("B or D", "**B** or **D**"): a hedge, never the set {B, D}
-_OR_JOINED = re.compile(r"(?<![A-Za-z])\(?[A-H]\)?[*_]{0,3},?\s?or\s[*_]{0,3}\(?[A-H]\)?(?![A-Za-z])")
+_OR_JOINED = re.compile(r"(?<![A-Za-z])\(?[A-H]\)?[*_]{0,3},?\s?[*_]{0,3}(?i:or)[*_]{0,3},?\s[*_]{0,3}\(?[A-H]\)?(?![A-Za-z])")
 
 
 def letters_in(s: str, valid: str):

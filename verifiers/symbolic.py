@@ -248,9 +248,10 @@ _FUNC_WORDS = frozenset("sin cos tan sec csc cot log ln exp max min deg det lim 
 # "sin\theta cos\theta" once its unicode is LaTeX): the LaTeX parser would read "sin" as s*i*n
 _LATEX_FUNCS = frozenset("sin cos tan sec csc cot sinh cosh tanh ln log exp arcsin arccos arctan".split())
 # the argument of a function written without parentheses: one symbol, maybe with a coefficient and a
-# subscript ("\sin\theta", "\cos 2\theta", "sin x_0"); not when a power or a product follows
+# subscript ("\sin\theta", "\cos 2\theta", "sin x_0"), or a number ("ln 2"); not when a power or a product follows
 _BARE_ARG = re.compile(r"\s?(\d{0,3}(?:\\(?:" + "|".join(sorted(KNOWN_NAMES, key=len, reverse=True)) + r")(?![A-Za-z])"
-                       r"|[A-Za-z](?![A-Za-z]))(?:\s?_\s?(?:\{[^{}]{1,10}\}|[A-Za-z0-9]))?)"
+                       r"|[A-Za-z](?![A-Za-z]))(?:\s?_\s?(?:\{[^{}]{1,10}\}|[A-Za-z0-9]))?"
+                       r"|\d{1,6}(?:\.\d{1,6})?(?![\d.]))"  # a number alone: "ln 2 / λ" is ln(2)/λ, never ln(2/λ)
                        r"(?=\s{0,3}(?:[-+*/)=,]|\\(?:cdot|times|" + "|".join(sorted(_LATEX_FUNCS)) + r")(?![A-Za-z])"
                        r"|(?:" + "|".join(sorted(_LATEX_FUNCS)) + r")(?![A-Za-z])|$))")
 
