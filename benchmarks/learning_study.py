@@ -937,6 +937,99 @@ def summary_rows(out: Path, iters: int = 2000, warn=None) -> list[dict]:
     return rows
 
 
+# The issue-35 study's tests, named in advance (docs/learning_study.md, "Primary comparisons"): the
+# learning set, both metrics, stepfix against SFT continued and against GRPO (position reward); every
+# other pair below is secondary, and Holm's correction runs over all of them together.
+PRIMARY = (("stepfix", "sft_cont"), ("stepfix", "grpo_position"))
+SECONDARY = (("grpo_position", "sft_cont"), ("stepfix", "sft"), ("grpo_position", "sft"), ("sft_cont", "sft"))
+AA = ("sft_unmerged", "sft")  # the A/A control: the SFT start unmerged minus merged
+TEST_TIER = "learning"
+
+
+def comparison_tests(out: Path, iters: int = 2000, perm_iters: int = 10000) -> list[dict]:
+    """One row per (comparison, metric) on the learning set: the paired difference a - b over the
+    problems both scored (each seed of a against the same seed of b, or against b's one seed when b
+    has one: the SFT start), its seed x template x problem bootstrap CI (stats.hierarchical_bootstrap)
+    and the plain problem bootstrap beside it, the raw p (accuracy: the exact sign test on the
+    problems whose seed-averaged difference is not 0; step reward: the sign-flip randomisation test on
+    the seed-averaged differences), and Holm's adjusted p over every row (the A/A control included).
+    Rows whose cells are missing are left out (and so out of the correction)."""
+    from r3bench.results import stats
+
+    by: dict = {}
+    for f in sorted((out / "cells").glob("*.json")):
+        r = read_json(f)
+        if not r or r.get("status") != "done" or r.get("tier") != TEST_TIER:
+            continue
+        try:
+            by.setdefault(r["condition"], {})[r["seed"]] = cell_samples(out, r)
+        except SamplesError:
+            continue
+    rows = []
+    for kind, pairs in (("primary", PRIMARY), ("secondary", SECONDARY), ("A/A", (AA,))):
+        for a, b in pairs:
+            if a not in by or b not in by:
+                continue
+            for metric in PAIRED:
+                flat, per_problem = [], {}
+                for seed, smp in sorted(by[a].items()):
+                    other = by[b].get(seed, by[b].get(0) if len(by[b]) == 1 else None)
+                    if other is None:
+                        continue
+                    ref = {_key(s): s for s in other}
+                    for s in smp:
+                        o = ref.get(_key(s))
+                        if o is None or s.get(metric) is None or o.get(metric) is None:
+                            continue
+                        d = float(s[metric]) - float(o[metric])
+                        flat.append((seed, s.get("template") or "?", _key(s), d))
+                        per_problem.setdefault(_key(s), []).append(d)
+                if not flat:
+                    continue
+                avg = [sum(v) / len(v) for v in per_problem.values()]
+                est, lo, hi = stats.hierarchical_bootstrap(flat, iters, hash_seed(f"{a}-{b}-{metric}"))
+                _, plo, phi = bootstrap_ci(avg, iters, hash_seed(f"{a}-{b}-{metric}-plain"))
+                if metric == "acc":
+                    up, down = sum(x > 0 for x in avg), sum(x < 0 for x in avg)
+                    p, test = stats.sign_test(up, down), f"sign test, {up} up / {down} down"
+                else:
+                    p = stats.paired_permutation_p(avg, perm_iters, hash_seed(f"{a}-{b}-{metric}-perm"))
+                    test = "sign-flip randomisation"
+                rows.append({"kind": kind, "a": a, "b": b, "metric": metric, "diff": est, "ci_low": lo,
+                             "ci_high": hi, "plain_low": plo, "plain_high": phi, "seeds": len(by[a]),
+                             "problems": len(per_problem), "p": p, "test": test,
+                             "discordant": sum(x != 0 for x in avg) / len(avg)})
+    for r, adj in zip(rows, stats.holm([r["p"] for r in rows])):
+        r["p_holm"] = adj
+    return rows
+
+
+def comparison_lines(rows: list[dict]) -> list[str]:
+    """The tests' table for summary.md (raw and Holm-adjusted p side by side; a primary result is
+    claimed only when its adjusted p < 0.05 and its difference exceeds the A/A floor)."""
+    if not rows:
+        return []
+    aa = [r for r in rows if r["kind"] == "A/A" and r["metric"] == "acc"]
+    floor = aa[0]["discordant"] if aa else None
+    lines = ["", "## Tests named in advance (learning set; docs/learning_study.md)", "",
+             "Difference a - b over the problems both scored, every seed of a against the same seed of b (the SFT "
+             "start: its one scoring). CI: the seed x template x problem bootstrap (plain problem bootstrap beside "
+             "it). p: accuracy, the exact sign test on the problems whose seed-averaged difference is not 0; step "
+             "reward, the sign-flip randomisation test. Holm's correction over every row, the A/A control included. "
+             "A primary result is claimed only if its Holm p < 0.05"
+             + (f" and its discordant share exceeds the A/A floor ({floor:.3f})." if floor is not None else "."),
+             "", "| kind | a - b | metric | seeds | problems | difference [seed x template x problem CI] | "
+             "plain CI | discordant | p (test) | Holm p | claimed |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        claimed = (r["kind"] == "primary" and not math.isnan(r["p_holm"]) and r["p_holm"] < 0.05
+                   and (floor is None or r["discordant"] > floor))
+        lines.append(f"| {r['kind']} | {r['a']} - {r['b']} | {r['metric']} | {r['seeds']} | {r['problems']} | "
+                     f"{r['diff']:+.3f} [{r['ci_low']:+.3f}, {r['ci_high']:+.3f}] | [{r['plain_low']:+.3f}, "
+                     f"{r['plain_high']:+.3f}] | {r['discordant']:.3f} | {_f(r['p'])} ({r['test']}) | "
+                     f"{_f(r['p_holm'])} | {'yes' if claimed else 'no'} |")
+    return lines
+
+
 def _f(x) -> str:
     return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3f}"
 
@@ -1026,6 +1119,17 @@ def write_outputs(out: Path, budget: Budget) -> dict:
         b0 = chosen[0]
         lines += ["", f"full_best scored {b0['condition']} seed {b0['seed']} ({b0['train_cell']}; pooled tier-1 "
                       f"accuracy {b0['tier1_acc_pooled']}); rule: {b0['rule']}."]
+    if budget.design == "mixture":
+        tests = comparison_tests(out, budget.bootstrap)
+        lines += comparison_lines(tests)
+        cols_t = ("kind", "a", "b", "metric", "seeds", "problems", "diff", "ci_low", "ci_high", "plain_low",
+                  "plain_high", "discordant", "p", "test", "p_holm")
+        with open(out / "tests.csv.partial", "w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=cols_t)
+            w.writeheader()
+            for r in tests:
+                w.writerow({k: (f"{r[k]:.6g}" if isinstance(r[k], float) else r[k]) for k in cols_t})
+        os.replace(out / "tests.csv.partial", out / "tests.csv")
     (out / "summary.md").write_text("\n".join(lines) + "\n")
     plots(out, rows, [c.name for c in conditions(budget) if c.kind != "full"])  # whole benchmarks: table only
     return {"rows": len(rows)}

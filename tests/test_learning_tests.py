@@ -1,0 +1,79 @@
+"""The issue-35 study's tests named in advance (benchmarks/learning_study.py comparison_tests): paired
+differences on the learning set, the seed x template x problem bootstrap, the exact sign test /
+sign-flip randomisation p, Holm over every row, the A/A floor; and stats.paired_permutation_p."""
+import json
+import math
+import random
+
+import pytest
+
+import bench_scripts  # tests/ is on sys.path (pytest's rootdir-less import)
+from r3bench.results import stats
+
+ls = bench_scripts.load("learning_study")
+
+
+def _cell(d, cond, seed, accs, rewards=None, tier="learning"):
+    rewards = rewards or [0.25 + a / 2 for a in accs]
+    samples = [{"id": f"p{i}", "doc_id": i, "template": f"t{i % 5}", "acc": a, "step_reward": r,
+                "format_compliance": 1.0, "error_class": "CM", "verifier_valid": True, "response": "x"}
+               for i, (a, r) in enumerate(zip(accs, rewards))]
+    sf = d / "samples" / f"{cond}__s{seed}__{tier}.jsonl"
+    sf.parent.mkdir(parents=True, exist_ok=True)
+    sf.write_text("".join(json.dumps(s) + "\n" for s in samples))
+    ls.write_json(d / "cells" / f"{cond}__s{seed}__{tier}.json",
+                  {"status": "done", "condition": cond, "seed": seed, "tier": tier, "samples_file": str(sf),
+                   "budget": {"n_eval": len(accs)}})
+
+
+def test_permutation_p_against_the_exact_enumeration():
+    d = [0.3, 0.1, 0.2, -0.05, 0.4, 0.25, 0.15, 0.05]
+    obs = abs(sum(d))
+    exact = sum(abs(sum(x if (m >> i) & 1 else -x for i, x in enumerate(d))) >= obs - 1e-12
+                for m in range(2 ** len(d))) / 2 ** len(d)
+    got = stats.paired_permutation_p(d, iters=20000, seed=1)
+    assert abs(got - exact) < 0.01, (got, exact)
+    assert math.isnan(stats.paired_permutation_p([0.0, 0.0]))
+    assert stats.paired_permutation_p([0.1, -0.1] * 20, 2000, 0) > 0.5  # no shift: a large p
+
+
+def test_primary_tests_holm_and_the_aa_floor(tmp_path):
+    rng = random.Random(0)
+    n = 200
+    sft = [float(rng.random() < 0.3) for _ in range(n)]
+    for seed in (0, 1):
+        # stepfix: right on ~17 more problems per seed (other ones in each seed); GRPO: the same as SFT continued
+        _cell(tmp_path, "sft_cont", seed, sft)
+        _cell(tmp_path, "grpo_position", seed, sft)
+        _cell(tmp_path, "stepfix", seed, [1.0 if (i % 8 == seed and a == 0.0) or a else 0.0
+                                          for i, a in enumerate(sft)])
+    _cell(tmp_path, "sft", 0, sft)
+    _cell(tmp_path, "sft_unmerged", 0, [1 - a if i == 3 else a for i, a in enumerate(sft)])  # one flip
+    _cell(tmp_path, "stepfix", 0, sft, tier="transfer")  # another set: not tested
+    rows = ls.comparison_tests(tmp_path, iters=300, perm_iters=2000)
+    keyed = {(r["kind"], r["a"], r["b"], r["metric"]): r for r in rows}
+    p1 = keyed[("primary", "stepfix", "sft_cont", "acc")]
+    assert p1["seeds"] == 2 and p1["problems"] == n
+    assert p1["diff"] > 0.05 and p1["ci_low"] > 0 and p1["p"] < 1e-6
+    assert p1["p_holm"] >= p1["p"]
+    p2 = keyed[("primary", "stepfix", "grpo_position", "step_reward")]
+    assert p2["p"] < 0.01
+    null = keyed[("secondary", "grpo_position", "sft_cont", "acc")]
+    assert null["diff"] == 0 and math.isnan(null["p"]) and null["discordant"] == 0
+    aa = keyed[("A/A", "sft_unmerged", "sft", "acc")]
+    assert aa["problems"] == n and aa["discordant"] == pytest.approx(1 / n)
+    # Holm over every finite p: the adjusted values are those of stats.holm on the raw ones
+    assert [r["p_holm"] for r in rows if not math.isnan(r["p"])] == [
+        x for x in stats.holm([r["p"] for r in rows]) if not math.isnan(x)]
+    lines = ls.comparison_lines(rows)
+    text = "\n".join(lines)
+    assert "A/A floor (0.005)" in text
+    claimed = [ln for ln in lines if ln.startswith("| primary | stepfix - sft_cont | acc")]
+    assert claimed and claimed[0].endswith("| yes |")
+    assert all(not ln.endswith("| yes |") for ln in lines if ln.startswith("| secondary"))
+
+
+def test_missing_cells_leave_their_tests_out(tmp_path):
+    _cell(tmp_path, "stepfix", 0, [1.0, 0.0, 1.0])
+    assert ls.comparison_tests(tmp_path, iters=50, perm_iters=100) == []
+    assert ls.comparison_lines([]) == []
