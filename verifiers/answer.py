@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from verifiers import safeexpr, symbolic, worker
 from verifiers.config import CheckConfig
 from verifiers.extract import (CORRECTION, FINALLY, NUMBER_WORD, answer_sentence, clean_answer, SENT_END, collapse_space,
-                               extract_boxed, last_boxed, letters_in, listed_options, number_words, prepare, read_answer, read_letters,
-                               statements)
+                               extract_boxed, last_boxed, letters_in, listed_options, number_words, prepare, qualified_after, read_answer,
+                               read_letters, statements)
 from verifiers.units import get_ureg, to_absolute
 
 MAX_LEN = 2000
@@ -630,8 +630,18 @@ def _pred_number(a, cfg):
         return "a value with a \u00b1 is two values (or an uncertainty), not one value"
     if _bounded(a) or _bounded(collapse_space(_TEXT_CMD.sub(r" \1 ", a))):
         return "a bound is not a value"
+    plain = collapse_space(_TEXT_CMD.sub(r" \1 ", a))
+    if qualified_after(a) or qualified_after(plain):
+        return "a bound, range or comparison after the value is not a value"
+    for bm in _BRACKETED.finditer(plain):
+        if not _unit_ok(bm.group(1)) and not _unit_ok(_norm(bm.group(1))) and not _REMARK_OK.fullmatch(bm.group(1).strip()):
+            return f"a bracketed remark is not a unit: [{bm.group(1)[:20]}]"
     if re.search(r"\d\s?!(?!=)", a):
         return "a factorial is not the value written under it"
+    if re.search(r"(?i)\b(?:otherwise|or else|else)\b", a) and re.search(r"\d", a):
+        return "a value for each case (otherwise ...) is no one answer"
+    # "9 m when t = 3 s", "4 m/s at t = 2 s": the condition written after the value is no part of it
+    a = _CONDITION_AFTER.sub("", a)
     a, negated = _drop_negated(a)
     if negated and not re.search(r"\d", a):
         return "a negated value is not an answer"
@@ -647,6 +657,17 @@ def _pred_number(a, cfg):
         if u is None or _unit_ok(u):
             return v, u
         words = u.split()
+        if words[0].lower() == "per":  # "5 per second" is 5 s^-1, never a bare 5 read in the reference's unit
+            for n in range(min(len(words), 3), 1, -1):
+                cand = " ".join(words[1:n]).rstrip(".,;:)")
+                if cand and not any(_PROSE.fullmatch(w) for w in words[1:n]) and _unit_ok(f"1/({cand})") and \
+                        not _quantity(1.0, f"1/({cand})").dimensionless:
+                    return v, f"1/({cand})"
+        for n in (4, 3):  # "meters per second, per the problem statement", "... per second relative to the cart"
+            if len(words) >= n and words[1] == "per" and not re.search(r"[.,;:)]", " ".join(words[:n - 1])):
+                cand = " ".join(words[:n]).rstrip(".,;:)")
+                if not _PROSE.fullmatch(words[n - 1].rstrip(".,;:)")) and _unit_ok(cand):
+                    return v, cand
         if len(words) > 1 and not _spans(u):
             k = 1  # "5 m s**(-1) upward": the longest unit prefix; "m/s in vacuum" is m/s (not m/s * inch)
             while k < min(len(words) - 1, 4) and not _PROSE.fullmatch(words[k]) and \
@@ -671,6 +692,17 @@ def _pred_number(a, cfg):
         return got
     why = got or first_err or "no number with a unit"
     return f"{why}; as an expression: {expr_err}" if expr_err else why
+
+
+# words in square brackets after a value: a unit ("9.9 [m/s]") or a remark that keeps the value ("[rounded]");
+# any other word ("5 [max]", "5 [wrong] m/s") qualifies the value and is never dropped
+_BRACKETED = re.compile(r"\[([^\[\]\n\d]{0,40}[A-Za-z][^\[\]\n]{0,40})\]")
+_REMARK_OK = re.compile(r"(?i)(?:rounded|approx\.?|approximately|approximate|exact|exactly|estimated?|to \d+ (?:s\.?f\.?|sig\.? ?figs?"
+                        r"|significant figures|d\.?p\.?|decimal places)|\d+ (?:s\.?f\.?|sig\.? ?figs?|significant figures))")
+
+
+_CONDITION_AFTER = re.compile(r"(?<=[\w)}])\s?,?\s(?:when|whenever|at|for|if|once|after|before|until|where|with)\s\\?[A-Za-z]\w{0,10}"
+                              r"\s?=\s?[-+]?\.?\d[^=,;]{0,30}$")
 
 
 def _bounded(a: str) -> bool:

@@ -96,6 +96,32 @@ def _unit_like(s: str) -> bool:
         not re.search(r"\b(?:in|at|on|of|for|to|the|an|and|or|is|as|by|per|so|it|ie|eg|not|est|ca)\b", s, re.I)
 
 
+# a qualifier written after a value that bounds it or offers a range ("10 m at least", "5 m/s or so", "5 [max]",
+# "5 m/s (lower bound)"): the value is no committed answer, as "at least 10 m" is not; an approximation
+# ("5 m/s approx.", "about 5 m/s") states the value and stays.  max / minimum / bound count only where they close
+# the remark ("5 m/s at maximum height" is the value at a place)
+TRAIL_BOUND = re.compile(
+    r"(?i)\b(?:at (?:the )?(?:least|most|best|worst)|or (?:so|thereabouts|more|less|fewer|greater|higher|lower|larger"
+    r"|smaller|bigger|above|below|over|under|longer|shorter|faster|slower|better|worse|up|beyond|greater)"
+    r"|and (?:up|upwards?|above|over|more|higher|beyond|below|under|less|lower)|give or take|more or less"
+    r"|(?:at (?:a |the )?)?(?:max|maximum|minimum|maximal|minimal|maximally|minimally|tops)(?=\s?(?:[)\].,;:!]|$))"
+    r"|(?:lower|upper|a) (?:bound|limit)|bounds?(?=\s?(?:[)\].,;:!]|$)))\b|(?<![A-Za-z])-?ish\b")
+# a comparison word right after the value and its unit ("10 J less", "5 m/s faster than the truck", "2 m higher"):
+# a difference, not the quantity asked for ("4 times greater" states a factor and stays)
+TRAIL_COMPARE = re.compile(
+    r"(?i)^\s?(?:(?!times\b|fold\b|x\b)[^\s\d,;]{1,20}\s)?(?:less|more|fewer|greater|smaller|larger|bigger|higher|lower"
+    r"|faster|slower|longer|shorter|heavier|lighter|further|farther)\b")
+
+
+def qualified_after(a: str) -> bool:
+    """Whether a bound, range or comparison follows the last number written in a."""
+    last = max(a.rfind(c) for c in "0123456789")
+    if last < 0:
+        return False
+    tail = a[last + 1:last + 121]
+    return TRAIL_BOUND.search(tail) is not None or TRAIL_COMPARE.search(tail) is not None
+
+
 # what follows "giving" when it is the answer: the value, maybe a unit or a noun ("giving 3 lines", "yielding
 # 4.2 m/s"), to the end of the sentence; never "giving 9 lines or fewer", "giving 25 J per block", "giving
 # 25 J, which is then split"
@@ -108,6 +134,10 @@ _STATED_LAST = re.compile(r"(?:\sis\s|=|\bbe\s)\s?[-+−]?\.?\d[^\s,;]{0,30}(?:\
 _DOUBTED = re.compile(r"(?i)\b(?:doubt\w*|argu\w*|claim\w*|suggest\w*|think|guess\w*|unsure|sure|possible|estimat\w*"
                       r"|bound|discard\w*|reject\w*|unphysical|wrong|incorrect|not|never|cannot|isn't|can't|some|others?"
                       r"|assum\w*|suppos\w*|approximat\w*|roughly|about)\b")
+
+
+# a condition's variable right before an "=" ("x = 9 m when t = 3 s", "v = 4 m/s at t = 2 s")
+_CONDITION_BEFORE = re.compile(r"\d[^=]{0,30}\s(?:when|whenever|at|for|if|once|after|before|until|where|with)\s\\?[A-Za-z]\w{0,10}\s?$")
 
 
 def answer_sentence(s: str) -> str:
@@ -155,6 +185,8 @@ def answer_sentence(s: str) -> str:
     if cut > 0 and prev >= 0 and outside[cut] == "=" and re.search(
             r"\d[^,;=]{0,30}(?:[,;]\s*(?:or\s+|and\s+)?|\s(?:or|and)\s+)[A-Za-z\\][\w{}\\']{0,20}\s*$", outside[prev:cut]):
         cut = -1  # "v1 = 25 m/s, v2 = 30 m/s": two values, kept whole (and refused), not the last one
+    if cut > 0 and prev >= 0 and outside[cut] == "=" and _CONDITION_BEFORE.search(outside[prev:cut]):
+        cut = prev  # "x = 9 m when t = 3 s": the last "=" states the condition, the value is the one before it
     if cut >= 0 and s[cut:].strip(" =is"):
         s = s[cut:].lstrip("=").strip()
         s = re.sub(r"^(?:is|be|equals)\s", "", s)
@@ -211,6 +243,7 @@ _ALTERNATIVE_AFTER = re.compile(
     r"(?:^\s?|[.!?\n]\s?)(?:(?:hmm+|um+|well|but|maybe|so),?\s)?(?:alternatively|or(?=[\s,])|otherwise|either)\b|\b(?:could|might|may|can) also be\b"
     r"|\bor (?:possibly|perhaps|maybe)\b|\b(?:if|when) [^.\n]{0,60}\b(?:instead|then)\b", re.I)
 _HEDGED_SENTENCE = re.compile(r"\b(?:could|might|may|can) also be\b[^.\n]{0,40}\d|\bor (?:possibly|perhaps|maybe)\b[^.\n]{0,40}\d"
+                              r"|\d[^.\n\d]{0,80}\b(?:otherwise|or else|else)\b[^.\n]{0,40}\d"  # "12 N if ..., otherwise 10 N"
                               r"|\balternatively\b[^.\n]{0,40}\d", re.I)
 SENT_END = re.compile(r"[.!?](?=\s|$)|\n")
 FINALLY = re.compile(r"(?i)\bfinally\b|\bin the end\b")  # "... and finally \\boxed{8}": the last one is chosen
@@ -229,6 +262,10 @@ _QUALIFIED = re.compile(r"(?i)\b(?:than|more|less|fewer|faster|slower|longer|sho
 # maybe") is no commitment: the correction is refused (the answer before it was taken back)
 _HEDGED_CORRECTION = re.compile(r"(?i)\b(?:if|unless|whether|maybe|perhaps|possibly|probably|likely|would|could|might"
                                 r"|either|or|at least|at most|up to)\b|\?")
+
+
+# "it's 12 N if the surface is rough, otherwise 10 N": a value for each case, no one answer
+_CONDITIONAL_ALTERNATIVE = re.compile(r"(?i)\b(?:otherwise|or else|else)\b[^.\n]{0,40}\d")
 
 
 def collapse_space(text: str) -> str:
@@ -370,11 +407,16 @@ def _correction(text: str, after: int):
         if cand and weak and (_QUALIFIED.search(sent[found[-1].end():]) or checking):
             # "Wait, it's 5 m/s faster than the bus.": a remark, not a corrected answer; after "let me check",
             # "..., so 6 N" is the check's working (the lighter block's force), not a new answer
+            if not checking and len(re.findall(r"\d+(?:\.\d+)?", cand)) >= 2 and re.search(r"[,;]\s|\band\b", cand):
+                # "Wait, so 10 m total, 5 m each way": new values (a total and its parts) replace the answer
+                # without committing to one of them
+                best = (cue.start(), cand, cue.end() + sm.end(), True)
             continue
         if cand and (re.search(r"\d", cand) or _LETTER_LIST.fullmatch(cand) or (
                 len(cand) <= 40 and re.search(r"\b(?:should|must|correct|instead|actually|rather)\b", sent, re.I)
                 and re.fullmatch(r"[$\\\w\s^{}()*/+\-.,']+", cand) and len(cand.split()) <= 4)):
-            hedged = weak and _HEDGED_CORRECTION.search(sent) is not None
+            hedged = (weak and _HEDGED_CORRECTION.search(sent) is not None) or \
+                _CONDITIONAL_ALTERNATIVE.search(sent) is not None
             best = (cue.start(), cand, cue.end() + sm.end(), hedged)
     return best
 
@@ -446,6 +488,11 @@ def _fallback(text: str):
         unit = re.match(r"[ \t]?([^\n.;,!?$]{1,20}?)\s?(?:[.;,!?](?=\s|$)|\n|$)", text[last_end:])
         if unit and _unit_like(unit.group(1)) and re.search(r"[A-Za-zµΩ°]", unit.group(1)):
             return clean_answer(last_span + " " + unit.group(1).strip()) or None
+        # "$10$ m at least", "$5$ m/s or so", "$10$ J less", "$5$ per second": the words after the span qualify
+        # the value or state its unit, and are never dropped (a bare 10 read in the reference's unit)
+        after = re.match(r"[ \t]?([^\n.;,!?$]{1,60}?)\s?(?:[.;,!?](?=\s|$)|\n|$)", text[last_end:])
+        if after and (qualified_after("0" + after.group(1)) or re.match(r"(?i)per [a-z]", after.group(1))):
+            return clean_answer(last_span + " " + after.group(1).strip()) or None
     tail = _tail_sentence(text[last_end:])
     # "The phase difference is π radians.", "The speed is four meters per second."
     if tail and (re.search(r"\d|π|\\pi(?![a-zA-Z])", tail) or (last_span is None and NUMBER_WORD.search(tail))):

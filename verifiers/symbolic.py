@@ -303,6 +303,13 @@ def _split_letters(s: str, latex: bool) -> str:
             if latex and w in _LATEX_FUNCS:
                 i = _function_call(w, s, i + len(w), out)
                 continue
+            fn = next((f for f in ("sinh", "cosh", "tanh", "sin", "cos", "tan") if w.endswith(f)), None) \
+                if latex and 4 <= len(w) <= 7 and w not in KNOWN_NAMES else None
+            if fn and len(w) - len(fn) <= 3 and nxt in ("\\", " ") and w[:len(w) - len(fn)] not in KNOWN_NAMES:
+                # "mgsin\theta": one-letter symbols written against a bare function, m g sin(θ)
+                out.append(" ".join(w[:len(w) - len(fn)]) + " ")
+                i = _function_call(fn, s, i + len(w), out)
+                continue
             if 2 <= len(w) <= 3 and w not in KNOWN_NAMES and w not in _FUNC_WORDS and nxt != "_" and \
                     not (not latex and nxt == "("):
                 out.append(" ".join(w) + " ")
