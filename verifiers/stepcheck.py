@@ -91,38 +91,7 @@ def _eval_units(text: str, env: dict) -> float:
         return P.evaluate(text, {**env, **{f: 1.0 for f in free}})
 
 
-UNIT_AFTER_NUMBER = re.compile(r"(\d)\s*(?:\\[,;: ]|~|\s)*(?:\\(?:mathrm|text|rm)\s*\{([^{}]{1,20})\}|\[([^\[\]]{1,20})\]"
-                                r"|(?<=\s)([A-Za-zΩµ°][A-Za-zΩµ°/^0-9.*-]{0,15})(?![A-Za-z(]))")
-
-
-def units_dropped(text: str) -> str | None:
-    """The text with the units written after its numbers removed (`12 V / 4 Ω` -> `12 / 4`), when any were:
-    the unit letters are not the symbols of the same name (V = 12 would make `12 V` 144)."""
-    u = get_ureg()
-    changed = False
-
-    def drop(m):
-        nonlocal changed
-        unit = (m.group(2) or m.group(3) or m.group(4) or "").strip()
-        tail = ""
-        if m.group(4) and "*" in unit:  # `28 m/s*43 s`: the unit ends at the times sign before the next number
-            unit, star, rest = unit.partition("*")
-            tail = star + rest if re.match(r"[\d.]", rest) else ""
-            unit = unit if tail else unit + star + rest
-        try:
-            u.parse_units(unit.replace("Ω", "ohm").replace("^", "**"))
-        except Exception:  # noqa: BLE001 - not a unit: leave the text as written
-            return m.group(0)
-        changed = True
-        return m.group(1) + " " + tail
-
-    out = UNIT_AFTER_NUMBER.sub(drop, text)
-    if changed and "*" in text:  # a unit cut at a times sign: the number after it may carry a unit of its own
-        out = UNIT_AFTER_NUMBER.sub(drop, out)
-    return out if changed else None
-
-
-P._units_dropped = units_dropped  # governing() reads `28 m/s * 43 s` with its units dropped
+UNIT_AFTER_NUMBER, units_dropped = P.UNIT_AFTER_NUMBER, P.units_dropped  # their home: stepparse (governing() reads them)
 
 
 _U = r"(?![eE][-+]?\d)[A-Za-zΩµ°]+(?:\^\{?-?\d+\}?)?"

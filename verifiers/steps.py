@@ -39,7 +39,17 @@ LaTeX and plain notation, units in any form the answer checker reads, prose insi
 renamed symbols are read by verifiers.stepparse. Without a seven-tag reference the reference-free
 mode (verifiers.stepref) runs; where it cannot place an error it returns valid=False with a reason.
 Other backends (an LLM judge, verifiers.judge; a process-supervised verifier, verifiers.psv) plug in
-through BACKENDS, name -> function(question, solution, reference) -> StepVerdict.
+through BACKENDS, the one table of step verifier backends: name -> Backend(run, config type, oracle).
+
+    verify(question, solution, reference, backend="psv", config=PsvConfig(model="runs/psv/psv_model"))
+
+Each backend takes a typed, frozen config (SymbolicConfig, verifiers.judge.JudgeConfig,
+verifiers.psv.PsvConfig); without one it runs on the config's documented defaults (its `from_env`,
+the one place a backend reads R3BENCH_* variables). `config_for(name, **given)` builds a backend's
+config from a caller's flags or config fields; `backend(name)` is the entry, and an unknown name is
+refused with the list of valid ones. Adding a backend: a function `(question, solution, reference,
+config) -> StepVerdict`, a config dataclass with `from_env`, and `register(Backend(...))` - the CLI
+(`r3bench verify --backend`), the trainers' `verifier` field and the strategies' Scorer read this table.
 
 Where things live: the verdict type and the step numbering in verifiers.verdict, the format check in
 verifiers.stepformat, the checks both symbolic modes share (dimensions, laws, steps 5-7) in
@@ -49,11 +59,13 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass, fields
+from typing import Callable
 
 from verifiers import seventag
 from verifiers import stepparse as P
-from verifiers.judge import JudgeBudgetExceeded, judge_backend
-from verifiers.psv import psv_backend
+from verifiers.judge import JudgeBudgetExceeded, JudgeConfig, judge_backend
+from verifiers.psv import PsvConfig, psv_backend, psv_missing, psv_step_scores
 from verifiers.stepcheck import UNIT_AFTER_NUMBER, units_dropped, units_to_si, written_units_ok, check_arithmetic, dependency_order, dimension_ok, not_a_law, split_juxtaposed
 from verifiers.stepformat import boxed_all, format_error
 from verifiers.stepref import unit_constants, verify_reference_free
@@ -61,7 +73,8 @@ from verifiers.units import get_ureg
 from verifiers.verdict import StepVerdict, at_step, invalid
 
 # StepVerdict is re-exported: `from verifiers.steps import StepVerdict, verify` is the front door's spelling
-__all__ = ["verify", "report", "verify_symbolic", "BACKENDS", "StepVerdict"]
+__all__ = ["verify", "report", "verify_symbolic", "BACKENDS", "Backend", "register", "backend", "config_for",
+           "oracle_names", "SymbolicConfig", "JudgeConfig", "PsvConfig", "StepVerdict"]
 
 
 # --- the symbolic backend with a reference ----------------------------------------------------------
@@ -905,25 +918,115 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
                             raw_extra=raw_consts)
 
 
-BACKENDS = {"symbolic": verify_symbolic, "judge": judge_backend, "psv": psv_backend}
+# --- the backend table ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SymbolicConfig:
+    """The symbolic backend takes no settings of its own (its tolerances are CheckConfig's)."""
+
+    @classmethod
+    def from_env(cls, **given) -> "SymbolicConfig":
+        return cls()
 
 
-def verify(question: str, solution: str, reference: str, backend: str = "symbolic") -> StepVerdict:
-    """Never raises on model output: an internal failure is a verdict whose explanation says so.
-    The one exception that passes: a judge whose budget is spent (JudgeBudgetExceeded) - the run stops
-    and says why rather than booking every later sample as 'no verdict'."""
-    fn = BACKENDS.get(backend)
-    if fn is None:
+@dataclass(frozen=True)
+class Backend:
+    """A step verifier backend, one row of BACKENDS.
+
+    run:         (question, solution, reference, config) -> StepVerdict; config None = its defaults
+    config:      its frozen config dataclass; `config.from_env(**given)` builds one from a caller's values
+                 over the documented defaults (the one place a backend reads the environment)
+    oracle:      it reads the reference solution (the strategies report such runs apart: an upper bound)
+    step_scores: (question, solution, config) -> [float per step], for a backend that scores steps (the
+                 strategies' Scorer uses it); None: the scores are read from the verdict
+    missing:     config -> what it lacks to run, in words (None: nothing), checked where a config is made
+    """
+
+    name: str
+    run: Callable[..., StepVerdict]
+    config: type
+    oracle: bool
+    step_scores: Callable[..., list] | None = None
+    missing: Callable[..., str | None] | None = None
+    help: str = ""
+
+    def problem(self, config=None) -> str | None:
+        """What the backend lacks to run with `config` (None: its defaults), in words; None when nothing.
+        The trainers refuse such a config at load, the Scorer before the first problem."""
+        if self.missing is None:
+            return None
+        return self.missing(config if config is not None else self.config.from_env())
+
+    def __call__(self, question, solution, reference, config=None) -> StepVerdict:
+        """`BACKENDS[name](question, solution, reference)` as before the table: the bare backend."""
+        return self.run(question, solution, reference, config)
+
+
+def _symbolic(question, solution, reference, config=None) -> StepVerdict:
+    return verify_symbolic(question, solution, reference)
+
+
+#: the one table of step verifier backends: name -> Backend (register adds one)
+BACKENDS: dict[str, Backend] = {}
+
+
+def register(entry: Backend) -> Backend:
+    """Add (or replace) a backend of the table; the CLI, the trainers' `verifier` field and the strategies'
+    Scorer see it at once."""
+    BACKENDS[entry.name] = entry
+    return entry
+
+
+def backend(name: str) -> Backend:
+    """The table's entry of `name`; an unknown name raises ValueError with the valid ones."""
+    if name not in BACKENDS:
+        raise ValueError(f"unknown verifier backend {name!r} (have: {', '.join(BACKENDS)})")
+    return BACKENDS[name]
+
+
+def config_for(name: str, resolve: Callable[[str], str] | None = None, **given):
+    """Backend `name`'s config from a caller's values (None / "" / 0 left to the defaults, unknown keys
+    ignored) over `from_env`; `resolve` turns model names into folders where the config holds one
+    (PsvConfig.resolved). The CLI and the trainers build the config they pass to verify() here."""
+    cls = backend(name).config
+    names = {f.name for f in fields(cls)}
+    cfg = cls.from_env(**{k: v for k, v in given.items() if k in names and v not in (None, "", 0)})
+    return cfg.resolved(resolve) if resolve is not None and hasattr(cfg, "resolved") else cfg
+
+
+def oracle_names() -> tuple[str, ...]:
+    """The backends that read the reference solution."""
+    return tuple(n for n, b in BACKENDS.items() if b.oracle)
+
+
+register(Backend("symbolic", _symbolic, SymbolicConfig, oracle=True,
+                 help="deterministic, offline: every step against the seven-tag reference (or reference-free)"))
+register(Backend("judge", judge_backend, JudgeConfig, oracle=True,
+                 help="an LLM judge on any OpenAI-compatible endpoint (verifiers.judge)"))
+register(Backend("psv", psv_backend, PsvConfig, oracle=False, step_scores=psv_step_scores, missing=psv_missing,
+                 help="a process-supervised verifier model scoring each step (verifiers.psv)"))
+
+
+def verify(question: str, solution: str, reference: str, backend: str = "symbolic", config=None) -> StepVerdict:
+    """The first wrong step of `solution` by the `backend` of BACKENDS, run with `config` (that backend's
+    config type; None: its documented defaults). Never raises on model output: an internal failure is a
+    verdict whose explanation says so. Raises ValueError for an unknown backend, TypeError for a config
+    of another backend; the one exception that passes otherwise: a judge whose budget is spent
+    (JudgeBudgetExceeded) - the run stops and says why rather than booking every later sample as 'no verdict'."""
+    entry = BACKENDS.get(backend)
+    if entry is None:
         raise ValueError(f"unknown verifier backend {backend!r} (have: {', '.join(BACKENDS)})")
+    if config is not None and not isinstance(config, entry.config):
+        raise TypeError(f"backend {backend!r} takes a {entry.config.__name__}, not a {type(config).__name__}")
     try:
-        return fn(question, solution, reference)
+        return entry.run(question, solution, reference, config)
     except JudgeBudgetExceeded:
         raise
     except Exception as e:  # noqa: BLE001 - a verifier bug is recorded as no verdict, not a crashed RL run
         return invalid(f"verifier error: {type(e).__name__}: {str(e)[:100]}", seventag.parse(solution or "").n)
 
 
-def report(rows, backend: str = "symbolic") -> dict:
+def report(rows, backend: str = "symbolic", config=None) -> dict:
     """Score a backend on labelled rows {question, solution, reference, first_error, error_class}.
 
     A verdict with valid=False counts as wrong (it is never read as 'no error') and is counted in
@@ -932,7 +1035,7 @@ def report(rows, backend: str = "symbolic") -> dict:
     """
     conf, n, exact, cls_ok, err_ok, err_n, cor_ok, cor_n, inval = {}, 0, 0, 0, 0, 0, 0, 0, 0
     for r in rows:
-        v = verify(r["question"], r["solution"], r["reference"], backend)
+        v = verify(r["question"], r["solution"], r["reference"], backend, config)
         n += 1
         gold_c = r["error_class"] if r["first_error"] else "none"
         pred_c = (v.error_class or "none") if v.valid else "invalid"
