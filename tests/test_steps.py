@@ -71,7 +71,7 @@ def test_no_model_text_is_evaluated_as_code():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1] / "verifiers"
-    for name in ("steps.py", "stepparse.py", "stepref.py", "feedback.py"):
+    for name in ("steps.py", "step_reading.py", "reference_free.py", "feedback.py"):
         src = (root / name).read_text()
         assert not re.search(r"(?<![\w.])(eval|exec|compile)\(", src), name
     ref = procgen.generate(n=10, seed=2)[0].solution

@@ -24,7 +24,7 @@ is that step. A reply that is still not a verdict is asked again (`json_retries`
 conversation, with the reason it could not be read - so that a judge at temperature 0 does not give
 the same reply again. If it stays bad, the result is an invalid verdict (valid=False, first_error -1,
 never 0 = "all correct") whose explanation says so - never a crash, never a silent 0.
-A broken seven-tag format is a FORMAT verdict without asking the judge (verifiers.stepformat.format_error).
+A broken seven-tag format is a FORMAT verdict without asking the judge (verifiers.tag_format.format_error).
 Connection errors, timeouts, 429 and 5xx are retried with exponential backoff (`retries`), honouring
 a Retry-After header up to `max_retry_after_s`; 401/403 (bad key, no access) and other 4xx are not
 retried - another try cannot succeed - and are recorded at once.
@@ -50,7 +50,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from verifiers import seventag
-from verifiers.stepformat import format_error
+from verifiers.tag_format import format_error
 from verifiers.verdict import N_STEPS, STEP_CLASS, StepVerdict, invalid
 
 PROMPT = """You are a strict physics teacher verifying a student's step-by-step solution.

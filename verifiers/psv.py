@@ -28,7 +28,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Callable
 
 from verifiers import seventag
-from verifiers.stepformat import format_error
+from verifiers.tag_format import format_error
 from verifiers.verdict import STEP_CLASS, STEP_OF_TAG, StepVerdict
 
 @dataclass(frozen=True)

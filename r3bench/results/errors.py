@@ -11,7 +11,7 @@ error of each response is counted per model and method:
                  several answers, nan): counted apart, never as MC, and left out of the MC/CM/CE shares
   no verdict     the verifier could not decide (StepVerdict.valid is False)
   no reference   no seven-tag reference solution (doc["solution"]) and no gold answer (doc["answer"] or
-                 the sample's target) for the reference-free mode (verifiers.stepref). Such samples are
+                 the sample's target) for the reference-free mode (verifiers.reference_free). Such samples are
                  counted here, never guessed.
 
 Model and method come from the results file of the same run (`results_<ts>.json` beside the

@@ -1,7 +1,7 @@
 """Reading the lines of a seven-tag solution as data: expressions, quantities, laws. Never executes text.
 
-Shared by the symbolic step verifier with a reference (verifiers.steps) and the reference-free mode
-(verifiers.stepref). Everything a model writes goes through three readers:
+Shared by the symbolic step verifier with a reference (verifiers.reference_based) and the reference-free mode
+(verifiers.reference_free). Everything a model writes goes through three readers:
 
   expr_text(s)     LaTeX or plain notation -> one plain calculator expression (``\\frac{a}{b}`` ->
                    ``(a)/(b)``, ``\\sqrt{x}`` -> ``sqrt(x)``, ``\\cdot``/``\\times``/``×`` -> ``*``,
@@ -227,7 +227,7 @@ def evaluate(text: str, env: Mapping[str, float]) -> float:
 def close(a: float, b: float, rel: float | None = None) -> bool:
     """The checker's numeric equality (verifiers.answer.close with CheckConfig: rel_tol, and an absolute
     floor only when one number is 0), so that step checks and answer checks share one tolerance; `rel`
-    overrides the relative tolerance (the physical-constant match in stepref: CheckConfig.const_rel_tol)."""
+    overrides the relative tolerance (the physical-constant match in reference_free: CheckConfig.const_rel_tol)."""
     return _checker_close(a, b, _DEFAULT if rel is None else CheckConfig(rel_tol=rel))
 
 
