@@ -5,7 +5,6 @@ puts records, samples and the adapter (reassembled) where the CPU scripts read t
 import json
 import random
 import tarfile
-from pathlib import Path
 
 import pytest
 

@@ -26,16 +26,18 @@ def test_scores_every_step_and_thresholds(tiny):
 
 
 def test_backend_from_env_and_bad_input(tiny, monkeypatch):
-    import verifiers.psv as psv_mod
+    from verifiers.psv import PsvConfig
     monkeypatch.setenv("R3BENCH_PSV_MODEL", tiny)
-    monkeypatch.setattr(psv_mod, "_DEFAULT", None)
-    v = steps.verify(P.question, P.solution, P.solution, backend="psv")
+    v = steps.verify(P.question, P.solution, P.solution, backend="psv")  # no config: PsvConfig.from_env()
     assert v.valid and v.n_steps == 7 and len(v.step_scores) == 7
     assert steps.verify(P.question, "no tags at all", "", backend="psv").first_error == 1
     monkeypatch.delenv("R3BENCH_PSV_MODEL")
-    monkeypatch.setattr(psv_mod, "_DEFAULT", None)
     v = steps.verify(P.question, P.solution, "", backend="psv")
     assert v.valid is False and "R3BENCH_PSV_MODEL" in v.explanation
+    v = steps.verify(P.question, P.solution, P.solution, backend="psv", config=PsvConfig(model=tiny, threshold=0.0))
+    assert v.valid and v.first_error == 0 and len(v.step_scores) == 7
+    with pytest.raises(TypeError, match="PsvConfig"):
+        steps.verify(P.question, P.solution, "", backend="psv", config=steps.SymbolicConfig())
 
 
 def test_step_index_and_class_come_from_the_same_tag(tiny):
@@ -54,56 +56,54 @@ SHORT = "r3bench/smollm2-135m-instruct"
 
 @pytest.fixture
 def short_name_is_tiny(tiny, monkeypatch):
-    """r3bench's short name resolves to the tiny model here (no GGUF conversion); psv's backend state
-    is restored afterwards."""
-    import verifiers.psv as psv_mod
+    """r3bench's short name resolves to the tiny model here (no GGUF conversion)."""
     from r3bench.core import models
 
     monkeypatch.setattr(models, "resolve", lambda name, verify=False: Path(tiny))
-    monkeypatch.setattr(psv_mod, "_DEFAULT", None)
-    monkeypatch.setattr(psv_mod, "_RESOLVE", None)
     return tiny
 
 
-def test_short_psv_model_names_are_resolved_on_the_r3bench_side(short_name_is_tiny, monkeypatch):
+def test_short_psv_model_names_are_resolved_on_the_r3bench_side(short_name_is_tiny, monkeypatch, tmp_path, capsys):
     """verifiers.psv loads directories only (it imports nothing of r3bench); r3bench's short names reach
-    it resolved: `--model r3-stepco ... verifier=psv,psv_model=r3bench/smollm2-135m-instruct` (the
-    Scorer), R3BENCH_PSV_MODEL through the Scorer, and R3BENCH_PSV_MODEL through `verify(...,
-    backend="psv")` once the r3bench CLI has given its resolver."""
-    import verifiers.psv as psv_mod
+    it resolved where r3bench builds the config: `--model r3-stepco ... verifier=psv,psv_model=r3bench/...`
+    (the Scorer), R3BENCH_PSV_MODEL through the Scorer, and `r3bench verify --backend psv` (--psv-model
+    or R3BENCH_PSV_MODEL)."""
+    import json
+
     from r3bench.apps import cli
     from r3bench.core import models
     from r3bench.eval.strategies.scorer import Scorer
 
     assert models.local_path(SHORT) == short_name_is_tiny and models.local_path("some/dir") == "some/dir"
     s = Scorer("psv", psv_model=SHORT, threshold=0.0)
-    assert s.steps(P.question, P.solution, "")["valid"] and len(s.psv.step_scores(P.question, P.solution)) == 7
+    assert s.config.model == short_name_is_tiny
+    r = s.steps(P.question, P.solution, "")
+    assert r["valid"] and len(r["scores"]) == 7
     monkeypatch.setenv("R3BENCH_PSV_MODEL", SHORT)
-    assert Scorer("psv", threshold=0.0).psv is not None
-    with pytest.raises(SystemExit):
-        cli.main(["verify", "--help"])
-    assert psv_mod._RESOLVE is models.local_path
-    v = steps.verify(P.question, P.solution, P.solution, backend="psv")
-    assert v.valid and len(v.step_scores) == 7, v.explanation
+    assert Scorer("psv", threshold=0.0).config.model == short_name_is_tiny
+    f = tmp_path / "in.jsonl"
+    f.write_text(json.dumps({"question": P.question, "solution": P.solution, "reference": P.solution}) + "\n")
+    assert cli.main(["verify", "--backend", "psv", "--jsonl", str(f)]) == 0
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert out["valid"] and len(out["step_scores"]) == 7, out
 
 
 def test_trainers_give_psv_their_resolver(short_name_is_tiny, tmp_path, monkeypatch):
-    """A trainer run (stepfix/grpo with verifier=psv) resolves R3BENCH_PSV_MODEL's short names too:
-    run_training hands verifiers.psv the trainers' model_path before it builds anything."""
-    import verifiers.psv as psv_mod
-    from trainers import sft
+    """A trainer run (stepfix/grpo with verifier=psv) resolves its psv_model (or R3BENCH_PSV_MODEL) short
+    name too: trainers.judging.verifier_config builds the PsvConfig with the trainers' model_path, and a
+    psv verifier without any model is refused at config load."""
+    from trainers import grpo, judging, stepfix
     from trainers.core.config import make
-    from trainers.core.entry import run_training
-    from trainers.core.model import model_path
+    from trainers.errors import ConfigError
 
-    cfg = make(sft.Config, output_dir=str(tmp_path / "run"), max_steps=1)
-
-    def build(cfg):
-        raise RuntimeError("stop before loading a model")
-
-    with pytest.raises(RuntimeError, match="stop before"):
-        run_training(cfg, build)
-    assert psv_mod._RESOLVE is model_path
-    monkeypatch.setenv("R3BENCH_PSV_MODEL", SHORT)
-    v = steps.verify(P.question, P.solution, P.solution, backend="psv")
+    monkeypatch.delenv("R3BENCH_PSV_MODEL", raising=False)
+    for cls in (stepfix.Config, grpo.Config):
+        with pytest.raises(ConfigError, match="psv_model"):
+            make(cls, verifier="psv")
+    cfg = make(stepfix.Config, output_dir=str(tmp_path / "run"), verifier="psv", psv_model=SHORT)
+    conf = judging.verifier_config(cfg)
+    assert conf.model == short_name_is_tiny
+    v = steps.verify(P.question, P.solution, P.solution, backend="psv", config=conf)
     assert v.valid and len(v.step_scores) == 7, v.explanation
+    monkeypatch.setenv("R3BENCH_PSV_MODEL", SHORT)
+    assert judging.verifier_config(make(grpo.Config, verifier="psv")).model == short_name_is_tiny

@@ -13,7 +13,7 @@ import pytest
 
 from r3bench import procgen
 from verifiers import seventag
-from verifiers import stepparse as SP
+from verifiers import step_reading as SP
 from verifiers.rewards import outcome_reward_func, position_reward_func, rlvp_reward_func, step_reward
 from verifiers.steps import verify
 

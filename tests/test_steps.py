@@ -71,7 +71,7 @@ def test_no_model_text_is_evaluated_as_code():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1] / "verifiers"
-    for name in ("steps.py", "stepparse.py", "stepref.py", "feedback.py"):
+    for name in ("steps.py", "step_reading.py", "reference_free.py", "feedback.py"):
         src = (root / name).read_text()
         assert not re.search(r"(?<![\w.])(eval|exec|compile)\(", src), name
     ref = procgen.generate(n=10, seed=2)[0].solution
@@ -90,7 +90,8 @@ def test_report_counts_no_verdict_as_wrong(monkeypatch):
     """steps.report counted an invalid verdict (first_error 0) as a correct 'no error' verdict."""
     from verifiers import steps
 
-    monkeypatch.setitem(steps.BACKENDS, "down", lambda q, s, r: StepVerdict(0, None, "judge down", 7, valid=False))
+    monkeypatch.setitem(steps.BACKENDS, "down", steps.Backend(
+        "down", lambda q, s, r, c: StepVerdict(0, None, "judge down", 7, valid=False), steps.SymbolicConfig, oracle=True))
     rows = [{"question": "q", "solution": "s", "reference": "r", "first_error": 0, "error_class": None}] * 3
     r = report(rows, backend="down")
     assert r["accuracy_correct"] == 0.0 and r["invalid"] == 3 and r["confusion"] == {"none": {"invalid": 3}}

@@ -196,13 +196,13 @@ def test_a_wrong_natural_form_substitution_or_its_result_is_found():
 
 
 def test_a_bracketed_unit_in_the_box_follows_from_the_calculation():
-    """The step verifier reads `2.02 [s]` (stepparse.quantity); whether it is the reference's answer is the
+    """The step verifier reads `2.02 [s]` (step_reading.quantity); whether it is the reference's answer is the
     checker's reading (verifiers.answer), which does not read the bracket yet: the verdict says so."""
     v = verify(QF, fall("t = \\sqrt{2 \\cdot 20 / 9.8}", "\\boxed{2.02 [s]}"), FALL)
     assert "does not follow" not in v.explanation and "not a number" not in v.explanation, v
 
 
 def test_a_bracketed_unit_in_the_box_is_the_reference_answer():
-    # the step verifier reads the box without the brackets (stepcheck._answer_right), as it reads value lines
+    # the step verifier reads the box without the brackets (step_checks._answer_right), as it reads value lines
     v = verify(QF, fall("t = \\sqrt{2 \\cdot 20 / 9.8}", "\\boxed{2.02 [s]}"), FALL)
     assert v.first_error == 0, v

@@ -54,7 +54,7 @@ def test_paraphrased_principle_is_the_same_law():
     """'Energy is conserved: the elastic potential energy ... turns into kinetic energy' names the law of
     'Conservation of energy: the spring's elastic energy k x^2 / 2 becomes kinetic energy' (word overlap
     rejected it before); a contradicting qualifier is still a wrong law."""
-    from verifiers.stepparse import same_law
+    from verifiers.step_reading import same_law
 
     ref = "Conservation of energy: the spring's elastic energy k x^2 / 2 becomes kinetic energy."
     assert same_law("Energy is conserved: the elastic potential energy stored in the spring turns into kinetic "

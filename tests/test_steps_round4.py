@@ -189,8 +189,8 @@ def test_explanation_names_the_same_unknown_name_on_every_run():
     # two names that are neither units nor symbols: the reason must not depend on set order (hash seed)
     import subprocess
     import sys
-    prog = ("from verifiers.stepcheck import _eval_units\n"
-            "from verifiers import stepparse as P\n"
+    prog = ("from verifiers.step_checks import _eval_units\n"
+            "from verifiers import step_reading as P\n"
             "try:\n    _eval_units('3*qq2 + zz', {})\nexcept P.ExprError as e:\n    print(e)\n")
     outs = {subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True,
                            env={**__import__("os").environ, "PYTHONHASHSEED": str(seed)}).stdout for seed in range(6)}
@@ -222,7 +222,7 @@ def test_power_of_ten_spelling_keeps_a_wrong_substitution_wrong():
 
 
 def test_exponent_of_a_number_is_no_name():
-    from verifiers import stepparse as P
+    from verifiers import step_reading as P
     assert P.names("2.5e9 * k + 1E-3") == {"k"}
     assert P.names("x^2 * 10^3") == {"x"}  # a power of a symbol times a thousand is not the number 2e3
 
@@ -275,7 +275,7 @@ def test_a_wrong_result_inside_a_sentence_is_still_found():
 
 
 def test_function_applied_without_parentheses():
-    from verifiers import stepparse as P
+    from verifiers import step_reading as P
     assert abs(P.evaluate("n_1 \\sin\\theta_1", {"n_1": 2.0, "theta_1": 0.5}) - 2.0 * 0.479425538604203) < 1e-9
     assert abs(P.evaluate("sin θ₁ / 2", {"theta_1": 0.5}) - 0.479425538604203 / 2) < 1e-9
     assert abs(P.evaluate("cos 60°", {}) - 0.5) < 1e-9
@@ -299,7 +299,7 @@ def test_kinetic_energy_not_conserved_is_no_conflict():
 
 
 def test_first_and_second_law_together_conflict_and_newtons_first_law_is_no_thermodynamics():
-    from verifiers import stepparse as P
+    from verifiers import step_reading as P
     assert "first_law" not in P.laws("Newton's first law holds")
     q = "A 4.0 kg box is pushed with a net force of 10 N. Find its acceleration."
     ref = S(problem_analysis="Find the acceleration a.", principle="Newton's second law: F = m a.",
@@ -423,12 +423,12 @@ def test_principle_in_words_equating_different_kinds_fails(principle):
     "The work done equals the kinetic energy gained.",
 ])
 def test_principle_in_words_with_consistent_kinds_is_not_judged_by_that_rule(principle):
-    from verifiers.steps import _principle_formula
+    from verifiers.reference_based import _principle_formula
     assert _principle_formula(principle, {"p": 2.0, "m": 0.4, "v": 5.0}, {"p": "kg*m/s", "m": "kg", "v": "m/s"}) is None
 
 
 def test_quantity_named_in_words_on_the_left_of_a_principle_formula():
-    from verifiers.steps import _principle_formula
+    from verifiers.reference_based import _principle_formula
     env, units = {"lam": 0.6, "v": 1.5, "T": 0.4}, {"lam": "m", "v": "m/s", "T": "s"}
     got = _principle_formula("Wave speed = 2*lam/T.", env, units)  # the one speed symbol is v: v = 2 lam/T is false
     assert got is not None and got[0] is False, got
@@ -486,7 +486,7 @@ def test_a_value_line_that_shows_its_arithmetic_on_the_givens():
 
 
 def test_bracketed_dimensionless_and_per_degree_units_are_read():
-    from verifiers import stepparse as P
+    from verifiers import step_reading as P
     assert P.quantity("0.25 [-]") == (0.25, "")
     for t in ("1.2e-5 [1/°C]", "1.2e-5 /°C", "1.2e-5 °C^-1"):
         q = P.quantity(t)
@@ -504,6 +504,6 @@ def test_primed_symbols_and_a_sign_convention_in_the_principle():
                 substitution="1/30 + 1/s' = 1/10", calculation="s' = 15 cm")
     v = verify(q, sol, ref)
     assert v.valid and v.first_error == 0, v
-    from verifiers.steps import _principle_formula
+    from verifiers.reference_based import _principle_formula
     got = _principle_formula("Mirror focal length f = R/2.", {"f": -0.2, "R": 0.4}, {"f": "m", "R": "m"})
     assert got is not None and got[0] is True, got  # the other sign convention is the same law

@@ -8,7 +8,7 @@ own (not the development set's items), and failed before its fix.
 import pytest
 
 from verifiers import seventag
-from verifiers import stepparse as P
+from verifiers import step_reading as P
 from verifiers.steps import verify
 
 
@@ -305,7 +305,7 @@ def test_a_ratio_to_a_constant_given_as_a_value():
 
 
 def test_a_unit_that_is_no_constant_identifies_nothing():
-    from verifiers.stepref import unit_constants
+    from verifiers.reference_free import unit_constants
     assert unit_constants("m = 500 g, t = 2 h", {"g", "h"}) == {}   # grams and hours, not g or Planck's h
     assert set(unit_constants("v = 0.5 c", {"c"})) == {"c"}
     assert unit_constants("v = 0.5 c", set()) == {}
@@ -563,7 +563,7 @@ def test_a_known_temperature_in_step_one_is_no_misread_given():
             calculation="Q = 66800 J", final_answer="\\boxed{66800 J}")
     v = verify(q, _with(ref, problem_analysis="Heat to melt 0.20 kg of ice at 0 °C."), ref)
     assert v.first_error != 1, v
-    from verifiers.steps import _misread_value
+    from verifiers.reference_based import _misread_value
     warm = "Ice at its melting point is melted and the water warmed to 20 °C. How much heat does 0.20 kg need?"
     sol = seventag.parse(S(problem_analysis="Melt 0.20 kg of ice at 0 °C, then warm it to 20 °C.", principle="x",
                            governing_equation="x", value_identification="x", substitution="x", calculation="x",

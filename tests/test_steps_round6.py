@@ -8,7 +8,7 @@ import pathlib
 import pytest
 
 from verifiers import seventag
-from verifiers import stepparse as P
+from verifiers import step_reading as P
 from verifiers.steps import verify
 
 H6 = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "heldout6" / "solutions_r6.jsonl"

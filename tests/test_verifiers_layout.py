@@ -140,13 +140,13 @@ def test_one_tuple_of_answer_kinds():
 
 def test_tolerances_live_in_checkconfig():
     """No module of the checker or the step verifier keeps a tolerance literal of its own."""
-    checked = ("answer", "stepparse", "stepref", "stepcheck", "stepformat", "steps", "symbolic", "worker", "verdict",
-               "judge", "psv", "feedback", "extract", "safeexpr")
+    checked = ("answer", "step_reading", "reference_free", "reference_based", "step_checks", "tag_format", "steps",
+               "symbolic", "worker", "verdict", "judge", "psv", "feedback", "extract", "safeexpr")
     for f in FILES:
         if f.stem not in checked:
             continue
         tree = _tree(f)
-        values = {id(c) for n in tree.body if isinstance(n, ast.Assign)  # stepref's physical constants: values
+        values = {id(c) for n in tree.body if isinstance(n, ast.Assign)  # reference_free's physical constants: values
                   and any(isinstance(t, ast.Name) and t.id == "CONSTANTS" for t in n.targets) for c in ast.walk(n)}
         for n in ast.walk(tree):
             if isinstance(n, ast.Constant) and isinstance(n.value, float) and 0 < n.value < 0.05:
@@ -165,7 +165,7 @@ def test_one_reward_registry():
 def test_no_model_text_is_evaluated_as_code_in_the_new_modules():
     import re
 
-    for name in ("verdict.py", "stepformat.py", "stepcheck.py", "config.py"):
+    for name in ("verdict.py", "tag_format.py", "step_checks.py", "config.py"):
         assert not re.search(r"(?<![\w.])(eval|exec|compile)\(", (PKG / name).read_text()), name
 
 

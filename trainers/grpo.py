@@ -76,10 +76,12 @@ from verifiers.steps import BACKENDS, verify
 
 
 def _step_verifier(cfg):
+    config = judging.verifier_config(cfg)  # the backend's config from the run's config, built once
+
     def verifier(q, text, reference, _b=cfg.verifier):
         # the StepVerdict itself: step_reward pays e/(7+1), the minimum for a FORMAT verdict, and
         # None (skipped, counted) for valid=False
-        return verify(q, text, reference, backend=_b)
+        return verify(q, text, reference, backend=_b, config=config)
 
     return verifier
 
@@ -142,7 +144,8 @@ class Config(BaseConfig, VllmFields, JudgeFields):
     temperature: float = option(0.9, "sampling temperature")
     max_completion_length: int = option(512, "maximum completion tokens")
     verifier: str = option("symbolic", f"step verifier backend of the position reward: {' | '.join(BACKENDS)}")
-    psv_model: str = option("", "PSV model folder for pspo_wrs and pspo_piecewise (trainers.psv writes OUTPUT_DIR/psv_model)")
+    psv_model: str = option("", "PSV model folder for pspo_wrs and pspo_piecewise, and of `verifier: psv` (empty: "
+                            "$R3BENCH_PSV_MODEL there; trainers.psv writes OUTPUT_DIR/psv_model)")
     rlvp_T: float = option(0.05, "temperature T of the RLVP reward")
     loss_type: str = option("grpo", "TRL GRPO loss_type: grpo, dapo, dr_grpo, bnpo, ...")
     pde_prompts: int = option(16, "pde reward without data: generated training prompts per seen PDE family")
@@ -170,8 +173,7 @@ class Config(BaseConfig, VllmFields, JudgeFields):
                                   f"NEEDS gives {sorted(NEEDS)})")
             if name in REWARDS and "step_scorer" in reward_needs(name) and not self.psv_model:
                 raise ConfigError(f"the {name} reward needs psv_model (train one with python -m trainers.psv)")
-        if self.verifier not in BACKENDS:
-            raise ConfigError(f"verifier must be one of {sorted(BACKENDS)}, got {self.verifier!r}")
+        judging.check_verifier(self)  # a backend of verifiers.steps.BACKENDS, lacking nothing
         if self.loss_type not in upstream.GRPO_LOSS_TYPES:
             raise ConfigError(f"loss_type must be one of TRL's {list(upstream.GRPO_LOSS_TYPES)}, got {self.loss_type!r}")
         if self.group_size < 2:

@@ -1,5 +1,12 @@
-"""The LLM judge in a training run (stepfix, GRPO with `verifier: judge`): its config fields, the
-judge they install, how many verdicts are asked at once, and what the step log and run.json say.
+"""The step verifier of a training run (stepfix, GRPO): the config of its backend, and for the LLM judge
+(`verifier: judge`) its config fields, the judge they install, how many verdicts are asked at once, and
+what the step log and run.json say.
+
+`verifier_config(cfg)` is the config the run passes to `verifiers.steps.verify`: the backend of
+`cfg.verifier` (one of verifiers.steps.BACKENDS, checked at config load with the valid names, as is
+what the backend lacks: `verifier: psv` without a PSV model) built from the config's
+`<backend>_<field>` fields - judge_base_url, judge_model, ..., psv_model - over the backend's
+documented defaults (its config's from_env); model names resolved by model_path.
 
     judge_base_url: http://127.0.0.1:8080/v1   # OpenAI, `vllm serve`, llama.cpp's server ...
     judge_model: gpt-4o
@@ -18,11 +25,13 @@ docs/training.md).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from trainers import distributed
+from trainers.core.model import model_path
 from trainers.errors import ConfigError, option
 from verifiers import judge as judge_mod
+from verifiers.steps import BACKENDS, backend, config_for
 
 
 @dataclass
@@ -62,15 +71,33 @@ def uses_judge(cfg) -> bool:
     return getattr(cfg, "verifier", None) == "judge"
 
 
+def verifier_config(cfg, resolve=model_path):
+    """The config of cfg.verifier's backend: the config's `<backend>_<field>` fields (empty / 0: the
+    backend's default), the judge's budget split over the ranks (rank_budget)."""
+    name = cfg.verifier
+    prefix = f"{name}_"
+    given = {f.name.removeprefix(prefix): getattr(cfg, f.name) for f in fields(cfg) if f.name.startswith(prefix)}
+    given = {k: v.strip() if isinstance(v, str) else v for k, v in given.items()}
+    if uses_judge(cfg):
+        given["max_cost_usd"], given["max_tokens"] = rank_budget(cfg)
+    return config_for(name, resolve, **given)
+
+
+def check_verifier(cfg) -> None:
+    """At config load: cfg.verifier names a backend of the table, and its config lacks nothing."""
+    if cfg.verifier not in BACKENDS:
+        raise ConfigError(f"verifier must be one of {sorted(BACKENDS)}, got {cfg.verifier!r}")
+    why = backend(cfg.verifier).problem(verifier_config(cfg, resolve=None))
+    if why:
+        raise ConfigError(f"verifier {cfg.verifier} needs {why}")
+
+
 def install(cfg):
-    """The judge of cfg's judge_* fields as the default of `verify(..., backend="judge")`; None when the
-    run's verifier is not the judge."""
+    """The judge of cfg's judge_* fields as the default of `verify(..., backend="judge")` (and the judge of
+    verifier_config(cfg)); None when the run's verifier is not the judge."""
     if not uses_judge(cfg):
         return None
-    cost, tokens = rank_budget(cfg)
-    return judge_mod.configure(base_url=cfg.judge_base_url.strip() or None, model=cfg.judge_model.strip() or None,
-                               max_concurrency=cfg.judge_max_concurrency, price_in=cfg.judge_price_in,
-                               price_out=cfg.judge_price_out, max_cost_usd=cost, max_tokens=tokens)
+    return judge_mod.configure(verifier_config(cfg))
 
 
 def rank_budget(cfg) -> tuple[float | None, int | None]:

@@ -15,7 +15,7 @@ MSE regression of that score on a step label in [0, 1]:
 
 Outputs: OUTPUT_DIR/final (the LoRA adapter, like every trainer) and OUTPUT_DIR/psv_model (the
 adapter merged into the base, with the tokenizer): the folder the psv verifier backend loads,
-`verify(..., backend="psv")` with R3BENCH_PSV_MODEL=OUTPUT_DIR/psv_model, or
+`verify(..., backend="psv", config=PsvConfig(model=OUTPUT_DIR/psv_model))` (or R3BENCH_PSV_MODEL), or
 `verifiers.psv.PSV(OUTPUT_DIR/psv_model)`.
 
 What the long steps cost on a CPU: Config.costs, which `--help` prints.

@@ -115,7 +115,9 @@ class Config(BaseConfig, VllmFields, JudgeFields):
     kl_chunk: int = option(32, "positions per chunk of the LM head / log-softmax / KL under activation checkpointing "
                            "(0: the whole [B, T, V] at once, the older path: same values, ~10x the memory)")
     logprob: str = option("sum", "sequence log-probabilities: sum (the equation) | mean (token-averaged)")
-    verifier: str = option("symbolic", "step verifier backend: symbolic | judge | psv")
+    verifier: str = option("symbolic", f"step verifier backend: {' | '.join(BACKENDS)}")
+    psv_model: str = option("", "verifier psv: the PSV model folder (python -m trainers.psv writes OUTPUT_DIR/psv_model); "
+                            "empty = $R3BENCH_PSV_MODEL")
     temperature: float = option(0.7, "sampling temperature of y1 and y2")
     top_p: float = option(1.0, "nucleus sampling of y1 and y2")
     max_new_tokens: int = option(512, "maximum tokens of y1 and of y2")
@@ -151,8 +153,7 @@ class Config(BaseConfig, VllmFields, JudgeFields):
                               "comes from the policy it trains and no buffer outlives a checkpoint")
         if self.feedback_workers < 1:
             raise ConfigError(f"feedback_workers must be >= 1, got {self.feedback_workers}")
-        if self.verifier not in BACKENDS:
-            raise ConfigError(f"verifier must be one of {sorted(BACKENDS)}, got {self.verifier!r}")
+        judging.check_verifier(self)  # a backend of verifiers.steps.BACKENDS, lacking nothing
         if not self.temperature > 0:
             raise ConfigError("temperature must be > 0 (y1 and y2 are sampled)")
         if self.beta < 0:

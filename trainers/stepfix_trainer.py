@@ -137,7 +137,9 @@ class StepFixTrainer(TimingMixin, GuardMixin, Trainer):
         self.r2_running_mean = state.get("r2_running_mean")
 
     def verify(self, question, text, reference):
-        return verify_steps(question, text, reference, backend=self.cfg.verifier)
+        if getattr(self, "_verifier_config", None) is None:  # the backend's config from the run's, built once
+            self._verifier_config = judging.verifier_config(self.cfg)
+        return verify_steps(question, text, reference, backend=self.cfg.verifier, config=self._verifier_config)
 
     def verify_batch(self, items) -> list:
         """`self.verify` over (question, text, reference) items, in order: concurrently for the judge (up

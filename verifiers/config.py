@@ -1,7 +1,7 @@
 """CheckConfig: every tolerance of the answer checker and the step verifier, in one place.
 
 The checker (verifiers.answer), the symbolic comparison (verifiers.symbolic, verifiers.worker), the
-step verifier's line checks (verifiers.stepparse.close, verifiers.stepref) and the rewards read their
+step verifier's line checks (verifiers.step_reading.close, verifiers.reference_free) and the rewards read their
 numbers from here; no module keeps a tolerance of its own.
 """
 from __future__ import annotations
@@ -25,7 +25,7 @@ class CheckConfig:
     isolate:     False runs sympy in-process, without a hard limit (debugging only)
     int_tol:     |a - b| below which two integers are equal in the default mode (float rounding only)
     const_rel_tol: relative tolerance of a value matched to a physical constant by the reference-free
-                 step check (verifiers.stepref: 9.81 is g, 6.67e-11 is G)
+                 step check (verifiers.reference_free: 9.81 is g, 6.67e-11 is G)
     """
 
     rel_tol: float = 1e-2

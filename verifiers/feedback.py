@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from verifiers import sandbox
 from verifiers import seventag
-from verifiers import stepparse as P
+from verifiers import step_reading as P
 from verifiers.formula_store import FormulaStore
 from verifiers.verdict import TAG_OF_STEP, StepVerdict
 
@@ -91,7 +91,7 @@ def ce_code(solution: str, verdict: StepVerdict) -> tuple[str, str] | None:
 
     The quantity is the one the failing step computes; its governing equation is evaluated at the
     identified values (SI), every quantity it depends on computed from its own equation first - never
-    the model's substitution or calculation lines. Each expression is first read by stepparse into the
+    the model's substitution or calculation lines. Each expression is first read by step_reading into the
     whitelisted calculator grammar (numbers, known names, + - * / **, math functions): model text
     that is anything else is refused, never run.
     """

@@ -6,7 +6,10 @@
     j.stats() -> {"requests", "cache_hits", "dropped", "prompt_tokens", "completion_tokens", "cost_usd", ...}
     configure(base_url=..., max_concurrency=8, max_cost_usd=5.0) -> Judge   # the one verify(backend="judge") uses
 
-Config from arguments or the environment: R3BENCH_JUDGE_BASE_URL, R3BENCH_JUDGE_MODEL,
+    verify(q, s, r, backend="judge", config=JudgeConfig(base_url=..., model=...))   # one Judge per config
+
+Config: a JudgeConfig (Judge's keyword arguments, frozen). Its documented defaults come from the
+environment, read in one place (JudgeConfig.from_env): R3BENCH_JUDGE_BASE_URL, R3BENCH_JUDGE_MODEL,
 R3BENCH_JUDGE_API_KEY (falls back to OPENAI_API_KEY). Works with OpenAI, `vllm serve` and llama.cpp's
 server (anything speaking /v1/chat/completions).
 
@@ -21,7 +24,7 @@ is that step. A reply that is still not a verdict is asked again (`json_retries`
 conversation, with the reason it could not be read - so that a judge at temperature 0 does not give
 the same reply again. If it stays bad, the result is an invalid verdict (valid=False, first_error -1,
 never 0 = "all correct") whose explanation says so - never a crash, never a silent 0.
-A broken seven-tag format is a FORMAT verdict without asking the judge (verifiers.stepformat.format_error).
+A broken seven-tag format is a FORMAT verdict without asking the judge (verifiers.tag_format.format_error).
 Connection errors, timeouts, 429 and 5xx are retried with exponential backoff (`retries`), honouring
 a Retry-After header up to `max_retry_after_s`; 401/403 (bad key, no access) and other 4xx are not
 retried - another try cannot succeed - and are recorded at once.
@@ -43,10 +46,11 @@ import re
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from verifiers import seventag
-from verifiers.stepformat import format_error
+from verifiers.tag_format import format_error
 from verifiers.verdict import N_STEPS, STEP_CLASS, StepVerdict, invalid
 
 PROMPT = """You are a strict physics teacher verifying a student's step-by-step solution.
@@ -70,6 +74,43 @@ Reference solution:
 Student solution:
 {solution}
 """
+
+
+@dataclass(frozen=True)
+class JudgeConfig:
+    """The judge backend's settings: Judge's keyword arguments (see Judge). A judge is made once per
+    config (judge_for), so its accounting and budget are shared by everything that passes that config."""
+
+    base_url: str = "https://api.openai.com/v1"
+    model: str = "gpt-4o"
+    api_key: str = field(default="", repr=False)  # "": from the environment (from_env), never a config file
+    timeout_s: float = 60.0
+    retries: int = 3
+    json_retries: int = 2
+    backoff_s: float = 1.0
+    cache_dir: str | None = None
+    temperature: float = 0.0
+    max_retry_after_s: float = 30.0
+    max_concurrency: int = 8
+    structured: str = "auto"
+    price_in: float = 0.0
+    price_out: float = 0.0
+    max_cost_usd: float | None = None
+    max_tokens: int | None = None
+    max_reply_tokens: int = 400
+
+    @classmethod
+    def from_env(cls, **given) -> "JudgeConfig":
+        """The config from `given` (None / "" left out) over the documented defaults: R3BENCH_JUDGE_BASE_URL
+        (else OpenAI), R3BENCH_JUDGE_MODEL (else gpt-4o), R3BENCH_JUDGE_API_KEY (else OPENAI_API_KEY). The
+        one place these variables are read; the API key never comes from a config file."""
+        kw = {k: v for k, v in (("base_url", os.environ.get("R3BENCH_JUDGE_BASE_URL")),
+                                ("model", os.environ.get("R3BENCH_JUDGE_MODEL")),
+                                ("api_key", os.environ.get("R3BENCH_JUDGE_API_KEY") or os.environ.get("OPENAI_API_KEY")))
+              if v}
+        names = {f.name for f in fields(cls)}
+        kw.update({k: v for k, v in given.items() if k in names and v is not None and v != ""})
+        return cls(**kw)
 
 
 class JudgeError(RuntimeError):
@@ -199,9 +240,8 @@ class Judge:
             raise ValueError(f"structured must be 'auto' or 'off', not {structured!r}")
         if max_concurrency < 1:
             raise ValueError("max_concurrency must be >= 1")
-        self.base_url = base_url or os.environ.get("R3BENCH_JUDGE_BASE_URL") or "https://api.openai.com/v1"
-        self.model = model or os.environ.get("R3BENCH_JUDGE_MODEL") or "gpt-4o"
-        key = api_key or os.environ.get("R3BENCH_JUDGE_API_KEY") or os.environ.get("OPENAI_API_KEY") or "none"
+        filled = JudgeConfig.from_env(base_url=base_url, model=model, api_key=api_key)  # what is not given
+        self.base_url, self.model, key = filled.base_url, filled.model, filled.api_key or "none"
         # retries are ours (with the backoff and the JSON check), so the client's own are off
         self.client = OpenAI(base_url=self.base_url, api_key=key, timeout=timeout_s, max_retries=0)
         self.retries, self.json_retries, self.backoff_s, self.temperature = retries, json_retries, backoff_s, temperature
@@ -392,34 +432,45 @@ def concurrently(fn, items, workers: int) -> list:
 
 
 _DEFAULT: Judge | None = None
+_JUDGES: dict[JudgeConfig, Judge] = {}
 _DEFAULT_LOCK = threading.Lock()
 
 
-def configure(**kw) -> Judge:
-    """Make the judge that `verify(..., backend="judge")` uses from Judge's keyword arguments (the ones
-    not given come from R3BENCH_JUDGE_* as in Judge()), and return it. The trainers call it with their
-    config's judge_* fields; the API key stays in the environment.
+def judge_for(config: JudgeConfig) -> Judge:
+    """The one Judge of a config (made on first use, whatever the number of threads asking)."""
+    with _DEFAULT_LOCK:
+        if config not in _JUDGES:
+            _JUDGES[config] = Judge(**asdict(config))
+        return _JUDGES[config]
 
-        configure(base_url="http://127.0.0.1:8080/v1", model="qwen", max_concurrency=8, max_cost_usd=5.0)
+
+def configure(config: JudgeConfig | None = None, **kw) -> Judge:
+    """Make the judge of `config` (or of Judge's keyword arguments over JudgeConfig.from_env()) the
+    default of `verify(..., backend="judge")` without a config, and return it (a new one, fresh counts).
+
+        configure(JudgeConfig.from_env(base_url="http://127.0.0.1:8080/v1", model="qwen", max_cost_usd=5.0))
     """
     global _DEFAULT
-    j = Judge(**kw)
+    cfg = config if config is not None else JudgeConfig.from_env(**kw)
+    j = Judge(**asdict(cfg))
     with _DEFAULT_LOCK:
-        _DEFAULT = j
+        _DEFAULT = _JUDGES[cfg] = j
     return j
 
 
 def default_judge(create: bool = True) -> Judge | None:
-    """The judge of `verify(..., backend="judge")`: the configured one, else one from the environment
-    (made once, on first use, whatever the number of threads asking). With create=False: None when
-    there is none yet (a record of a run reads it without making one)."""
+    """The judge of `verify(..., backend="judge")` without a config: the configured one, else the one of
+    JudgeConfig.from_env() (made once, on first use). With create=False: None when there is none yet (a
+    record of a run reads it without making one)."""
     global _DEFAULT
-    with _DEFAULT_LOCK:
-        if _DEFAULT is None and create:
-            _DEFAULT = Judge()
-        return _DEFAULT
+    if _DEFAULT is None and create:
+        j = judge_for(JudgeConfig.from_env())
+        with _DEFAULT_LOCK:
+            _DEFAULT = _DEFAULT or j
+    return _DEFAULT
 
 
-def judge_backend(question, solution, reference):
-    """`verify(..., backend="judge")`: default_judge().verify."""
-    return default_judge().verify(question, solution, reference)
+def judge_backend(question, solution, reference, config: JudgeConfig | None = None):
+    """`verify(..., backend="judge", config=JudgeConfig(...))`: that config's judge (None: default_judge())."""
+    j = default_judge() if config is None else judge_for(config)
+    return j.verify(question, solution, reference)

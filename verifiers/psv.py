@@ -9,22 +9,57 @@ so. Step index and class come from the same tag (verifiers.verdict.STEP_OF_TAG),
 a FORMAT verdict before any scoring, so the index is the step's position in the seven-step format.
 
 PSV loads a local HF causal-LM directory: verifiers knows no model names. A caller that does turns
-its names into directories first (r3bench: r3bench.core.models.local_path, so psv_model= and
-R3BENCH_PSV_MODEL also take r3bench's short names); for `verify(..., backend="psv")`, which reads
-R3BENCH_PSV_MODEL here, it passes that function in once with `set_resolver`.
+its names into directories when it builds the backend's config (`PsvConfig.resolved(resolve)`; r3bench:
+r3bench.core.models.local_path, trainers: model_path), so psv_model= and R3BENCH_PSV_MODEL also take
+r3bench's short names there.
 
     psv = PSV("path/to/psv", threshold=0.5)
     psv.step_scores(question, solution) -> [float per step]
     psv.verify(question, solution, reference="") -> StepVerdict(step_scores=...)
+    verify(question, solution, reference, backend="psv", config=PsvConfig(model="path/to/psv"))
+
+PsvConfig.from_env() is the one place R3BENCH_PSV_MODEL and R3BENCH_PSV_THRESHOLD are read (the
+documented defaults of a config nobody gave).
 """
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, fields, replace
 from typing import Callable
 
 from verifiers import seventag
-from verifiers.stepformat import format_error
+from verifiers.tag_format import format_error
 from verifiers.verdict import STEP_CLASS, STEP_OF_TAG, StepVerdict
+
+@dataclass(frozen=True)
+class PsvConfig:
+    """The psv backend's settings.
+
+    model:     a local folder holding the PSV (python -m trainers.psv writes OUTPUT_DIR/psv_model)
+    threshold: a step scoring under it is the first error
+    device, dtype: where and in what precision it scores (None: what set_placement set)
+    """
+
+    model: str = ""
+    threshold: float = 0.5
+    device: str | None = None
+    dtype: str | None = None
+
+    @classmethod
+    def from_env(cls, **given) -> "PsvConfig":
+        """The config from `given` (None / "" left out) over the documented defaults: R3BENCH_PSV_MODEL,
+        R3BENCH_PSV_THRESHOLD (else 0.5). The one place these variables are read."""
+        kw = {"model": os.environ.get("R3BENCH_PSV_MODEL", ""),
+              "threshold": float(os.environ.get("R3BENCH_PSV_THRESHOLD", "0.5"))}
+        names = {f.name for f in fields(cls)}
+        kw.update({k: v for k, v in given.items() if k in names and v is not None and v != ""})
+        return cls(**kw)
+
+    def resolved(self, resolve: Callable[[str], str]) -> "PsvConfig":
+        """The config with its model name turned into a folder by the caller's `resolve` (verifiers knows
+        no model names: r3bench's local_path, the trainers' model_path)."""
+        return replace(self, model=resolve(self.model)) if self.model else self
+
 
 PROMPT = "Problem: {question}\nSolution so far:\n{steps}\nIs the last step correct? Answer + or -:"
 
@@ -95,8 +130,7 @@ class PSV:
         return StepVerdict(0, None, f"every step scores >= {self.threshold:g}", len(scores), tuple(scores))
 
 
-_DEFAULT: PSV | None = None
-_RESOLVE: Callable[[str], str] | None = None
+_LOADED: dict[tuple, PSV] = {}  # (model, threshold, device, dtype) -> PSV: a backend loads each model once
 _PLACEMENT = {"device": "cpu", "dtype": "float32"}
 
 
@@ -104,29 +138,34 @@ def set_placement(device: str = "cpu", dtype: str = "float32") -> None:
     """Where PSVs made from now on score (device) and in what dtype (a torch dtype name): a trainer
     sets its own device and training dtype, so the PSV verifier and the PSPO scorer run beside the
     policy (they ran in fp32 on the CPU while the policy trained in bf16 on a GPU)."""
-    global _DEFAULT
     if _PLACEMENT != {"device": device, "dtype": dtype}:
         _PLACEMENT.update(device=device, dtype=dtype)
-        _DEFAULT = None
+        _LOADED.clear()
 
 
-def set_resolver(resolve: Callable[[str], str] | None) -> None:
-    """Name -> local directory, applied to R3BENCH_PSV_MODEL before the backend loads it (None: the
-    name is a directory). Set by the side that knows model names (r3bench's CLI and trainers:
-    r3bench.core.models.local_path); verifiers itself imports nothing of r3bench."""
-    global _RESOLVE, _DEFAULT
-    if resolve is not _RESOLVE:
-        _RESOLVE, _DEFAULT = resolve, None
+def load(config: PsvConfig | None = None) -> PSV:
+    """The PSV of a config (None: PsvConfig.from_env()), loaded once per model, threshold and placement."""
+    cfg = config if config is not None else PsvConfig.from_env()
+    if not cfg.model:
+        raise RuntimeError("set R3BENCH_PSV_MODEL or PsvConfig(model=DIR) to a trained PSV model directory "
+                           "(python -m trainers.psv writes one)")
+    key = (cfg.model, cfg.threshold, cfg.device or _PLACEMENT["device"], cfg.dtype or _PLACEMENT["dtype"])
+    if key not in _LOADED:
+        _LOADED[key] = PSV(cfg.model, threshold=cfg.threshold, device=key[2], dtype=key[3])
+    return _LOADED[key]
 
 
-def psv_backend(question, solution, reference):
-    """`verify(..., backend="psv")`: the model in R3BENCH_PSV_MODEL (a directory, or a name the
-    resolver given to `set_resolver` knows), threshold R3BENCH_PSV_THRESHOLD (default 0.5)."""
-    global _DEFAULT
-    if _DEFAULT is None:
-        m = os.environ.get("R3BENCH_PSV_MODEL")
-        if not m:
-            raise RuntimeError("set R3BENCH_PSV_MODEL to a trained PSV model directory")
-        _DEFAULT = PSV(_RESOLVE(m) if _RESOLVE is not None else m,
-                       threshold=float(os.environ.get("R3BENCH_PSV_THRESHOLD", "0.5")))
-    return _DEFAULT.verify(question, solution, reference)
+def psv_backend(question, solution, reference, config: PsvConfig | None = None):
+    """`verify(..., backend="psv", config=PsvConfig(...))`: the verdict of the config's PSV."""
+    return load(config).verify(question, solution, reference)
+
+
+def psv_missing(config: PsvConfig) -> str | None:
+    """What a psv config lacks: a model folder (None when it names one)."""
+    return None if config.model else ("a PSV model folder: psv_model=DIR (PsvConfig.model) or R3BENCH_PSV_MODEL "
+                                      "(train one with python -m trainers.psv)")
+
+
+def psv_step_scores(question, solution, config: PsvConfig | None = None) -> list[float]:
+    """The psv backend's per-step scores (the strategies' Scorer reads them, not only the verdict)."""
+    return load(config).step_scores(question, solution)

@@ -36,7 +36,7 @@ verifier or scorer that raised, no verdict - which a trainer skips and counts by
 the wording of the reason).  Every adapter gives 0.0 to an
 output over ``MAX_COMPLETION_CHARS`` and to one with several different boxed answers; the step-level
 adapters give 0.0, by default, to a completion whose seven-tag format is broken (a missing, broken or
-out-of-order tag: ``verifiers.stepformat.format_error``).  A step verifier that gives no verdict
+out-of-order tag: ``verifiers.tag_format.format_error``).  A step verifier that gives no verdict
 (``valid=False``) gets None, which TRL reads as "no reward from this function" (it is counted in
 ``invalid_count`` and its reason kept); it is never paid as a correct or a wrong solution (trainers/grpo.py
 removes such a completion from its group and counts it).  Every final answer is read by
@@ -58,7 +58,7 @@ from verifiers.config import CheckConfig
 from verifiers.extract import extract_answer
 from verifiers.judge import JudgeBudgetExceeded, concurrently
 from verifiers.seventag import parse
-from verifiers.stepformat import boxed_all, format_error, same_answer
+from verifiers.tag_format import boxed_all, format_error, same_answer
 from verifiers.units import get_ureg
 from verifiers.verdict import ERROR_CLASSES, FORMAT, MAX_SOLUTION_CHARS, N_STEPS
 

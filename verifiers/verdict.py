@@ -1,6 +1,6 @@
 """The step verifier's verdict and the seven-step numbering, apart from the backends that make verdicts.
 
-One source for every backend (verifiers.steps, verifiers.stepref, verifiers.judge, verifiers.psv), the
+One source for every backend (verifiers.reference_based, verifiers.reference_free, verifiers.judge, verifiers.psv), the
 rewards (verifiers.rewards) and the feedback channels (verifiers.feedback):
 
   N_STEPS        the format's step count (seventag.TAGS): the n of the position reward e / (n + 1)

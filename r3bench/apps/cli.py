@@ -35,8 +35,8 @@ from r3bench.eval.data import summary_table
 from r3bench.eval.hook import tasks_dir
 from r3bench.procgen.export import export
 from r3bench.results import errors, leaderboard, records
-from verifiers import KINDS, CheckConfig, check, psv
-from verifiers.steps import BACKENDS, report, verify
+from verifiers import KINDS, CheckConfig, check
+from verifiers.steps import BACKENDS, backend, config_for, report, verify
 
 MODES = ("default", "jeebench", "jeebench_marks")
 
@@ -191,12 +191,43 @@ def cmd_record(args: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
-def cmd_errors(args: argparse.Namespace) -> int:
+def verifier_config(args: argparse.Namespace, command: str):
+    """The config of `--backend` from the verifier flags (--psv-model, --psv-threshold, --judge-base-url,
+    --judge-model: `--<backend>-<field>`) over the backend's defaults, model names resolved; None after
+    printing why when the backend is unknown or lacks something (exit code 2)."""
     if args.backend not in BACKENDS:
-        print(f"r3bench errors: unknown backend {args.backend!r} (have: {', '.join(BACKENDS)})", file=sys.stderr)
+        print(f"r3bench {command}: unknown backend {args.backend!r} (have: {', '.join(BACKENDS)})", file=sys.stderr)
+        return None
+    prefix = f"{args.backend}_"
+    given = {k.removeprefix(prefix): v for k, v in vars(args).items() if k.startswith(prefix)}
+    cfg = config_for(args.backend, models.local_path, **given)
+    why = backend(args.backend).problem(cfg)
+    if why:
+        print(f"r3bench {command}: --backend {args.backend} needs {why}", file=sys.stderr)
+        return None
+    return cfg
+
+
+def add_verifier_flags(p: argparse.ArgumentParser, help_backend: str) -> None:
+    """--backend and the backends' settings (each `--<backend>-<field>`; empty: the config's defaults)."""
+    p.add_argument("--backend", default="symbolic", help=f"{help_backend}: {' | '.join(BACKENDS)} (default symbolic)")
+    p.add_argument("--psv-model", default=None, help="psv: the PSV model folder or short name "
+                                                     "(default $R3BENCH_PSV_MODEL)")
+    p.add_argument("--psv-threshold", type=float, default=None, help="psv: a step under it is the first error "
+                                                                      "(default $R3BENCH_PSV_THRESHOLD, else 0.5)")
+    p.add_argument("--judge-base-url", default=None, help="judge: the OpenAI-compatible endpoint (.../v1; default "
+                                                          "$R3BENCH_JUDGE_BASE_URL, else OpenAI); the API key: "
+                                                          "$R3BENCH_JUDGE_API_KEY or $OPENAI_API_KEY")
+    p.add_argument("--judge-model", default=None, help="judge: the served model (default $R3BENCH_JUDGE_MODEL, "
+                                                       "else gpt-4o)")
+
+
+def cmd_errors(args: argparse.Namespace) -> int:
+    cfg = verifier_config(args, "errors")
+    if cfg is None:
         return 2
     problems = []
-    md, csv_path, png, verdicts = errors.write(args.samples, args.out, args.backend, problems)
+    md, csv_path, png, verdicts = errors.write(args.samples, args.out, args.backend, problems, cfg)
     for x in problems:
         print(f"r3bench errors: {x}", file=sys.stderr)
     print(md.read_text(encoding="utf-8"))
@@ -287,7 +318,7 @@ def build_parser() -> argparse.ArgumentParser:
     er = sub.add_parser("errors", help="first-error classes (MC/CM/CE) of logged structured samples: md/csv + PNG")
     er.add_argument("samples", nargs="+", help="lm-eval samples_*.jsonl files or folders (searched recursively)")
     er.add_argument("--out", required=True, help="folder for errors.md, .csv, .jsonl and errors.png")
-    er.add_argument("--backend", default="symbolic", help="step verifier backend (default symbolic)")
+    add_verifier_flags(er, "step verifier backend")
     er.set_defaults(func=cmd_errors)
     rp = sub.add_parser("reproduce", help="train + evaluate a models x methods x tasks grid, then the leaderboard")
     rp.add_argument("plan", help="a plan YAML file, or a shipped plan name: paper, cpu")
@@ -321,11 +352,11 @@ def build_parser() -> argparse.ArgumentParser:
                          "3 the full bank; template-level held-out split (default: the full bank, instance split)")
     pg.set_defaults(func=cmd_procgen)
     vf = sub.add_parser("verify", help="step verification: the first wrong step and its error class")
-    vf.add_argument("--backend", default="symbolic")
+    add_verifier_flags(vf, "step verifier backend")
     vf.add_argument("--jsonl", required=True, metavar="FILE", help='lines {"question","solution","reference"}; "-" = stdin')
     vf.set_defaults(func=cmd_verify)
     vr = sub.add_parser("verifier-report", help="score a step verifier on the procedural verifier benchmark")
-    vr.add_argument("--backend", default="symbolic")
+    add_verifier_flags(vr, "step verifier backend")
     vr.add_argument("--jsonl", default=None, help="a verifier.jsonl export (default: generate --n/--seed in memory)")
     vr.add_argument("--n", type=int, default=2494)
     vr.add_argument("--seed", type=int, default=0)
@@ -342,13 +373,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    if args.backend not in BACKENDS:
-        print(f"r3bench verify: unknown backend {args.backend!r} (have: {', '.join(BACKENDS)})", file=sys.stderr)
+    cfg = verifier_config(args, "verify")
+    if cfg is None:
         return 2
-    return _jsonl_command("verify", args.jsonl, lambda fh: verify_lines(fh, args.backend))
+    return _jsonl_command("verify", args.jsonl, lambda fh: verify_lines(fh, args.backend, cfg))
 
 
-def verify_lines(lines, backend: str):
+def verify_lines(lines, backend: str, config=None):
     """Verify each JSONL line `{"question", "solution", "reference"}`; malformed lines yield an error object."""
     for i, raw in enumerate(lines, start=1):
         if not raw.strip():
@@ -361,13 +392,13 @@ def verify_lines(lines, backend: str):
             yield {"line": i, "error": str(e)[:200]}
             continue
         v = verify(str(obj.get("question") or ""), str(obj.get("solution") or ""),
-                   str(obj.get("reference") or ""), backend)
+                   str(obj.get("reference") or ""), backend, config)
         yield {"line": i, **v.to_dict()}
 
 
 def cmd_verifier_report(args: argparse.Namespace) -> int:
-    if args.backend not in BACKENDS:
-        print(f"r3bench verifier-report: unknown backend {args.backend!r}", file=sys.stderr)
+    cfg = verifier_config(args, "verifier-report")
+    if cfg is None:
         return 2
     if args.jsonl:
         rows = [json.loads(x) for x in _open(args.jsonl) if x.strip()]
@@ -377,7 +408,7 @@ def cmd_verifier_report(args: argparse.Namespace) -> int:
         with tempfile.TemporaryDirectory() as d:
             export(d, n=args.n, seed=args.seed, log=lambda s: None)
             rows = [json.loads(x) for x in open(f"{d}/verifier.jsonl", encoding="utf-8")]
-    r = report(rows, args.backend)
+    r = report(rows, args.backend, cfg)
     print(f"backend {r['backend']} on {r['n']} solutions of the procedural verifier benchmark")
     print("| first-error accuracy | class accuracy | acc. erroneous | acc. correct | ProcessBench F1 |")
     print("|---|---|---|---|---|")
@@ -519,7 +550,6 @@ def _run_lm_eval(args: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    psv.set_resolver(models.local_path)  # `verify/errors --backend psv`: R3BENCH_PSV_MODEL may be a short name
     if argv[:1] == ["eval"]:
         return cmd_eval(argv[1:])
     args = build_parser().parse_args(argv)

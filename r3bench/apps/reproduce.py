@@ -68,6 +68,7 @@ from r3bench.eval.data import paper_count
 from r3bench.results import errors, leaderboard, plots, records
 from r3bench.results.cells import model_args, model_name
 from r3bench.results.records import portable, record_path
+from verifiers.psv import PsvConfig
 
 # method -> how it is made: a trainer (and what it starts from) or an lm-eval strategy wrapper
 # (index: python -m trainers.rag builds CELL/index first); the method table is r3bench/core/methods.py
@@ -318,7 +319,7 @@ def _check_psv(plan: dict, method: str, spec: dict) -> None:
     ma = _cell_model_args(plan, spec)
     if spec.get("psv") is not None:
         return  # the grid trains its PSV first (python -m trainers.psv) and passes psv_model=
-    if ma.get(key, default) == "psv" and not ma.get("psv_model") and not os.environ.get("R3BENCH_PSV_MODEL"):
+    if ma.get(key, default) == "psv" and not PsvConfig.from_env(model=ma.get("psv_model")).model:
         raise PlanError(f"method {method!r}: {key}=psv" + (" (the default)" if key not in ma else "")
                         + " needs a trained PSV: add psv_model=DIR to its "
                         f"model_args (train one with python -m trainers.psv; DIR = its OUTPUT_DIR/psv_model), or "

@@ -11,7 +11,7 @@ error of each response is counted per model and method:
                  several answers, nan): counted apart, never as MC, and left out of the MC/CM/CE shares
   no verdict     the verifier could not decide (StepVerdict.valid is False)
   no reference   no seven-tag reference solution (doc["solution"]) and no gold answer (doc["answer"] or
-                 the sample's target) for the reference-free mode (verifiers.stepref). Such samples are
+                 the sample's target) for the reference-free mode (verifiers.reference_free). Such samples are
                  counted here, never guessed.
 
 Model and method come from the results file of the same run (`results_<ts>.json` beside the
@@ -95,7 +95,7 @@ def _has_steps(text: str) -> bool:
     return bool(text) and seventag.parse(text).n > 0
 
 
-def verify_sample(sample: dict, backend: str = "symbolic") -> tuple[str, int | None, str]:
+def verify_sample(sample: dict, backend: str = "symbolic", config=None) -> tuple[str, int | None, str]:
     """(outcome, first_error, explanation) of one logged sample."""
     doc = sample.get("doc")
     if doc is None:
@@ -112,7 +112,7 @@ def verify_sample(sample: dict, backend: str = "symbolic") -> tuple[str, int | N
             return "no reference", None, "no seven-tag reference solution and no gold answer in the document"
         # the symbolic backend's reference-free mode reads a non-seven-tag reference as the gold answer
         ref = str(gold) if backend == "symbolic" else ""
-    v = verify(str(doc.get("question") or ""), resp, ref, backend)
+    v = verify(str(doc.get("question") or ""), resp, ref, backend, config)
     if not v.valid:
         return "no verdict", None, v.explanation
     if v.first_error == 0:
@@ -122,7 +122,7 @@ def verify_sample(sample: dict, backend: str = "symbolic") -> tuple[str, int | N
     return (v.error_class if v.error_class in CLASSES else "no verdict"), v.first_error, v.explanation
 
 
-def analyse(paths, backend: str = "symbolic", problems: list | None = None) -> list[SampleVerdict]:
+def analyse(paths, backend: str = "symbolic", problems: list | None = None, config=None) -> list[SampleVerdict]:
     """A verdict per sample of every structured samples_*.jsonl under `paths` (files or folders)."""
     from tqdm import tqdm
 
@@ -155,7 +155,7 @@ def analyse(paths, backend: str = "symbolic", problems: list | None = None) -> l
                 continue
             if s.get("doc") is not None and not isinstance(s["doc"], dict):
                 problems.append(f"{src}:{i}: doc is a {type(s['doc']).__name__}, not a mapping: no verdict")
-            outcome, fe, why = verify_sample(s, backend)
+            outcome, fe, why = verify_sample(s, backend, config)
             out.append(SampleVerdict(task, model, method, s.get("doc_id"), outcome, fe, why[:300], src))
     for task, n in sorted(skipped.items()):
         problems.append(f"{task}: {n} samples skipped (not a structured seven-tag task)")
@@ -234,10 +234,10 @@ def plot(rows, out) -> Path | None:
     return save(plt, fig, out)
 
 
-def write(paths, out, backend: str = "symbolic", problems: list | None = None):
+def write(paths, out, backend: str = "symbolic", problems: list | None = None, config=None):
     """Analyse and write OUT/errors.{md,csv,jsonl,png}; returns (md path, csv path, png path or None, verdicts)."""
     problems = [] if problems is None else problems
-    verdicts = analyse(paths, backend, problems)
+    verdicts = analyse(paths, backend, problems, config)
     rows = summarize(verdicts)
     md, csv_text = tables(rows, problems)
     out = Path(out)

@@ -33,7 +33,7 @@ class BestOfNLM(StrategyLM):
         if agg not in AGGS:
             raise ValueError(f"agg must be one of {AGGS}, got {agg!r}")
         if scorer != "vote" and scorer not in VERIFIERS:
-            raise ValueError(f"scorer must be vote or one of {VERIFIERS}, got {scorer!r}")
+            raise ValueError(f"scorer must be vote or one of {', '.join(VERIFIERS)}, got {scorer!r}")
         self.scorer_name = scorer
         self.scorer = None if scorer == "vote" else Scorer(scorer, psv_model, float(threshold), psv_device)
         self._api = hasattr(self.inner, "base_url")

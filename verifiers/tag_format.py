@@ -2,7 +2,7 @@
 
 A broken format - a missing, empty, unclosed, nested, duplicated or out-of-order tag, no tags at all,
 an over-long output, several different boxed answers, a non-finite number - decides the verdict
-before any content check (verifiers.steps, verifiers.stepref, verifiers.judge, verifiers.psv), and
+before any content check (verifiers.reference_based, verifiers.reference_free, verifiers.judge, verifiers.psv), and
 the rewards refuse the same outputs (verifiers.rewards). Shared helpers: boxed_all (every boxed
 answer of a text) and same_answer (two boxed answers that are one value).
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from verifiers import seventag
-from verifiers import stepparse as P
+from verifiers import step_reading as P
 from verifiers.extract import find_braced
 from verifiers.verdict import FORMAT, MAX_SOLUTION_CHARS, TAG_OF_STEP, StepVerdict, at_step
 

@@ -1,12 +1,12 @@
 """The step checks the symbolic verifier shares between its two modes: with a seven-tag reference
-(verifiers.steps) and without one (verifiers.stepref).
+(verifiers.reference_based) and without one (verifiers.reference_free).
 
   dimension_ok(rhs, lhs, units)   pint check that `lhs = rhs` is dimensionally consistent (None: unknown)
   not_a_law(lhs, rhs)             why `lhs = rhs` cannot be a governing equation (unreadable, a bare number)
   split_juxtaposed(eqs, symbols)  `kx`, `mgh` read as products of known symbols
   check_arithmetic(...)           steps 5-7 (substitution, calculation, final answer) from a solution's lines
 
-Every line is read as data by verifiers.stepparse; nothing here executes text.
+Every line is read as data by verifiers.step_reading; nothing here executes text.
 """
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ import math
 import re
 
 from verifiers import answer
-from verifiers import stepparse as P
+from verifiers import step_reading as P
 from verifiers.extract import letters_in
-from verifiers.stepformat import boxed_all
+from verifiers.tag_format import boxed_all
 from verifiers.units import get_ureg
 from verifiers.verdict import StepVerdict, at_step
 
@@ -91,38 +91,7 @@ def _eval_units(text: str, env: dict) -> float:
         return P.evaluate(text, {**env, **{f: 1.0 for f in free}})
 
 
-UNIT_AFTER_NUMBER = re.compile(r"(\d)\s*(?:\\[,;: ]|~|\s)*(?:\\(?:mathrm|text|rm)\s*\{([^{}]{1,20})\}|\[([^\[\]]{1,20})\]"
-                                r"|(?<=\s)([A-Za-zΩµ°][A-Za-zΩµ°/^0-9.*-]{0,15})(?![A-Za-z(]))")
-
-
-def units_dropped(text: str) -> str | None:
-    """The text with the units written after its numbers removed (`12 V / 4 Ω` -> `12 / 4`), when any were:
-    the unit letters are not the symbols of the same name (V = 12 would make `12 V` 144)."""
-    u = get_ureg()
-    changed = False
-
-    def drop(m):
-        nonlocal changed
-        unit = (m.group(2) or m.group(3) or m.group(4) or "").strip()
-        tail = ""
-        if m.group(4) and "*" in unit:  # `28 m/s*43 s`: the unit ends at the times sign before the next number
-            unit, star, rest = unit.partition("*")
-            tail = star + rest if re.match(r"[\d.]", rest) else ""
-            unit = unit if tail else unit + star + rest
-        try:
-            u.parse_units(unit.replace("Ω", "ohm").replace("^", "**"))
-        except Exception:  # noqa: BLE001 - not a unit: leave the text as written
-            return m.group(0)
-        changed = True
-        return m.group(1) + " " + tail
-
-    out = UNIT_AFTER_NUMBER.sub(drop, text)
-    if changed and "*" in text:  # a unit cut at a times sign: the number after it may carry a unit of its own
-        out = UNIT_AFTER_NUMBER.sub(drop, out)
-    return out if changed else None
-
-
-P._units_dropped = units_dropped  # governing() reads `28 m/s * 43 s` with its units dropped
+UNIT_AFTER_NUMBER, units_dropped = P.UNIT_AFTER_NUMBER, P.units_dropped  # their home: step_reading (governing() reads them)
 
 
 _U = r"(?![eE][-+]?\d)[A-Za-zΩµ°]+(?:\^\{?-?\d+\}?)?"
@@ -260,7 +229,7 @@ def _natural_substitutions(step, subs, sol_eqs, own_vals: dict) -> list:
     (`20 = \\frac{1}{2} \\cdot 9.8 \\cdot t^2`), as (unknown, [the line solved for it], line): the unknown is
     the one name of the line that is no identified value (unit names written after numbers dropped), and a
     quantity the solution's equations solve for that no `x = ...` substitution line gives. Solved by
-    stepparse.solve_for (the sides read by safeexpr, rearranged as sympy objects: no text is evaluated);
+    step_reading.solve_for (the sides read by safeexpr, rearranged as sympy objects: no text is evaluated);
     a positive root is taken where there are two."""
     wanted = {lhs for lhs, _, _ in sol_eqs} - {lhs for lhs, _, _ in subs}
     taken = {i for _, _, i in subs}
@@ -553,7 +522,7 @@ def _rounds_to(qa, ql, last: str) -> bool:
 
 def _option_error(chosen: str, question: str | None, ql, own: dict) -> str | None:
     """Why the chosen letter(s) are not the option(s) the solution's own calculation gives, where the question's
-    options can be read (stepparse.options); None when they are, or when nothing can be told.
+    options can be read (step_reading.options); None when they are, or when nothing can be told.
 
     A value option (`378 m`) is true when the last calculation equals it (checker tolerance); a statement
     (`The distance travelled s is 378 m.`) when the solution's own value of that quantity does. A chosen option

@@ -4,7 +4,7 @@ Real benchmark problems (JEEBench, PhysicsQA, MMLU, SciEval) come with a gold an
 seven-tag solution. `verify_reference_free(question, solution, gold)` checks, in the order of the
 text, only what it can show:
 
-  format       as verifiers.stepformat.format_error (FORMAT at the first broken position)
+  format       as verifiers.tag_format.format_error (FORMAT at the first broken position)
   step 3 (CM)  each governing equation is dimensionally consistent (pint, with the units of the
                solution's own value_identification and calculation lines)
   step 4 (MC)  each identified value is a number of the question (raw or converted to SI) or a
@@ -24,11 +24,11 @@ from __future__ import annotations
 import re
 
 from verifiers import seventag
-from verifiers import stepparse as P
+from verifiers import step_reading as P
 from verifiers import answer
 from verifiers.config import CheckConfig
-from verifiers.stepcheck import check_arithmetic, dependency_order, dimension_ok, not_a_law, split_juxtaposed
-from verifiers.stepformat import format_error
+from verifiers.step_checks import check_arithmetic, dependency_order, dimension_ok, not_a_law, split_juxtaposed
+from verifiers.tag_format import format_error
 from verifiers.verdict import StepVerdict, at_step, invalid
 
 #: SI values of the physical constants a solution may bring in without the question stating them

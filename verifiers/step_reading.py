@@ -1,7 +1,7 @@
 """Reading the lines of a seven-tag solution as data: expressions, quantities, laws. Never executes text.
 
-Shared by the symbolic step verifier with a reference (verifiers.steps) and the reference-free mode
-(verifiers.stepref). Everything a model writes goes through three readers:
+Shared by the symbolic step verifier with a reference (verifiers.reference_based) and the reference-free mode
+(verifiers.reference_free). Everything a model writes goes through three readers:
 
   expr_text(s)     LaTeX or plain notation -> one plain calculator expression (``\\frac{a}{b}`` ->
                    ``(a)/(b)``, ``\\sqrt{x}`` -> ``sqrt(x)``, ``\\cdot``/``\\times``/``×`` -> ``*``,
@@ -27,6 +27,7 @@ from verifiers import safeexpr
 from verifiers.answer import canonical
 from verifiers.answer import close as _checker_close
 from verifiers.config import CheckConfig
+from verifiers.units import get_ureg
 
 
 FUNCS = {"sqrt": math.sqrt, "sin": math.sin, "cos": math.cos, "tan": math.tan, "asin": math.asin,
@@ -226,7 +227,7 @@ def evaluate(text: str, env: Mapping[str, float]) -> float:
 def close(a: float, b: float, rel: float | None = None) -> bool:
     """The checker's numeric equality (verifiers.answer.close with CheckConfig: rel_tol, and an absolute
     floor only when one number is 0), so that step checks and answer checks share one tolerance; `rel`
-    overrides the relative tolerance (the physical-constant match in stepref: CheckConfig.const_rel_tol)."""
+    overrides the relative tolerance (the physical-constant match in reference_free: CheckConfig.const_rel_tol)."""
     return _checker_close(a, b, _DEFAULT if rel is None else CheckConfig(rel_tol=rel))
 
 
@@ -953,7 +954,35 @@ def _sides(line: str) -> tuple[str, str] | None:
     return left, parts[-1]
 
 
-_units_dropped = None  # stepcheck.units_dropped, set there (stepcheck imports this module)
+UNIT_AFTER_NUMBER = re.compile(r"(\d)\s*(?:\\[,;: ]|~|\s)*(?:\\(?:mathrm|text|rm)\s*\{([^{}]{1,20})\}|\[([^\[\]]{1,20})\]"
+                                r"|(?<=\s)([A-Za-zΩµ°][A-Za-zΩµ°/^0-9.*-]{0,15})(?![A-Za-z(]))")
+
+
+def units_dropped(text: str) -> str | None:
+    """The text with the units written after its numbers removed (`12 V / 4 Ω` -> `12 / 4`), when any were:
+    the unit letters are not the symbols of the same name (V = 12 would make `12 V` 144)."""
+    u = get_ureg()
+    changed = False
+
+    def drop(m):
+        nonlocal changed
+        unit = (m.group(2) or m.group(3) or m.group(4) or "").strip()
+        tail = ""
+        if m.group(4) and "*" in unit:  # `28 m/s*43 s`: the unit ends at the times sign before the next number
+            unit, star, rest = unit.partition("*")
+            tail = star + rest if re.match(r"[\d.]", rest) else ""
+            unit = unit if tail else unit + star + rest
+        try:
+            u.parse_units(unit.replace("Ω", "ohm").replace("^", "**"))
+        except Exception:  # noqa: BLE001 - not a unit: leave the text as written
+            return m.group(0)
+        changed = True
+        return m.group(1) + " " + tail
+
+    out = UNIT_AFTER_NUMBER.sub(drop, text)
+    if changed and "*" in text:  # a unit cut at a times sign: the number after it may carry a unit of its own
+        out = UNIT_AFTER_NUMBER.sub(drop, out)
+    return out if changed else None
 
 
 def governing(step, givens: set, env: Mapping[str, float] | None = None) -> tuple[list, list, list]:
@@ -983,7 +1012,7 @@ def governing(step, givens: set, env: Mapping[str, float] | None = None) -> tupl
         try:
             free_r = names(right)
             free_l = names(left) if name is None else {name}
-            if free_r - known and _units_dropped is not None and (d := _units_dropped(right)) is not None \
+            if free_r - known and (d := units_dropped(right)) is not None \
                     and not names(d) - known:
                 free_r = names(d)  # `s = 28 m/s*43 s`: the units written after the numbers are no symbols
         except ExprError:
