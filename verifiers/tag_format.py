@@ -13,7 +13,7 @@ import re
 from verifiers import seventag
 from verifiers import step_reading as P
 from verifiers.extract import find_braced
-from verifiers.verdict import FORMAT, MAX_SOLUTION_CHARS, TAG_OF_STEP, StepVerdict, at_step
+from verifiers.verdict import FORMAT, MAX_SOLUTION_CHARS, MAX_STEP_CHARS, TAG_OF_STEP, StepVerdict, at_step
 
 
 def boxed_all(text: str) -> list[str]:
@@ -44,7 +44,9 @@ def format_error(solution) -> StepVerdict | None:
     """The FORMAT verdict of a solution whose seven-tag format is broken, else None.
 
     The first error is the first of the seven positions whose tag is missing, broken (unclosed,
-    nested, duplicated, empty) or out of order; an over-long output or no tag at all is at step 1;
+    nested, duplicated, empty), out of order or over MAX_STEP_CHARS long (a flood that would stall the
+    verifier: the steps of honest solutions are a few hundred characters); an over-long output or no
+    tag at all is at step 1;
     a non-finite number (nan, inf) at the step that holds it; several different boxed answers, or a
     boxed answer outside <final_answer>, at step 7.
     """
@@ -64,6 +66,9 @@ def format_error(solution) -> StepVerdict | None:
             return at_step(k, f"step {k} <{tag}> is broken ({why})", n, FORMAT)
         if st.index != k:
             return at_step(k, f"step {k} <{tag}> is out of order (position {st.index})", n, FORMAT)
+        if len(st.content) > MAX_STEP_CHARS:
+            return at_step(k, f"step {k} <{tag}> is {len(st.content)} characters, over the {MAX_STEP_CHARS} a step "
+                              "may hold", n, FORMAT)
     for k in (4, 5, 6, 7):
         if P.NONFINITE.search(sol.get(TAG_OF_STEP[k]).content):
             return at_step(k, f"step {k} <{TAG_OF_STEP[k]}> holds a non-finite number (nan/inf)", n, FORMAT)

@@ -23,6 +23,7 @@ TAG_OF_STEP = dict(enumerate(seventag.TAGS, start=1))
 STEP_OF_TAG = {t: k for k, t in TAG_OF_STEP.items()}
 STEP_CLASS = {1: "MC", 2: "CM", 3: "CM", 4: "MC", 5: "CE", 6: "CE", 7: "CE"}
 MAX_SOLUTION_CHARS = 20000  # longer outputs are a format failure (the extractor reads 20,000 at most)
+MAX_STEP_CHARS = 2000  # a longer step is a format failure at that step (honest steps: < 500; a flood stalls the verifier)
 
 
 @dataclass(frozen=True)
