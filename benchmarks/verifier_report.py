@@ -58,7 +58,7 @@ def injected(n=120, seed=2027):
 
 
 def hacking():
-    spec = importlib.util.spec_from_file_location("hacks", ROOT / "tests" / "test_reward_hacking.py")
+    spec = importlib.util.spec_from_file_location("hacks", ROOT / "tests" / "verifiers" / "test_reward_hacking.py")
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
     names = list(m.HACKS)
@@ -73,7 +73,7 @@ def hacking_r2():
     """Issue 32's attack suite (tests/verifiers/test_reward_hacking_r2.py) on one problem of every template: per attack the
     position reward (TRL adapter) and the stepfix reward (step_reward of the verdict), max and mean, beside the
     honest solution with one slip at step 5."""
-    spec = importlib.util.spec_from_file_location("hacks_r2", ROOT / "tests" / "test_reward_hacking_r2.py")
+    spec = importlib.util.spec_from_file_location("hacks_r2", ROOT / "tests" / "verifiers" / "test_reward_hacking_r2.py")
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
     from verifiers.rewards import step_reward
