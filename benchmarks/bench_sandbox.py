@@ -52,7 +52,7 @@ from r3bench.pde import verify as pv  # noqa: E402
 from verifiers import sandbox  # noqa: E402
 
 # the attack programs are the attack tests' own (the audit hook switched off from inside: DISARM)
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "verifiers"))
 from _sandbox_programs import DISARM  # noqa: E402
 
 

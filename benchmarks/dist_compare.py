@@ -6,7 +6,7 @@ model: loss and weight equality, and seconds per optimizer step.
 Two processes run `torchrun --standalone --nproc_per_node 2` with batch B each; one process runs the
 same module with batch 2B (OMP_NUM_THREADS=1 in both, so that each process uses one core). The
 training set is cut to one global batch, so every step sees the same problems in both runs. Stepfix
-and GRPO use the generation / verifier / reward doubles of tests/dist_doubles.py (random-model
+and GRPO use the generation / verifier / reward doubles of tests/trainers/dist_doubles.py (random-model
 sampling cannot be made independent of the batch split); in stepfix's first step rank 1's micro-batch
 is all skipped. Seconds per step = HF's train_runtime / steps (the training loop only: process start,
 imports and model load are left out, and are reported separately as the wall time of the command).
@@ -29,8 +29,8 @@ PY = sys.executable
 CASES = {  # name: (entry, per-device batch, extra flags)
     "sft": (["-m", "trainers.sft"], 2, {"max_train_samples": 4, "grad_accum": 1}),
     "dpo": (["-m", "trainers.dpo"], 2, {"max_train_samples": 4}),
-    "stepfix": (["tests/dist_doubles.py", "stepfix"], 2, {"max_train_samples": 4}),
-    "grpo": (["tests/dist_doubles.py", "grpo"], 2, {"max_train_samples": 2, "group_size": 2, "rewards": "length"}),
+    "stepfix": (["tests/trainers/dist_doubles.py", "stepfix"], 2, {"max_train_samples": 4}),
+    "grpo": (["tests/trainers/dist_doubles.py", "grpo"], 2, {"max_train_samples": 2, "group_size": 2, "rewards": "length"}),
 }
 
 
@@ -100,7 +100,7 @@ def main(argv=None) -> int:
     lines = ["# Two gloo processes vs one at the same global batch (tiny random model, CPU)", "",
              f"`PYTHONPATH=. python benchmarks/dist_compare.py` on a {os.cpu_count()}-core machine shared with other "
              f"work; {a.steps} optimizer steps, AdamW lr 1e-3, OMP_NUM_THREADS=1 per process. Stepfix and GRPO with "
-             "the generation/verifier/reward doubles of tests/dist_doubles.py (stepfix: rank 1's micro-batch all "
+             "the generation/verifier/reward doubles of tests/trainers/dist_doubles.py (stepfix: rank 1's micro-batch all "
              "skipped in step 1). s/step: HF train_runtime / steps (the loop only); wall: the whole command.", "",
              "| trainer | global batch | loss max rel. diff | weight max abs. diff | s/step 1 proc | s/step 2 procs "
              "| wall 1 proc | wall 2 procs |", "|---|---|---|---|---|---|---|---|"]
@@ -108,7 +108,7 @@ def main(argv=None) -> int:
         lines.append(f"| {name} | {r['global_batch']} | {r['loss_max_rel_diff']:.1e} | {r['weight_max_abs_diff']:.1e} "
                      f"| {r['s_per_step_1proc']:.2f} | {r['s_per_step_2proc']:.2f} | {r['wall_s_1proc']:.0f} s "
                      f"| {r['wall_s_2proc']:.0f} s |")
-    lines += ["", "Tolerances the test asserts (tests/test_distributed.py): loss relative 1e-5, weights absolute "
+    lines += ["", "Tolerances the test asserts (tests/trainers/test_distributed.py): loss relative 1e-5, weights absolute "
               "2e-5 (2% of one AdamW step at lr 1e-3; AdamW divides a near-zero gradient by its own size, so a "
               "1e-7 difference in summation order can move such a weight by ~1e-5).", ""]
     (out / "summary.md").write_text("\n".join(lines))

@@ -7,7 +7,7 @@ time and the last lines of its output written to OUT/summary.json:
 
 1. stepfix and GRPO, 2 steps, bf16 on cuda:0, LoRA and `lora: false` (full fine-tuning, reference copy);
 2. with 2+ GPUs: `torchrun --nproc_per_node 2` of stepfix (NCCL; rank 1 all skipped in step 1, the
-   doubles of tests/dist_doubles.py) - the case that hung under NCCL before;
+   doubles of tests/trainers/dist_doubles.py) - the case that hung under NCCL before;
    and the same with rank 1's judge budget spent in step 2 (the JUDGE BUDGET HOOK): both ranks exit 3;
 3. with vllm importable: stepfix with `use_vllm: true` (colocate; the weight sync after each
    optimizer step is the real vLLM's load_weights, the CPU tests only ran it against a double), two
@@ -65,19 +65,19 @@ def main(argv=None) -> int:
     base = ["--model", str(tiny), "--data", str(data), "--max_steps", "2", "--batch_size", "2", "--report_to", "none",
             "--save_steps", "10", "--bf16", "auto", "--max_train_samples", "4"]
     for lora in ("true", "false"):
-        case(f"stepfix_lora_{lora}", [sys.executable, "tests/dist_doubles.py", "stepfix", *base, "--lora", lora,
+        case(f"stepfix_lora_{lora}", [sys.executable, "tests/trainers/dist_doubles.py", "stepfix", *base, "--lora", lora,
                                       "--output_dir", str(work / f"sf-{lora}")], env, results)
-        case(f"grpo_lora_{lora}", [sys.executable, "tests/dist_doubles.py", "grpo", *base, "--lora", lora,
+        case(f"grpo_lora_{lora}", [sys.executable, "tests/trainers/dist_doubles.py", "grpo", *base, "--lora", lora,
                                    "--group_size", "2", "--rewards", "length", "--output_dir", str(work / f"g-{lora}")],
              env, results)
     if results["gpus"] >= 2:
         case("stepfix_torchrun_2gpu_nccl", [sys.executable, "-m", "torch.distributed.run", "--standalone",
-                                            "--nproc_per_node", "2", "tests/dist_doubles.py", "stepfix", *base,
+                                            "--nproc_per_node", "2", "tests/trainers/dist_doubles.py", "stepfix", *base,
                                             "--output_dir", str(work / "sf-ddp")], env, results)
         # rank 1's judge budget spent in step 2 (the JUDGE BUDGET HOOK): both ranks must exit 3, none hang in NCCL
         case("stepfix_torchrun_2gpu_nccl_judge_budget",
              [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
-              "tests/dist_doubles.py", "stepfix", *base, "--max_steps", "3", "--output_dir", str(work / "sf-budget")],
+              "tests/trainers/dist_doubles.py", "stepfix", *base, "--max_steps", "3", "--output_dir", str(work / "sf-budget")],
              dict(env, R3_BUDGET_RANK="1", R3_BUDGET_STEP="2"), results, timeout=240,
              check=lambda rc, log: sorted(re.findall(r"exitcode\s*:\s*(-?\d+) \(pid", log)) == ["3", "3"])
     else:

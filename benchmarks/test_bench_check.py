@@ -8,9 +8,9 @@ Measures (written to benchmarks/results/check/summary.md and printed):
    (math-verify: `parse(gold)` is hoisted; r3bench: caches cleared before every round, then warmed
    with the references only), so a round times cold predictions against warm references - the hot
    path of an RL reward;
-2. agreement with Math-Verify's own test cases (tests/data/math_verify_cases.jsonl; its labels);
+2. agreement with Math-Verify's own test cases (tests/verifiers/data/math_verify_cases.jsonl; its labels);
 3. agreement with JEEBench's official grader (compute_metrics.py compute_score, reimplemented in
-   tests/test_check_external.py) on answers written in sentences, over the golds of the physics
+   tests/verifiers/test_check_external.py) on answers written in sentences, over the golds of the physics
    questions in the data directory (all 107) or, without it, the test's 15 golds;
 4. the longest single check when 8 threads check at once (waiting for a worker included), over all
    the inputs above plus pathological ones; and whether serial, threaded and process-pool runs
@@ -29,7 +29,7 @@ from verifiers import CheckConfig, answer, check, worker
 
 HERE = pathlib.Path(__file__).parent
 ROOT = HERE.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "verifiers"))
 import test_check_external as ext  # noqa: E402 - the JEEBench oracle and templates live with the test
 from test_check_timeout import MIXED  # noqa: E402
 
@@ -45,7 +45,7 @@ def _jeebench_golds():
     if f and f.exists():
         recs = json.loads(f.read_text(encoding="utf-8"))
         return [(r["type"], r["gold"]) for r in recs], f"{len(recs)} JEEBench physics golds (data dir)"
-    return ext.GOLDS, f"{len(ext.GOLDS)} golds of tests/test_check_external.py (no data dir)"
+    return ext.GOLDS, f"{len(ext.GOLDS)} golds of tests/verifiers/test_check_external.py (no data dir)"
 
 
 def _jeebench_rows(golds):

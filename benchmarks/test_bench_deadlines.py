@@ -27,7 +27,8 @@ from hypothesis import settings
 from verifiers import CheckConfig, check, worker
 from verifiers.sandbox import SandboxLimits, run_python
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests"))
+TESTS = pathlib.Path(__file__).resolve().parents[1] / "tests"
+sys.path[:0] = [str(TESTS), str(TESTS / "verifiers"), str(TESTS / "procgen")]  # the tests below and judge_double
 
 
 def _timed(fn, *a, **kw):
@@ -38,7 +39,7 @@ def _timed(fn, *a, **kw):
 
 # ------------------------------------------------------------------------------- property tests' deadlines
 
-DEADLINES_MS = [  # (module in tests/, property test, per-example deadline it had)
+DEADLINES_MS = [  # (module in tests/verifiers/ or tests/procgen/, property test, per-example deadline it had)
     ("test_check", "test_never_raises", 2000),
     ("test_check_guards", "test_arbitrary_text_never_raises", 2000),
     ("test_check_guards", "test_latexish_text_never_raises_inside_a_thread", 3000),
@@ -166,7 +167,7 @@ def test_judge_gives_up_on_a_slow_endpoint_and_caps_retry_after(tmp_path):
 
     from verifiers.judge import Judge
 
-    def _judge(url, cache, **kw):  # the judge of tests/test_judge.py's cases, against its local server
+    def _judge(url, cache, **kw):  # the judge of tests/verifiers/test_judge.py's cases, against its local server
         return Judge(base_url=url, model="judge-test", api_key="k", cache_dir=cache, backoff_s=0.01, **kw)
 
     s = Server([("sleep", 3)])

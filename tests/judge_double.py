@@ -1,5 +1,5 @@
 """A double of the LLM judge's model for tests: a real local HTTP server with scripted replies (used by
-tests/test_judge.py and tests/test_judging.py)."""
+tests/verifiers/test_judge.py and tests/trainers/test_judging.py)."""
 import json
 import threading
 import time

@@ -158,7 +158,7 @@ def chunked_token_stats(head, h_pol, tokens, estimator: str = "none", ref_head=N
     `chunk` positions at a time under activation checkpointing: the [B, chunk, V] logits and
     log-softmaxes exist for one chunk at a time and are recomputed in the backward pass, instead of
     several [B, T, V] fp32 tensors (with SmolLM2's 49k vocabulary, B = 8 and T = 300 each is 0.47 GB)
-    held for the backward. Same values and gradients as the unchunked path (tests/test_stepfix_chunked.py)."""
+    held for the backward. Same values and gradients as the unchunked path (tests/trainers/test_stepfix_chunked.py)."""
     import torch
     from torch.utils.checkpoint import checkpoint
 

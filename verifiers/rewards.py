@@ -173,7 +173,7 @@ def weibull_shaping(L: float, C: float = WEIBULL_C, k: float = WEIBULL_K, lam: f
                \\exp\\!\\left(-\\left(\\frac{L}{\\lambda}\\right)^{k}\\right),
                \\quad C = 10.735,\\; k = 1.5,\\; \\lambda = 8
 
-    C normalises the peak to ~1.  Numerically (checked in tests/test_rewards.py): the density peaks
+    C normalises the peak to ~1.  Numerically (checked in tests/verifiers/test_rewards.py): the density peaks
     at its mode ``L* = lambda * ((k-1)/k)**(1/k) = 8 * (1/3)**(2/3) ~= 3.846`` where
     ``f(L*) ~= 0.999996`` (the unscaled Weibull density there is ~0.0931528, and
     10.735 * 0.0931528 ~= 0.999996), so the peak is 1 to within 5e-6; over integer step counts the

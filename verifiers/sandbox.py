@@ -45,7 +45,7 @@ Isolation levels (every SandboxResult says which one it ran under, in `isolation
 "rlimits+audit-hook" (fallback): the kernel refused the namespaces (some container platforms), or
   R3BENCH_SANDBOX_ISOLATION=fallback. The earlier guards only: rlimits, the empty environment, the
   throwaway directory, a process-group kill, and the audit hook in the same interpreter, which code
-  with ctypes can switch off (tests/test_sandbox_attacks.py lists what then gets through). A warning
+  with ctypes can switch off (tests/verifiers/test_sandbox_attacks.py lists what then gets through). A warning
   is logged once, and the level is in every result, ProgramVerdict, CE feedback evidence and run record.
 
 Why util-linux `unshare` + ctypes + libseccomp: it is present on every Debian/Ubuntu machine (no new

@@ -1,6 +1,6 @@
 """Makes plain `lm_eval --tasks r3_...` find r3bench's tasks (lm-eval has no task entry points).
 
-Tested lm-eval versions: 0.4.10 to 0.4.13 (TESTED; the range pyproject's `eval` extra allows; tests/test_hook_interface.py
+Tested lm-eval versions: 0.4.10 to 0.4.13 (TESTED; the range pyproject's `eval` extra allows; tests/eval/test_hook_interface.py
 checks every internal below against the lm-eval installed, and docs/ARCHITECTURE.md says how the range
 was tested). Outside it, or whenever a patch fails, the fallback is `lm_eval --include_path "$(r3bench
 tasks-path)"`.
@@ -37,7 +37,7 @@ from r3bench.eval import tasks_dir
 from r3bench.eval.strategies import REGISTRY
 
 ENV = "R3BENCH_LM_EVAL_HOOK"
-# the lm-eval versions tests/test_hook_interface.py and a task listing passed against (pyproject: eval extra)
+# the lm-eval versions tests/eval/test_hook_interface.py and a task listing passed against (pyproject: eval extra)
 TESTED = ("0.4.10", "0.4.13")  # lowest and highest; pyproject: lm-eval>=0.4.10,<0.4.14
 # the module defining TaskManager moved in 0.4.12 (lm_eval.tasks -> lm_eval.tasks.manager); both are
 # watched, and the class is patched once (the second sees the mark)

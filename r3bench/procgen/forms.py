@@ -44,7 +44,7 @@ FORMS = ("mcq", "mcq_multi", "integer", "numeric")
 LETTERS = "ABCD"
 
 # Answer kinds of the five benchmarks, counted with r3bench.eval.data.load(name, ../shared/data)
-# (r3bench.eval.procgen_data.benchmark_kind_counts; tests/test_procgen_forms.py recounts them). A record
+# (r3bench.eval.procgen_data.benchmark_kind_counts; tests/procgen/test_procgen_forms.py recounts them). A record
 # of what the mixture's proportions were drawn from, not a list of benchmarks: a benchmark added to the
 # table (r3bench.eval.data.BENCHMARKS) changes no committed mixture.
 BENCHMARK_KIND_COUNTS = {

@@ -9,7 +9,7 @@ the source of the module its `process_results`, aggregations and filters live in
 r3bench/eval/lmeval.py, r3bench/pde/tasks.py, ...) and of the checker modules those scores rest on
 (ROOTS, followed through their imports inside `verifiers/`: answer, extract, units, symbolic, safeexpr,
 config, worker, ...). Comments, docstrings and blank lines are left out of the hash, so only code
-counts. A group's hash is over its tasks' hashes. tests/test_task_versions.py runs the check.
+counts. A group's hash is over its tasks' hashes. tests/eval/test_task_versions.py runs the check.
 
 When the check fails because code changed: bump VERSION (or PDE_VERSION) in tasks/r3/_generate.py,
 add the changelog line in tasks/r3/README.md, run `python tasks/r3/_generate.py`, then this script

@@ -1,7 +1,7 @@
 """What every r3bench trainer shares, in rooms (each imports only those listed before it):
 
     upstream.py    the contract with transformers / TRL beyond their public API: the private methods
-                   overridden or called (isolated here, checked by tests/test_upstream.py), mirrored names
+                   overridden or called (isolated here, checked by tests/trainers/test_upstream.py), mirrored names
     config.py      BaseConfig, YAML + CLI parsing (`parse`, `make`, `--help`), renamed fields
     data.py        JSONL reading, the data file of a config (procgen export on demand), train rows
     model.py       names -> folders, tokenizer, base, LoRA / full fine-tuning, reference, TrainingArguments

@@ -1,7 +1,7 @@
 """What r3bench relies on in transformers and TRL beyond their public API, in one place.
 
 pyproject pins both to the range the tests run on; this room holds the rest of the contract, each
-piece checked against the installed versions by tests/test_upstream.py (`problems()` says what moved):
+piece checked against the installed versions by tests/trainers/test_upstream.py (`problems()` says what moved):
 
 * Private methods that have no public hook, overridden or called here and nowhere else:
   - `GRPOHooks` overrides TRL GRPOTrainer's `_generate` (the seconds of generation, the phase lines

@@ -1,0 +1,64 @@
+"""The sandbox's fork server (`run_python(..., calls=Calls(...))`): the code's top level runs once, each call
+in a fresh fork of that state, timed and killed by the supervisor's clock (the PDE verifier's per-instance
+runs, issue 36's follow-up). Both levels: the supervisor does the timing at the fallback level too."""
+
+from verifiers.sandbox import Calls, SandboxLimits, run_python
+
+LIM = SandboxLimits(wall_s=20, cpu_s=5, memory_mb=512, max_processes=1)
+
+
+# the fixture `level` (both isolation levels): tests/verifiers/conftest.py
+
+
+def test_each_call_is_a_fresh_fork_of_the_top_level(level):
+    code = "import os\nstate = []\nstarted = os.getpid()\n"
+    call = "state.append(x)\nresult = (x, len(state), os.getpid() != started)"
+    r = run_python(code, LIM, calls=Calls(call, ({"x": 1}, {"x": 2}, {"x": 3}), 3.0))
+    assert r.ok and r.isolation == level, r
+    assert [c.status for c in r.calls] == ["ok"] * 3, r.calls
+    assert [eval(c.value) for c in r.calls] == [(1, 1, True), (2, 1, True), (3, 1, True)]
+    assert all(c.seconds is not None and c.seconds < 3.0 for c in r.calls)
+
+
+def test_a_call_is_timed_and_killed_by_the_supervisor(level):
+    """Alarms switched off and the clock patched inside the call: the supervisor's clock still ends it."""
+    code = "import signal, time\ntime.perf_counter = time.monotonic = lambda: 0.0\n"
+    call = "signal.setitimer(signal.ITIMER_REAL, 0)\nif x == 2:\n    time.sleep(6)\nresult = x"
+    r = run_python(code, LIM, calls=Calls(call, ({"x": 1}, {"x": 2}, {"x": 3}), 1.0))
+    assert r.status == "timeout" and "call 1" in r.reason and "supervisor" in r.reason, r
+    assert [c.status for c in r.calls] == ["ok", "timeout", "not run"], r.calls
+    assert 1.0 <= r.calls[1].seconds < 3.0 and r.seconds < 5.0, r
+
+
+def test_the_start_has_its_own_limit(level):
+    r = run_python("import time\ntime.sleep(6)", LIM, calls=Calls("result = 1", ({},), 1.0, start_s=1.0))
+    assert r.status == "timeout" and "start" in r.reason and r.seconds < 4.0, r
+    assert [c.status for c in r.calls] == ["not run"], r.calls
+
+
+def test_a_call_that_exits_without_a_result(level):
+    call = "import os\nif x == 1:\n    os._exit(0)\nresult = x"
+    r = run_python("", LIM, calls=Calls(call, ({"x": 0}, {"x": 1}, {"x": 2}), 2.0))
+    assert [c.status for c in r.calls] == ["ok", "error", "ok"], r.calls
+    assert "without a result" in r.calls[1].reason
+
+
+def test_forged_fork_server_lines_cannot_shorten_a_call(level):
+    """The top level writes "C" (a result for call 0 before it is sent) and extra "G" lines on its report
+    pipe: a "C" before the call is sent is ignored, and every call is still timed from sending its inputs."""
+    forged = (
+        "import fcntl, json, os, stat, time\n"
+        "report_fd = [i for i in range(3, 64) if os.path.exists(f'/proc/self/fd/{i}') and"
+        " stat.S_ISFIFO(os.fstat(i).st_mode) and fcntl.fcntl(i, fcntl.F_GETFL) & os.O_WRONLY][0]\n"
+        "fake = json.dumps({'i': 0, 'final': 'ok', 'reason': 'forged', 'value': '42'}).encode().hex().encode()\n"
+        "os.write(report_fd, b'C ' + fake + b'\\n')\n")
+    call = "time.sleep(0.4)\nresult = 7"
+    r = run_python(forged, LIM, calls=Calls(call, ({}, {}), 3.0))
+    assert r.ok, r
+    assert [c.value for c in r.calls] == ["7", "7"], r.calls
+    assert all(c.seconds >= 0.4 for c in r.calls), r.calls
+
+
+def test_calls_need_a_process_to_fork():
+    r = run_python("", SandboxLimits(), calls=Calls("result = 1", ({},), 1.0))
+    assert r.status == "error" and "max_processes" in r.reason, r
