@@ -33,6 +33,7 @@ PACKAGE_FOLDER = {pkg: folder for folder, pkg in FOLDERS.items() if pkg}
 
 # test files placed other than by their imports, and why
 ELSEWHERE = {
+    "verifiers/test_backend_table.py": "the verifier backend table of verifiers/steps.py, followed to the CLI, the trainers and the strategies",
     "eval/test_benchmark_table.py": "the benchmark table of r3bench/eval/data.py, followed to the demo and leaderboard",
     "eval/test_procgen_mixture_tasks.py": "reads the task YAMLs of tasks/r3, whose functions are r3bench.eval's",
     "eval/test_task_versions.py": "tasks/r3's version rule (tasks/r3/_versions.py over r3bench.eval's metric code)",

@@ -56,7 +56,7 @@ register(Backend("toy", toy_verify, ToyConfig, oracle=False, help="the first ste
 
 
 @pytest.fixture()
-def toy(tmp_path):
+def toy_backend(tmp_path):
     """The toy backend registered from its one file; removed from the table afterwards."""
     module = tmp_path / "toy_backend.py"
     module.write_text(TOY, encoding="utf-8")
@@ -100,27 +100,27 @@ class ScriptedLM(LM):
         raise NotImplementedError
 
 
-def test_a_toy_backend_reaches_verify(toy, prob):
+def test_a_toy_backend_reaches_verify(toy_backend, prob):
     v = steps.verify(prob.question, marked(prob), "", backend="toy")
     assert (v.first_error, v.error_class) == (6, "CE") and "'??'" in v.explanation
     assert steps.verify(prob.question, prob.solution, "", backend="toy").first_error == 0
     # its config is typed and passed, not read from the environment
-    assert steps.verify(prob.question, marked(prob), "", backend="toy", config=toy.ToyConfig(marker="!!")).first_error == 0
-    assert steps.config_for("toy", marker="!!") == toy.ToyConfig(marker="!!")
+    assert steps.verify(prob.question, marked(prob), "", backend="toy", config=toy_backend.ToyConfig(marker="!!")).first_error == 0
+    assert steps.config_for("toy", marker="!!") == toy_backend.ToyConfig(marker="!!")
     with pytest.raises(TypeError, match="ToyConfig"):
         steps.verify(prob.question, prob.solution, "", backend="toy", config=steps.SymbolicConfig())
     assert steps.report([{"question": prob.question, "solution": marked(prob), "reference": "", "first_error": 6,
                           "error_class": "CE"}], backend="toy")["first_error_accuracy"] == 1.0
 
 
-def test_an_unknown_backend_names_the_valid_ones(toy):
+def test_an_unknown_backend_names_the_valid_ones(toy_backend):
     with pytest.raises(ValueError, match="have: symbolic, judge, psv, toy"):
         steps.verify("q", "s", "r", backend="nope")
     with pytest.raises(ValueError, match="toy"):
         steps.backend("nope")
 
 
-def test_a_toy_backend_reaches_the_cli(toy, prob, tmp_path, capsys):
+def test_a_toy_backend_reaches_the_cli(toy_backend, prob, tmp_path, capsys):
     f = tmp_path / "in.jsonl"
     f.write_text("\n".join(json.dumps({"question": prob.question, "solution": s, "reference": ""})
                            for s in (marked(prob), prob.solution)) + "\n", encoding="utf-8")
@@ -132,20 +132,20 @@ def test_a_toy_backend_reaches_the_cli(toy, prob, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("cls", [stepfix.Config, grpo.Config])
-def test_a_toy_backend_passes_trainer_config_validation(toy, cls):
+def test_a_toy_backend_passes_trainer_config_validation(toy_backend, cls):
     cfg = make(cls, verifier="toy")
-    assert judging.verifier_config(cfg) == toy.ToyConfig()
+    assert judging.verifier_config(cfg) == toy_backend.ToyConfig()
     with pytest.raises(ConfigError, match="'toy'"):
         make(cls, verifier="nope")
 
 
-def test_a_toy_backend_reaches_the_grpo_position_reward(toy, prob):
+def test_a_toy_backend_reaches_the_grpo_position_reward(toy_backend, prob):
     cfg = make(grpo.Config, verifier="toy", rewards="position")
     verifier = grpo.NEEDS["verifier"](cfg)["verifier"]
     assert verifier(prob.question, marked(prob), prob.solution).first_error == 6
 
 
-def test_a_toy_backend_is_a_best_of_n_scorer(toy, prob):
+def test_a_toy_backend_is_a_best_of_n_scorer(toy_backend, prob):
     assert "toy" in VERIFIERS and "toy" not in ORACLE and "symbolic" in ORACLE
     s = Scorer("toy")
     assert s.oracle is False and s.steps(prob.question, marked(prob), "")["first_error"] == 6
