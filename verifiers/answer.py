@@ -624,8 +624,16 @@ def _pred_number(a, cfg):
     a = _fractions(collapse_space(a))
     # "5√2 m/s", "√3": the root sign over a number or a parenthesis is sqrt() ("5√2" is 5·√2, never 2)
     a = re.sub(r"√\s?([-+]?\d+(?:\.\d+)?(?![\d.])|(?=\())", lambda m: f" sqrt({m.group(1)})" if m.group(1) else " sqrt", a)
-    if _RELATION.search(a):
+    if _RELATION.search(a) or _NOT_CMD.search(a):
         return "an inequality is not a value"
+    hedge = _HEDGED_VALUE.search(collapse_space(_TEXT_CMD.sub(r" \1 ", a)))
+    if hedge:
+        return f"a value offered with a doubt, a disavowal or a multiple is not a committed answer: {hedge.group()!r}"
+    if _drop_negated(collapse_space(_TEXT_CMD.sub(r" \1 ", a)))[1] and not re.search(r"\d", _drop_negated(
+            collapse_space(_TEXT_CMD.sub(r" \1 ", a)))[0]):
+        return "a negated value is not an answer"  # "\\text{not } 5 \\text{ m/s}"
+    if _MALFORMED_NUMBER.search(a):
+        return "a malformed number (two decimal points, a digit group after a decimal) is no value"
     if re.search(r"\\(?:pm|mp)(?![a-zA-Z])|[±∓]|\+/-|\+-(?=\s*\d)", a):
         return "a value with a \u00b1 is two values (or an uncertainty), not one value"
     if _bounded(a) or _bounded(collapse_space(_TEXT_CMD.sub(r" \1 ", a))):
@@ -703,6 +711,18 @@ _REMARK_OK = re.compile(r"(?i)(?:rounded|approx\.?|approximately|approximate|exa
 
 _CONDITION_AFTER = re.compile(r"(?<=[\w)}])\s?,?\s(?:when|whenever|at|for|if|once|after|before|until|where|with)\s\\?[A-Za-z]\w{0,10}"
                               r"\s?=\s?[-+]?\.?\d[^=,;]{0,30}$")
+
+
+# "\\not=", "\\not\\approx", "\\not 5": a struck relation or value
+_NOT_CMD = re.compile(r"\\not(?![a-zA-Z])|¬")
+# words in the answer that doubt, disown or multiply its value ("maybe 5 m/s", "5 m/s (guess)", "5 m/s (wrong)",
+# "anything but 5 m/s", "twice 5 m/s"); "most likely", "approximately" state the value and stay
+_HEDGED_VALUE = re.compile(
+    r"(?i)\b(?:maybe|perhaps|possibly|probably|presumably|unsure|not (?:sure|certain|confident)|uncertain|unverified"
+    r"|unconfirmed|tentative(?:ly)?|guess(?:ed|ing)?|wrong|incorrect|anything but|other than|or not|unless|would be"
+    r"|naive(?:ly)?)\b|\b(?:twice|thrice|half of|double|triple)\s?[$(]?\s?[-+]?\.?\d")
+# "3.23.2", "5.2.5" (two decimal points in one digit run), "3.2 000" (a thousands group after a decimal part)
+_MALFORMED_NUMBER = re.compile(r"(?<![\d.])\d+\.\d+\.\d|(?<![\d.])\d+\.\d+ \d{3}(?![\d.])")
 
 
 def _bounded(a: str) -> bool:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import bisect
+import html
 import re
 from dataclasses import dataclass
 
@@ -201,7 +202,7 @@ def answer_sentence(s: str) -> str:
     # "5 m/s (lower bound)", "x = 3, y = 4 (not final)": a remark that bounds or withdraws the value stays
     s = re.sub(r"\s+\((?![^()]*\b(?:or|either|alternatively|maybe|perhaps|possibly|otherwise)\b[^()]*(?:\d|\b[A-H]\b))"
                r"(?![^()]*\b(?:not|wrong|incorrect|rejected|discarded|bound|at least|at most|minimum|maximum|upper|lower"
-               r"|tentative|unsure|guess)\b)"
+               r"|tentative|unsure|guess|uncertain|unverified|unconfirmed|not sure|maybe|perhaps|possibly|probably)\b)"
                r"(?=[^()\d]*\)|\s?(?:i\.e\.|ie\b|≈|approx|about|roughly|rounded|exact|to \d|in \w))"
                r"(?=[^()]*(?:[a-z]{2}|\b[ie]\.[eg]\.))([^()]*)\)\s*$", lambda m: m.group() if _unit_like(m.group(1)) else "", s)
     spans = re.findall(r"\$([^$]+)\$", s)
@@ -428,7 +429,21 @@ def prepare(text: str) -> str:
     # collapsed is bounded, so the cost stays linear in MAX_INPUT
     text = collapse_space(text[-4 * MAX_INPUT:])[-MAX_INPUT:]
     text = _CHAT_TURN.sub("\n", text)  # "... is 19. <|im_start|>user": a chat token ends the line
+    text = _ENTITY.sub(_entity, text) if "&" in text else text  # "&lt;5 m/s" is "<5 m/s", a bound
+    # markdown strikethrough ("~~5 m/s~~ 7 m/s"): the struck text is withdrawn, never the answer ("5~~m/s", a
+    # LaTeX space, is no strikethrough: a word character touches it)
+    text = _STRUCK.sub(" ", text) if "~~" in text else text
     return drop_truncated_copy(text)
+
+
+# an HTML character reference with its semicolon ("&lt;", "&ge;", "&#8805;"); a LaTeX "&" (an alignment tab) stays
+_ENTITY = re.compile(r"&(?:#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z]{2,8});")
+_STRUCK = re.compile(r"(?<![~\\\w])~~(?=[^\s~])[^~\n]{0,200}?(?<=[^\s~])~~(?![~\w])")
+
+
+def _entity(m) -> str:
+    got = html.unescape(m.group())
+    return got if len(got) == 1 and got not in "\x00" else m.group()
 
 
 def read_answer(text) -> Reading:
@@ -446,11 +461,24 @@ def _read(text: str, st=None) -> Reading:
         # what follows the corrected value's sentence is after the answer ("... is (B)... so I'd say B or D")
         ans, src, end = corr[1], "correction", corr[2]
     elif st:
-        _, end, ans, src = st[-1]
+        start, end, ans, src = st[-1]
+        if src == "sentence" and ans and _NOT_OWN.search(text[max(0, start - 40):start]):
+            # "Alternative answer: 5 m/s", "Expected answer: 5 m/s", "Let me check whether the answer is 5 m/s":
+            # an answer offered as another's, as a second possibility or as a premise is not committed to
+            return Reading(ans, "an alternative, someone else's or a supposed answer is not a committed one", src, end)
     else:
         ans, src, end = _fallback(text), "tail", len(text)
     if not ans:
         return Reading(None)
+    if src == "tail":
+        i = text.rfind(ans)
+        head = text[max(0, i - 200):max(i, 0)]
+        head = head[max(head.rfind(". "), head.rfind("\n"), head.rfind("? "), head.rfind("! ")) + 1:]
+        stated = head + text[i:i + len(ans)] if i >= 0 else ""
+        if stated and _PREMISE.match(stated) and not _PREMISE_CONCLUDED.search(stated):
+            # "Suppose v = 5 m/s.", "Given: v = 5 m/s", "The initial speed is 5 m/s.": the value of a premise (with
+            # nothing concluded from it) is no answer
+            return Reading(ans, "a value supposed, given or restated is not an answer", src, end)
     if src == "correction" and corr[3]:
         return Reading(ans, "the corrected answer is hedged or conditional", src, end)
     after = text[end:]
@@ -465,6 +493,18 @@ def _read(text: str, st=None) -> Reading:
     if src in ("tail", "correction") and _HEDGED_SENTENCE.search(text[-300:]):
         return Reading(ans, "the answer sentence names another possible value", src, end)
     return Reading(ans, None, src, end)
+
+
+# the words right before "answer is" / "answer:" that make it not the output's own committed answer
+_NOT_OWN = re.compile(r"(?i)\b(?:alternative|alternate|another|other|second|backup|possible|expected|reference|textbook"
+                      r"|book['’]?s?|manual['’]?s?|official|key['’]?s?|whether|if|suppose|supposing|assume|assuming"
+                      r"|unless|check|verify|test)\s(?:the\s)?(?:final\s)?$")
+# the opening of a sentence that supposes, restates or sets up a value rather than concluding one
+_PREMISE = re.compile(r"(?i)\s?(?:suppose|supposing|assume|assuming|let['’]?s (?:try|assume|suppose|say)|try|guess|hypothes[ie]s"
+                      r"|goal|target|given|known|if|let me (?:check|verify|see)|we (?:want|need) to (?:verify|check|show|find)"
+                      r"|i['’]?d expect|expected|the reference|the (?:problem|question) (?:says|states|gives)"
+                      r"|the initial\b|initially|starting (?:from|with))\b")
+_PREMISE_CONCLUDED = re.compile(r"(?i)(?:\b(?:then|so|thus|therefore|hence|gives?|giving|we (?:get|find|obtain))\b|,)[^.\n]{0,80}\d")
 
 
 def extract_answer(text):
