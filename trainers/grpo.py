@@ -10,7 +10,7 @@ question, reference solution, answer). `rewards` names one or more of:
   pspo_wrs   PSPO-WRS: Weibull-shaped process reward from per-step scores of a PSV model
              (`psv_model`, trained by `python -m trainers.psv`)
   pspo_piecewise  the same scores with the piecewise shaping
-  (every name of verifiers.rewards.REWARDS is a GRPO reward: REWARD_FACTORIES derives from it)
+  (every name of verifiers.rewards.REWARDS is a GRPO reward: REWARD_FACTORIES reads it at each look-up)
   pde        RLVP code-as-action: the completion's ```python``` solver runs in the sandbox on the
              prompt's hidden PDE instances; reward V * exp(-L_traj/0.05) * exp(-L_phys/2)
              (r3bench.pde.verify). With this reward the prompts are the r3_pde training prompts of
@@ -49,6 +49,7 @@ from __future__ import annotations
 import inspect
 import time
 from collections import Counter, defaultdict
+from collections.abc import MutableMapping
 from dataclasses import dataclass
 from functools import partial
 
@@ -72,7 +73,8 @@ from verifiers.steps import BACKENDS, verify
 
 # The reward functions are verifiers.rewards.REWARDS (one registry): every name in it is a GRPO reward,
 # built from the config by what its factory asks for (the parameters below); the PDE track's reward,
-# which lives with its tasks, is the one more (tests/test_rewards_table.py checks both directions).
+# which lives with its tasks, is the one more (tests/trainers/test_trainers_layout.py checks both directions;
+# tests/trainers/test_reward_table.py adds one after this import and follows it here).
 
 
 def _step_verifier(cfg):
@@ -125,8 +127,38 @@ def _pde(cfg):
     return PDEReward()
 
 
-# name -> factory(cfg) of a verifiers.rewards.RewardFunc: every reward of the registry, and the PDE one
-REWARD_FACTORIES = {**{name: partial(build_reward, name) for name in REWARDS}, "pde": _pde}
+class RewardFactories(MutableMapping):
+    """name -> factory(cfg) of a verifiers.rewards.RewardFunc: every name of verifiers.rewards.REWARDS, read at
+    each look-up (a reward registered there after this module's import is a GRPO reward too: a copy made at
+    import missed it), and the few set here (the PDE track's reward, which lives with its tasks; a test's double)."""
+
+    def __init__(self, own: dict):
+        self.own = dict(own)
+
+    def __getitem__(self, name):
+        if name in self.own:
+            return self.own[name]
+        if name in REWARDS:
+            return partial(build_reward, name)
+        raise KeyError(name)
+
+    def __setitem__(self, name, factory):
+        if isinstance(factory, partial) and factory.func is build_reward and factory.args == (name,):
+            self.own.pop(name, None)  # the registry's own (a test putting back what it read)
+            return
+        self.own[name] = factory
+
+    def __delitem__(self, name):
+        del self.own[name]
+
+    def __iter__(self):
+        return iter({**dict.fromkeys(REWARDS), **self.own})
+
+    def __len__(self):
+        return len({**dict.fromkeys(REWARDS), **self.own})
+
+
+REWARD_FACTORIES = RewardFactories({"pde": _pde})
 
 
 @dataclass
@@ -136,7 +168,8 @@ class Config(BaseConfig, VllmFields, JudgeFields):
     batch_size: int = option(4, "completions per device per micro-batch (a multiple of group_size)")
     gradient_checkpointing: bool = option(True, "recompute activations in the backward pass (long revision contexts: "
                                       "without it attention activations of x, y1, p1, y2 outgrow CPU memory)")
-    rewards: str = option("position", f"comma-separated rewards from {tuple(REWARD_FACTORIES)}")
+    rewards: str = option("position", "comma-separated rewards: names of verifiers.rewards.REWARDS, or pde "
+                          f"(shipped: {', '.join(REWARD_FACTORIES)})")
     reward_weights: str = option("", "comma-separated weights, one per reward (default: all 1)")
     group_size: int = option(4, "completions per prompt (TRL num_generations)")
     beta: float = option(0.04, "KL coefficient (TRL's GRPO beta: weight of the k3 KL to the reference per token); "
