@@ -75,7 +75,7 @@ START = ROOT / "results" / "learning" / "sft_start"  # the committed SFT start (
 class Runner:
     """The cells. `device` / `dtype` / `batch`: where and how the evaluation model runs (the CPU path:
     cpu, float32, 16; benchmarks/gpu_cells.py: cuda, bfloat16, a large batch); the training cell's
-    trainer picks bf16 on a GPU itself (trainers.common.use_bf16). `gen_toks` replaces the tasks' own
+    trainer picks bf16 on a GPU itself (trainers.core.model.use_bf16). `gen_toks` replaces the tasks' own
     max_gen_toks (tests only); `start`: the SFT start's folder (tests pass a tiny one)."""
 
     def __init__(self, out: Path = OUT, data_dir: str | None = None, limit: int | None = None,
