@@ -705,11 +705,13 @@ def _pred_number(a, cfg):
         cu = _const_with_unit(a, cfg)
         if cu is not None:
             return cu
-        side = _last_side(a)
+        side = _last_side(a) if "\\" in a else None  # LaTeX chains only
         if side is not None:
             # "$|\\vec v| = \\sqrt{5^2+5^2} = 5\\sqrt{2}\\ \\mathrm{m/s}$", "$= \\frac12$": an equation
             # chain states its value on its last side (a constant, maybe with a unit)
-            c = _constant_value(side, cfg)
+            # a bare constant only where nothing precedes the "=" ("$= \\frac12$"); after working, only a
+            # constant written with its unit ("= 20 \\times \\sqrt{3}/2" may be a coefficient)
+            c = _constant_value(side, cfg) if not a.split("=")[0].strip(" $") else "working before it"
             if not isinstance(c, str):
                 return c, None
             cu = _const_with_unit(side, cfg)

@@ -92,3 +92,10 @@ def test_option_number_or_working_never_read_as_a_value(pred, ref):
 def test_option_number_with_given_options_never_read_as_a_value():
     opts = {"A": "2 s", "B": "4 s", "C": "6 s", "D": "8 s"}
     assert not check("t = 4 s. Answer: option 2", "A", "mcq", options=opts).equivalent
+
+
+@pytest.mark.parametrize("pred, ref", [
+    ("N = mg cos 30° = 20 × √3/2, so the coefficient is 10 and N = 10 N", "10\\sqrt{3} N"),
+])
+def test_chain_without_unit_after_working_not_read(pred, ref):
+    assert not check(pred, ref).equivalent
