@@ -448,8 +448,8 @@ def _check_mcq(pred, ref, kind, cfg, options=None):
                 # "(C) 30.52 m" where option C is 45°: the letter and the value disagree
                 return _v(False, kind, cfg, f"letter {got[0]} written with a value that is not option "
                           f"{got[0]}'s", got[0], rc)
-        if not got and rl.text:
-            named = _option_letters(rl.text, options, cfg)
+        if not got and rl.text and not re.search(r"(?i)\b(?:option|choice)s?\s?\(?\d", rl.text):
+            named = _option_letters(rl.text, options, cfg)  # "option 2" numbers an option, states no value
             if len(named) == 1 or (multi and named):
                 got = sorted(named)
     elif got and rl.text and len(set(got)) == 1 and isinstance(pred, str):
@@ -460,6 +460,16 @@ def _check_mcq(pred, ref, kind, cfg, options=None):
         if named and got[0] not in named and _option_norm(rl.text) != _option_norm(listed.get(got[0], "")):
             return _v(False, kind, cfg, f"letter {got[0]} written with the text of listed option "
                       f"{''.join(sorted(named))}", got[0], rc)
+    elif not got and rl.text and isinstance(pred, str):
+        # no letter, no options given: the answer states the text of one option of the list the output
+        # writes out itself ("A) 2.0 m/s  B) 3.1 m/s  C) 4.43 m/s ... The answer is 4.43 m/s.")
+        # only a text that is an option's words or a value alone ("option 3", "KE = 20 J. The third option
+        # is correct" name options otherwise, never by value)
+        listed = listed_options(pred)
+        named = _option_letters(rl.text, listed, cfg) if listed and (_is_quantity(rl.text) or any(
+            _option_norm(str(o)) == _option_norm(rl.text) for o in listed.values())) else set()
+        if len(named) == 1 or (multi and named):
+            got = sorted(named)
     got = frozenset(got)
     if not multi:
         if not got:
@@ -695,11 +705,45 @@ def _pred_number(a, cfg):
         cu = _const_with_unit(a, cfg)
         if cu is not None:
             return cu
+        side = _last_side(a) if "\\" in a else None  # LaTeX chains only
+        if side is not None:
+            # "$|\\vec v| = \\sqrt{5^2+5^2} = 5\\sqrt{2}\\ \\mathrm{m/s}$", "$= \\frac12$": an equation
+            # chain states its value on its last side (a constant, maybe with a unit)
+            # a bare constant only where nothing precedes the "=" ("$= \\frac12$"); after working, only a
+            # constant written with its unit ("= 20 \\times \\sqrt{3}/2" may be a coefficient)
+            c = _constant_value(side, cfg) if not a.split("=")[0].strip(" $") else "working before it"
+            if not isinstance(c, str):
+                return c, None
+            cu = _const_with_unit(side, cfg)
+            if cu is not None:
+                return cu
     got = _last_number(a)
     if isinstance(got, tuple):
         return got
     why = got or first_err or "no number with a unit"
     return f"{why}; as an expression: {expr_err}" if expr_err else why
+
+
+def _last_side(a: str):
+    """The last side of an equation chain written at the top level (outside braces, brackets and
+    parentheses), or None: no top-level "=", a middle side that lists values ("v1 = 25, v2 = 30"), or an
+    empty last side.  One linear scan."""
+    depth, cuts = 0, []
+    for i, ch in enumerate(a):
+        if ch in "{[(":
+            depth += 1
+        elif ch in "}])":
+            depth = max(depth - 1, 0)
+        elif ch == "=" and depth == 0:
+            cuts.append(i)
+    if not cuts:
+        return None
+    bounds = [-1] + cuts
+    mids = [a[bounds[k] + 1:bounds[k + 1]] for k in range(1, len(bounds) - 1)]
+    if any(re.search(r"\d[^,;]*[,;]|\d.*\b(?:or|and)\b|\\(?:quad|qquad|text)\b", p) for p in mids):
+        return None
+    side = a[cuts[-1] + 1:].strip()
+    return side or None
 
 
 # words in square brackets after a value: a unit ("9.9 [m/s]") or a remark that keeps the value ("[rounded]");

@@ -291,6 +291,11 @@ def drop_truncated_copy(text: str) -> str:
     frag = body[cut + 1:].strip()
     if len(frag) < 6 or cut < 0:
         return text
+    if body.startswith(". ", cut) and re.search(r"(?:\b(?:is|[Aa]nswer|[Oo]ption|[Cc]hoice)\s?:?\s?\**|^)\(?[A-H]\)?\**$",
+                                                 body[max(0, cut - 16):cut]):
+        # "The answer is C. 3.1 m/s": the period marks an option letter, the text after it is the option's
+        # text written with the letter (compared with the options), not an unfinished copy of a sentence
+        return text
     earlier = body[:cut + 1]
     i = earlier.rfind(frag)
     if i >= 0 and len(earlier) > i + len(frag) and earlier[i + len(frag)] not in ".!?\n":
@@ -578,6 +583,8 @@ def letters_in(s: str, valid: str):
     # "The answer is (c)", "(b) and (d)": a lowercase letter in parentheses is the option's label; "c",
     # "b, d" as the whole answer of a statement are letters too ("a" alone is the article)
     s = re.sub(r"\(([a-h])\)", lambda m: f"({m.group(1).upper()})", s)
+    if re.fullmatch(r"[a-h]\)", s):
+        s = s[0].upper()  # "answer: c)": a lowercase letter with its closing parenthesis is the option's label
     if re.fullmatch(r"[b-h]|[a-h](?:\s?(?:,|;|&|\band\b)\s?[a-h])+", s):
         s = s.upper()
     if re.fullmatch(r"[A-Z]{1,10}", s) and all(c in valid for c in s):
@@ -613,7 +620,7 @@ _LETTER_STATEMENTS = [re.compile(p) for p in (
     r"(?:[Cc]orrect|[Rr]ight|[Bb]est|[Tt]rue)\s(?:option|answer|choice|statement)s?\s?(?:is|are|:)?\s?"
     r"(?:thus\s|therefore\s|hence\s)?(?:(?:option|choice)s?\s?)?[*\[]{0,2}(" + _LETTERS + r")(?![A-Za-z])",
     r"(?:[Oo]ption|[Cc]hoice)s?\s?(" + _LETTERS + r")(?![A-Za-z])\s(?:is|are)\s(?:the\s)?(?:correct|right|true|answer|best)",
-    r"(?:^|[\s,;:(])(?:[Bb]oth\s)?(" + _LETTERS + r")(?![A-Za-z])\s(?:is|are)\s(?:all\s)?(?:the\s)?(?:correct|right|true)\b",
+    r"(?:^|[\s,;:(])(?:[Bb]oth\s)?\*{0,2}(" + _LETTERS + r")\*{0,2}(?![A-Za-z])\s(?:is|are)\s(?:all\s)?(?:the\s)?(?:correct|right|true)\b",
     r"\b(?:[Cc]hoose|[Cc]hose|[Ss]elect|[Pp]ick|[Mm]ark|go with|[Gg]oing with)\s(?:(?:option|choice)s?\s?)?(" + _LETTERS
     + r")(?![A-Za-z])",
     r"\b(?:[Mm]y|[Tt]he|[Ff]inal)\s(?:final\s)?(?:answer|choice|pick)\s?:\s?(?:(?:option|choice)s?\s?)?(" + _LETTERS
