@@ -215,12 +215,21 @@ def benchmark_of(task: str) -> str | None:
     return of_table(task)
 
 
-def guess_baselines(tasks, data_dir=None, problems: list | None = None) -> dict:
+def guess_baselines(tasks, data_dir=None, problems: list | None = None, notes: list | None = None) -> dict:
     """{task: (majority, uniform)} over each task's benchmark's multiple-choice documents
-    (r3bench.eval.lmeval.baselines, read from the data directory). A benchmark that cannot be read
-    gives no entry and a line in `problems`."""
+    (r3bench.eval.lmeval.baselines, read from the data directory). With no data directory at all (the
+    demo, or a table made where the benchmarks are not), one line in `notes` says the columns stay empty;
+    a benchmark that cannot be read from a data directory gives no entry and a line in `problems`."""
+    from r3bench.eval.data import ENV_VAR
     from r3bench.eval.lmeval import benchmark_baselines
 
+    if not any(benchmark_of(t) for t in tasks):
+        return {}
+    if data_dir is None and not os.environ.get(ENV_VAR):
+        if notes is not None:
+            notes.append("Guessing baselines (majority / uniform): no benchmark data directory (pass --data-dir or "
+                         "set R3BENCH_DATA_DIR), so those columns are empty.")
+        return {}
     out, cache = {}, {}
     for t in sorted(set(tasks)):
         b = benchmark_of(t)
@@ -257,7 +266,8 @@ def mcq_table(grid: dict, baselines: dict) -> list[str]:
     return out
 
 
-def tables(cells, reference: dict | None = None, problems=(), notes=(), baselines: dict | None = None) -> tuple[str, str]:
+def tables(cells, reference: dict | None = None, problems=(), notes=(), baselines: dict | None = None,
+           baseline_notes=()) -> tuple[str, str]:
     reference = reference or {}
     grid, conflicts = {}, []
     for c in cells:
@@ -319,7 +329,8 @@ def tables(cells, reference: dict | None = None, problems=(), notes=(), baseline
     if used_refs:
         md += ["", "`paper x` = the paper's accuracy for the same task, model and method; sources: "
                + "; ".join(sorted(used_refs))]
-    md += mcq_table(grid, baselines or {})
+    mcq = mcq_table(grid, baselines or {})
+    md += mcq + (["", *baseline_notes] if mcq and baseline_notes else [])
     md += paper_table(reference, {t for t, _ in rows}, {m for _, m in rows})
     if conflicts:
         md += ["", "Cells given by more than one source (the later one kept):", ""] + [f"- {x}" for x in conflicts]
@@ -354,8 +365,10 @@ def write(paths, out: str | Path = "results", reference: str | Path | None = REF
         return out / "leaderboard.md", out / "leaderboard.csv", 0
     ref = load_reference(reference, problems)
     mcq_tasks = {c.task for c in cells if c.acc_flexible is not None}
-    base = guess_baselines(mcq_tasks, data_dir, problems) if mcq_tasks else {}
-    md, csv_text = tables(cells, ref, problems, notes, baselines=base)
+    base_notes: list = []
+    base = guess_baselines(mcq_tasks, data_dir, problems, base_notes) if mcq_tasks else {}
+    md, csv_text = tables(cells, ref, problems, notes, baselines=base, baseline_notes=base_notes)
+    notes += base_notes  # said once by the caller too (the CLI prints problems and notes)
     out.mkdir(parents=True, exist_ok=True)
     (out / "leaderboard.md").write_text("# r3bench leaderboard\n\n" + md, encoding="utf-8")
     (out / "leaderboard.csv").write_text(csv_text, encoding="utf-8")

@@ -62,3 +62,23 @@ def test_benchmark_of_task_names():
     assert leaderboard.benchmark_of("r3_mmlu_college_structured") == "mmlu_college"
     assert leaderboard.benchmark_of("r3_mmlu_high") == "mmlu_high"
     assert leaderboard.benchmark_of("r3_procgen_t1") is None
+
+
+def test_no_data_directory_at_all_is_one_note_not_a_problem_per_benchmark(tmp_path, monkeypatch):
+    """The demo's case: no --data-dir and no R3BENCH_DATA_DIR. The baselines columns stay empty and one
+    note says why (it printed five 'problem' lines, one per benchmark, at the end of every demo)."""
+    monkeypatch.delenv("R3BENCH_DATA_DIR", raising=False)
+    src = tmp_path / "runs"
+    src.mkdir()
+    for i, task in enumerate(("r3_jeebench", "r3_mmlu_college", "r3_physicsqa")):
+        _results(src / f"results_{i}.json", task, 0.1, 0.15)
+    problems: list = []
+    notes: list = []
+    md, _, _ = leaderboard.write([src], tmp_path / "out", reference=None, problems=problems, notes=notes)
+    assert not any("guessing baselines" in p for p in problems), problems
+    assert sum("uessing baselines" in n for n in notes) == 1 and "--data-dir" in " ".join(notes)
+    text = md.read_text()
+    assert "| 0.150 |  |  |" in text
+    mcq = text.split("strict and flexible extraction")[1]
+    assert "no benchmark data directory" in mcq.split("Trainer runs without a cell")[0]
+    assert "Trainer runs without a cell" not in text
