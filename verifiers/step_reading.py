@@ -121,11 +121,22 @@ _TIMES_X = re.compile(r"(?<=[A-Za-z)}])\s+[xX]\s+(?=10\s*(?:\^|\*\*))")
 _BARE_EXP = re.compile(r"(?<=[A-Za-z)}])\s+[eE]([-+]\d+)(?![\w.])")
 
 
+#: a number written with spaces (or thin spaces, `\\,`) between its groups of three digits (`117 600 Pa`,
+#: `14\\,400`): one number, not the product 117 * 600; the leading group has 1-3 digits and stands after no
+#: digit, point, letter or power (`0.5 200`, `v_2 500`, `10^3 200` stay products)
+_THOUSANDS = re.compile(r"(?<![\w.,^])([1-9]\d{0,2})((?:(?:[ \u00a0\u2009\u202f]|\\,|\\ |~)\d{3})+)(?![\d.])")
+
+
+def join_thousands(s: str) -> str:
+    return _THOUSANDS.sub(lambda m: m.group(1) + re.sub(r"\D", "", m.group(2)), s)
+
+
 def expr_text(s: str) -> str:
     """LaTeX or plain notation -> a plain calculator expression (text only; nothing is evaluated)."""
     s = (s or "").strip().strip("$").strip()
     if len(s) > MAX_EXPR:
         raise ExprError("expression too long")
+    s = join_thousands(s)
     s = _HALF.sub("_half", s)  # T½, T_{1/2}: the half-life, one symbol (before ½ is read as a number)
     s = s.replace("−", "-").replace("–", "-").replace("π", " pi ").replace("½", "(1/2)")
     s = re.sub(r"[⁄∕÷]", "/", s).replace("∗", "*")  # fraction slash, division slash, obelus: a division
