@@ -621,7 +621,7 @@ def option_claim(text: str) -> tuple[str | None, float, str] | None:
 
 #: law or condition key -> pattern (lower-case text). A principle is read as the set of keys it names.
 LAWS = {
-    "newton2": r"newton'?s? (?:second|2nd) law|newton'?s? (?:ii|2|2nd|second)\b|second law of motion|\bn2l\b|\bf\s*=\s*m\s*\*?\s*a\b|net force (?:equals|is) mass times|sum of (?:the )?forces",
+    "newton2": r"newton'?s? (?:second|2nd) law|newton'?s? (?:ii|2|2nd|second)\b|second law of motion|\bn2l\b|\bf\s*=\s*m\s*\*?\s*a\b|net force (?:equals|is) mass times|(?:net|resultant) force\b[^.;]{0,40}?\b(?:equals|is|=) (?:the )?mass times|sum of (?:the )?forces",
     "const_accel": r"constant acceleration|uniform(?:ly)? accelerat|equations? of (?:uniformly accelerated )?motion|suvat|kinematic|projectile",
     # falling under gravity alone: the setting of a kinematics or an energy reference, and a name of the
     # constant-acceleration law (_SAME_LAW)
@@ -639,7 +639,7 @@ LAWS = {
     "friction": r"(?<!no )(?<!without )\bfriction(?!less)|\bmu\s*\*?\s*n\b|coefficient of friction",
     "frictionless": r"frictionless|without friction|no friction|smooth (?:surface|incline|plane)",
     "gravity_work": r"work (?:done )?against gravity",
-    "work": r"\bwork\b",
+    "work": r"\bwork\b|\bw\s*=\s*(?:int\b|∫)",
     "spring": r"spring|hooke|elastic (?:potential )?energy",
     "centripetal": r"centripetal|circular motion",
     "gravitation": r"law of (?:universal )?gravit|universal gravitation|gravitational (?:force|field|attraction|pull)"
@@ -655,7 +655,7 @@ LAWS = {
     "newton1": r"newton'?s? first law|newton'?s? (?:i|1|1st|first)\b(?! *(?:and|&|,))|law of inertia",
     "const_volume": r"constant volume|isochoric|c_?v\b|gay.lussac|(?:fixed|rigid|sealed) (?:volume|container)",
     "const_pressure": r"constant pressure|isobaric|c_?p\b|charles'?s? law|(?:fixed|same|unchanged) pressure",
-    "isothermal": r"isotherm|boyle|(?:constant|fixed|same|unchanged) temperature|temperature (?:is |stays |remains |held )?"
+    "isothermal": r"isotherm|boyle|(?:constant|fixed|same|unchanged) (?:temperature|t\b(?![-'’]))|temperature (?:is |stays |remains |held )?"
                   r"(?:constant|fixed|unchanged|the same)",
     "adiabatic": r"adiabatic",
     "carnot": r"carnot",
@@ -679,7 +679,7 @@ LAWS = {
     "power": r"(?:electric(?:al)?|mechanical|average) power|power (?:is|=|equals|dissipated|delivered|consumed"
              r"|supplied|used|drawn|output|input|developed|of the)|\bp\s*=\s*(?:v\s*\*?\s*i|i\s*\*?\s*v|i\s*\^\s*2"
              r"\s*\*?\s*r|v\s*\^\s*2\s*/\s*r|w\s*/\s*t|f\s*\*?\s*v|e\s*/\s*t)\b|rate of (?:doing )?work"
-             r"|work (?:done )?per (?:unit )?time|joule heating",
+             r"|work (?:done )?per (?:unit )?time|joule heating|joule'?s? (?:first )?law",
     "rc": r"\brc\b|charging|discharging",
     "ampere": r"amp[eè]re'?s? (?:circuital )?law|biot|magnetic field of",
     "lorentz": r"magnetic force|lorentz(?! (?:contraction|factor|transformation))",
@@ -703,7 +703,7 @@ LAWS = {
               r"|rotational (?:form of |analogue of )?newton|(?:tau|τ)\s*=\s*i\s*\*?\s*(?:alpha|α)",
     "buoyancy": r"archimedes|buoyan",
     "pascal": r"pascal'?s? (?:principle|law)|law of flotation|flotation law",
-    "bernoulli": r"bernoulli",
+    "bernoulli": r"bernoulli|torricelli",
     "continuity": r"continuity|a_?1\s*\*?\s*v_?1\s*=\s*a_?2\s*\*?\s*v_?2|volume flow rate (?:is )?(?:the same|constant)",
     "doppler": r"doppler",
 }
@@ -723,7 +723,7 @@ _LAW_RE = {k: re.compile(v) for k, v in LAWS.items()}
 
 def laws(text: str) -> set[str]:
     """The law/condition keys a principle names (LAWS), from its lower-cased text."""
-    t = re.sub(r"[\\$]", " ", (text or "").lower())
+    t = re.sub(r"[\\$]", " ", (text or "").lower()).replace("²", "^2").replace("³", "^3")
     t = re.sub(r"\s+", " ", t)
     return {k for k, rx in _LAW_RE.items() if rx.search(t)}
 
@@ -737,6 +737,11 @@ _UNSAID = {"inelastic", "wave", "free_fall", "isothermal", "engine", "mean_life"
 #: (free fall is motion at constant acceleration; the work done against gravity is the potential energy gained, the
 #: energy balance of a lift)
 _SAME_LAW = [("snell", "tir"), ("const_accel", "free_fall"), ("energy_cons", "gravity_work")]
+#: a law whose statement is an instance of a more general one the reference also names: naming the law names
+#: that one too, when the reference names both (an isothermal or adiabatic expansion's work is the first law's
+#: setting; Einstein's photoelectric equation is energy conservation for one photon)
+_INSTANCE_OF = {"isothermal": {"first_law"}, "adiabatic": {"first_law"}, "photoelectric": {"energy_cons"}}
+_PARENS = re.compile(r"\([^()]*\)")
 #: laws a principle may name besides the reference's (a law and the one that supplies its input: 'Newton's law of
 #: gravitation gives the centripetal force'); more is a list of laws, not one (issue 32: the whole table passed)
 MAX_EXTRA_LAWS = 2
@@ -768,6 +773,14 @@ def same_law(principle: str, reference: str) -> tuple[bool, str]:
     solution naming a known law is rejected; otherwise step 2 is not judged (step 3 checks the law).
     """
     a, b = laws(principle), laws(reference)
+    for k, general in _INSTANCE_OF.items():
+        if k in a and k in b:
+            a |= general & b
+    # a law the reference names only inside parentheses explains the law it names outside them ('Bohr levels
+    # and photon emission (energy conservation, Planck-Einstein relation)'): it may go unsaid when a law named
+    # outside them is named
+    explained = b - laws(_PARENS.sub(" ", reference or "")) if (laws(_PARENS.sub(" ", reference or "")) & a
+                                                               - CONTEXT_WORDS) else set()
     if "free_fall" in a:  # a principle that says free fall names motion at constant acceleration
         a.add("const_accel")
     if (why := _circular(principle)):
@@ -791,7 +804,7 @@ def same_law(principle: str, reference: str) -> tuple[bool, str]:
         # law of the reference is named and none contradicted; so may one of two names of one law (Snell's law
         # at 90 degrees is the critical-angle law). Every other law of the reference must be named.
         named = (a & b) - CONTEXT_WORDS
-        unsaid = set(missing) - CONTEXT_WORDS - _UNSAID
+        unsaid = set(missing) - CONTEXT_WORDS - _UNSAID - explained
         for x, y in _SAME_LAW:
             if x in b and y in a or y in b and x in a:
                 named |= {x, y} & a

@@ -67,3 +67,41 @@ def test_own_thousands_thin_space_kept():
 def test_wrong_thousands_spaces_still_caught():
     v = _first(Q_PRESS, _press("p = 174 000 Pa", "\\boxed{174 kPa}"), REF_PRESS)
     assert v.first_error == 6, v
+
+
+# --- (b) a law named by a synonym or an instance at step 2 ----------------------------------------------
+
+from verifiers import step_reading as P  # noqa: E402
+
+
+@pytest.mark.parametrize("item", ["x060", "x061", "x109", "x110", "x121", "x122", "x020", "x097", "x043"])
+def test_heldout_law_synonym_passes_step2(item):
+    got, gold, v = _got(item)
+    assert got[0] != 2, v
+
+
+@pytest.mark.parametrize("principle,reference", [
+    ("The photoelectric effect, by Einstein: h f = work function + K_max.",
+     "Einstein's photoelectric equation (energy conservation for one photon and one electron)."),
+    ("Ideal gas held at constant T; the work is W = ∫ p dV.", "First law / ideal gas: isothermal work W = integral of p dV."),
+    ("The resultant force on the car is the mass times the centripetal acceleration.",
+     "Newton's second law for uniform circular motion (centripetal acceleration v^2/r)."),
+    ("Ohm's law and Joule's law P = I²R for the resistor.", "Ohm's law and Joule heating in a resistor."),
+    ("Energy levels of hydrogen and the photon energy E = h c / lambda.",
+     "Bohr model energy levels and photon emission (energy conservation, Planck-Einstein relation)."),
+])
+def test_own_law_synonyms(principle, reference):
+    ok, why = P.same_law(principle, reference)
+    assert ok, why
+
+
+@pytest.mark.parametrize("principle,reference", [
+    ("Conservation of energy.", "Einstein's photoelectric equation (energy conservation for one photon and one electron)."),
+    ("Adiabatic expansion of an ideal gas: W = ∫ p dV.", "First law / ideal gas: isothermal work W = integral of p dV."),
+    ("The photon energy E = h c / lambda.",
+     "Bohr model energy levels and photon emission (energy conservation, Planck-Einstein relation)."),
+    ("Isothermal process.", "Adiabatic expansion (first law of thermodynamics with Q = 0)."),
+])
+def test_wrong_law_still_caught(principle, reference):
+    ok, why = P.same_law(principle, reference)
+    assert not ok, why
