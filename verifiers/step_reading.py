@@ -162,12 +162,17 @@ def expr_text(s: str) -> str:
     s = re.sub(r"\\(arcsin|arccos|arctan|sin|cos|tan|exp|ln|log|pi|" + "|".join(_GREEK) + r")(?![A-Za-z])(_?)",
                lambda m: f" {m.group(1)}{m.group(2) or ' '}", s)  # \rho_w stays one symbol
     s = _latex_groups(s)
+    # an inverse function written as a power (`sin⁻¹`, `\sin^{-1}`, `tan^(-1)`): arcsin, not 1/sin
+    s = re.sub(r"(?<![A-Za-z_])(sin|cos|tan)\s*(?:⁻¹|\^\s*\{\s*-\s*1\s*\}|\^\s*\(\s*-\s*1\s*\)|\^\s*-\s*1(?![\d.]))",
+               r"a\1", s)
     # a function applied without parentheses (`sin theta_1`, `\sin\theta_1`, `cos 30`): its argument is the next
     # symbol or number
     s = re.sub(r"(?<![A-Za-z_])(sin|cos|tan|asin|acos|atan|arcsin|arccos|arctan|ln|log|exp|sqrt)\s+"
                r"(?=[A-Za-z_0-9.(])(?!\()([A-Za-z_][A-Za-z_0-9]*|\d+(?:\.\d+)?(?:\*pi/180)?)", r"\1(\2)", s)
     s = re.sub(r"([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)", lambda m: "^(" + m.group(1).translate(_SUP) + ")", s)
     s = re.sub(r"_\{([A-Za-z0-9]+)\}", r"_\1", s)  # v_{0} -> v_0
+    # the common logarithm (`log₁₀(x)`, `\log_{10}(x)`, `log10(x)`): ln(x)/ln(10), not a name log_10 (`log` is ln)
+    s = re.sub(r"(?<![A-Za-z_])log_?(?:10|\{10\}|\(10\))\s*(?=\()", "(1/ln(10))*ln", s)
     s = s.replace("{", "(").replace("}", ")").replace("[", "(").replace("]", ")")
     s = _SCI.sub(lambda m: f"({m.group(1)}e{m.group(2) or m.group(3)})", s)  # 6.674x10^-11, 8.99*10^9, 5.0·10^(-6): one number
     s = _PRIME.sub(lambda m: m.group(1) + "_prime" * len(m.group(2)), s)  # s', v'': primed symbols
@@ -268,6 +273,7 @@ def quantity(text: str) -> tuple[float, str] | None:
     t = re.sub(r"(\d)\s*\[\s*[-1]?\s*\]\s*$", r"\1", t)  # 0.25 [-], [1], []: a dimensionless number
     t = re.sub(r"(\d)\s*\[\s*1\s*/\s*([^\[\]\d][^\[\]]{0,30}?)\s*\]", r"\1 /\2", t)  # [1/°C], [1/s]: per unit
     t = re.sub(r"(\d)\s*(?:\\[,;: ]|~)\s*(?=\[)", r"\1 ", t)  # `9.90\ [m/s]`: a LaTeX space before the bracket unit
+    t = re.sub(r"(\d)\s*(?:\\(?:mathrm|text)\s*\{\s*dB\s*\}|dB|decibels?)\s*$", r"\1", t)  # 70 dB: the level, a plain number
     t = _COUNT_NOUN.sub(r"\1", t)  # 100 nuclei, 3.2e20 electrons: a count, a plain number
     t = BRACKET_UNIT.sub(r"\1 \2", t)  # 4 [m/s]: the unit in brackets (a convention of engineering texts)
     t = _MONEY.sub(r"\1", _MONEY_BEFORE.sub(r"\1", t))  # $0.45, 0.45 dollars: money, a plain number
@@ -400,7 +406,7 @@ def lines(step) -> list[str]:
     for ln in (a for raw in t.splitlines() for a in assignments(_BULLET.sub("", raw.strip()))):
         ln = _full_stop(ln.strip().strip("$").strip()).strip("$").strip()  # a sentence's full stop
         m = _REMARK.search(ln) if ln.endswith(")") else None
-        if m and re.search(r"[A-Za-z]{4,}", m.group(1)) and _PROSE_WORD.search(m.group(1)) and "=" in ln[:m.start()] \
+        if m and re.search(r"[A-Za-z]{3,}", m.group(1)) and _PROSE_WORD.search(m.group(1)) and "=" in ln[:m.start()] \
                 and ("=" in m.group(1) or not (quantity(f"1 {m.group(1)}") or (0, ""))[1]):  # `J/(mol K)`, `(kelvin)`: a unit, not a remark
             ln = ln[:m.start()].rstrip()  # `u = 0 m/s (from rest)`, `dU = Q - W (W done by the gas)`: a remark
         if not ln:
@@ -1083,5 +1089,5 @@ def juxtaposed(text: str, known: set) -> str:
         return text
     for name in sorted(free - set(known), key=lambda x: (-len(x), x)):
         if len(name) > 1 and all(ch in known for ch in name):
-            text = re.sub(rf"(?<![A-Za-z_\\]){name}(?!\w)", " ".join(name), text)  # `2gh` is 2 g h
+            text = re.sub(rf"(?<![A-Za-z_\\]){name}(?![A-Za-z0-9_])", " ".join(name), text)  # `2gh` is 2 g h
     return text

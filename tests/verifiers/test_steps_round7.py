@@ -105,3 +105,41 @@ def test_own_law_synonyms(principle, reference):
 def test_wrong_law_still_caught(principle, reference):
     ok, why = P.same_law(principle, reference)
     assert not ok, why
+
+
+# --- (c) givens and functions in Unicode notation: n₁ = 1.00 (air), sin⁻¹, log₁₀, ½CV², 70 dB ------------
+
+@pytest.mark.parametrize("item", ["x067", "x079", "x081", "x088", "x082"])
+def test_heldout_unicode_notation(item):
+    got, gold, v = _got(item)
+    assert got == gold, v
+
+
+Q_DB = "A sound has intensity 1.0e-4 W/m^2. What is its intensity level in dB? (I0 = 1.0e-12 W/m^2)"
+REF_DB = S(problem_analysis="Find the intensity level beta.", principle="Definition of the decibel scale.",
+           governing_equation="beta = 10*log10(I/I0)", value_identification="I = 1.0e-4 W/m^2\nI0 = 1.0e-12 W/m^2",
+           substitution="beta = 10*log10(1.0e-4/1.0e-12)", calculation="beta = 10*8 = 80 dB", final_answer="\\boxed{80 dB}")
+
+
+def _db(calc: str, final: str) -> str:
+    return S(problem_analysis="The intensity level β.", principle="The decibel scale, ten times the common logarithm.",
+             governing_equation="$\\beta = 10\\,\\log_{10}(I/I_0)$",
+             value_identification="I = 1.0 × 10⁻⁴ W/m² (the sound)\nI₀ = 1.0 × 10⁻¹² W/m²",
+             substitution="$\\beta = 10\\log_{10}(10^{-4}/10^{-12})$", calculation=calc, final_answer=final)
+
+
+def test_own_log10_and_air_remark_kept():
+    v = _first(Q_DB, _db("β = 10 × 8 = 80 dB", "\\boxed{80 dB}"), REF_DB)
+    assert v.first_error == 0, v
+
+
+def test_own_inverse_sine_kept():
+    from verifiers import step_reading as P
+    assert P.close(P.evaluate("sin⁻¹(0.5)", {}), 0.5235987755982988)
+    assert P.close(P.evaluate("\\sin^{-1}(0.5)", {}), 0.5235987755982988)
+    assert P.close(P.evaluate("10 log₁₀(1000)", {}), 30.0)
+
+
+def test_wrong_log_still_caught():
+    v = _first(Q_DB, _db("β = 10 × 8 = 90 dB", "\\boxed{90 dB}"), REF_DB)
+    assert v.first_error == 6, v
