@@ -538,6 +538,20 @@ def _derived_given(sym: str, v: float, chains: dict, qnums: list[float]) -> bool
     return False
 
 
+def _standard_constant(sym: str, v: float, question: str) -> bool:
+    """A physical constant under its own symbol at its own value (`μ₀ = 4π × 10⁻⁷ T·m/A`, `h = 6.626e-34 J s`):
+    the value the problem states for it as an expression, or, where the problem states none, the constant's own
+    value (the reference-free CONSTANTS table)."""
+    from verifiers.reference_free import _CONST_REL_TOL, CONSTANTS
+    if sym not in CONSTANTS:
+        return False
+    stated = re.search(rf"(?<![A-Za-z_]){re.escape(sym)}\s*=\s*([^,;()=]{{1,60}})", P.symbol_text(question or ""))
+    if stated:  # the problem states it as an expression (`mu_0 = 4 pi x 10^-7 T m/A`): that value, no other
+        q = P.quantity(stated.group(1))
+        return q is not None and P.close(v, q[0])
+    return any(P.close(v, c, _CONST_REL_TOL) for c in CONSTANTS[sym])
+
+
 def _implied_numbers(question: str) -> list[float]:
     return [x for rx, xs in _IMPLIED if rx.search(question) for x in xs]
 
@@ -857,7 +871,8 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
             continue
         if any(ru == u and P.close(rv, v) for rv, ru in rvals.values()):
             continue
-        if qnums and not P.given(v, qnums) and not _derived_given(s, v, chains, qnums):
+        if qnums and not P.given(v, qnums) and not _derived_given(s, v, chains, qnums) \
+                and not _standard_constant(s, v, question):
             return at_step(4, f"the value {s} = {text} appears nowhere in the problem", n)
     defined = {s for s, *_ in svals} | set(consts) | {lhs for lhs, _, _ in sol_eqs}
     general, first_missing = [], None

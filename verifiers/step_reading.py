@@ -145,7 +145,8 @@ def expr_text(s: str) -> str:
     s = _MU_KS.sub(r"mu_\1", s)  # μk: the coefficient of kinetic friction, one symbol
     s = _GREEK_BEFORE_LETTER.sub(r"\1 ", s)  # λL: lambda times L, not the name lambdaL
     s = _DELTA.sub(_delta_name, _HALF.sub("_half", s)).translate(_UGREEK)
-    s = _SUBSCRIPT.sub(lambda m: m.group(1) + "_" + m.group(2).translate(_SUBDIGITS), s)  # v₀, θ₁ -> v_0, theta_1
+    # v₀, θ₁ -> v_0, theta_1; a subscript ends its name (`μ₀I` is mu_0 times I)
+    s = _SUBSCRIPT.sub(lambda m: m.group(1) + "_" + m.group(2).translate(_SUBDIGITS) + " ", s)
     s = _DEG.sub(r"(\1*pi/180)", s)  # 30° inside an expression: radians, as sin/cos expect
     s = re.sub(r"\\(?:left|right|big|Big|displaystyle)\b", "", s)
     # a magnitude written with bars: |x|, \left| x \right|, \lvert x \rvert -> abs(x) (innermost pair first)
@@ -392,12 +393,25 @@ def _full_stop(s: str) -> str:
 _BULLET = re.compile(r"^(?:[-*•‣▪–]|\d{1,2}[.)]|\(?[a-hivx]{1,3}\))\s+(?=[A-Za-z\\$αβγδεθλμνρστφωηκΔΩΦ])")
 
 
+#: a Markdown table row `| symbol | value |` (or `| quantity | symbol | value |`); rules `|---|` and headers give nothing
+_TABLE_ROW = re.compile(r"^[ \t]*\|(.*)\|[ \t]*$", re.M)
+
+
+def _table_row(m) -> str:
+    cells = [c.strip() for c in m.group(1).split("|")]
+    if len(cells) < 2 or any("=" in c for c in cells) or not _NUM_START.match(cells[-1]):
+        return "" if all(re.fullmatch(r":?-*:?", c) for c in cells) else m.group(0) if any("=" in c for c in cells) else ""
+    sym = cells[-2].strip("$* ")
+    return f"{sym} = {cells[-1]}" if sym and len(sym) <= 30 else ""
+
+
 def lines(step) -> list[str]:
     """Lines of a step's content, with LaTeX line breaks and align markers removed; a line that holds several
     assignments (`a = 1 m, b = 2 s`) gives one line each (assignments())."""
     if step is None:
         return []
-    t = re.sub(r"\\begin\{[a-z*]+\}|\\end\{[a-z*]+\}|&", " ", step.content)
+    t = _TABLE_ROW.sub(_table_row, step.content)  # | R₁ | 6.0 Ω |: a Markdown table row of symbol and value
+    t = re.sub(r"\\begin\{[a-z*]+\}|\\end\{[a-z*]+\}|&", " ", t)
     t = t.replace("\\\\", "\n")
     t = re.sub(r"\\;", " ", t).replace(";", "\n")  # `\;` is a LaTeX space, not a separator
     t = _SENTENCE_END.sub("\n", t)  # 'F = 3.0 N. Then a = F/m': one sentence a line

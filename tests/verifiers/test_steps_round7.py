@@ -143,3 +143,35 @@ def test_own_inverse_sine_kept():
 def test_wrong_log_still_caught():
     v = _first(Q_DB, _db("β = 10 × 8 = 90 dB", "\\boxed{90 dB}"), REF_DB)
     assert v.first_error == 6, v
+
+
+# --- (d) a constant the problem states as an expression, a subscript before a symbol, a table of givens ----
+
+@pytest.mark.parametrize("item", ["x095", "x097"])
+def test_heldout_constant_and_table(item):
+    got, gold, v = _got(item)
+    assert got == gold, v
+
+
+Q_WIRE = "What is the magnetic field 5.0 cm from a long straight wire carrying 4.0 A? (mu_0 = 4 pi x 10^-7 T m/A)"
+REF_WIRE = S(problem_analysis="Find the field B.", principle="Field of a long straight wire (Ampere's law).",
+             governing_equation="B = mu_0*I/(2*pi*r)", value_identification="mu_0 = 1.2566e-6 T m/A\nI = 4.0 A\nr = 0.050 m",
+             substitution="B = 1.2566e-6*4.0/(2*pi*0.050)", calculation="B = 1.6e-5 T", final_answer="\\boxed{1.6e-5 T}")
+
+
+def _wire(mu: str, calc: str = "B = 1.6 × 10⁻⁵ T", final: str = "\\boxed{1.6e-5 T}") -> str:
+    return S(problem_analysis="Field B near a long wire.", principle="Ampère's law for a long straight wire.",
+             governing_equation="B = μ₀I/(2πr)",
+             value_identification=f"| quantity | symbol | value |\n|---|---|---|\n| permeability | μ₀ | {mu} |\n"
+                                  "| current | I | 4.0 A |\n| distance | r | 0.050 m |",
+             substitution="B = (4π × 10⁻⁷)(4.0)/(2π × 0.050)", calculation=calc, final_answer=final)
+
+
+def test_own_constant_in_table_kept():
+    v = _first(Q_WIRE, _wire("4π × 10⁻⁷ T·m/A"), REF_WIRE)
+    assert v.first_error == 0, v
+
+
+def test_wrong_constant_value_still_caught():
+    v = _first(Q_WIRE, _wire("4π × 10⁻⁶ T·m/A", "B = 1.6 × 10⁻⁴ T", "\\boxed{1.6e-4 T}"), REF_WIRE)
+    assert v.first_error == 4, v
