@@ -488,6 +488,10 @@ def equations(step) -> list[tuple[str, list[str], int]]:
         if len(parts) < 2:
             continue
         name = lhs_name(parts[0])
+        if not name and len(parts) >= 2 and all(parts) and (right := _bare_symbol(parts[-1])) \
+                and not any(_bare_symbol(p) for p in parts[:-1]):
+            # the unknown written on the right (`½ k x² = E`, `100 · 0.0225 J = 2.25 J = E`): E = ..., in order
+            name, parts = right, [right] + parts[:-1]
         if name and all(parts[1:]):
             out.append((name, parts[1:], i))
     return out
@@ -519,7 +523,7 @@ def values(step) -> list[tuple[str, float, str, str, int]]:
 def _bare_symbol(text: str) -> str | None:
     """The symbol a text is, when it is one symbol alone (`m_2`, `\\theta_1`), else None."""
     t = text.strip().strip("$ ")
-    return lhs_name(t) if re.fullmatch(r"\\?[A-Za-z][A-Za-z_0-9{}]*", t) else None
+    return lhs_name(t) if re.fullmatch(r"\\?[A-Za-zα-ωΑ-Ω][A-Za-z_0-9{}₀-₉]*", t) else None
 
 
 _WORDS = {"one": 1.0, "two": 2.0, "three": 3.0, "four": 4.0, "five": 5.0, "six": 6.0, "seven": 7.0, "eight": 8.0,

@@ -175,3 +175,36 @@ def test_own_constant_in_table_kept():
 def test_wrong_constant_value_still_caught():
     v = _first(Q_WIRE, _wire("4π × 10⁻⁶ T·m/A", "B = 1.6 × 10⁻⁴ T", "\\boxed{1.6e-4 T}"), REF_WIRE)
     assert v.first_error == 4, v
+
+
+# --- (e) the unknown written on the right-hand side -----------------------------------------------------
+
+def test_heldout_unknown_on_the_right_kept():
+    got, gold, v = _got("x014")
+    assert got == gold, v
+
+
+Q_KE = "A 4.0 kg cart moves at 3.0 m/s. What is its kinetic energy?"
+REF_KE = S(problem_analysis="Find the kinetic energy K.", principle="Kinetic energy of a moving body.",
+           governing_equation="K = m*v^2/2", value_identification="m = 4.0 kg\nv = 3.0 m/s",
+           substitution="K = 4.0*3.0^2/2", calculation="K = 18 J", final_answer="\\boxed{18 J}")
+
+
+def _ke(calc: str, final: str) -> str:
+    return S(problem_analysis="The kinetic energy K of the cart.", principle="Kinetic energy of a moving body.",
+             governing_equation="½ m v² = K", value_identification="m = 4.0 kg\nv = 3.0 m/s",
+             substitution="½ × 4.0 kg × (3.0 m/s)² = K", calculation=calc, final_answer=final)
+
+
+def test_own_unknown_on_the_right_kept():
+    v = _first(Q_KE, _ke("2.0 × 9.0 J = 18 J = K", "\\boxed{18 J}"), REF_KE)
+    assert v.first_error == 0, v
+
+
+def test_wrong_unknown_on_the_right_still_caught():
+    v = _first(Q_KE, _ke("2.0 × 9.0 J = 36 J = K", "\\boxed{36 J}"), REF_KE)
+    assert v.first_error == 6, v
+    wrong_law = S(problem_analysis="The kinetic energy K of the cart.", principle="Kinetic energy of a moving body.",
+                  governing_equation="m v² = K", value_identification="m = 4.0 kg\nv = 3.0 m/s",
+                  substitution="4.0 kg × (3.0 m/s)² = K", calculation="36 J = K", final_answer="\\boxed{36 J}")
+    assert _first(Q_KE, wrong_law, REF_KE).first_error == 3
