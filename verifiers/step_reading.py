@@ -60,7 +60,7 @@ _UGREEK = {ord(k): v for k, v in {"α": "alpha", "β": "beta", "γ": "gamma", "�
 
 _HALF = re.compile(r"_\{\s*1\s*/\s*2\s*\}|_\(1/2\)|_½|(?<=[A-Za-z])½")  # T_{1/2} -> T_half
 _DELTA = re.compile(r"(?:\\Delta|Δ|(?<![A-Za-z_\\])Delta(?=[ \t]))\s*(?:\\(Phi|Theta|theta|phi|lambda|omega|rho)(?![A-Za-z])|([A-Za-zΦΘΛΨφθλωρ]))")  # \Delta T, ΔT, Delta T -> Delta_T
-_OHM = re.compile(r"(\d)\s*(?:\\[,;: ]|~|\s)*(?:\\(?:mathrm|text|rm)\s*\{\s*(?:Ω|\\Omega)\s*\}|Ω|\\Omega(?![A-Za-z]))")
+_OHM = re.compile(r"([\d⁰¹²³⁴⁵⁶⁷⁸⁹)}])\s*(?:\\[,;: ]|~|\s)*(?:\\(?:mathrm|text|rm)\s*\{\s*(?:Ω|\\Omega)\s*\}|Ω|\\Omega(?![A-Za-z]))")
 _DEG = re.compile(r"(\d+(?:\.\d+)?)\s*(?:°|\^\s*\{?\\circ\}?|\\circ|\\degree|\s+deg(?:rees?)?\b)")
 
 
@@ -158,7 +158,8 @@ def expr_text(s: str) -> str:
         s = t
     s = re.sub(r"\\[,;:! ]|\\quad|\\qquad|~", " ", s)
     s = _BARE_EXP.sub(r" * 10^(\1)", _TIMES_X.sub("*", s))  # 4 pi x 10^-7, 4 pi e-7: times a power of ten
-    s = re.sub(r"\\(?:mathrm|text|textrm|rm|mathit|operatorname)\s*\{([^{}]*)\}", r"\1", s)
+    # a unit in \mathrm{} with a group inside (`\mathrm{m\,s^{-2}}`): its content
+    s = re.sub(r"\\(?:mathrm|text|textrm|rm|mathit|operatorname)\s*\{((?:[^{}]|\{[^{}]*\})*)\}", r"\1", s)
     s = re.sub(r"\\cdot|\\times|×|·|⋅", "*", s)
     s = re.sub(r"\\(arcsin|arccos|arctan|sin|cos|tan|exp|ln|log|pi|" + "|".join(_GREEK) + r")(?![A-Za-z])(_?)",
                lambda m: f" {m.group(1)}{m.group(2) or ' '}", s)  # \rho_w stays one symbol

@@ -208,3 +208,37 @@ def test_wrong_unknown_on_the_right_still_caught():
                   governing_equation="m v² = K", value_identification="m = 4.0 kg\nv = 3.0 m/s",
                   substitution="4.0 kg × (3.0 m/s)² = K", calculation="36 J = K", final_answer="\\boxed{36 J}")
     assert _first(Q_KE, wrong_law, REF_KE).first_error == 3
+
+
+# --- (f) LaTeX units with a group inside (\mathrm{m\,s^{-2}}) and Ω after a power of ten ---------------------
+
+@pytest.mark.parametrize("item", ["x001", "x100"])
+def test_heldout_latex_units_in_substitution(item):
+    got, gold, v = _got(item)
+    assert got == gold, v
+
+
+Q_RC = "A 4.0 kΩ resistor and a 25 μF capacitor are in series. What is the time constant?"
+REF_RC = S(problem_analysis="Find the time constant tau.", principle="RC circuit time constant.",
+           governing_equation="tau = R*C", value_identification="R = 4000 ohm\nC = 25e-6 F",
+           substitution="tau = 4000*25e-6", calculation="tau = 0.1 s", final_answer="\\boxed{0.1 s}")
+
+
+def _rc(sub: str, calc: str, final: str) -> str:
+    return S(problem_analysis="The time constant τ.", principle="Time constant of an RC circuit.",
+             governing_equation="$\\tau = R C$",
+             value_identification="$R = 4.0\\times10^{3}\\,\\Omega$, $C = 2.5\\times10^{-5}\\,\\mathrm{F}$",
+             substitution=sub, calculation=calc, final_answer=final)
+
+
+def test_own_latex_units_kept():
+    v = _first(Q_RC, _rc("τ = 4.0 × 10³ Ω × 2.5 × 10⁻⁵ F", "τ = 0.10 s", "\\boxed{0.10 s}"), REF_RC)
+    assert v.first_error == 0, v
+    v = _first(Q_RC, _rc("$\\tau = (4.0\\times10^{3}\\,\\Omega)(2.5\\times10^{-5}\\,\\mathrm{A\\,s\\,V^{-1}})$",
+                          "τ = 0.10 s", "\\boxed{0.10 s}"), REF_RC)
+    assert v.first_error == 0, v
+
+
+def test_wrong_latex_units_still_caught():
+    v = _first(Q_RC, _rc("τ = 4.0 × 10³ Ω × 2.5 × 10⁻⁵ F", "τ = 1.0 s", "\\boxed{1.0 s}"), REF_RC)
+    assert v.first_error == 6, v
