@@ -174,6 +174,10 @@ _PASSIVE = re.compile(r"^(.{2,120}?)\s+(?:is|are)\s+(?:asked|required|sought|wan
                       r"|to\s+be\s+(?:found|determined|calculated|computed))\b", re.I)
 
 
+#: words that mark a quantity needed on the way to the asked one
+_INTERMEDIATE = re.compile(r"\b(?:first|on the way|along the way|intermediate|beforehand|to begin with|as a step)\b", re.I)
+
+
 def _ask_phrase(pa: str) -> str | None:
     """The phrase that states the asked quantity, None when the analysis states none."""
     text = P.symbol_text(pa).translate(_SUBS)
@@ -185,6 +189,8 @@ def _ask_phrase(pa: str) -> str | None:
         if m and (not c or m.start() <= c.end() + 12):
             return _HOW.get(m.group(1).lower(), m.group(1).lower())
         p = _PASSIVE.match(sent.strip())
+        if c and _INTERMEDIATE.search(sent[c.end():]):
+            continue  # 'we need the wave speed v first', 'on the way we need E': an intermediate, not the asked one
         if c and re.search(r"[A-Za-z]", sent[c.end():]):
             return sent[c.end():]
         if p and not re.fullmatch(r"(?:we|i|it|you|this|that|what)", p.group(1).strip(), re.I):

@@ -804,8 +804,8 @@ def same_law(principle: str, reference: str) -> tuple[bool, str]:
     # a law the reference names only inside parentheses explains the law it names outside them ('Bohr levels
     # and photon emission (energy conservation, Planck-Einstein relation)'): it may go unsaid when a law named
     # outside them is named
-    explained = b - laws(_PARENS.sub(" ", reference or "")) if (laws(_PARENS.sub(" ", reference or "")) & a
-                                                               - CONTEXT_WORDS) else set()
+    outside = laws(_PARENS.sub(" ", reference or "")) if "(" in (reference or "") else b
+    explained = b - outside if outside & a - CONTEXT_WORDS else set()
     if "free_fall" in a:  # a principle that says free fall names motion at constant acceleration
         a.add("const_accel")
     if (why := _circular(principle)):

@@ -242,3 +242,25 @@ def test_own_latex_units_kept():
 def test_wrong_latex_units_still_caught():
     v = _first(Q_RC, _rc("τ = 4.0 × 10³ Ω × 2.5 × 10⁻⁵ F", "τ = 1.0 s", "\\boxed{1.0 s}"), REF_RC)
     assert v.first_error == 6, v
+
+
+# --- (g) an intermediate named in the analysis ('we need the wave speed v first') is no asked quantity -------
+
+def test_heldout_intermediate_in_analysis_kept():
+    got, gold, v = _got("x077")
+    assert got == gold, v
+
+
+def _pa(analysis: str, final: str = "\\boxed{18 J}", calc: str = "K = 18 J") -> str:
+    return S(problem_analysis=analysis, principle="Kinetic energy of a moving body.", governing_equation="K = m v^2/2",
+             value_identification="m = 4.0 kg\nv = 3.0 m/s", substitution="K = 4.0 × 3.0²/2", calculation=calc,
+             final_answer=final)
+
+
+def test_own_intermediate_in_analysis_kept():
+    v = _first(Q_KE, _pa("Kinetic energy of the cart. To begin with we need the speed v along the way."), REF_KE)
+    assert v.first_error == 0, v
+
+
+def test_wrong_asked_quantity_still_caught():
+    assert _first(Q_KE, _pa("We need the speed v of the cart."), REF_KE).first_error == 1
