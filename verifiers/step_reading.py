@@ -421,7 +421,7 @@ def lines(step) -> list[str]:
     for ln in (a for raw in t.splitlines() for a in assignments(_BULLET.sub("", raw.strip()))):
         ln = _full_stop(ln.strip().strip("$").strip()).strip("$").strip()  # a sentence's full stop
         m = _REMARK.search(ln) if ln.endswith(")") else None
-        if m and re.search(r"[A-Za-z]{3,}", m.group(1)) and _PROSE_WORD.search(m.group(1)) and "=" in ln[:m.start()] \
+        if m and (re.search(r"[A-Za-z]{4,}", m.group(1)) or re.fullmatch(r"[A-Za-z]{3}", m.group(1).strip())) and _PROSE_WORD.search(m.group(1)) and "=" in ln[:m.start()] \
                 and ("=" in m.group(1) or not (quantity(f"1 {m.group(1)}") or (0, ""))[1]):  # `J/(mol K)`, `(kelvin)`: a unit, not a remark
             ln = ln[:m.start()].rstrip()  # `u = 0 m/s (from rest)`, `dU = Q - W (W done by the gas)`: a remark
         if not ln:

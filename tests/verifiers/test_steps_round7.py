@@ -264,3 +264,12 @@ def test_own_intermediate_in_analysis_kept():
 
 def test_wrong_asked_quantity_still_caught():
     assert _first(Q_KE, _pa("We need the speed v of the cart."), REF_KE).first_error == 1
+
+
+def test_value_in_parentheses_is_no_remark():
+    from verifiers import step_reading as P
+    step = seventag.parse(S(problem_analysis="a", principle="b", governing_equation="E = P t",
+                            value_identification="n_1 = 1.00 (air)", substitution="E = 1.5*30*(4.0 min)",
+                            calculation="x", final_answer="y"))
+    assert P.lines(step.get("substitution")) == ["E = 1.5*30*(4.0 min)"]
+    assert P.lines(step.get("value_identification")) == ["n_1 = 1.00"]
