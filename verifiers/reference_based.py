@@ -175,7 +175,9 @@ _PASSIVE = re.compile(r"^(.{2,120}?)\s+(?:is|are)\s+(?:asked|required|sought|wan
 
 
 #: words that mark a quantity needed on the way to the asked one
-_INTERMEDIATE = re.compile(r"\b(?:first|on the way|along the way|intermediate|beforehand|to begin with|as a step)\b", re.I)
+#: ('first' only as the adverb that ends the phrase: 'the velocity of the first cart' is the asked one)
+_INTERMEDIATE = re.compile(r"\bfirst\s*(?:[.,;:!)]|$)|\b(?:on the way|along the way|intermediate|beforehand|to begin with"
+                           r"|as a step)\b", re.I)
 
 
 def _ask_phrase(pa: str) -> str | None:

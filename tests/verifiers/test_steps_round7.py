@@ -273,3 +273,7 @@ def test_value_in_parentheses_is_no_remark():
                             calculation="x", final_answer="y"))
     assert P.lines(step.get("substitution")) == ["E = 1.5*30*(4.0 min)"]
     assert P.lines(step.get("value_identification")) == ["n_1 = 1.00"]
+
+
+def test_first_as_adjective_is_still_the_asked_quantity():
+    assert _first(Q_KE, _pa("We need the speed v of the first cart."), REF_KE).first_error == 1
