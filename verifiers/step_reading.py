@@ -398,6 +398,10 @@ _BULLET = re.compile(r"^(?:[-*•‣▪–]|\d{1,2}[.)]|\(?[a-hivx]{1,3}\))\s+(?
 _TABLE_ROW = re.compile(r"^[ \t]*\|(.*)\|[ \t]*$", re.M)
 
 
+#: Markdown bold around a formula or a name: `**` after no symbol, number or bracket (`v**2` is a power)
+_BOLD = re.compile(r"(?<![\w)\]}*])\*\*(?=[^\s*])([^*\n]{1,200}?)(?<=[^\s*])\*\*(?![\w(*])")
+
+
 def _table_row(m) -> str:
     cells = [c.strip() for c in m.group(1).split("|")]
     if len(cells) < 2 or any("=" in c for c in cells) or not _NUM_START.match(cells[-1]):
@@ -412,6 +416,7 @@ def lines(step) -> list[str]:
     if step is None:
         return []
     t = _TABLE_ROW.sub(_table_row, step.content)  # | R₁ | 6.0 Ω |: a Markdown table row of symbol and value
+    t = _BOLD.sub(r"\1", t)  # **F_c = m v² / r**, **m** = 1200 kg: Markdown bold, not powers
     t = re.sub(r"\\begin\{[a-z*]+\}|\\end\{[a-z*]+\}|&", " ", t)
     t = t.replace("\\\\", "\n")
     t = re.sub(r"\\;", " ", t).replace(";", "\n")  # `\;` is a LaTeX space, not a separator

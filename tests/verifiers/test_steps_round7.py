@@ -277,3 +277,25 @@ def test_value_in_parentheses_is_no_remark():
 
 def test_first_as_adjective_is_still_the_asked_quantity():
     assert _first(Q_KE, _pa("We need the speed v of the first cart."), REF_KE).first_error == 1
+
+
+# --- (h) Markdown bold around a formula or a name inside a tag --------------------------------------------
+
+@pytest.mark.parametrize("item", ["x020", "x093", "x094"])
+def test_heldout_markdown_bold(item):
+    got, gold, v = _got(item)
+    assert got == gold, v
+
+
+def _bold(calc: str, final: str) -> str:
+    return S(problem_analysis="**Unknown:** the kinetic energy K.", principle="**Kinetic energy** of a moving body.",
+             governing_equation="**K = ½ m v²**", value_identification="**m** = 4.0 kg\n**v** = 3.0 m/s",
+             substitution="K = ½ × 4.0 × 3.0**2", calculation=calc, final_answer=final)
+
+
+def test_own_markdown_bold_kept():
+    assert _first(Q_KE, _bold("K = **18 J**", "\\boxed{18 J}"), REF_KE).first_error == 0
+
+
+def test_wrong_markdown_bold_still_caught():
+    assert _first(Q_KE, _bold("K = **36 J**", "\\boxed{36 J}"), REF_KE).first_error == 6
