@@ -174,6 +174,12 @@ _PASSIVE = re.compile(r"^(.{2,120}?)\s+(?:is|are)\s+(?:asked|required|sought|wan
                       r"|to\s+be\s+(?:found|determined|calculated|computed))\b", re.I)
 
 
+#: words that mark a quantity needed on the way to the asked one
+#: ('first' only as the adverb that ends the phrase: 'the velocity of the first cart' is the asked one)
+_INTERMEDIATE = re.compile(r"\bfirst\s*(?:[.,;:!)]|$)|\b(?:on the way|along the way|intermediate|beforehand|to begin with"
+                           r"|as a step)\b", re.I)
+
+
 def _ask_phrase(pa: str) -> str | None:
     """The phrase that states the asked quantity, None when the analysis states none."""
     text = P.symbol_text(pa).translate(_SUBS)
@@ -185,6 +191,8 @@ def _ask_phrase(pa: str) -> str | None:
         if m and (not c or m.start() <= c.end() + 12):
             return _HOW.get(m.group(1).lower(), m.group(1).lower())
         p = _PASSIVE.match(sent.strip())
+        if c and _INTERMEDIATE.search(sent[c.end():]):
+            continue  # 'we need the wave speed v first', 'on the way we need E': an intermediate, not the asked one
         if c and re.search(r"[A-Za-z]", sent[c.end():]):
             return sent[c.end():]
         if p and not re.fullmatch(r"(?:we|i|it|you|this|that|what)", p.group(1).strip(), re.I):
@@ -538,6 +546,20 @@ def _derived_given(sym: str, v: float, chains: dict, qnums: list[float]) -> bool
     return False
 
 
+def _standard_constant(sym: str, v: float, question: str) -> bool:
+    """A physical constant under its own symbol at its own value (`μ₀ = 4π × 10⁻⁷ T·m/A`, `h = 6.626e-34 J s`):
+    the value the problem states for it as an expression, or, where the problem states none, the constant's own
+    value (the reference-free CONSTANTS table)."""
+    from verifiers.reference_free import _CONST_REL_TOL, CONSTANTS
+    if sym not in CONSTANTS:
+        return False
+    stated = re.search(rf"(?<![A-Za-z_]){re.escape(sym)}\s*=\s*([^,;()=]{{1,60}})", P.symbol_text(question or ""))
+    if stated:  # the problem states it as an expression (`mu_0 = 4 pi x 10^-7 T m/A`): that value, no other
+        q = P.quantity(stated.group(1))
+        return q is not None and P.close(v, q[0])
+    return any(P.close(v, c, _CONST_REL_TOL) for c in CONSTANTS[sym])
+
+
 def _implied_numbers(question: str) -> list[float]:
     return [x for rx, xs in _IMPLIED if rx.search(question) for x in xs]
 
@@ -857,7 +879,8 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
             continue
         if any(ru == u and P.close(rv, v) for rv, ru in rvals.values()):
             continue
-        if qnums and not P.given(v, qnums) and not _derived_given(s, v, chains, qnums):
+        if qnums and not P.given(v, qnums) and not _derived_given(s, v, chains, qnums) \
+                and not _standard_constant(s, v, question):
             return at_step(4, f"the value {s} = {text} appears nowhere in the problem", n)
     defined = {s for s, *_ in svals} | set(consts) | {lhs for lhs, _, _ in sol_eqs}
     general, first_missing = [], None

@@ -219,7 +219,7 @@ def split_juxtaposed(eqs, symbols: set) -> list:
             continue
         for name in sorted(free - known, key=lambda x: (-len(x), x)):
             if len(name) > 1 and all(ch in known for ch in name):
-                rhs = re.sub(rf"(?<![A-Za-z_\\]){name}(?!\w)", " ".join(name), rhs)  # `2gh` is 2 g h
+                rhs = re.sub(rf"(?<![A-Za-z_\\]){name}(?![A-Za-z0-9_])", " ".join(name), rhs)  # `2gh` is 2 g h, `CV²` C V²
         out.append((lhs, parts[:-1] + [rhs], line))
     return out
 

@@ -60,7 +60,7 @@ _UGREEK = {ord(k): v for k, v in {"α": "alpha", "β": "beta", "γ": "gamma", "�
 
 _HALF = re.compile(r"_\{\s*1\s*/\s*2\s*\}|_\(1/2\)|_½|(?<=[A-Za-z])½")  # T_{1/2} -> T_half
 _DELTA = re.compile(r"(?:\\Delta|Δ|(?<![A-Za-z_\\])Delta(?=[ \t]))\s*(?:\\(Phi|Theta|theta|phi|lambda|omega|rho)(?![A-Za-z])|([A-Za-zΦΘΛΨφθλωρ]))")  # \Delta T, ΔT, Delta T -> Delta_T
-_OHM = re.compile(r"(\d)\s*(?:\\[,;: ]|~|\s)*(?:\\(?:mathrm|text|rm)\s*\{\s*(?:Ω|\\Omega)\s*\}|Ω|\\Omega(?![A-Za-z]))")
+_OHM = re.compile(r"([\d⁰¹²³⁴⁵⁶⁷⁸⁹)}])\s*(?:\\[,;: ]|~|\s)*(?:\\(?:mathrm|text|rm)\s*\{\s*(?:Ω|\\Omega)\s*\}|Ω|\\Omega(?![A-Za-z]))")
 _DEG = re.compile(r"(\d+(?:\.\d+)?)\s*(?:°|\^\s*\{?\\circ\}?|\\circ|\\degree|\s+deg(?:rees?)?\b)")
 
 
@@ -121,11 +121,22 @@ _TIMES_X = re.compile(r"(?<=[A-Za-z)}])\s+[xX]\s+(?=10\s*(?:\^|\*\*))")
 _BARE_EXP = re.compile(r"(?<=[A-Za-z)}])\s+[eE]([-+]\d+)(?![\w.])")
 
 
+#: a number written with spaces (or thin spaces, `\\,`) between its groups of three digits (`117 600 Pa`,
+#: `14\\,400`): one number, not the product 117 * 600; the leading group has 1-3 digits and stands after no
+#: digit, point, letter or power (`0.5 200`, `v_2 500`, `10^3 200` stay products)
+_THOUSANDS = re.compile(r"(?<![\w.,^])([1-9]\d{0,2})((?:(?:[ \u00a0\u2009\u202f]|\\,|\\ |~)\d{3})+)(?![\d.])")
+
+
+def join_thousands(s: str) -> str:
+    return _THOUSANDS.sub(lambda m: m.group(1) + re.sub(r"\D", "", m.group(2)), s)
+
+
 def expr_text(s: str) -> str:
     """LaTeX or plain notation -> a plain calculator expression (text only; nothing is evaluated)."""
     s = (s or "").strip().strip("$").strip()
     if len(s) > MAX_EXPR:
         raise ExprError("expression too long")
+    s = join_thousands(s)
     s = _HALF.sub("_half", s)  # T½, T_{1/2}: the half-life, one symbol (before ½ is read as a number)
     s = s.replace("−", "-").replace("–", "-").replace("π", " pi ").replace("½", "(1/2)")
     s = re.sub(r"[⁄∕÷]", "/", s).replace("∗", "*")  # fraction slash, division slash, obelus: a division
@@ -134,7 +145,8 @@ def expr_text(s: str) -> str:
     s = _MU_KS.sub(r"mu_\1", s)  # μk: the coefficient of kinetic friction, one symbol
     s = _GREEK_BEFORE_LETTER.sub(r"\1 ", s)  # λL: lambda times L, not the name lambdaL
     s = _DELTA.sub(_delta_name, _HALF.sub("_half", s)).translate(_UGREEK)
-    s = _SUBSCRIPT.sub(lambda m: m.group(1) + "_" + m.group(2).translate(_SUBDIGITS), s)  # v₀, θ₁ -> v_0, theta_1
+    # v₀, θ₁ -> v_0, theta_1; a subscript ends its name (`μ₀I` is mu_0 times I)
+    s = _SUBSCRIPT.sub(lambda m: m.group(1) + "_" + m.group(2).translate(_SUBDIGITS) + " ", s)
     s = _DEG.sub(r"(\1*pi/180)", s)  # 30° inside an expression: radians, as sin/cos expect
     s = re.sub(r"\\(?:left|right|big|Big|displaystyle)\b", "", s)
     # a magnitude written with bars: |x|, \left| x \right|, \lvert x \rvert -> abs(x) (innermost pair first)
@@ -146,17 +158,23 @@ def expr_text(s: str) -> str:
         s = t
     s = re.sub(r"\\[,;:! ]|\\quad|\\qquad|~", " ", s)
     s = _BARE_EXP.sub(r" * 10^(\1)", _TIMES_X.sub("*", s))  # 4 pi x 10^-7, 4 pi e-7: times a power of ten
-    s = re.sub(r"\\(?:mathrm|text|textrm|rm|mathit|operatorname)\s*\{([^{}]*)\}", r"\1", s)
+    # a unit in \mathrm{} with a group inside (`\mathrm{m\,s^{-2}}`): its content
+    s = re.sub(r"\\(?:mathrm|text|textrm|rm|mathit|operatorname)\s*\{((?:[^{}]|\{[^{}]*\})*)\}", r"\1", s)
     s = re.sub(r"\\cdot|\\times|×|·|⋅", "*", s)
     s = re.sub(r"\\(arcsin|arccos|arctan|sin|cos|tan|exp|ln|log|pi|" + "|".join(_GREEK) + r")(?![A-Za-z])(_?)",
                lambda m: f" {m.group(1)}{m.group(2) or ' '}", s)  # \rho_w stays one symbol
     s = _latex_groups(s)
+    # an inverse function written as a power (`sin⁻¹`, `\sin^{-1}`, `tan^(-1)`): arcsin, not 1/sin
+    s = re.sub(r"(?<![A-Za-z_])(sin|cos|tan)\s*(?:⁻¹|\^\s*\{\s*-\s*1\s*\}|\^\s*\(\s*-\s*1\s*\)|\^\s*-\s*1(?![\d.]))",
+               r"a\1", s)
     # a function applied without parentheses (`sin theta_1`, `\sin\theta_1`, `cos 30`): its argument is the next
     # symbol or number
     s = re.sub(r"(?<![A-Za-z_])(sin|cos|tan|asin|acos|atan|arcsin|arccos|arctan|ln|log|exp|sqrt)\s+"
                r"(?=[A-Za-z_0-9.(])(?!\()([A-Za-z_][A-Za-z_0-9]*|\d+(?:\.\d+)?(?:\*pi/180)?)", r"\1(\2)", s)
     s = re.sub(r"([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)", lambda m: "^(" + m.group(1).translate(_SUP) + ")", s)
     s = re.sub(r"_\{([A-Za-z0-9]+)\}", r"_\1", s)  # v_{0} -> v_0
+    # the common logarithm (`log₁₀(x)`, `\log_{10}(x)`, `log10(x)`): ln(x)/ln(10), not a name log_10 (`log` is ln)
+    s = re.sub(r"(?<![A-Za-z_])log_?(?:10|\{10\}|\(10\))\s*(?=\()", "(1/ln(10))*ln", s)
     s = s.replace("{", "(").replace("}", ")").replace("[", "(").replace("]", ")")
     s = _SCI.sub(lambda m: f"({m.group(1)}e{m.group(2) or m.group(3)})", s)  # 6.674x10^-11, 8.99*10^9, 5.0·10^(-6): one number
     s = _PRIME.sub(lambda m: m.group(1) + "_prime" * len(m.group(2)), s)  # s', v'': primed symbols
@@ -257,6 +275,7 @@ def quantity(text: str) -> tuple[float, str] | None:
     t = re.sub(r"(\d)\s*\[\s*[-1]?\s*\]\s*$", r"\1", t)  # 0.25 [-], [1], []: a dimensionless number
     t = re.sub(r"(\d)\s*\[\s*1\s*/\s*([^\[\]\d][^\[\]]{0,30}?)\s*\]", r"\1 /\2", t)  # [1/°C], [1/s]: per unit
     t = re.sub(r"(\d)\s*(?:\\[,;: ]|~)\s*(?=\[)", r"\1 ", t)  # `9.90\ [m/s]`: a LaTeX space before the bracket unit
+    t = re.sub(r"(\d)\s*(?:\\(?:mathrm|text)\s*\{\s*dB\s*\}|dB|decibels?)\s*$", r"\1", t)  # 70 dB: the level, a plain number
     t = _COUNT_NOUN.sub(r"\1", t)  # 100 nuclei, 3.2e20 electrons: a count, a plain number
     t = BRACKET_UNIT.sub(r"\1 \2", t)  # 4 [m/s]: the unit in brackets (a convention of engineering texts)
     t = _MONEY.sub(r"\1", _MONEY_BEFORE.sub(r"\1", t))  # $0.45, 0.45 dollars: money, a plain number
@@ -375,12 +394,30 @@ def _full_stop(s: str) -> str:
 _BULLET = re.compile(r"^(?:[-*•‣▪–]|\d{1,2}[.)]|\(?[a-hivx]{1,3}\))\s+(?=[A-Za-z\\$αβγδεθλμνρστφωηκΔΩΦ])")
 
 
+#: a Markdown table row `| symbol | value |` (or `| quantity | symbol | value |`); rules `|---|` and headers give nothing
+_TABLE_ROW = re.compile(r"^[ \t]*\|(.*)\|[ \t]*$", re.M)
+
+
+#: Markdown bold around a formula or a name: `**` after no symbol, number or bracket (`v**2` is a power)
+_BOLD = re.compile(r"(?<![\w)\]}*])\*\*(?=[^\s*])([^*\n]{1,200}?)(?<=[^\s*])\*\*(?![\w(*])")
+
+
+def _table_row(m) -> str:
+    cells = [c.strip() for c in m.group(1).split("|")]
+    if len(cells) < 2 or any("=" in c for c in cells) or not _NUM_START.match(cells[-1]):
+        return "" if all(re.fullmatch(r":?-*:?", c) for c in cells) else m.group(0) if any("=" in c for c in cells) else ""
+    sym = cells[-2].strip("$* ")
+    return f"{sym} = {cells[-1]}" if sym and len(sym) <= 30 else ""
+
+
 def lines(step) -> list[str]:
     """Lines of a step's content, with LaTeX line breaks and align markers removed; a line that holds several
     assignments (`a = 1 m, b = 2 s`) gives one line each (assignments())."""
     if step is None:
         return []
-    t = re.sub(r"\\begin\{[a-z*]+\}|\\end\{[a-z*]+\}|&", " ", step.content)
+    t = _TABLE_ROW.sub(_table_row, step.content)  # | R₁ | 6.0 Ω |: a Markdown table row of symbol and value
+    t = _BOLD.sub(r"\1", t)  # **F_c = m v² / r**, **m** = 1200 kg: Markdown bold, not powers
+    t = re.sub(r"\\begin\{[a-z*]+\}|\\end\{[a-z*]+\}|&", " ", t)
     t = t.replace("\\\\", "\n")
     t = re.sub(r"\\;", " ", t).replace(";", "\n")  # `\;` is a LaTeX space, not a separator
     t = _SENTENCE_END.sub("\n", t)  # 'F = 3.0 N. Then a = F/m': one sentence a line
@@ -389,7 +426,7 @@ def lines(step) -> list[str]:
     for ln in (a for raw in t.splitlines() for a in assignments(_BULLET.sub("", raw.strip()))):
         ln = _full_stop(ln.strip().strip("$").strip()).strip("$").strip()  # a sentence's full stop
         m = _REMARK.search(ln) if ln.endswith(")") else None
-        if m and re.search(r"[A-Za-z]{4,}", m.group(1)) and _PROSE_WORD.search(m.group(1)) and "=" in ln[:m.start()] \
+        if m and (re.search(r"[A-Za-z]{4,}", m.group(1)) or re.fullmatch(r"[A-Za-z]{3}", m.group(1).strip())) and _PROSE_WORD.search(m.group(1)) and "=" in ln[:m.start()] \
                 and ("=" in m.group(1) or not (quantity(f"1 {m.group(1)}") or (0, ""))[1]):  # `J/(mol K)`, `(kelvin)`: a unit, not a remark
             ln = ln[:m.start()].rstrip()  # `u = 0 m/s (from rest)`, `dU = Q - W (W done by the gas)`: a remark
         if not ln:
@@ -457,6 +494,10 @@ def equations(step) -> list[tuple[str, list[str], int]]:
         if len(parts) < 2:
             continue
         name = lhs_name(parts[0])
+        if not name and len(parts) >= 2 and all(parts) and (right := _bare_symbol(parts[-1])) \
+                and not any(_bare_symbol(p) for p in parts[:-1]):
+            # the unknown written on the right (`½ k x² = E`, `100 · 0.0225 J = 2.25 J = E`): E = ..., in order
+            name, parts = right, [right] + parts[:-1]
         if name and all(parts[1:]):
             out.append((name, parts[1:], i))
     return out
@@ -488,7 +529,7 @@ def values(step) -> list[tuple[str, float, str, str, int]]:
 def _bare_symbol(text: str) -> str | None:
     """The symbol a text is, when it is one symbol alone (`m_2`, `\\theta_1`), else None."""
     t = text.strip().strip("$ ")
-    return lhs_name(t) if re.fullmatch(r"\\?[A-Za-z][A-Za-z_0-9{}]*", t) else None
+    return lhs_name(t) if re.fullmatch(r"\\?[A-Za-zα-ωΑ-Ω][A-Za-z_0-9{}₀-₉]*", t) else None
 
 
 _WORDS = {"one": 1.0, "two": 2.0, "three": 3.0, "four": 4.0, "five": 5.0, "six": 6.0, "seven": 7.0, "eight": 8.0,
@@ -610,7 +651,7 @@ def option_claim(text: str) -> tuple[str | None, float, str] | None:
 
 #: law or condition key -> pattern (lower-case text). A principle is read as the set of keys it names.
 LAWS = {
-    "newton2": r"newton'?s? (?:second|2nd) law|newton'?s? (?:ii|2|2nd|second)\b|second law of motion|\bn2l\b|\bf\s*=\s*m\s*\*?\s*a\b|net force (?:equals|is) mass times|sum of (?:the )?forces",
+    "newton2": r"newton'?s? (?:second|2nd) law|newton'?s? (?:ii|2|2nd|second)\b|second law of motion|\bn2l\b|\bf\s*=\s*m\s*\*?\s*a\b|net force (?:equals|is) mass times|(?:net|resultant) force\b[^.;]{0,40}?\b(?:equals|is|=) (?:the )?mass times|sum of (?:the )?forces",
     "const_accel": r"constant acceleration|uniform(?:ly)? accelerat|equations? of (?:uniformly accelerated )?motion|suvat|kinematic|projectile",
     # falling under gravity alone: the setting of a kinematics or an energy reference, and a name of the
     # constant-acceleration law (_SAME_LAW)
@@ -628,7 +669,7 @@ LAWS = {
     "friction": r"(?<!no )(?<!without )\bfriction(?!less)|\bmu\s*\*?\s*n\b|coefficient of friction",
     "frictionless": r"frictionless|without friction|no friction|smooth (?:surface|incline|plane)",
     "gravity_work": r"work (?:done )?against gravity",
-    "work": r"\bwork\b",
+    "work": r"\bwork\b|\bw\s*=\s*(?:int\b|∫)",
     "spring": r"spring|hooke|elastic (?:potential )?energy",
     "centripetal": r"centripetal|circular motion",
     "gravitation": r"law of (?:universal )?gravit|universal gravitation|gravitational (?:force|field|attraction|pull)"
@@ -644,7 +685,7 @@ LAWS = {
     "newton1": r"newton'?s? first law|newton'?s? (?:i|1|1st|first)\b(?! *(?:and|&|,))|law of inertia",
     "const_volume": r"constant volume|isochoric|c_?v\b|gay.lussac|(?:fixed|rigid|sealed) (?:volume|container)",
     "const_pressure": r"constant pressure|isobaric|c_?p\b|charles'?s? law|(?:fixed|same|unchanged) pressure",
-    "isothermal": r"isotherm|boyle|(?:constant|fixed|same|unchanged) temperature|temperature (?:is |stays |remains |held )?"
+    "isothermal": r"isotherm|boyle|(?:constant|fixed|same|unchanged) (?:temperature|t\b(?![-'’]))|temperature (?:is |stays |remains |held )?"
                   r"(?:constant|fixed|unchanged|the same)",
     "adiabatic": r"adiabatic",
     "carnot": r"carnot",
@@ -668,7 +709,7 @@ LAWS = {
     "power": r"(?:electric(?:al)?|mechanical|average) power|power (?:is|=|equals|dissipated|delivered|consumed"
              r"|supplied|used|drawn|output|input|developed|of the)|\bp\s*=\s*(?:v\s*\*?\s*i|i\s*\*?\s*v|i\s*\^\s*2"
              r"\s*\*?\s*r|v\s*\^\s*2\s*/\s*r|w\s*/\s*t|f\s*\*?\s*v|e\s*/\s*t)\b|rate of (?:doing )?work"
-             r"|work (?:done )?per (?:unit )?time|joule heating",
+             r"|work (?:done )?per (?:unit )?time|joule heating|joule'?s? (?:first )?law",
     "rc": r"\brc\b|charging|discharging",
     "ampere": r"amp[eè]re'?s? (?:circuital )?law|biot|magnetic field of",
     "lorentz": r"magnetic force|lorentz(?! (?:contraction|factor|transformation))",
@@ -692,7 +733,7 @@ LAWS = {
               r"|rotational (?:form of |analogue of )?newton|(?:tau|τ)\s*=\s*i\s*\*?\s*(?:alpha|α)",
     "buoyancy": r"archimedes|buoyan",
     "pascal": r"pascal'?s? (?:principle|law)|law of flotation|flotation law",
-    "bernoulli": r"bernoulli",
+    "bernoulli": r"bernoulli|torricelli",
     "continuity": r"continuity|a_?1\s*\*?\s*v_?1\s*=\s*a_?2\s*\*?\s*v_?2|volume flow rate (?:is )?(?:the same|constant)",
     "doppler": r"doppler",
 }
@@ -712,7 +753,7 @@ _LAW_RE = {k: re.compile(v) for k, v in LAWS.items()}
 
 def laws(text: str) -> set[str]:
     """The law/condition keys a principle names (LAWS), from its lower-cased text."""
-    t = re.sub(r"[\\$]", " ", (text or "").lower())
+    t = re.sub(r"[\\$]", " ", (text or "").lower()).replace("²", "^2").replace("³", "^3")
     t = re.sub(r"\s+", " ", t)
     return {k for k, rx in _LAW_RE.items() if rx.search(t)}
 
@@ -726,6 +767,11 @@ _UNSAID = {"inelastic", "wave", "free_fall", "isothermal", "engine", "mean_life"
 #: (free fall is motion at constant acceleration; the work done against gravity is the potential energy gained, the
 #: energy balance of a lift)
 _SAME_LAW = [("snell", "tir"), ("const_accel", "free_fall"), ("energy_cons", "gravity_work")]
+#: a law whose statement is an instance of a more general one the reference also names: naming the law names
+#: that one too, when the reference names both (an isothermal or adiabatic expansion's work is the first law's
+#: setting; Einstein's photoelectric equation is energy conservation for one photon)
+_INSTANCE_OF = {"isothermal": {"first_law"}, "adiabatic": {"first_law"}, "photoelectric": {"energy_cons"}}
+_PARENS = re.compile(r"\([^()]*\)")
 #: laws a principle may name besides the reference's (a law and the one that supplies its input: 'Newton's law of
 #: gravitation gives the centripetal force'); more is a list of laws, not one (issue 32: the whole table passed)
 MAX_EXTRA_LAWS = 2
@@ -757,6 +803,14 @@ def same_law(principle: str, reference: str) -> tuple[bool, str]:
     solution naming a known law is rejected; otherwise step 2 is not judged (step 3 checks the law).
     """
     a, b = laws(principle), laws(reference)
+    for k, general in _INSTANCE_OF.items():
+        if k in a and k in b:
+            a |= general & b
+    # a law the reference names only inside parentheses explains the law it names outside them ('Bohr levels
+    # and photon emission (energy conservation, Planck-Einstein relation)'): it may go unsaid when a law named
+    # outside them is named
+    outside = laws(_PARENS.sub(" ", reference or "")) if "(" in (reference or "") else b
+    explained = b - outside if outside & a - CONTEXT_WORDS else set()
     if "free_fall" in a:  # a principle that says free fall names motion at constant acceleration
         a.add("const_accel")
     if (why := _circular(principle)):
@@ -780,7 +834,7 @@ def same_law(principle: str, reference: str) -> tuple[bool, str]:
         # law of the reference is named and none contradicted; so may one of two names of one law (Snell's law
         # at 90 degrees is the critical-angle law). Every other law of the reference must be named.
         named = (a & b) - CONTEXT_WORDS
-        unsaid = set(missing) - CONTEXT_WORDS - _UNSAID
+        unsaid = set(missing) - CONTEXT_WORDS - _UNSAID - explained
         for x, y in _SAME_LAW:
             if x in b and y in a or y in b and x in a:
                 named |= {x, y} & a
@@ -1059,5 +1113,5 @@ def juxtaposed(text: str, known: set) -> str:
         return text
     for name in sorted(free - set(known), key=lambda x: (-len(x), x)):
         if len(name) > 1 and all(ch in known for ch in name):
-            text = re.sub(rf"(?<![A-Za-z_\\]){name}(?!\w)", " ".join(name), text)  # `2gh` is 2 g h
+            text = re.sub(rf"(?<![A-Za-z_\\]){name}(?![A-Za-z0-9_])", " ".join(name), text)  # `2gh` is 2 g h
     return text
