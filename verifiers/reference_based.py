@@ -54,7 +54,7 @@ from verifiers import step_reading as P
 from verifiers.step_checks import (UNIT_AFTER_NUMBER, check_arithmetic, dependency_order, dimension_ok, not_a_law,
                                    split_juxtaposed, units_dropped, units_to_si, written_units_ok)
 from verifiers.tag_format import boxed_all, format_error
-from verifiers.reference_free import unit_constants, verify_reference_free
+from verifiers.reference_free import CONST_REL_TOL, CONSTANTS, unit_constants, verify_reference_free
 from verifiers.units import get_ureg
 from verifiers.verdict import StepVerdict, at_step
 
@@ -550,14 +550,13 @@ def _standard_constant(sym: str, v: float, question: str) -> bool:
     """A physical constant under its own symbol at its own value (`μ₀ = 4π × 10⁻⁷ T·m/A`, `h = 6.626e-34 J s`):
     the value the problem states for it as an expression, or, where the problem states none, the constant's own
     value (the reference-free CONSTANTS table)."""
-    from verifiers.reference_free import _CONST_REL_TOL, CONSTANTS
     if sym not in CONSTANTS:
         return False
     stated = re.search(rf"(?<![A-Za-z_]){re.escape(sym)}\s*=\s*([^,;()=]{{1,60}})", P.symbol_text(question or ""))
     if stated:  # the problem states it as an expression (`mu_0 = 4 pi x 10^-7 T m/A`): that value, no other
         q = P.quantity(stated.group(1))
         return q is not None and P.close(v, q[0])
-    return any(P.close(v, c, _CONST_REL_TOL) for c in CONSTANTS[sym])
+    return any(P.close(v, c, CONST_REL_TOL) for c in CONSTANTS[sym])
 
 
 def _implied_numbers(question: str) -> list[float]:

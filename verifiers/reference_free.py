@@ -39,7 +39,7 @@ CONSTANTS = {
     "R": (8.314, 8.31), "N_A": (6.022e23,), "sigma": (5.67e-8,),
 }
 _CONST_VALUES = [v for vs in CONSTANTS.values() for v in vs]
-_CONST_REL_TOL = CheckConfig().const_rel_tol
+CONST_REL_TOL = CheckConfig().const_rel_tol
 
 
 def unit_constants(text: str, names_: set) -> dict:
@@ -53,7 +53,7 @@ def unit_constants(text: str, names_: set) -> dict:
                                                  text or ""):
             continue
         q = P.quantity(f"1 {name}")
-        if q is not None and q[1] and any(P.close(q[0], c, _CONST_REL_TOL) for c in CONSTANTS[name]):
+        if q is not None and q[1] and any(P.close(q[0], c, CONST_REL_TOL) for c in CONSTANTS[name]):
             out[name] = q[0]
     return out
 
@@ -90,7 +90,7 @@ def verify_reference_free(question: str, solution: str, gold: str | None = None)
     # 4. identified values against the question's givens and the physical constants
     qnums = P.numbers_in(question or "")
     for s, v, u, text, _ in svals:
-        if P.given(v, qnums) or any(P.close(v, c, _CONST_REL_TOL) for c in _CONST_VALUES):
+        if P.given(v, qnums) or any(P.close(v, c, CONST_REL_TOL) for c in _CONST_VALUES):
             continue
         return at_step(4, f"the value {s} = {text} is neither a number of the question nor a physical constant", n)
     checked.append("values")
