@@ -825,13 +825,12 @@ def sign_test(diffs: list[float]) -> tuple[float, int, int]:
     the condition got right and the reference wrong, down = the reverse; p = the exact two-sided
     binomial test on those discordant problems (McNemar's exact test). A bootstrap interval over a
     handful of discordant problems is too narrow (4 up and 0 down excludes 0; the exact p is 0.125);
-    this says how many problems a paired accuracy difference rests on. NaN with no discordant problem."""
+    this says how many problems a paired accuracy difference rests on. NaN with no discordant problem
+    (the exact test itself: r3bench.results.stats.sign_test)."""
+    from r3bench.results import stats
+
     up, down = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
-    n, k = up + down, min(up, down)
-    if n == 0:
-        return float("nan"), 0, 0
-    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n
-    return min(1.0, 2 * tail), up, down
+    return stats.sign_test(up, down), up, down
 
 
 def changed_responses(a: list[dict], b: list[dict]) -> list[float]:
@@ -990,8 +989,8 @@ def comparison_tests(out: Path, iters: int = 2000, perm_iters: int = 10000) -> l
                 est, lo, hi = stats.hierarchical_bootstrap(flat, iters, hash_seed(f"{a}-{b}-{metric}"))
                 _, plo, phi = bootstrap_ci(avg, iters, hash_seed(f"{a}-{b}-{metric}-plain"))
                 if metric == "acc":
-                    up, down = sum(x > 0 for x in avg), sum(x < 0 for x in avg)
-                    p, test = stats.sign_test(up, down), f"sign test, {up} up / {down} down"
+                    p, up, down = sign_test(avg)
+                    test = f"sign test, {up} up / {down} down"
                 else:
                     p = stats.paired_permutation_p(avg, perm_iters, hash_seed(f"{a}-{b}-{metric}-perm"))
                     test = "sign-flip randomisation"
@@ -1040,15 +1039,20 @@ def curve_runs(out: Path) -> list[Path]:
     return sorted(f for f in (out / "runs").glob("*/metrics.jsonl") if ".superseded-" not in f.parent.name)
 
 
-def write_outputs(out: Path, budget: Budget) -> dict:
-    rows = summary_rows(out, budget.bootstrap)
-    cols = ("condition", "seed", "tier", "metric", "value", "ci_low", "ci_high", "n")
-    with open(out / "summary.csv.partial", "w", newline="") as fh:
+def write_csv(path: Path, rows: list[dict], cols: tuple) -> None:
+    """rows as a CSV with the columns `cols` (floats to 6 significant digits), written atomically."""
+    tmp = path.with_name(path.name + ".partial")
+    with open(tmp, "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=cols)
         w.writeheader()
         for r in rows:
             w.writerow({k: (f"{r[k]:.6g}" if isinstance(r[k], float) else r[k]) for k in cols})
-    os.replace(out / "summary.csv.partial", out / "summary.csv")
+    os.replace(tmp, path)
+
+
+def write_outputs(out: Path, budget: Budget) -> dict:
+    rows = summary_rows(out, budget.bootstrap)
+    write_csv(out / "summary.csv", rows, ("condition", "seed", "tier", "metric", "value", "ci_low", "ci_high", "n"))
     order = [c.name for c in conditions(budget)]
     tiers = sorted({r["tier"] for r in rows}, key=lambda t: (isinstance(t, str), str(t)))
     lines = ["# Learning study: held-out procgen tiers (templates never trained on) and whole benchmarks", "",
@@ -1122,14 +1126,8 @@ def write_outputs(out: Path, budget: Budget) -> dict:
     if budget.design == "mixture":
         tests = comparison_tests(out, budget.bootstrap)
         lines += comparison_lines(tests)
-        cols_t = ("kind", "a", "b", "metric", "seeds", "problems", "diff", "ci_low", "ci_high", "plain_low",
-                  "plain_high", "discordant", "p", "test", "p_holm")
-        with open(out / "tests.csv.partial", "w", newline="") as fh:
-            w = csv.DictWriter(fh, fieldnames=cols_t)
-            w.writeheader()
-            for r in tests:
-                w.writerow({k: (f"{r[k]:.6g}" if isinstance(r[k], float) else r[k]) for k in cols_t})
-        os.replace(out / "tests.csv.partial", out / "tests.csv")
+        write_csv(out / "tests.csv", tests, ("kind", "a", "b", "metric", "seeds", "problems", "diff", "ci_low",
+                                            "ci_high", "plain_low", "plain_high", "discordant", "p", "test", "p_holm"))
     (out / "summary.md").write_text("\n".join(lines) + "\n")
     plots(out, rows, [c.name for c in conditions(budget) if c.kind != "full"])  # whole benchmarks: table only
     return {"rows": len(rows)}

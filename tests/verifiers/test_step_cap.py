@@ -6,6 +6,7 @@ import time
 import pytest
 
 from verifiers.rewards import step_reward
+from verifiers.seventag import render
 from verifiers.steps import verify
 from verifiers.verdict import FORMAT, MAX_STEP_CHARS
 
@@ -13,10 +14,6 @@ Q = "A car drives at a constant speed of 26 m/s for 18 s. How far does it go?"
 STEPS = {"problem_analysis": "Find the distance travelled (s).", "principle": "Uniform motion: distance = speed x time.",
          "governing_equation": "s = v*t", "value_identification": "v = 26 m/s\nt = 18 s", "substitution": "s = 26*18",
          "calculation": "s = 468 m", "final_answer": "\\boxed{468 m}"}
-
-
-def render(steps):
-    return "\n".join(f"<{k}>\n{v}\n</{k}>" for k, v in steps.items())
 
 
 REF = render(STEPS)
