@@ -244,8 +244,8 @@ def _symbolish(w: str) -> bool:
         and w.lower() not in _STOP and w.lower() not in _KIND and w.lower() not in _FILLER
 
 
-def _check_target(sol, ref) -> str | None:
-    tgt = _ref_target(ref)
+def _check_target(sol, ref, tgt: str | None) -> str | None:
+    """`tgt`: the reference's asked quantity (_ref_target)."""
     if not tgt:
         return None
     phrase = _ask_phrase(sol.get("problem_analysis").content)
@@ -305,12 +305,12 @@ def _question_dims(question: str) -> set:
     return out
 
 
-def _invented_given(sol, ref, question: str | None) -> str | None:
+def _invented_given(sol, ref, question: str | None, tgt: str | None) -> str | None:
     """Step 1 lists as a given the asked quantity itself, or a quantity of a kind the problem states
     nowhere (a 'contact time' where only lengths are given): a misread problem (MC at step 1). Read only
     from an explicit list of givens (`Given: the radius r, the contact time t_c`), item by item; an item
-    whose kind or symbol is not clear, a constant, or a symbol of the reference's givens is no error."""
-    tgt = _ref_target(ref)
+    whose kind or symbol is not clear, a constant, or a symbol of the reference's givens is no error.
+    `tgt`: the reference's asked quantity (_ref_target)."""
     pa = P.symbol_text(sol.get("problem_analysis").content).translate(_SUBS)
     m = _GIVEN_LIST.search(pa)
     if not m or not question:
@@ -784,7 +784,8 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
     n = sol.n
     get = sol.get
     # 1. the asked quantity
-    why = _check_target(sol, ref) or _invented_given(sol, ref, question)
+    target = _ref_target(ref)
+    why = _check_target(sol, ref, target) or _invented_given(sol, ref, question, target)
     if why:
         return at_step(1, why, n)
     # 2. the principle: judged after the equations are read (its formula is checked at the true values)
@@ -797,7 +798,6 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
         known[s] = (v, u)
     if (why := _misread_value(sol, known, question)):
         return at_step(1, why, n)
-    target = _ref_target(ref)
     svals = P.values(get("value_identification"))
     eq_names = _equation_names(get("governing_equation"))
     svals += _values_in_prose(sol, svals, rvals, eq_names)
