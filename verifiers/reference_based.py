@@ -901,8 +901,9 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
         sol_eqs = [e for k, e in enumerate(sol_eqs) if k not in general]
     elif first_missing:
         lhs, name = first_missing
-        ref_names = set(known) | {e[0] for e in _ref_eqs(ref)}
-        for e in _ref_eqs(ref):
+        ref_eqs = _ref_eqs(ref)
+        ref_names = set(known) | {e[0] for e in ref_eqs}
+        for e in ref_eqs:
             try:
                 ref_names |= P.names(e[1][-1])
             except P.ExprError:
