@@ -317,10 +317,11 @@ def _results_elsewhere(sol, subs, calcs, sol_eqs) -> list:
             out.append((lhs, [parts[-1]], base + i))
             have.add(lhs)
     if sol_eqs and sol_eqs[-1][0] not in have:
-        bare = [(i, [r]) for i, ln in enumerate(P.lines(sol.get("calculation"))) if "=" not in ln
+        calc_lines = P.lines(sol.get("calculation"))
+        bare = [(i, [r]) for i, ln in enumerate(calc_lines) if "=" not in ln
                 and (r := _stated_result(ln)) is not None]
         # a line of numbers alone (`4988.4 J / 0.050 m^3 = 99768 Pa`): its results are the last quantity's
-        bare += [(i, parts[1:]) for i, ln in enumerate(P.lines(sol.get("calculation")))
+        bare += [(i, parts[1:]) for i, ln in enumerate(calc_lines)
                  if (parts := [x.strip() for x in re.sub(r"\\approx|≈|\\simeq", "=", re.sub(
                      r"^(?:[A-Za-z'’-]+,?\s+)+(?=[-+(.\d])", "", ln)).split("=")])[0]
                  and len(parts) >= 2 and all(parts) and P.lhs_name(parts[0]) is None
