@@ -163,7 +163,6 @@ _FILLER = {"the", "a", "an", "its", "their", "his", "her", "magnitude", "size", 
            "total", "net", "mean", "resulting", "resultant", "required", "of", "for",
            "quantity", "unknown", "asked", "sought", "is", "to", "be", "found", "determine", "this", "that"}
 _STOP = {"a", "an", "the", "of", "in", "at", "on", "is", "to", "by", "and", "or", "as", "for", "it", "be", "if"}
-_SUBS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 _CUE = re.compile(
     r"(?:\b(?:find|finding|determine|determining|calculate|calculating|compute|computing|obtain|evaluate"
     r"|estimate|need|needs|want|wants|wanted|require|requires|seek|seeks|looking\s+for|asked\s+for|asks\s+for"
@@ -182,7 +181,7 @@ _INTERMEDIATE = re.compile(r"\bfirst\s*(?:[.,;:!)]|$)|\b(?:on the way|along the 
 
 def _ask_phrase(pa: str) -> str | None:
     """The phrase that states the asked quantity, None when the analysis states none."""
-    text = P.symbol_text(pa).translate(_SUBS)
+    text = P.symbol_text(pa).translate(P.SUBDIGITS)
     for sent in re.split(r"(?<=[.;!?\n])\s+", text):
         sent = re.split(r"\b(?:given|known|data)\b\s*(?::|,|\s(?:are|is)\b)|\bwe\s+know\b|;", sent,
                         maxsplit=1, flags=re.I)[0]
@@ -311,7 +310,7 @@ def _invented_given(sol, ref, question: str | None, tgt: str | None) -> str | No
     from an explicit list of givens (`Given: the radius r, the contact time t_c`), item by item; an item
     whose kind or symbol is not clear, a constant, or a symbol of the reference's givens is no error.
     `tgt`: the reference's asked quantity (_ref_target)."""
-    pa = P.symbol_text(sol.get("problem_analysis").content).translate(_SUBS)
+    pa = P.symbol_text(sol.get("problem_analysis").content).translate(P.SUBDIGITS)
     m = _GIVEN_LIST.search(pa)
     if not m or not question:
         return None
