@@ -486,11 +486,15 @@ def lhs_name(lhs: str) -> str | None:
     return lhs if re.fullmatch(r"[A-Za-z][A-Za-z_0-9]*", lhs) else None
 
 
+#: an approximate equality, read as `=` (`v \approx 3.1 m/s`, `v ≈ 3.1`)
+APPROX = re.compile(r"\\approx|≈|\\simeq")
+
+
 def equations(step) -> list[tuple[str, list[str], int]]:
     """(lhs symbol, [rhs parts of a chained `a = b = c`], line index) of a step's equation lines."""
     out = []
     for i, ln in enumerate(lines(step)):
-        ln = re.sub(r"\\approx|≈|\\simeq", "=", ln)
+        ln = APPROX.sub("=", ln)
         parts = [p.strip() for p in ln.split("=")]
         if len(parts) < 2:
             continue
@@ -982,7 +986,7 @@ _NOT_PROSE = set(FUNCS) | set(CONSTS) | {g.lower() for g in _GREEK} | {"half"}
 
 
 def _sides(line: str) -> tuple[str, str] | None:
-    ln = re.sub(r"\\approx|≈|\\simeq", "=", line)
+    ln = APPROX.sub("=", line)
     parts = [p.strip() for p in ln.split("=")]
     if len(parts) < 2 or not all(parts):
         return None
@@ -1072,10 +1076,10 @@ def governing(step, givens: set, env: Mapping[str, float] | None = None) -> tupl
                 free_r = names(d)  # `s = 28 m/s*43 s`: the units written after the numbers are no symbols
         except ExprError:
             if name:
-                eqs.append((name, [p.strip() for p in re.sub(r"\\approx|≈|\\simeq", "=", ln).split("=")[1:]], i))
+                eqs.append((name, [p.strip() for p in APPROX.sub("=", ln).split("=")[1:]], i))
             continue
         if name and name not in free_r and (name not in givens or not (free_r - givens - defined)):
-            eqs.append((name, [p.strip() for p in re.sub(r"\\approx|≈|\\simeq", "=", ln).split("=")[1:]], i))
+            eqs.append((name, [p.strip() for p in APPROX.sub("=", ln).split("=")[1:]], i))
             defined.add(name)
             continue
         unknown = (free_l | free_r) - givens - defined
