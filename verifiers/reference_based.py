@@ -163,7 +163,6 @@ _FILLER = {"the", "a", "an", "its", "their", "his", "her", "magnitude", "size", 
            "total", "net", "mean", "resulting", "resultant", "required", "of", "for",
            "quantity", "unknown", "asked", "sought", "is", "to", "be", "found", "determine", "this", "that"}
 _STOP = {"a", "an", "the", "of", "in", "at", "on", "is", "to", "by", "and", "or", "as", "for", "it", "be", "if"}
-_SUBS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 _CUE = re.compile(
     r"(?:\b(?:find|finding|determine|determining|calculate|calculating|compute|computing|obtain|evaluate"
     r"|estimate|need|needs|want|wants|wanted|require|requires|seek|seeks|looking\s+for|asked\s+for|asks\s+for"
@@ -182,7 +181,7 @@ _INTERMEDIATE = re.compile(r"\bfirst\s*(?:[.,;:!)]|$)|\b(?:on the way|along the 
 
 def _ask_phrase(pa: str) -> str | None:
     """The phrase that states the asked quantity, None when the analysis states none."""
-    text = P.symbol_text(pa).translate(_SUBS)
+    text = P.symbol_text(pa).translate(P.SUBDIGITS)
     for sent in re.split(r"(?<=[.;!?\n])\s+", text):
         sent = re.split(r"\b(?:given|known|data)\b\s*(?::|,|\s(?:are|is)\b)|\bwe\s+know\b|;", sent,
                         maxsplit=1, flags=re.I)[0]
@@ -244,8 +243,8 @@ def _symbolish(w: str) -> bool:
         and w.lower() not in _STOP and w.lower() not in _KIND and w.lower() not in _FILLER
 
 
-def _check_target(sol, ref) -> str | None:
-    tgt = _ref_target(ref)
+def _check_target(sol, ref, tgt: str | None) -> str | None:
+    """`tgt`: the reference's asked quantity (_ref_target)."""
     if not tgt:
         return None
     phrase = _ask_phrase(sol.get("problem_analysis").content)
@@ -305,13 +304,13 @@ def _question_dims(question: str) -> set:
     return out
 
 
-def _invented_given(sol, ref, question: str | None) -> str | None:
+def _invented_given(sol, ref, question: str | None, tgt: str | None) -> str | None:
     """Step 1 lists as a given the asked quantity itself, or a quantity of a kind the problem states
     nowhere (a 'contact time' where only lengths are given): a misread problem (MC at step 1). Read only
     from an explicit list of givens (`Given: the radius r, the contact time t_c`), item by item; an item
-    whose kind or symbol is not clear, a constant, or a symbol of the reference's givens is no error."""
-    tgt = _ref_target(ref)
-    pa = P.symbol_text(sol.get("problem_analysis").content).translate(_SUBS)
+    whose kind or symbol is not clear, a constant, or a symbol of the reference's givens is no error.
+    `tgt`: the reference's asked quantity (_ref_target)."""
+    pa = P.symbol_text(sol.get("problem_analysis").content).translate(P.SUBDIGITS)
     m = _GIVEN_LIST.search(pa)
     if not m or not question:
         return None
@@ -784,7 +783,8 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
     n = sol.n
     get = sol.get
     # 1. the asked quantity
-    why = _check_target(sol, ref) or _invented_given(sol, ref, question)
+    target = _ref_target(ref)
+    why = _check_target(sol, ref, target) or _invented_given(sol, ref, question, target)
     if why:
         return at_step(1, why, n)
     # 2. the principle: judged after the equations are read (its formula is checked at the true values)
@@ -797,7 +797,6 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
         known[s] = (v, u)
     if (why := _misread_value(sol, known, question)):
         return at_step(1, why, n)
-    target = _ref_target(ref)
     svals = P.values(get("value_identification"))
     eq_names = _equation_names(get("governing_equation"))
     svals += _values_in_prose(sol, svals, rvals, eq_names)
@@ -901,8 +900,9 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
         sol_eqs = [e for k, e in enumerate(sol_eqs) if k not in general]
     elif first_missing:
         lhs, name = first_missing
-        ref_names = set(known) | {e[0] for e in _ref_eqs(ref)}
-        for e in _ref_eqs(ref):
+        ref_eqs = _ref_eqs(ref)
+        ref_names = set(known) | {e[0] for e in ref_eqs}
+        for e in ref_eqs:
             try:
                 ref_names |= P.names(e[1][-1])
             except P.ExprError:

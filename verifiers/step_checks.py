@@ -238,7 +238,7 @@ def _natural_substitutions(step, subs, sol_eqs, own_vals: dict) -> list:
         if i in taken or not wanted:
             continue
         for text in (ln, units_dropped(ln)):
-            sides = [x.strip() for x in re.sub(r"\\approx|≈|\\simeq", "=", text or "").split("=")]
+            sides = [x.strip() for x in P.APPROX.sub("=", text or "").split("=")]
             if len(sides) != 2 or not all(sides) or P.lhs_name(sides[0]):
                 continue
             try:
@@ -317,11 +317,12 @@ def _results_elsewhere(sol, subs, calcs, sol_eqs) -> list:
             out.append((lhs, [parts[-1]], base + i))
             have.add(lhs)
     if sol_eqs and sol_eqs[-1][0] not in have:
-        bare = [(i, [r]) for i, ln in enumerate(P.lines(sol.get("calculation"))) if "=" not in ln
+        calc_lines = P.lines(sol.get("calculation"))
+        bare = [(i, [r]) for i, ln in enumerate(calc_lines) if "=" not in ln
                 and (r := _stated_result(ln)) is not None]
         # a line of numbers alone (`4988.4 J / 0.050 m^3 = 99768 Pa`): its results are the last quantity's
-        bare += [(i, parts[1:]) for i, ln in enumerate(P.lines(sol.get("calculation")))
-                 if (parts := [x.strip() for x in re.sub(r"\\approx|≈|\\simeq", "=", re.sub(
+        bare += [(i, parts[1:]) for i, ln in enumerate(calc_lines)
+                 if (parts := [x.strip() for x in P.APPROX.sub("=", re.sub(
                      r"^(?:[A-Za-z'’-]+,?\s+)+(?=[-+(.\d])", "", ln)).split("=")])[0]
                  and len(parts) >= 2 and all(parts) and P.lhs_name(parts[0]) is None
                  and _numeric(units_dropped(parts[0]) or parts[0]) and all(P.is_quantity(x) or _numeric(x) for x in parts[1:])]

@@ -104,7 +104,8 @@ def _latex_groups(s: str) -> str:
 
 #: a primed symbol (s' for an image distance, v'' ...): one name
 _PRIME = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z](?:_[A-Za-z0-9]+)?)('+|′+)")
-_SUBDIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+#: subscript digits -> plain digits (θ₂ -> θ2); the symbolic verifier reads its step-1 phrases with it too
+SUBDIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 _SUBSCRIPT = re.compile(r"([A-Za-z])([₀₁₂₃₄₅₆₇₈₉]+)")
 #: a number times a power of ten written out (`x`, `X`, `*` after the \times and · replacements); the number
 #: must start there (`x^2 * 10^3` is no mantissa 2)
@@ -146,7 +147,7 @@ def expr_text(s: str) -> str:
     s = _GREEK_BEFORE_LETTER.sub(r"\1 ", s)  # λL: lambda times L, not the name lambdaL
     s = _DELTA.sub(_delta_name, _HALF.sub("_half", s)).translate(_UGREEK)
     # v₀, θ₁ -> v_0, theta_1; a subscript ends its name (`μ₀I` is mu_0 times I)
-    s = _SUBSCRIPT.sub(lambda m: m.group(1) + "_" + m.group(2).translate(_SUBDIGITS) + " ", s)
+    s = _SUBSCRIPT.sub(lambda m: m.group(1) + "_" + m.group(2).translate(SUBDIGITS) + " ", s)
     s = _DEG.sub(r"(\1*pi/180)", s)  # 30° inside an expression: radians, as sin/cos expect
     s = re.sub(r"\\(?:left|right|big|Big|displaystyle)\b", "", s)
     # a magnitude written with bars: |x|, \left| x \right|, \lvert x \rvert -> abs(x) (innermost pair first)
@@ -477,7 +478,7 @@ def lhs_name(lhs: str) -> str | None:
     lhs = _PROSE_HEAD.sub("", _DELTA.sub(_delta_name, _MU_KS.sub(r"mu_\1", lhs)))  # 'The heat is Q' -> Q; 'Delta L' is one symbol
     lhs = re.sub(r"^(?:\\left\s*)?\|\s*(.+?)\s*(?:\\right\s*)?\|$", r"\1", lhs)  # |W| = ...: the magnitude named
     lhs = _DELTA.sub(_delta_name, _HALF.sub("_half", lhs.strip("$ "))).replace("\\", "").translate(_UGREEK).strip()
-    lhs = _SUBSCRIPT.sub(lambda m: m.group(1) + "_" + m.group(2).translate(_SUBDIGITS), lhs)
+    lhs = _SUBSCRIPT.sub(lambda m: m.group(1) + "_" + m.group(2).translate(SUBDIGITS), lhs)
     lhs = _PRIME.sub(lambda m: m.group(1) + "_prime" * len(m.group(2)), lhs)
     lhs = re.sub(r"_\{([A-Za-z0-9]+)\}", r"_\1", lhs)
     for g in _GREEK:
@@ -485,11 +486,15 @@ def lhs_name(lhs: str) -> str | None:
     return lhs if re.fullmatch(r"[A-Za-z][A-Za-z_0-9]*", lhs) else None
 
 
+#: an approximate equality, read as `=` (`v \approx 3.1 m/s`, `v ≈ 3.1`)
+APPROX = re.compile(r"\\approx|≈|\\simeq")
+
+
 def equations(step) -> list[tuple[str, list[str], int]]:
     """(lhs symbol, [rhs parts of a chained `a = b = c`], line index) of a step's equation lines."""
     out = []
     for i, ln in enumerate(lines(step)):
-        ln = re.sub(r"\\approx|≈|\\simeq", "=", ln)
+        ln = APPROX.sub("=", ln)
         parts = [p.strip() for p in ln.split("=")]
         if len(parts) < 2:
             continue
@@ -562,7 +567,7 @@ def symbol_text(s: str) -> str:
     """Prose with its symbols in the verifier's spelling: θ2 -> theta2, $v_{0}$ -> v_0, \\Delta T -> Delta_T."""
     s = re.sub(r"\\(?:vec|hat|mathbf|boldsymbol|overrightarrow)\s*\{?\s*([A-Za-z])\s*\}?", r"\1", s or "")  # \vec F -> F
     s = _DELTA.sub(_delta_name, _HALF.sub("_half", _MU_KS.sub(r"mu_\1", s))).translate(_UGREEK)
-    s = _SUBSCRIPT.sub(lambda m: m.group(1) + "_" + m.group(2).translate(_SUBDIGITS), s)
+    s = _SUBSCRIPT.sub(lambda m: m.group(1) + "_" + m.group(2).translate(SUBDIGITS), s)
     s = re.sub(r"_\{([A-Za-z0-9]+)\}", r"_\1", s)
     return re.sub(r"\\(?=[A-Za-z])|\$", "", s)
 
@@ -981,7 +986,7 @@ _NOT_PROSE = set(FUNCS) | set(CONSTS) | {g.lower() for g in _GREEK} | {"half"}
 
 
 def _sides(line: str) -> tuple[str, str] | None:
-    ln = re.sub(r"\\approx|≈|\\simeq", "=", line)
+    ln = APPROX.sub("=", line)
     parts = [p.strip() for p in ln.split("=")]
     if len(parts) < 2 or not all(parts):
         return None
@@ -1071,10 +1076,10 @@ def governing(step, givens: set, env: Mapping[str, float] | None = None) -> tupl
                 free_r = names(d)  # `s = 28 m/s*43 s`: the units written after the numbers are no symbols
         except ExprError:
             if name:
-                eqs.append((name, [p.strip() for p in re.sub(r"\\approx|≈|\\simeq", "=", ln).split("=")[1:]], i))
+                eqs.append((name, [p.strip() for p in APPROX.sub("=", ln).split("=")[1:]], i))
             continue
         if name and name not in free_r and (name not in givens or not (free_r - givens - defined)):
-            eqs.append((name, [p.strip() for p in re.sub(r"\\approx|≈|\\simeq", "=", ln).split("=")[1:]], i))
+            eqs.append((name, [p.strip() for p in APPROX.sub("=", ln).split("=")[1:]], i))
             defined.add(name)
             continue
         unknown = (free_l | free_r) - givens - defined
