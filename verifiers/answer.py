@@ -636,19 +636,19 @@ def _pred_number(a, cfg):
     a = re.sub(r"√\s?([-+]?\d+(?:\.\d+)?(?![\d.])|(?=\())", lambda m: f" sqrt({m.group(1)})" if m.group(1) else " sqrt", a)
     if _RELATION.search(a) or _NOT_CMD.search(a):
         return "an inequality is not a value"
-    hedge = _HEDGED_VALUE.search(collapse_space(_TEXT_CMD.sub(r" \1 ", a)))
+    plain = collapse_space(_TEXT_CMD.sub(r" \1 ", a))  # the answer with its text commands' words as words
+    hedge = _HEDGED_VALUE.search(plain)
     if hedge:
         return f"a value offered with a doubt, a disavowal or a multiple is not a committed answer: {hedge.group()!r}"
-    if _drop_negated(collapse_space(_TEXT_CMD.sub(r" \1 ", a)))[1] and not re.search(r"\d", _drop_negated(
-            collapse_space(_TEXT_CMD.sub(r" \1 ", a)))[0]):
+    kept, negated = _drop_negated(plain)
+    if negated and not re.search(r"\d", kept):
         return "a negated value is not an answer"  # "\\text{not } 5 \\text{ m/s}"
     if _MALFORMED_NUMBER.search(a):
         return "a malformed number (two decimal points, a digit group after a decimal) is no value"
     if re.search(r"\\(?:pm|mp)(?![a-zA-Z])|[±∓]|\+/-|\+-(?=\s*\d)", a):
         return "a value with a \u00b1 is two values (or an uncertainty), not one value"
-    if _bounded(a) or _bounded(collapse_space(_TEXT_CMD.sub(r" \1 ", a))):
+    if _bounded(a) or _bounded(plain):
         return "a bound is not a value"
-    plain = collapse_space(_TEXT_CMD.sub(r" \1 ", a))
     if qualified_after(a) or qualified_after(plain):
         return "a bound, range or comparison after the value is not a value"
     for bm in _BRACKETED.finditer(plain):
