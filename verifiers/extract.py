@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import bisect
+import functools
 import html
 import re
 from dataclasses import dataclass
@@ -427,9 +428,12 @@ def _correction(text: str, after: int):
     return best
 
 
+@functools.lru_cache(maxsize=8)
 def prepare(text: str) -> str:
     """The text an answer is read from: its last MAX_INPUT characters, whitespace runs collapsed, chat
-    turns cut, a truncated repeat of the last complete copy dropped."""
+    turns cut, a truncated repeat of the last complete copy dropped.  Memoised (a pure function of one
+    string): one check reads the same output several times (its answer, its letters, the listed options,
+    the statements before and the sentences after the answer), and prepares it once."""
     # whitespace collapsed before the cut ("9.8" + 20,000 spaces + "m/s^2" keeps its number); the part
     # collapsed is bounded, so the cost stays linear in MAX_INPUT
     text = collapse_space(text[-4 * MAX_INPUT:])[-MAX_INPUT:]
