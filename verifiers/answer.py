@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from verifiers import safeexpr, symbolic, worker
 from verifiers.config import CheckConfig
-from verifiers.extract import (CORRECTION, FINALLY, NUMBER_WORD, answer_sentence, clean_answer, SENT_END, collapse_space,
+from verifiers.extract import (CONDITION_VAR, CORRECTION, FINALLY, NUMBER_WORD, answer_sentence, clean_answer, SENT_END, collapse_space,
                                extract_boxed, last_boxed, letters_in, listed_options, number_words, prepare, qualified_after, read_answer,
                                read_letters, statements)
 from verifiers.units import get_ureg, to_absolute
@@ -753,8 +753,7 @@ _REMARK_OK = re.compile(r"(?i)(?:rounded|approx\.?|approximately|approximate|exa
                         r"|significant figures|d\.?p\.?|decimal places)|\d+ (?:s\.?f\.?|sig\.? ?figs?|significant figures))")
 
 
-_CONDITION_AFTER = re.compile(r"(?<=[\w)}])\s?,?\s(?:when|whenever|at|for|if|once|after|before|until|where|with)\s\\?[A-Za-z]\w{0,10}"
-                              r"\s?=\s?[-+]?\.?\d[^=,;]{0,30}$")
+_CONDITION_AFTER = re.compile(r"(?<=[\w)}])\s?,?" + CONDITION_VAR + r"\s?=\s?[-+]?\.?\d[^=,;]{0,30}$")
 
 
 # "\\not=", "\\not\\approx", "\\not 5": a struck relation or value

@@ -138,8 +138,11 @@ _DOUBTED = re.compile(r"(?i)\b(?:doubt\w*|argu\w*|claim\w*|suggest\w*|think|gues
                       r"|assum\w*|suppos\w*|approximat\w*|roughly|about)\b")
 
 
+# the words that introduce a condition on a value, with its variable ("when t", "at \\theta"): read here before an
+# "=" and by the answer checker after a value
+CONDITION_VAR = r"\s(?:when|whenever|at|for|if|once|after|before|until|where|with)\s\\?[A-Za-z]\w{0,10}"
 # a condition's variable right before an "=" ("x = 9 m when t = 3 s", "v = 4 m/s at t = 2 s")
-_CONDITION_BEFORE = re.compile(r"\d[^=]{0,30}\s(?:when|whenever|at|for|if|once|after|before|until|where|with)\s\\?[A-Za-z]\w{0,10}\s?$")
+_CONDITION_BEFORE = re.compile(r"\d[^=]{0,30}" + CONDITION_VAR + r"\s?$")
 
 
 def answer_sentence(s: str) -> str:
