@@ -153,10 +153,12 @@ _VULGAR = {"½": "1/2", "⅓": "1/3", "⅔": "2/3", "¼": "1/4", "¾": "3/4", "�
 _VULGAR_RE = re.compile(r"(\d?)([" + "".join(_VULGAR) + "])")
 
 
-def _fractions(s: str) -> str:
-    """Unicode fractions: "½" is 1/2, "1¾" the mixed number (1+3/4), "2⁄3" (a fraction slash) 2/3."""
+def _fractions(s: str, grouped: bool = False) -> str:
+    """Unicode fractions: "½" is 1/2, "1¾" the mixed number (1+3/4), "2⁄3" (a fraction slash) 2/3.
+    grouped: a lone one as a parenthesised quotient too ("¾L" is (3/4)·L, never 3/(4L))."""
     s = s.replace("\u2044", "/")
-    return _VULGAR_RE.sub(lambda m: f"({m.group(1)}+{_VULGAR[m.group(2)]})" if m.group(1) else _VULGAR[m.group(2)], s)
+    return _VULGAR_RE.sub(lambda m: f"({m.group(1)}+{_VULGAR[m.group(2)]})" if m.group(1) else
+                          f"({_VULGAR[m.group(2)]})" if grouped else _VULGAR[m.group(2)], s)
 
 
 # a unit in square brackets after a number (an engineering convention): never an interval ("[2, 4]" has a
@@ -1053,7 +1055,7 @@ def _symbolic_forms(a: str, ref: str):
     """Writings a grader reads as the same symbols, for both sides: a letter with a number written after
     it is indexed ("v0^2" is v_0^2, never v·0^2), a unicode fraction is its value in parentheses ("¾ L"
     is (3/4)·L), and ħ is h/(2π) when the other side writes h and not ħ (h/2π is ħ's definition)."""
-    a = _fractions_grouped(a)
+    a = _fractions(a, grouped=True)
     a, ref = _indexed(a), _indexed(ref)
     for x, y in ((a, ref), (ref, a)):
         if _HBAR.search(x) and not _HBAR.search(y) and _H_ALONE.search(y) and not _H_ALONE.search(x):
@@ -1070,12 +1072,6 @@ def _indexed(s: str) -> str:
     """"v0" -> "v_{0}" outside text commands (\\mathrm{v0} is left to the parser)."""
     return _INDEXED.sub(lambda m: m.group() if _TEXT_OPEN.search(s, max(0, m.start() - 60), m.start())
                         else f"{m.group(1)}_{{{m.group(2)}}}", s)
-
-
-def _fractions_grouped(s: str) -> str:
-    """Unicode fractions as parenthesised quotients ("¾L" is (3/4)·L, never 3/(4L))."""
-    s = s.replace("\u2044", "/")
-    return _VULGAR_RE.sub(lambda m: f"({m.group(1)}+{_VULGAR[m.group(2)]})" if m.group(1) else f"({_VULGAR[m.group(2)]})", s)
 
 
 def _check_symbolic(a, ref, kind, cfg):
