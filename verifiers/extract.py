@@ -491,17 +491,15 @@ def _read(text: str, st=None) -> Reading:
             # "Suppose v = 5 m/s.", "Given: v = 5 m/s", "The initial speed is 5 m/s.": the value of a premise (with
             # nothing concluded from it) is no answer
             return Reading(ans, "a value supposed, given or restated is not an answer", src, end)
+        if i > 0 and re.search(r"\b(?:or|alternatively|either|maybe|perhaps|possibly|otherwise)\b[\s*_$(\[\\]{0,12}$",
+                                text[max(0, i - 60):i], re.I) and re.search(r"\d", text[max(0, i - 300):i]):
+            # "$5 m/s$ or $6 m/s$", "**5 m/s** (or **6 m/s**)": the last span is offered as an alternative
+            return Reading(ans, "an alternative value is stated before the answer", src, end)
     if src == "correction" and corr[3]:
         return Reading(ans, "the corrected answer is hedged or conditional", src, end)
     after = text[end:]
     if src != "tail" and re.search(r"[\d$\\=]|\b(?![aAI]\b)[a-zA-Z]\b", after) and _ALTERNATIVE_AFTER.search(after):
         return Reading(ans, "an alternative value is stated after the answer", src, end)
-    if src == "tail":
-        i = text.rfind(ans)
-        if i > 0 and re.search(r"\b(?:or|alternatively|either|maybe|perhaps|possibly|otherwise)\b[\s*_$(\[\\]{0,12}$",
-                                text[max(0, i - 60):i], re.I) and re.search(r"\d", text[max(0, i - 300):i]):
-            # "$5 m/s$ or $6 m/s$", "**5 m/s** (or **6 m/s**)": the last span is offered as an alternative
-            return Reading(ans, "an alternative value is stated before the answer", src, end)
     if src in ("tail", "correction") and _HEDGED_SENTENCE.search(text[-300:]):
         return Reading(ans, "the answer sentence names another possible value", src, end)
     return Reading(ans, None, src, end)
