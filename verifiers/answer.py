@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from verifiers import safeexpr, symbolic, worker
 from verifiers.config import CheckConfig
-from verifiers.extract import (CORRECTION, FINALLY, NUMBER_WORD, answer_sentence, clean_answer, SENT_END, collapse_space,
+from verifiers.extract import (CONDITION_VAR, CORRECTION, FINALLY, NUMBER_WORD, answer_sentence, clean_answer, SENT_END, collapse_space,
                                extract_boxed, last_boxed, letters_in, listed_options, number_words, prepare, qualified_after, read_answer,
                                read_letters, statements)
 from verifiers.units import get_ureg, to_absolute
@@ -153,10 +153,12 @@ _VULGAR = {"½": "1/2", "⅓": "1/3", "⅔": "2/3", "¼": "1/4", "¾": "3/4", "�
 _VULGAR_RE = re.compile(r"(\d?)([" + "".join(_VULGAR) + "])")
 
 
-def _fractions(s: str) -> str:
-    """Unicode fractions: "½" is 1/2, "1¾" the mixed number (1+3/4), "2⁄3" (a fraction slash) 2/3."""
+def _fractions(s: str, grouped: bool = False) -> str:
+    """Unicode fractions: "½" is 1/2, "1¾" the mixed number (1+3/4), "2⁄3" (a fraction slash) 2/3.
+    grouped: a lone one as a parenthesised quotient too ("¾L" is (3/4)·L, never 3/(4L))."""
     s = s.replace("\u2044", "/")
-    return _VULGAR_RE.sub(lambda m: f"({m.group(1)}+{_VULGAR[m.group(2)]})" if m.group(1) else _VULGAR[m.group(2)], s)
+    return _VULGAR_RE.sub(lambda m: f"({m.group(1)}+{_VULGAR[m.group(2)]})" if m.group(1) else
+                          f"({_VULGAR[m.group(2)]})" if grouped else _VULGAR[m.group(2)], s)
 
 
 # a unit in square brackets after a number (an engineering convention): never an interval ("[2, 4]" has a
@@ -636,19 +638,19 @@ def _pred_number(a, cfg):
     a = re.sub(r"√\s?([-+]?\d+(?:\.\d+)?(?![\d.])|(?=\())", lambda m: f" sqrt({m.group(1)})" if m.group(1) else " sqrt", a)
     if _RELATION.search(a) or _NOT_CMD.search(a):
         return "an inequality is not a value"
-    hedge = _HEDGED_VALUE.search(collapse_space(_TEXT_CMD.sub(r" \1 ", a)))
+    plain = collapse_space(_TEXT_CMD.sub(r" \1 ", a))  # the answer with its text commands' words as words
+    hedge = _HEDGED_VALUE.search(plain)
     if hedge:
         return f"a value offered with a doubt, a disavowal or a multiple is not a committed answer: {hedge.group()!r}"
-    if _drop_negated(collapse_space(_TEXT_CMD.sub(r" \1 ", a)))[1] and not re.search(r"\d", _drop_negated(
-            collapse_space(_TEXT_CMD.sub(r" \1 ", a)))[0]):
+    kept, negated = _drop_negated(plain)
+    if negated and not re.search(r"\d", kept):
         return "a negated value is not an answer"  # "\\text{not } 5 \\text{ m/s}"
     if _MALFORMED_NUMBER.search(a):
         return "a malformed number (two decimal points, a digit group after a decimal) is no value"
     if re.search(r"\\(?:pm|mp)(?![a-zA-Z])|[±∓]|\+/-|\+-(?=\s*\d)", a):
         return "a value with a \u00b1 is two values (or an uncertainty), not one value"
-    if _bounded(a) or _bounded(collapse_space(_TEXT_CMD.sub(r" \1 ", a))):
+    if _bounded(a) or _bounded(plain):
         return "a bound is not a value"
-    plain = collapse_space(_TEXT_CMD.sub(r" \1 ", a))
     if qualified_after(a) or qualified_after(plain):
         return "a bound, range or comparison after the value is not a value"
     for bm in _BRACKETED.finditer(plain):
@@ -753,8 +755,7 @@ _REMARK_OK = re.compile(r"(?i)(?:rounded|approx\.?|approximately|approximate|exa
                         r"|significant figures|d\.?p\.?|decimal places)|\d+ (?:s\.?f\.?|sig\.? ?figs?|significant figures))")
 
 
-_CONDITION_AFTER = re.compile(r"(?<=[\w)}])\s?,?\s(?:when|whenever|at|for|if|once|after|before|until|where|with)\s\\?[A-Za-z]\w{0,10}"
-                              r"\s?=\s?[-+]?\.?\d[^=,;]{0,30}$")
+_CONDITION_AFTER = re.compile(r"(?<=[\w)}])\s?,?" + CONDITION_VAR + r"\s?=\s?[-+]?\.?\d[^=,;]{0,30}$")
 
 
 # "\\not=", "\\not\\approx", "\\not 5": a struck relation or value
@@ -1054,7 +1055,7 @@ def _symbolic_forms(a: str, ref: str):
     """Writings a grader reads as the same symbols, for both sides: a letter with a number written after
     it is indexed ("v0^2" is v_0^2, never v·0^2), a unicode fraction is its value in parentheses ("¾ L"
     is (3/4)·L), and ħ is h/(2π) when the other side writes h and not ħ (h/2π is ħ's definition)."""
-    a = _fractions_grouped(a)
+    a = _fractions(a, grouped=True)
     a, ref = _indexed(a), _indexed(ref)
     for x, y in ((a, ref), (ref, a)):
         if _HBAR.search(x) and not _HBAR.search(y) and _H_ALONE.search(y) and not _H_ALONE.search(x):
@@ -1071,12 +1072,6 @@ def _indexed(s: str) -> str:
     """"v0" -> "v_{0}" outside text commands (\\mathrm{v0} is left to the parser)."""
     return _INDEXED.sub(lambda m: m.group() if _TEXT_OPEN.search(s, max(0, m.start() - 60), m.start())
                         else f"{m.group(1)}_{{{m.group(2)}}}", s)
-
-
-def _fractions_grouped(s: str) -> str:
-    """Unicode fractions as parenthesised quotients ("¾L" is (3/4)·L, never 3/(4L))."""
-    s = s.replace("\u2044", "/")
-    return _VULGAR_RE.sub(lambda m: f"({m.group(1)}+{_VULGAR[m.group(2)]})" if m.group(1) else f"({_VULGAR[m.group(2)]})", s)
 
 
 def _check_symbolic(a, ref, kind, cfg):

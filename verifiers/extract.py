@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import bisect
+import functools
 import html
 import re
 from dataclasses import dataclass
@@ -137,8 +138,11 @@ _DOUBTED = re.compile(r"(?i)\b(?:doubt\w*|argu\w*|claim\w*|suggest\w*|think|gues
                       r"|assum\w*|suppos\w*|approximat\w*|roughly|about)\b")
 
 
+# the words that introduce a condition on a value, with its variable ("when t", "at \\theta"): read here before an
+# "=" and by the answer checker after a value
+CONDITION_VAR = r"\s(?:when|whenever|at|for|if|once|after|before|until|where|with)\s\\?[A-Za-z]\w{0,10}"
 # a condition's variable right before an "=" ("x = 9 m when t = 3 s", "v = 4 m/s at t = 2 s")
-_CONDITION_BEFORE = re.compile(r"\d[^=]{0,30}\s(?:when|whenever|at|for|if|once|after|before|until|where|with)\s\\?[A-Za-z]\w{0,10}\s?$")
+_CONDITION_BEFORE = re.compile(r"\d[^=]{0,30}" + CONDITION_VAR + r"\s?$")
 
 
 def answer_sentence(s: str) -> str:
@@ -427,9 +431,12 @@ def _correction(text: str, after: int):
     return best
 
 
+@functools.lru_cache(maxsize=8)
 def prepare(text: str) -> str:
     """The text an answer is read from: its last MAX_INPUT characters, whitespace runs collapsed, chat
-    turns cut, a truncated repeat of the last complete copy dropped."""
+    turns cut, a truncated repeat of the last complete copy dropped.  Memoised (a pure function of one
+    string): one check reads the same output several times (its answer, its letters, the listed options,
+    the statements before and the sentences after the answer), and prepares it once."""
     # whitespace collapsed before the cut ("9.8" + 20,000 spaces + "m/s^2" keeps its number); the part
     # collapsed is bounded, so the cost stays linear in MAX_INPUT
     text = collapse_space(text[-4 * MAX_INPUT:])[-MAX_INPUT:]
@@ -484,17 +491,15 @@ def _read(text: str, st=None) -> Reading:
             # "Suppose v = 5 m/s.", "Given: v = 5 m/s", "The initial speed is 5 m/s.": the value of a premise (with
             # nothing concluded from it) is no answer
             return Reading(ans, "a value supposed, given or restated is not an answer", src, end)
+        if i > 0 and re.search(r"\b(?:or|alternatively|either|maybe|perhaps|possibly|otherwise)\b[\s*_$(\[\\]{0,12}$",
+                                text[max(0, i - 60):i], re.I) and re.search(r"\d", text[max(0, i - 300):i]):
+            # "$5 m/s$ or $6 m/s$", "**5 m/s** (or **6 m/s**)": the last span is offered as an alternative
+            return Reading(ans, "an alternative value is stated before the answer", src, end)
     if src == "correction" and corr[3]:
         return Reading(ans, "the corrected answer is hedged or conditional", src, end)
     after = text[end:]
     if src != "tail" and re.search(r"[\d$\\=]|\b(?![aAI]\b)[a-zA-Z]\b", after) and _ALTERNATIVE_AFTER.search(after):
         return Reading(ans, "an alternative value is stated after the answer", src, end)
-    if src == "tail":
-        i = text.rfind(ans)
-        if i > 0 and re.search(r"\b(?:or|alternatively|either|maybe|perhaps|possibly|otherwise)\b[\s*_$(\[\\]{0,12}$",
-                                text[max(0, i - 60):i], re.I) and re.search(r"\d", text[max(0, i - 300):i]):
-            # "$5 m/s$ or $6 m/s$", "**5 m/s** (or **6 m/s**)": the last span is offered as an alternative
-            return Reading(ans, "an alternative value is stated before the answer", src, end)
     if src in ("tail", "correction") and _HEDGED_SENTENCE.search(text[-300:]):
         return Reading(ans, "the answer sentence names another possible value", src, end)
     return Reading(ans, None, src, end)
