@@ -52,3 +52,70 @@ def test_summary_from_done_cells(tmp_path, shared_data):
     b = benchmark_baselines("mmlu_college", shared_data)["all_mcq"]
     assert f"| {b['majority']:.3f} | {b['uniform']:.3f} |" in md
     assert (tmp_path / "accuracy.png").stat().st_size > 1000
+
+
+class _Replay:
+    """A test double for the model: lm-eval's LM interface answering each document with a stored response,
+    so lm-eval's own pipeline scores the same responses the adopted cell re-scores."""
+
+    def __new__(cls, responses):
+        from lm_eval.api.model import LM
+
+        class Replay(LM):
+            def generate_until(self, requests, disable_tqdm=False):
+                return [responses[r.doc["id"]] for r in requests]
+
+            def loglikelihood(self, requests, disable_tqdm=False):
+                raise NotImplementedError
+
+            def loglikelihood_rolling(self, requests, disable_tqdm=False):
+                raise NotImplementedError
+
+        return Replay()
+
+
+def test_adopted_cell_rescores_the_learning_study_responses_as_lm_eval_does(tmp_path, shared_data, monkeypatch):
+    from lm_eval import simple_evaluate
+    from lm_eval.tasks import TaskManager
+
+    from r3bench.eval.hook import tasks_dir
+
+    monkeypatch.setenv("R3BENCH_DATA_DIR", str(shared_data))
+    cell, task = "base__r3_jeebench_structured", "r3_jeebench_structured"
+    r = ms.Runner(tmp_path, data_dir=str(shared_data))
+    assert r.adopts(cell) and not r.adopts("sft_mix__r3_jeebench_structured")
+    # only where the generations were made as this run would make them
+    assert not ms.Runner(tmp_path, limit=3).adopts(cell) and not ms.Runner(tmp_path, adopt=False).adopts(cell)
+    assert not ms.Runner(tmp_path, device="cuda", dtype="bfloat16").adopts(cell)
+    assert not ms.Runner(tmp_path, model="other/model").adopts(cell)
+    monkeypatch.setattr(r, "run_eval", lambda c: (_ for _ in ()).throw(AssertionError(f"{c} generated")))
+    r.run(only=[cell], log=lambda *a: None)
+    rec = r.record(cell)
+    assert rec["status"] == "done", rec
+    src = ms.ROOT / ms.ADOPTABLE[cell][0]
+    old = {s["id"]: s["response"] for s in map(json.loads, src.read_text().splitlines())}
+    rows = [json.loads(x) for x in (tmp_path / rec["samples_file"]).read_text().splitlines()]
+    assert rec["n"] == len(rows) == len(old) == 107 and rec["adopted"]["responses"] == ms.ADOPTABLE[cell][0]
+    assert all(row["response"] == old[row["id"]] for row in rows)
+    assert "| base__r3_jeebench_structured | done | 0 |" in r.plan()
+    # lm-eval's own pipeline on the same responses gives the same per-document scores
+    res = simple_evaluate(model=_Replay(old), tasks=[task], log_samples=True, bootstrap_iters=0,
+                          task_manager=TaskManager(include_path=str(tasks_dir()), include_defaults=False))
+    ref = {s["doc"]["id"]: s for s in res["samples"][task]}
+    for row in rows:
+        s = ref[row["id"]]
+        assert (row["acc"], row["acc_flexible"], row["answer"], row["format_compliance"]) == (
+            float(s["acc"]), float(s["acc_flexible"]), s["answer"], s["format_compliance"]), row["id"]
+    assert 0 < sum(row["acc"] for row in rows) < len(rows)  # the responses were scored, not all one way
+
+
+def test_adoption_refused_when_the_task_changed(tmp_path, shared_data, monkeypatch):
+    monkeypatch.setenv("R3BENCH_DATA_DIR", str(shared_data))
+    cell = "base__r3_mmlu_college_structured"
+    monkeypatch.setitem(ms.ADOPTABLE, cell, (ms.ADOPTABLE[cell][0], "0" * 64))
+    r = ms.Runner(tmp_path, data_dir=str(shared_data))
+    monkeypatch.setattr(r, "run_eval", lambda c: (_ for _ in ()).throw(AssertionError(f"{c} generated")))
+    r.run(only=[cell], log=lambda *a: None)
+    rec = r.record(cell)
+    assert rec["status"] == "failed" and "changed since" in rec["error"] and "--no-adopt" in rec["error"]
+    assert not (tmp_path / "samples" / f"{cell}.jsonl").exists()
