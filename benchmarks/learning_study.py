@@ -313,6 +313,29 @@ def cell_metrics(samples: list[dict], iters: int, seed: int) -> dict:
 
 # ------------------------------------------------------------------------------------ records
 
+def weights_sha256(adapter_dir) -> str | None:
+    """sha256 of an adapter folder's weights (adapter_model.safetensors); None when there is none."""
+    import hashlib
+
+    f = Path(adapter_dir) / "adapter_model.safetensors"
+    if not f.is_file():
+        return None
+    h = hashlib.sha256()
+    with open(f, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+# Evaluation cells generated once for two studies: (design, condition, tier) -> the record of the same
+# generation made by another script. The mixture design's SFT start on the learning set is exactly
+# benchmarks/mixture_sft.py's sft_start__r3_procgen_learning (the committed start merged in fp32, greedy,
+# 512 new tokens, every document); Study.shared_source checks each setting and the adapter's weights
+# before taking its responses, which are then step-verified here as any other cell's.
+SHARED = {("mixture", "sft", "learning"):
+          ROOT / "results" / "mixture_sft" / "cells" / "sft_start__r3_procgen_learning.json"}
+
+
 def in_study(out: Path, p) -> Path:
     """A path from a cell record: relative ones are inside the study folder (records stay portable)."""
     p = Path(p)
@@ -514,6 +537,63 @@ class Study:
                 return strategies.StepCoLM(inner="hf", verifier=self.b.verifier, rounds=self.b.strategy_rounds, **kw)
             return strategies.BestOfNLM(inner="hf", n=1 + self.b.strategy_rounds, scorer=self.b.verifier, **kw)
         return HFLM(**kw)
+
+    def shared_source(self, cell: Cell, table: dict | None = None) -> dict | None:
+        """The record of another script's identical generation of this cell (SHARED), or None: it must be
+        done, on this budget's device, dtype, batch, token limit, base model and every document, from an
+        adapter with the same weights as this study's SFT start."""
+        path = (SHARED if table is None else table).get((self.b.design, cell.cond.name, cell.tier))
+        rec = read_json(path) if path else None
+        if not rec or rec.get("status") != "done" or cell.cond.kind != "sft":
+            return None
+        want = {"task": f"r3_procgen_{cell.tier}", "device": self.b.device, "dtype": self.b.dtype,
+                "batch": self.b.eval_batch, "max_gen_toks": self.b.eval_tokens.get(cell.tier),
+                "base_model": self.b.model, "limit": None, "n": len(doc_indices(cell, self.b))}
+        if any(rec.get(k) != v for k, v in want.items()):
+            return None
+        mine = weights_sha256(self.adapter(Cell(cell.cond, cell.seed).id))
+        if not mine or rec.get("adapter_sha256") != mine:
+            return None
+        return {**rec, "record": str(path)}
+
+    def run_shared(self, cell: Cell, src: dict) -> dict:
+        """Take a SHARED cell's responses and score them as run_eval scores its own (step-verified here)."""
+        from lm_eval.tasks import TaskManager
+
+        from r3bench.eval.hook import tasks_dir
+
+        task = src["task"]
+        docs = list(TaskManager(include_path=str(tasks_dir()), include_defaults=False).load([task])["tasks"][task]
+                    .test_docs())
+        rows = [json.loads(x) for x in (Path(src["record"]).parent.parent / src["samples_file"]).read_text()
+                .splitlines() if x.strip()]
+        want = doc_indices(cell, self.b)
+        by_id = {r["doc_id"]: r for r in rows}
+        if sorted(by_id) != want or any(docs[i]["id"] != by_id[i]["id"] for i in want):
+            raise RuntimeError(f"{src['record']}: its samples are not this cell's documents")
+        t0 = time.time()
+        samples = []
+        for i in want:
+            r, doc = by_id[i], docs[i]
+            rec = score_sample(doc, r["response"], r["acc"], r.get("format_compliance"), self.b.verifier)
+            samples.append({"doc_id": i, "id": doc["id"], "template": json.loads(doc["meta"])["template"],
+                            "response": r["response"], **rec})
+        spath = self.out / "samples" / f"{cell.id}.jsonl"
+        spath.parent.mkdir(parents=True, exist_ok=True)
+        tmp = spath.with_name(spath.name + ".partial")
+        tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in samples))
+        os.replace(tmp, spath)
+        metrics = cell_metrics(samples, self.b.bootstrap, seed=hash_seed(cell.id))
+        rel = Path(src["record"]).resolve()
+        try:
+            rel = rel.relative_to(ROOT.resolve())
+        except ValueError:
+            pass
+        return {"task": task, "n": len(samples), "seconds": src.get("seconds"), "samples_file": self.rel(spath),
+                "device": self.b.device, "dtype": self.b.dtype, "metrics": {k: list(v) for k, v in metrics.items()},
+                "gen_tokens_per_problem": None, "shared": {"record": rel.as_posix(), "score_seconds":
+                                                           round(time.time() - t0, 1)},
+                "verifier_failures": sum(not s["verifier_valid"] for s in samples)}
 
     def run_eval(self, cell: Cell) -> dict:
         from lm_eval import simple_evaluate
@@ -751,7 +831,9 @@ class Study:
             write_json(rec_path, {"cell": cell.id, "status": "running", "tries": tries, "started": time.time()})
             ran += 1
             try:
-                result = self.run_train(cell) if cell.tier is None else self.run_eval(cell)
+                shared = self.shared_source(cell) if cell.tier is not None else None
+                result = (self.run_train(cell) if cell.tier is None else self.run_shared(cell, shared) if shared
+                          else self.run_eval(cell))
             except KeyboardInterrupt:
                 write_json(rec_path, {"cell": cell.id, "status": "crashed", "tries": tries,
                                       "error": "interrupted (KeyboardInterrupt)"})

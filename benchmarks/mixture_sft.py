@@ -18,7 +18,7 @@ The design (fixed before running): the SFT start (results/learning/sft_start, Lo
 with trainers.sft for STEPS optimizer steps of 4 sequences from the mixture's SFT set (its default
 proportions: the five benchmarks' own answer kinds), learning rate 1e-4 (a continuation: a third of
 the start's 3e-4), seed 0. Scored greedily with each task's own settings (seven-tag prompt, chat
-template, the merged fp32 model); accuracy strict (`acc`) and flexible (`acc_flexible`), the
+template, the merged fp32 model, batch 32), except 512 new tokens on the procgen sets (GEN_TOKS); accuracy strict (`acc`) and flexible (`acc_flexible`), the
 format compliance, and 95% percentile bootstrap CIs over problems; the majority-class and
 uniform-guess baselines of the same documents beside them.
 
@@ -52,6 +52,11 @@ TASKS = ("r3_mmlu_college_structured", "r3_jeebench_structured", "r3_procgen_lea
 # CPU seconds a problem (measured in results/learning: merged model, batch 32; whole benchmarks ~9-18 s
 # a problem for the base model, which writes to the token limit) and a training step (~15 s, estimate)
 EST = {"train": STEPS * 15.0, "whole": 12.0, "procgen": 2.9}
+# new tokens on the procgen sets: the RL study's (learning_study.MIXTURE.eval_tokens; the mixture's references
+# are <= 371 tokens), so the SFT start's learning-set cell is the same generation in both studies and is
+# generated once (learning_study shares it); the whole benchmarks keep their tasks' own 768
+GEN_TOKS = {"r3_procgen_learning": 512, "r3_procgen_transfer": 512}
+BATCH = 32  # the learning study's scoring batch (eval_batch); measured there: decode ~125 tok/s at 32 vs ~56 at 8
 
 
 def cells() -> list[str]:
@@ -126,14 +131,14 @@ def sample_row(doc_id: int, doc: dict, resp: str, res: dict) -> dict:
 
 class Runner:
     """The cells. `device` / `dtype` / `batch`: where and how the evaluation model runs (the CPU path:
-    cpu, float32, 16; benchmarks/gpu_cells.py: cuda, bfloat16, a large batch); the training cell's
+    cpu, float32, BATCH; benchmarks/gpu_cells.py: cuda, bfloat16, a large batch); the training cell's
     trainer picks bf16 on a GPU itself (trainers.core.model.use_bf16). `gen_toks` replaces the tasks' own
     max_gen_toks (tests only); `start`: the SFT start's folder (tests pass a tiny one); `adopt`: take the
     ADOPTABLE cells' existing generations where they were made as this run would make them (the default
     model, every document, the tasks' own token limit, fp32 on the CPU)."""
 
     def __init__(self, out: Path = OUT, data_dir: str | None = None, limit: int | None = None,
-                 model: str = "r3bench/smollm2-135m-instruct", steps: int = STEPS, batch: int = 16,
+                 model: str = "r3bench/smollm2-135m-instruct", steps: int = STEPS, batch: int = BATCH,
                  device: str = "cpu", dtype: str = "float32", gen_toks: int | None = None, start: Path = START,
                  adopt: bool = True):
         self.out, self.limit, self.steps, self.batch = Path(out), limit, steps, batch
@@ -268,13 +273,16 @@ class Runner:
         from lm_eval import simple_evaluate
         from lm_eval.tasks import TaskManager
 
+        from learning_study import weights_sha256
+
         from r3bench.eval.hook import tasks_dir
 
         model, task = cell.split("__", 1)
         os.environ.setdefault("R3BENCH_DATA_DIR", self.data_dir)
         lm = self.lm(model)
         t0 = time.time()
-        kw = {"gen_kwargs": {"max_gen_toks": self.gen_toks}} if self.gen_toks else {}
+        toks = self.gen_toks or GEN_TOKS.get(task)
+        kw = {"gen_kwargs": {"max_gen_toks": toks, "do_sample": False}} if toks else {}
         res = simple_evaluate(model=lm, tasks=[task], task_manager=TaskManager(include_path=str(tasks_dir()),
                                                                               include_defaults=False),
                               apply_chat_template=True, bootstrap_iters=0, log_samples=True, limit=self.limit, **kw)
@@ -286,7 +294,9 @@ class Runner:
         gc.collect()
         return {"task": task, "model": model, "n": len(rows), "seconds": seconds, "limit": self.limit,
                 "device": self.device, "dtype": self.dtype, "batch": self.batch,
-                **({"max_gen_toks": self.gen_toks} if self.gen_toks else {}),
+                "base_model": self.model, **({"max_gen_toks": toks} if toks else {}),
+                "adapter_sha256": None if model == "base" else weights_sha256(
+                    self.start_adapter() if model == "sft_start" else self.adapter_dir()),
                 "samples_file": spath.relative_to(self.out).as_posix()}
 
     def run(self, max_cells: int | None = None, log=print, only: list[str] | None = None) -> int:
@@ -458,7 +468,7 @@ def main(argv=None) -> int:
     ap.add_argument("--cells", default="", help="comma-separated cells to run (default: every pending one)")
     ap.add_argument("--device", default="cpu", help="evaluation device (cpu; cuda on the GPU machine)")
     ap.add_argument("--dtype", default="float32", help="evaluation dtype (float32; bfloat16 on the GPU machine)")
-    ap.add_argument("--batch", type=int, default=16, help="lm-eval batch size of the evaluation cells")
+    ap.add_argument("--batch", type=int, default=BATCH, help="lm-eval batch size of the evaluation cells")
     ap.add_argument("--gen-toks", type=int, default=None, help="max new tokens instead of the tasks' own (tests)")
     ap.add_argument("--start", default=str(START), help="the SFT start's folder (adapter parts)")
     ap.add_argument("--no-summary", action="store_true", help="run cells only (the GPU runner summarises here)")

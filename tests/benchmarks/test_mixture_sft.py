@@ -119,3 +119,27 @@ def test_adoption_refused_when_the_task_changed(tmp_path, shared_data, monkeypat
     rec = r.record(cell)
     assert rec["status"] == "failed" and "changed since" in rec["error"] and "--no-adopt" in rec["error"]
     assert not (tmp_path / "samples" / f"{cell}.jsonl").exists()
+
+
+def test_procgen_cells_score_as_the_rl_study_does(tmp_path, monkeypatch):
+    """The procgen sets at the RL study's token limit and batch (so the SFT start's learning-set cell is one
+    generation for both studies); the whole benchmarks at their tasks' own limit."""
+    import lm_eval
+
+    ls = bench_scripts.load("learning_study")
+    assert ms.GEN_TOKS["r3_procgen_learning"] == ls.MIXTURE.eval_tokens["learning"] == 512
+    assert ms.BATCH == ls.MIXTURE.eval_batch and ms.Runner(tmp_path).batch == ms.BATCH
+    seen = {}
+
+    def fake(model, tasks, **kw):
+        seen[tasks[0]] = kw.get("gen_kwargs")
+        return {"samples": {tasks[0]: []}}
+
+    monkeypatch.setattr(lm_eval, "simple_evaluate", fake)
+    r = ms.Runner(tmp_path)
+    monkeypatch.setattr(r, "lm", lambda m: object())
+    rec = r.run_eval("base__r3_procgen_transfer")
+    assert seen["r3_procgen_transfer"] == {"max_gen_toks": 512, "do_sample": False} and rec["max_gen_toks"] == 512
+    assert rec["batch"] == 32 and rec["adapter_sha256"] is None and rec["base_model"] == ms.DEFAULT_MODEL
+    rec = r.run_eval("base__r3_jeebench_structured")
+    assert seen["r3_jeebench_structured"] is None and "max_gen_toks" not in rec
