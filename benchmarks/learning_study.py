@@ -548,7 +548,8 @@ class Study:
             return None
         want = {"task": f"r3_procgen_{cell.tier}", "device": self.b.device, "dtype": self.b.dtype,
                 "batch": self.b.eval_batch, "max_gen_toks": self.b.eval_tokens.get(cell.tier),
-                "base_model": self.b.model, "limit": None, "n": len(doc_indices(cell, self.b))}
+                "base_model": self.b.model, "limit": None, "n": len(doc_indices(cell, self.b)),
+                "threads": self.b.threads if self.b.device == "cpu" else None}
         if any(rec.get(k) != v for k, v in want.items()):
             return None
         mine = weights_sha256(self.adapter(Cell(cell.cond, cell.seed).id))
@@ -557,16 +558,20 @@ class Study:
         return {**rec, "record": str(path)}
 
     def run_shared(self, cell: Cell, src: dict) -> dict:
-        """Take a SHARED cell's responses and score them as run_eval scores its own (step-verified here)."""
+        """Take a SHARED cell's responses and score them as run_eval scores its own: the task's metrics and the
+        step verifier, both run here (today's code, whatever the other script's scores were)."""
         from lm_eval.tasks import TaskManager
 
         from r3bench.eval.hook import tasks_dir
 
+        import hashlib
+
         task = src["task"]
-        docs = list(TaskManager(include_path=str(tasks_dir()), include_defaults=False).load([task])["tasks"][task]
-                    .test_docs())
-        rows = [json.loads(x) for x in (Path(src["record"]).parent.parent / src["samples_file"]).read_text()
-                .splitlines() if x.strip()]
+        t = TaskManager(include_path=str(tasks_dir()), include_defaults=False).load([task])["tasks"][task]
+        docs = list(t.test_docs())
+        sfile = Path(src["record"]).parent.parent / src["samples_file"]
+        raw = sfile.read_bytes()
+        rows = [json.loads(x) for x in raw.decode().splitlines() if x.strip()]
         want = doc_indices(cell, self.b)
         by_id = {r["doc_id"]: r for r in rows}
         if sorted(by_id) != want or any(docs[i]["id"] != by_id[i]["id"] for i in want):
@@ -575,7 +580,8 @@ class Study:
         samples = []
         for i in want:
             r, doc = by_id[i], docs[i]
-            rec = score_sample(doc, r["response"], r["acc"], r.get("format_compliance"), self.b.verifier)
+            res = t.process_results(doc, [r["response"]])
+            rec = score_sample(doc, r["response"], res["acc"], res.get("format_compliance"), self.b.verifier)
             samples.append({"doc_id": i, "id": doc["id"], "template": json.loads(doc["meta"])["template"],
                             "response": r["response"], **rec})
         spath = self.out / "samples" / f"{cell.id}.jsonl"
@@ -589,10 +595,12 @@ class Study:
             rel = rel.relative_to(ROOT.resolve())
         except ValueError:
             pass
-        return {"task": task, "n": len(samples), "seconds": src.get("seconds"), "samples_file": self.rel(spath),
+        return {"task": task, "n": len(samples), "seconds": round(time.time() - t0, 1),
+                "generation_seconds": src.get("seconds"), "samples_file": self.rel(spath),
                 "device": self.b.device, "dtype": self.b.dtype, "metrics": {k: list(v) for k, v in metrics.items()},
-                "gen_tokens_per_problem": None, "shared": {"record": rel.as_posix(), "score_seconds":
-                                                           round(time.time() - t0, 1)},
+                "gen_tokens_per_problem": None,
+                "shared": {"record": rel.as_posix(), "samples_sha256": hashlib.sha256(raw).hexdigest(),
+                           "note": "the responses of that cell (the same generation); scored here"},
                 "verifier_failures": sum(not s["verifier_valid"] for s in samples)}
 
     def run_eval(self, cell: Cell) -> dict:

@@ -84,16 +84,21 @@ def read_json(path: Path):
 START = ROOT / "results" / "learning" / "sft_start"  # the committed SFT start (gpu_sft.py's adapter parts)
 DEFAULT_MODEL = "r3bench/smollm2-135m-instruct"
 
-# cell -> (the samples that already hold its generations, the task's fingerprint where they were generated:
-# task_fingerprint at commit 580e43c, the learning study's full_base cells; the same at the commit that added
-# this table, checked by building both commits' tasks)
+# cell -> the generation that already holds it: the learning study's full_base cells (their record and
+# responses, the responses' sha256 so a regenerated file is not taken for them) and the task's fingerprint
+# where they were generated (task_fingerprint with the model's tokenizer at commit 580e43c; equal at the
+# commit that added this table, checked by building both commits' tasks)
 ADOPTABLE = {
-    "base__r3_mmlu_college_structured": (
-        "results/learning/samples/full_base__s0__r3_mmlu_college_structured.jsonl",
-        "7ccf4d2f9561fefb8711abe90a3a6a99f6d1419160ee0dcc605f016bc6c2b405"),
-    "base__r3_jeebench_structured": (
-        "results/learning/samples/full_base__s0__r3_jeebench_structured.jsonl",
-        "a563ff9d544b13d20c8925eebd8ebec5ed18f759dabd55d1b02c21fd5f51d5ae"),
+    "base__r3_mmlu_college_structured": {
+        "record": "results/learning/cells/full_base__s0__r3_mmlu_college_structured.json",
+        "responses": "results/learning/samples/full_base__s0__r3_mmlu_college_structured.jsonl",
+        "responses_sha256": "28f9afd5ed02a240316bd015bd2e35c2df4f55b5c8a89912d973dd647c644dbd",
+        "fingerprint": "11a93b5cbc796cddbd84c12129861de5ce8eb951382faf6edb86edf98796e6d0"},
+    "base__r3_jeebench_structured": {
+        "record": "results/learning/cells/full_base__s0__r3_jeebench_structured.json",
+        "responses": "results/learning/samples/full_base__s0__r3_jeebench_structured.jsonl",
+        "responses_sha256": "b24b8d2193f5d6cdd9458812591690f804dedd8655b3a10fbe17acc2af92331e",
+        "fingerprint": "618dab0b9ff67da76ed83afc9d7e343dde95ed4f8b419ed06f88b0ee8750bc2b"},
 }
 
 
@@ -107,15 +112,29 @@ def build_task(task: str):
     return tm.load([task])["tasks"][task]
 
 
-def task_fingerprint(t) -> tuple[str, list[dict]]:
-    """sha256 of what decides a greedy generation besides the model: every prompt (the task's doc_to_text),
-    the document ids in order and the generation settings; and the documents."""
+def task_fingerprint(t, tokenizer_dir: str | None = None) -> tuple[str, list[dict]]:
+    """sha256 of what decides a greedy generation besides the model's weights and the libraries: every
+    prompt (the task's doc_to_text), the document ids in order, the generation settings (stop sequences,
+    token limit), the task's description and few-shot settings, and the chat template the prompts are
+    wrapped in (the tokenizer's, from `tokenizer_dir`); and the documents."""
     import hashlib
 
     docs = list(t.test_docs())
-    blob = json.dumps({"prompts": [t.doc_to_text(d) for d in docs], "generation_kwargs": t.config.generation_kwargs,
-                       "ids": [d["id"] for d in docs]}, sort_keys=True, default=str)
-    return hashlib.sha256(blob.encode()).hexdigest(), docs
+    c = t.config
+    blob = {"prompts": [t.doc_to_text(d) for d in docs], "generation_kwargs": c.generation_kwargs,
+            "ids": [d["id"] for d in docs], "description": c.description, "num_fewshot": c.num_fewshot,
+            "target_delimiter": c.target_delimiter, "fewshot_delimiter": c.fewshot_delimiter}
+    if tokenizer_dir is not None:
+        from transformers import AutoTokenizer
+
+        blob["chat_template"] = AutoTokenizer.from_pretrained(tokenizer_dir).chat_template
+    return hashlib.sha256(json.dumps(blob, sort_keys=True, default=str).encode()).hexdigest(), docs
+
+
+def file_sha256(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def sample_row(doc_id: int, doc: dict, resp: str, res: dict) -> dict:
@@ -135,14 +154,15 @@ class Runner:
     trainer picks bf16 on a GPU itself (trainers.core.model.use_bf16). `gen_toks` replaces the tasks' own
     max_gen_toks (tests only); `start`: the SFT start's folder (tests pass a tiny one); `adopt`: take the
     ADOPTABLE cells' existing generations where they were made as this run would make them (the default
-    model, every document, the tasks' own token limit, fp32 on the CPU)."""
+    model, every document, the tasks' own token limit, fp32 on the CPU at the same batch and threads);
+    `threads`: torch's CPU threads while scoring (the learning study's 2: fp32 sums can differ with it)."""
 
     def __init__(self, out: Path = OUT, data_dir: str | None = None, limit: int | None = None,
                  model: str = "r3bench/smollm2-135m-instruct", steps: int = STEPS, batch: int = BATCH,
                  device: str = "cpu", dtype: str = "float32", gen_toks: int | None = None, start: Path = START,
-                 adopt: bool = True):
+                 adopt: bool = True, threads: int = 2):
         self.out, self.limit, self.steps, self.batch = Path(out), limit, steps, batch
-        self.adopt = adopt
+        self.adopt, self.threads = adopt, threads
         self.data_dir = data_dir or os.environ.get("R3BENCH_DATA_DIR") or str(ROOT.parent / "shared" / "data")
         self.model = model
         self.device, self.dtype, self.gen_toks, self.start = device, dtype, gen_toks, Path(start)
@@ -222,20 +242,34 @@ class Runner:
         merged = merged_model(self.base_path(), str(adapter)).to(device=self.device, dtype=getattr(torch, self.dtype))
         return HFLM(pretrained=merged, tokenizer=self.base_path(), device=self.device, batch_size=self.batch)
 
-    def adopts(self, cell: str) -> bool:
-        return (self.adopt and cell in ADOPTABLE and self.model == DEFAULT_MODEL and self.limit is None
-                and self.gen_toks is None and self.device == "cpu" and self.dtype == "float32")
+    def adopts(self, cell: str, source_root: Path | None = None) -> bool:
+        """Whether this run would make ADOPTABLE[cell]'s generation as it was made (its record's settings)."""
+        source_root = source_root or ROOT
+        entry = ADOPTABLE.get(cell) if self.adopt else None
+        rec = read_json(source_root / entry["record"]) if entry else None
+        if not rec or rec.get("status") != "done":
+            return False
+        b = rec.get("budget") or {}
+        made = (b.get("model"), b.get("eval_batch"), b.get("threads"), b.get("device") or "cpu",
+                b.get("dtype") or "float32")  # the study had no device / dtype fields while it ran CPU-only
+        return (self.limit is None and self.gen_toks is None
+                and made == (self.model, self.batch, self.threads, self.device, self.dtype))
 
-    def run_adopt(self, cell: str, source_root: Path = ROOT) -> dict:
+    def run_adopt(self, cell: str, source_root: Path | None = None) -> dict:
         """Re-score an ADOPTABLE cell's existing responses with today's task metrics (no generation)."""
-        src, want = ADOPTABLE[cell]
+        source_root = source_root or ROOT
+        entry = ADOPTABLE[cell]
+        src = entry["responses"]
         model, task = cell.split("__", 1)
         os.environ.setdefault("R3BENCH_DATA_DIR", self.data_dir)
         t = build_task(task)
-        got, docs = task_fingerprint(t)
-        if got != want:
-            raise RuntimeError(f"{task}'s prompts, documents or generation settings changed since {src} was "
-                               f"generated (fingerprint {got[:12]}, recorded {want[:12]}): run it with --no-adopt")
+        got, docs = task_fingerprint(t, self.base_path())
+        if got != entry["fingerprint"]:
+            raise RuntimeError(f"{task}'s prompts, documents, generation settings or chat template changed since "
+                               f"{src} was generated (fingerprint {got[:12]}, recorded {entry['fingerprint'][:12]}): "
+                               "run it with --no-adopt")
+        if file_sha256(source_root / src) != entry["responses_sha256"]:
+            raise RuntimeError(f"{src} is not the file recorded in ADOPTABLE (sha256 differs): run it with --no-adopt")
         old = {}
         for line in (source_root / src).read_text().splitlines():
             if line.strip():
@@ -247,14 +281,14 @@ class Runner:
         t0 = time.time()
         rows = [sample_row(i, d, old[d["id"]], t.process_results(d, [old[d["id"]]])) for i, d in enumerate(docs)]
         self._write_samples(cell, rows)
-        gen = read_json(source_root / "results" / "learning" / "cells" / (Path(src).stem + ".json")) or {}
-        budget = gen.get("budget") or {}
-        return {"task": task, "model": model, "n": len(rows), "seconds": gen.get("seconds"),
-                "rescore_seconds": round(time.time() - t0, 1), "limit": None, "device": budget.get("device", "cpu"),
-                "dtype": budget.get("dtype", "float32"), "batch": budget.get("eval_batch"),
-                "adopted": {"responses": src, "fingerprint": got,
-                            "note": "generated by the learning study (full_base) with the same prompts, documents "
-                                    "and generation settings; re-scored here with today's metrics"},
+        gen = read_json(source_root / entry["record"]) or {}
+        return {"task": task, "model": model, "n": len(rows), "seconds": round(time.time() - t0, 1),
+                "generation_seconds": gen.get("seconds"), "limit": None, "device": self.device, "dtype": self.dtype,
+                "batch": self.batch, "threads": self.threads, "base_model": self.model, "adapter_sha256": None,
+                "adopted": {"responses": src, "responses_sha256": entry["responses_sha256"], "fingerprint": got,
+                            "note": "generated by the learning study (full_base) with the same model, prompts, "
+                                    "documents, generation settings, batch and threads; re-scored here with "
+                                    "today's metrics (seconds: the re-scoring; generation_seconds: the generation)"},
                 "samples_file": f"samples/{cell}.jsonl"}
 
     def _write_samples(self, cell: str, rows: list[dict]) -> Path:
@@ -279,6 +313,10 @@ class Runner:
 
         model, task = cell.split("__", 1)
         os.environ.setdefault("R3BENCH_DATA_DIR", self.data_dir)
+        if self.device == "cpu":
+            import torch
+
+            torch.set_num_threads(self.threads)
         lm = self.lm(model)
         t0 = time.time()
         toks = self.gen_toks or GEN_TOKS.get(task)
@@ -294,7 +332,8 @@ class Runner:
         gc.collect()
         return {"task": task, "model": model, "n": len(rows), "seconds": seconds, "limit": self.limit,
                 "device": self.device, "dtype": self.dtype, "batch": self.batch,
-                "base_model": self.model, **({"max_gen_toks": toks} if toks else {}),
+                "base_model": self.model, "threads": self.threads if self.device == "cpu" else None,
+                **({"max_gen_toks": toks} if toks else {}),
                 "adapter_sha256": None if model == "base" else weights_sha256(
                     self.start_adapter() if model == "sft_start" else self.adapter_dir()),
                 "samples_file": spath.relative_to(self.out).as_posix()}
@@ -469,6 +508,7 @@ def main(argv=None) -> int:
     ap.add_argument("--device", default="cpu", help="evaluation device (cpu; cuda on the GPU machine)")
     ap.add_argument("--dtype", default="float32", help="evaluation dtype (float32; bfloat16 on the GPU machine)")
     ap.add_argument("--batch", type=int, default=BATCH, help="lm-eval batch size of the evaluation cells")
+    ap.add_argument("--threads", type=int, default=2, help="torch CPU threads while scoring (the learning study's)")
     ap.add_argument("--gen-toks", type=int, default=None, help="max new tokens instead of the tasks' own (tests)")
     ap.add_argument("--start", default=str(START), help="the SFT start's folder (adapter parts)")
     ap.add_argument("--no-summary", action="store_true", help="run cells only (the GPU runner summarises here)")
@@ -478,7 +518,7 @@ def main(argv=None) -> int:
     ap.add_argument("--summarise", action="store_true")
     a = ap.parse_args(argv)
     r = Runner(Path(a.out), a.data_dir, a.limit, a.model, a.steps, a.batch, a.device, a.dtype, a.gen_toks, Path(a.start),
-               adopt=not a.no_adopt)
+               adopt=not a.no_adopt, threads=a.threads)
     if a.plan:
         print(r.plan())
         return 0

@@ -2,6 +2,8 @@
 summary from done cells (the training and scoring themselves run SmolLM2 for hours: not here)."""
 import json
 
+import pytest
+
 import bench_scripts  # tests/benchmarks/ is on sys.path (pytest's rootdir-less import)
 
 ms = bench_scripts.load("mixture_sft")
@@ -85,17 +87,19 @@ def test_adopted_cell_rescores_the_learning_study_responses_as_lm_eval_does(tmp_
     r = ms.Runner(tmp_path, data_dir=str(shared_data))
     assert r.adopts(cell) and not r.adopts("sft_mix__r3_jeebench_structured")
     # only where the generations were made as this run would make them
-    assert not ms.Runner(tmp_path, limit=3).adopts(cell) and not ms.Runner(tmp_path, adopt=False).adopts(cell)
-    assert not ms.Runner(tmp_path, device="cuda", dtype="bfloat16").adopts(cell)
-    assert not ms.Runner(tmp_path, model="other/model").adopts(cell)
+    for other in (dict(limit=3), dict(adopt=False), dict(device="cuda", dtype="bfloat16"), dict(model="other/model"),
+                  dict(batch=16), dict(threads=1), dict(gen_toks=64)):
+        assert not ms.Runner(tmp_path, **other).adopts(cell), other
     monkeypatch.setattr(r, "run_eval", lambda c: (_ for _ in ()).throw(AssertionError(f"{c} generated")))
     r.run(only=[cell], log=lambda *a: None)
     rec = r.record(cell)
     assert rec["status"] == "done", rec
-    src = ms.ROOT / ms.ADOPTABLE[cell][0]
+    src = ms.ROOT / ms.ADOPTABLE[cell]["responses"]
     old = {s["id"]: s["response"] for s in map(json.loads, src.read_text().splitlines())}
     rows = [json.loads(x) for x in (tmp_path / rec["samples_file"]).read_text().splitlines()]
-    assert rec["n"] == len(rows) == len(old) == 107 and rec["adopted"]["responses"] == ms.ADOPTABLE[cell][0]
+    assert rec["n"] == len(rows) == len(old) == 107 and rec["adopted"]["responses"] == ms.ADOPTABLE[cell]["responses"]
+    assert rec["generation_seconds"] > 600 and rec["seconds"] < rec["generation_seconds"]
+    assert (rec["batch"], rec["threads"], rec["base_model"]) == (32, 2, ms.DEFAULT_MODEL)
     assert all(row["response"] == old[row["id"]] for row in rows)
     assert "| base__r3_jeebench_structured | done | 0 |" in r.plan()
     # lm-eval's own pipeline on the same responses gives the same per-document scores
@@ -109,16 +113,30 @@ def test_adopted_cell_rescores_the_learning_study_responses_as_lm_eval_does(tmp_
     assert 0 < sum(row["acc"] for row in rows) < len(rows)  # the responses were scored, not all one way
 
 
-def test_adoption_refused_when_the_task_changed(tmp_path, shared_data, monkeypatch):
+@pytest.mark.parametrize("damage", ["fingerprint", "responses"])
+def test_adoption_refused_when_the_task_or_the_responses_changed(tmp_path, shared_data, monkeypatch, damage):
     monkeypatch.setenv("R3BENCH_DATA_DIR", str(shared_data))
     cell = "base__r3_mmlu_college_structured"
-    monkeypatch.setitem(ms.ADOPTABLE, cell, (ms.ADOPTABLE[cell][0], "0" * 64))
-    r = ms.Runner(tmp_path, data_dir=str(shared_data))
+    entry = dict(ms.ADOPTABLE[cell])
+    if damage == "fingerprint":
+        entry["fingerprint"] = "0" * 64
+    else:  # a regenerated responses file under the recorded name
+        f = tmp_path / "root" / entry["responses"]
+        f.parent.mkdir(parents=True)
+        f.write_text((ms.ROOT / entry["responses"]).read_text().replace("(B)", "(C)"))
+        rec = tmp_path / "root" / entry["record"]
+        rec.parent.mkdir(parents=True)
+        rec.write_text((ms.ROOT / entry["record"]).read_text())
+        monkeypatch.setattr(ms, "ROOT", tmp_path / "root")
+    monkeypatch.setitem(ms.ADOPTABLE, cell, entry)
+    r = ms.Runner(tmp_path / "out", data_dir=str(shared_data))
     monkeypatch.setattr(r, "run_eval", lambda c: (_ for _ in ()).throw(AssertionError(f"{c} generated")))
+    assert r.adopts(cell, ms.ROOT)
     r.run(only=[cell], log=lambda *a: None)
     rec = r.record(cell)
-    assert rec["status"] == "failed" and "changed since" in rec["error"] and "--no-adopt" in rec["error"]
-    assert not (tmp_path / "samples" / f"{cell}.jsonl").exists()
+    want = "changed since" if damage == "fingerprint" else "sha256 differs"
+    assert rec["status"] == "failed" and want in rec["error"] and "--no-adopt" in rec["error"]
+    assert not (tmp_path / "out" / "samples" / f"{cell}.jsonl").exists()
 
 
 def test_procgen_cells_score_as_the_rl_study_does(tmp_path, monkeypatch):
@@ -141,5 +159,6 @@ def test_procgen_cells_score_as_the_rl_study_does(tmp_path, monkeypatch):
     rec = r.run_eval("base__r3_procgen_transfer")
     assert seen["r3_procgen_transfer"] == {"max_gen_toks": 512, "do_sample": False} and rec["max_gen_toks"] == 512
     assert rec["batch"] == 32 and rec["adapter_sha256"] is None and rec["base_model"] == ms.DEFAULT_MODEL
+    assert rec["threads"] == 2
     rec = r.run_eval("base__r3_jeebench_structured")
     assert seen["r3_jeebench_structured"] is None and "max_gen_toks" not in rec
