@@ -40,6 +40,7 @@ import os
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,8 +51,9 @@ STEPS = 100
 MODELS = ("sft_mix", "sft_start", "base")
 TASKS = ("r3_mmlu_college_structured", "r3_jeebench_structured", "r3_procgen_learning", "r3_procgen_transfer")
 # CPU seconds a problem (measured in results/learning: merged model, batch 32; whole benchmarks ~9-18 s
-# a problem for the base model, which writes to the token limit) and a training step (~15 s, estimate)
-EST = {"train": STEPS * 15.0, "whole": 12.0, "procgen": 2.9}
+# a problem for the base model, which writes to the token limit) and a training step (36 s, measured here:
+# 4 sequences of <= 1024 tokens, LoRA r 64, gradient checkpointing, two quiet cores)
+EST = {"train": STEPS * 36.0, "whole": 12.0, "procgen": 2.9}
 # new tokens on the procgen sets: the RL study's (learning_study.MIXTURE.eval_tokens; the mixture's references
 # are <= 371 tokens), so the SFT start's learning-set cell is the same generation in both studies and is
 # generated once (learning_study shares it); the whole benchmarks keep their tasks' own 768
@@ -393,7 +395,7 @@ def summarise(out: Path = OUT, data_dir: str | None = None) -> list[dict]:
 
     from r3bench.eval.lmeval import MCQ_KINDS, baselines
 
-    rows = []
+    rows, by_cell = [], {}
     for task in TASKS:
         for model in MODELS:
             cell = f"{model}__{task}"
@@ -410,7 +412,10 @@ def summarise(out: Path = OUT, data_dir: str | None = None) -> list[dict]:
                 vals = [float(s[field]) for s in src if s.get(field) is not None]
                 row[key], row[key + "_lo"], row[key + "_hi"] = bootstrap_ci(vals, 2000, seed) if vals else (math.nan,) * 3
             row["mcq_letter_read"] = (sum(1 for s in mcq if _committed(s)) / len(mcq)) if mcq else math.nan
+            top = Counter(str(s.get("answer")) for s in mcq if s.get("answer")).most_common(1)
+            row["mcq_top_answer"], row["mcq_top_answer_share"] = (top[0][0], top[0][1] / len(mcq)) if top else ("", math.nan)
             rows.append(row)
+            by_cell[(model, task)] = samples
     base: dict = {}
     for task in TASKS:
         try:
@@ -432,17 +437,66 @@ def summarise(out: Path = OUT, data_dir: str | None = None) -> list[dict]:
           "strict reads none; both on the multiple-choice documents (MCQ). Accuracy and format compliance over "
           "all documents. 95% percentile bootstrap CIs over problems; the baselines are over the same MCQ documents. "
           "`benchmarks/mixture_sft.py`; cells in cells/, responses in samples/.", "",
-          "| task | model | n | accuracy | format | MCQ n | MCQ strict | MCQ flexible | MCQ answer read | majority | uniform |",
-          "|---|---|---|---|---|---|---|---|---|---|---|"]
+          "| task | model | n | accuracy | format | MCQ n | MCQ strict | MCQ flexible | MCQ answer read | "
+          "most given MCQ answer | majority | uniform |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         b = base.get(r["task"], {})
+        top = "-" if not r["mcq_top_answer"] else f"{r['mcq_top_answer']} ({r['mcq_top_answer_share']:.3f})"
         md.append(f"| {r['task']} | {r['model']} | {r['n']} | {f(r, 'acc')} | {f(r, 'format_compliance')} | "
                   f"{r['n_mcq']} | {f(r, 'acc_mcq')} | {f(r, 'acc_flexible_mcq')} | "
-                  f"{'-' if math.isnan(r['mcq_letter_read']) else format(r['mcq_letter_read'], '.3f')} | "
+                  f"{'-' if math.isnan(r['mcq_letter_read']) else format(r['mcq_letter_read'], '.3f')} | {top} | "
                   f"{b.get('majority', float('nan')):.3f} | {b.get('uniform', float('nan')):.3f} |")
+    md += ["", "\"most given MCQ answer\": the answer the model gave most often on the multiple-choice documents and "
+           "the share of them it was given on; \"majority\" is the share of the most common right answer.", ""]
+    paired = paired_rows(by_cell)
+    if paired:
+        md += ["## Paired on the same documents", "",
+               "Accuracy difference problem by problem (95% percentile bootstrap CI over problems), the problems "
+               "gained / lost, McNemar's exact two-sided p on them, and Holm over every row of this table.", "",
+               "| task | comparison | n | accuracy difference | gained / lost | exact p | Holm p |", "|---|---|---|---|---|---|---|"]
+        for r in paired:
+            md.append(f"| {r['task']} | {r['a']} - {r['b']} | {r['n']} | {r['diff']:+.3f} [{r['lo']:+.3f}, {r['hi']:+.3f}] | "
+                      f"{r['gained']} / {r['lost']} | {_p(r['p'])} | {_p(r['holm_p'])} |")
+        with open(out / "paired.csv", "w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=list(paired[0]))
+            w.writeheader()
+            w.writerows(paired)
     (out / "summary.md").write_text("\n".join(md) + "\n")
     _plot(out, rows, base)
     return rows
+
+
+PAIRS = (("sft_mix", "base"), ("sft_start", "base"), ("sft_mix", "sft_start"))
+
+
+def paired_rows(by_cell: dict) -> list[dict]:
+    """Each PAIRS comparison on each task where both cells are done: accuracy a - b on the documents both
+    scored (matched by id), its bootstrap CI, gained / lost, McNemar's exact p, and Holm over all rows."""
+    from learning_study import bootstrap_ci, hash_seed
+
+    from r3bench.results import stats
+
+    rows = []
+    for task in TASKS:
+        for a, b in PAIRS:
+            if (a, task) not in by_cell or (b, task) not in by_cell:
+                continue
+            ref = {s["id"]: float(s["acc"]) for s in by_cell[(b, task)]}
+            d = [float(s["acc"]) - ref[s["id"]] for s in by_cell[(a, task)] if s["id"] in ref]
+            if not d:
+                continue
+            est, lo, hi = bootstrap_ci(d, 2000, hash_seed(f"{a}-{b}-{task}"))
+            up, down = sum(x > 0 for x in d), sum(x < 0 for x in d)
+            rows.append({"task": task, "a": a, "b": b, "n": len(d), "diff": est, "lo": lo, "hi": hi,
+                         "gained": up, "lost": down, "p": stats.sign_test(up, down)})
+    for r, h in zip(rows, stats.holm([r["p"] for r in rows])):
+        r["holm_p"] = h
+    return rows
+
+
+def _p(p: float) -> str:
+    return "-" if p is None or math.isnan(p) else f"{p:.3f}" if p >= 0.001 else f"{p:.1e}"
 
 
 def _committed(s: dict) -> bool:

@@ -54,6 +54,13 @@ def test_summary_from_done_cells(tmp_path, shared_data):
     b = benchmark_baselines("mmlu_college", shared_data)["all_mcq"]
     assert f"| {b['majority']:.3f} | {b['uniform']:.3f} |" in md
     assert (tmp_path / "accuracy.png").stat().st_size > 1000
+    # the answer given most often (a model that boxes one letter everywhere shows here), and the paired table
+    assert got["base"]["mcq_top_answer"] == "A" and got["base"]["mcq_top_answer_share"] == 0.4
+    assert "| A (0.800) |" in md and "## Paired on the same documents" in md
+    # sft_mix right on documents 0-5, base on 0-1: 4 gained, 0 lost, exact p = 2 / 2^4
+    assert "| r3_mmlu_college_structured | sft_mix - base | 10 | +0.400 [" in md and "| 4 / 0 | 0.125 | 0.125 |" in md
+    paired = (tmp_path / "paired.csv").read_text().splitlines()
+    assert len(paired) == 2 and paired[1].startswith("r3_mmlu_college_structured,sft_mix,base,10,0.4")
 
 
 class _Replay:
