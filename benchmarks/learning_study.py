@@ -315,16 +315,10 @@ def cell_metrics(samples: list[dict], iters: int, seed: int) -> dict:
 
 def weights_sha256(adapter_dir) -> str | None:
     """sha256 of an adapter folder's weights (adapter_model.safetensors); None when there is none."""
-    import hashlib
+    from r3bench.results.records import sha256_file
 
     f = Path(adapter_dir) / "adapter_model.safetensors"
-    if not f.is_file():
-        return None
-    h = hashlib.sha256()
-    with open(f, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+    return sha256_file(f) if f.is_file() else None
 
 
 # Evaluation cells generated once for two studies: (design, condition, tier) -> the record of the same

@@ -133,12 +133,6 @@ def task_fingerprint(t, tokenizer_dir: str | None = None) -> tuple[str, list[dic
     return hashlib.sha256(json.dumps(blob, sort_keys=True, default=str).encode()).hexdigest(), docs
 
 
-def file_sha256(path: Path) -> str:
-    import hashlib
-
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
 def sample_row(doc_id: int, doc: dict, resp: str, res: dict) -> dict:
     """One scored response as samples/<cell>.jsonl holds it (`res`: the task's process_results)."""
     from verifiers import seventag
@@ -270,7 +264,9 @@ class Runner:
             raise RuntimeError(f"{task}'s prompts, documents, generation settings or chat template changed since "
                                f"{src} was generated (fingerprint {got[:12]}, recorded {entry['fingerprint'][:12]}): "
                                "run it with --no-adopt")
-        if file_sha256(source_root / src) != entry["responses_sha256"]:
+        from r3bench.results.records import sha256_file
+
+        if sha256_file(source_root / src) != entry["responses_sha256"]:
             raise RuntimeError(f"{src} is not the file recorded in ADOPTABLE (sha256 differs): run it with --no-adopt")
         old = {}
         for line in (source_root / src).read_text().splitlines():
