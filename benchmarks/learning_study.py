@@ -344,6 +344,25 @@ def write_json(path: Path, obj) -> None:
     os.replace(tmp, path)
 
 
+def write_samples(path: Path, rows: list[dict]) -> Path:
+    """A cell's samples, one JSON object per line, written atomically (the study's and mixture_sft's cells)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".partial")
+    tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    os.replace(tmp, path)
+    return path
+
+
+def build_task(task: str):
+    """The lm-eval task object as the evaluation cells build it (the r3 tasks folder only)."""
+    from lm_eval.tasks import TaskManager
+
+    from r3bench.eval.hook import tasks_dir
+
+    tm = TaskManager(include_path=str(tasks_dir()), include_defaults=False)
+    return tm.load([task])["tasks"][task]
+
+
 def read_json(path: Path) -> dict | None:
     try:
         return json.loads(path.read_text())
@@ -554,14 +573,10 @@ class Study:
     def run_shared(self, cell: Cell, src: dict) -> dict:
         """Take a SHARED cell's responses and score them as run_eval scores its own: the task's metrics and the
         step verifier, both run here (today's code, whatever the other script's scores were)."""
-        from lm_eval.tasks import TaskManager
-
-        from r3bench.eval.hook import tasks_dir
-
         import hashlib
 
         task = src["task"]
-        t = TaskManager(include_path=str(tasks_dir()), include_defaults=False).load([task])["tasks"][task]
+        t = build_task(task)
         docs = list(t.test_docs())
         sfile = Path(src["record"]).parent.parent / src["samples_file"]
         raw = sfile.read_bytes()
@@ -578,11 +593,7 @@ class Study:
             rec = score_sample(doc, r["response"], res["acc"], res.get("format_compliance"), self.b.verifier)
             samples.append({"doc_id": i, "id": doc["id"], "template": json.loads(doc["meta"])["template"],
                             "response": r["response"], **rec})
-        spath = self.out / "samples" / f"{cell.id}.jsonl"
-        spath.parent.mkdir(parents=True, exist_ok=True)
-        tmp = spath.with_name(spath.name + ".partial")
-        tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in samples))
-        os.replace(tmp, spath)
+        spath = write_samples(self.out / "samples" / f"{cell.id}.jsonl", samples)
         metrics = cell_metrics(samples, self.b.bootstrap, seed=hash_seed(cell.id))
         rel = Path(src["record"]).resolve()
         try:
@@ -640,11 +651,7 @@ class Study:
                 rec = score_sample(s["doc"], resp, s["acc"], s.get("format_compliance"), self.b.verifier)
                 template = json.loads(s["doc"]["meta"])["template"]
             samples.append({"doc_id": s["doc_id"], "id": s["doc"]["id"], "template": template, "response": resp, **rec})
-        spath = self.out / "samples" / f"{cell.id}.jsonl"
-        spath.parent.mkdir(parents=True, exist_ok=True)
-        tmp = spath.with_name(spath.name + ".partial")
-        tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in samples))
-        os.replace(tmp, spath)
+        spath = write_samples(self.out / "samples" / f"{cell.id}.jsonl", samples)
         info = getattr(lm, "get_model_info", lambda: {})().get("r3bench_strategy", {})
         del lm, res  # one model per cell: free it before the next cell loads its own
         gc.collect()

@@ -105,13 +105,10 @@ ADOPTABLE = {
 
 
 def build_task(task: str):
-    """The lm-eval task object as the evaluation cells build it (the r3 tasks folder only)."""
-    from lm_eval.tasks import TaskManager
+    """The lm-eval task object as the evaluation cells build it (learning_study.build_task)."""
+    from learning_study import build_task as build
 
-    from r3bench.eval.hook import tasks_dir
-
-    tm = TaskManager(include_path=str(tasks_dir()), include_defaults=False)
-    return tm.load([task])["tasks"][task]
+    return build(task)
 
 
 def task_fingerprint(t, tokenizer_dir: str | None = None) -> tuple[str, list[dict]]:
@@ -290,12 +287,9 @@ class Runner:
                 "samples_file": f"samples/{cell}.jsonl"}
 
     def _write_samples(self, cell: str, rows: list[dict]) -> Path:
-        spath = self.out / "samples" / f"{cell}.jsonl"
-        spath.parent.mkdir(parents=True, exist_ok=True)
-        tmp = spath.with_name(spath.name + ".partial")
-        tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
-        os.replace(tmp, spath)
-        return spath
+        from learning_study import write_samples
+
+        return write_samples(self.out / "samples" / f"{cell}.jsonl", rows)
 
     def adapter_dir(self) -> Path:
         """The continued adapter (the train cell's output; git-ignored, rebuilt by running that cell)."""
