@@ -701,3 +701,18 @@ def test_one_colour_per_condition_in_every_plot(tmp_path):
     assert len({ls.colour_of(c) for c in names}) == len(names)
     for f in ("accuracy.png", "paired.png", "learning_curves.png"):
         assert (tmp_path / f).stat().st_size > 1000
+
+
+def test_each_runs_step_log_is_committed_and_its_adapter_and_checkpoints_are_not():
+    """Issue 35 item 4: the metrics.jsonl of every run is committed (learning_curves.png is drawn from it);
+    the run folder's adapters, checkpoints and run.json (machine paths) stay out of git."""
+    import subprocess
+
+    def ignored(p: str) -> bool:
+        return subprocess.run(["git", "check-ignore", "-q", p], cwd=ROOT).returncode == 0
+
+    for study in ("results/learning", "results/learning/mixture"):
+        assert not ignored(f"{study}/runs/stepfix-s0/metrics.jsonl")
+        assert not ignored(f"{study}/runs/grpo_position-s1.superseded-20261206/metrics.jsonl")
+        for p in ("final/adapter_model.safetensors", "checkpoint-4/trainer_state.json", "run.json", "export.jsonl"):
+            assert ignored(f"{study}/runs/stepfix-s0/{p}"), p
