@@ -938,7 +938,9 @@ def summary_rows(out: Path, iters: int = 2000, warn=None) -> list[dict]:
     """One row per condition x seed x tier x metric from the finished evaluation cells, every one
     computed from the cell's samples file (the per-seed rows with the bootstrap seed of the evaluation,
     so they equal the cell record's). A condition with several seeds also gets seed "all" rows (its
-    seeds' disjoint problem blocks pooled: the SFT start's n_eval problems; bootstrap CI over the pool)
+    seeds' disjoint problem blocks pooled: the SFT start's n_eval problems; bootstrap CI over the pool;
+    in the mixture design every seed scored the same problems, and the pool is their responses: the value
+    is the mean over seeds, n counts responses, the CI is over problem x seed pairs)
     and seed "spread" rows (value = standard deviation over seeds, ci_low / ci_high = lowest / highest
     seed, n = seeds; each seed scored other problems, so the spread holds problem noise as well as
     training noise). Paired rows, metric "<m>_minus_sft" (every condition scored on procgen) and
@@ -989,7 +991,8 @@ def summary_rows(out: Path, iters: int = 2000, warn=None) -> list[dict]:
             # dtype too: seeds scored in bf16 on a GPU and in fp32 here are not pooled (older records: None)
             budgets = {json.dumps({k: (r.get("budget") or {}).get(k) for k in ("n_eval", "seeds", "eval_tokens", "dtype")},
                                   sort_keys=True) for r, _, _ in recs}
-            if None not in ids and len(ids) != len(set(ids)):
+            same = None not in ids and len({frozenset(_key(s) for s in smp) for _, smp, _ in recs}) == 1
+            if None not in ids and len(ids) != len(set(ids)) and not same:
                 warn(f"{c} tier {t}: the seeds' problem blocks overlap; not pooled")
             elif len(budgets) > 1:
                 warn(f"{c} tier {t}: the seeds were scored under different budgets; not pooled")
@@ -1146,12 +1149,24 @@ def write_outputs(out: Path, budget: Budget) -> dict:
     write_csv(out / "summary.csv", rows, ("condition", "seed", "tier", "metric", "value", "ci_low", "ci_high", "n"))
     order = [c.name for c in conditions(budget)]
     tiers = sorted({r["tier"] for r in rows}, key=lambda t: (isinstance(t, str), str(t)))
-    lines = ["# Learning study: held-out procgen tiers (templates never trained on) and whole benchmarks", "",
-             "Value [95% bootstrap CI over problems; the CIs do not hold the variance between training seeds]. "
-             "Conditions with several seeds: the seeds' disjoint problem blocks pooled; 'seed range' = lowest - "
-             "highest seed accuracy (each seed scored other problems, so the range holds problem noise as well as "
-             "training noise). Shares: the class of the first wrong step among the solutions in which the "
-             "symbolic verifier found one (n_err of them; correct final answers included), so they sum to 1.", "",
+    shares_text = ("Shares: the class of the first wrong step among the solutions in which the symbolic verifier "
+                   "found one (n_err of them; correct final answers included), so they sum to 1.")
+    if budget.design == "mixture":
+        head = ["# Learning study, issue 35's design: the mixture's learning set (unseen instances of the training "
+                "templates)", "",
+                "Value [95% bootstrap CI]. Every seed of every condition scored the same problems. Conditions with "
+                "several seeds: their seeds' responses pooled (the value is the mean over seeds; n counts responses, "
+                "seeds x problems; the CI is over those responses, so it is narrower than one that holds problem and "
+                "seed noise: the seed x template x problem intervals are in the tests named in advance, below); "
+                "'seed range' = lowest - highest seed accuracy (same problems, so it is training noise). "
+                + shares_text, ""]
+    else:
+        head = ["# Learning study: held-out procgen tiers (templates never trained on) and whole benchmarks", "",
+                "Value [95% bootstrap CI over problems; the CIs do not hold the variance between training seeds]. "
+                "Conditions with several seeds: the seeds' disjoint problem blocks pooled; 'seed range' = lowest - "
+                "highest seed accuracy (each seed scored other problems, so the range holds problem noise as well as "
+                "training noise). " + shares_text, ""]
+    lines = [*head,
              "| condition | tier | seeds | n | accuracy | seed range | step reward | format compliance | "
              "MC / CM / CE / FORMAT (n_err) |", "|---|---|---|---|---|---|---|---|---|"]
     pick = {}
@@ -1180,11 +1195,16 @@ def write_outputs(out: Path, budget: Budget) -> dict:
     paired = [(c, t) for c in order for t in tiers if any(k.endswith("_minus_sft") for v in pick.get((c, t), {}).values()
                                                            for k in v)]
     if paired:
+        where = ("Every seed against the SFT start's one scoring of the same problems, and against SFT continued of "
+                 "the same seed; a row of a condition with several seeds counts each seed's pairs (n = seeds x "
+                 "problems, up / down too). The tests named in advance (below) are the study's analysis; this table "
+                 "adds how far each condition moved the responses." if budget.design == "mixture" else
+                 "Against the SFT start: each seed's block of the SFT start's problems; against SFT continued: its own "
+                 "seed, the same block. These, not the table above, say whether a condition moved a number: the SFT "
+                 "start's own accuracy differs between blocks.")
         lines += ["", "## Paired: the same problems scored by the SFT start and by SFT continued", "",
                   "Mean difference (condition minus reference) over the problems both scored [95% bootstrap CI over "
-                  "those problems]. Against the SFT start: each seed's block of the SFT start's problems; against SFT "
-                  "continued: its own seed, the same block. These, not the table above, say whether a condition moved "
-                  "a number: the SFT start's own accuracy differs between blocks.", "",
+                  "those problems]. " + where, "",
                   "Changed: the share of those problems on which the condition's greedy response is not the SFT "
                   "start's word for word (how far training moved what the model writes at all). Up / down: the "
                   "problems the condition got right where the SFT start did not / the reverse, with the exact "
@@ -1289,8 +1309,12 @@ def plots(out: Path, rows: list[dict], order: list[str]) -> dict:
         fig.tight_layout()
         fig.savefig(out / "paired.png", dpi=110)
         plt.close(fig)
+    runs = curve_runs(out)
+    if not runs and (out / "learning_curves.png").is_file():  # run folders are not here (a fresh clone of a study
+        LOG.warning("learning_curves.png kept as it is: no run's metrics.jsonl is on this machine")  # older than
+        return used  # the committed metrics.jsonl): keep the plot drawn where they were, never an empty one
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-    for run in curve_runs(out):
+    for run in runs:
         curves = curves_of(run)
         colour = used["learning_curves"][run.parent.name] = colour_of(run.parent.name)
         for ax, key in zip(axes, ("loss", "reward")):

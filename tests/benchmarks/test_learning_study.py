@@ -716,3 +716,19 @@ def test_each_runs_step_log_is_committed_and_its_adapter_and_checkpoints_are_not
         assert not ignored(f"{study}/runs/grpo_position-s1.superseded-20261206/metrics.jsonl")
         for p in ("final/adapter_model.safetensors", "checkpoint-4/trainer_state.json", "run.json", "export.jsonl"):
             assert ignored(f"{study}/runs/stepfix-s0/{p}"), p
+
+
+def test_summarising_without_the_run_folders_keeps_the_learning_curves_plot(tmp_path):
+    """A fresh clone of a study whose run folders were never committed has no metrics.jsonl: --summarise
+    used to redraw learning_curves.png empty over the committed plot."""
+    rows = [{"condition": "sft", "seed": 0, "tier": 1, "metric": "acc", "value": 0.3, "ci_low": 0.2, "ci_high": 0.4,
+             "n": 100}]
+    (tmp_path / "learning_curves.png").write_bytes(b"the plot drawn where the runs were")
+    ls.plots(tmp_path, rows, ["sft"])
+    assert (tmp_path / "learning_curves.png").read_bytes() == b"the plot drawn where the runs were"
+    assert (tmp_path / "accuracy.png").stat().st_size > 1000
+    d = tmp_path / "runs" / "stepfix-s0"
+    d.mkdir(parents=True)
+    (d / "metrics.jsonl").write_text(json.dumps({"step": 1, "loss": 1.0}) + "\n")
+    ls.plots(tmp_path, rows, ["sft"])  # with a run's metrics: drawn again
+    assert (tmp_path / "learning_curves.png").read_bytes().startswith(b"\x89PNG")

@@ -77,3 +77,26 @@ def test_missing_cells_leave_their_tests_out(tmp_path):
     _cell(tmp_path, "stepfix", 0, [1.0, 0.0, 1.0])
     assert ls.comparison_tests(tmp_path, iters=50, perm_iters=100) == []
     assert ls.comparison_lines([]) == []
+
+
+def test_the_mixture_summary_pools_seeds_scored_on_the_same_problems(tmp_path):
+    """Every seed of the mixture design scores the same problems: the table pools them (the mean over seeds,
+    the seed range beside it) instead of showing seed 0 alone as a two-seed row, and says so."""
+    n = 40
+    base = [float(i % 3 == 0) for i in range(n)]
+    _cell(tmp_path, "sft", 0, base)
+    _cell(tmp_path, "stepfix", 0, [1.0 if i < 10 else 0.0 for i in range(n)])  # 0.25
+    _cell(tmp_path, "stepfix", 1, [1.0 if i < 20 else 0.0 for i in range(n)])  # 0.5
+    warned = []
+    rows = ls.summary_rows(tmp_path, iters=100, warn=warned.append)
+    assert not warned
+    pooled = {(r["seed"], r["metric"]): r for r in rows if r["condition"] == "stepfix" and r["tier"] == "learning"}
+    assert pooled[("all", "acc")]["value"] == pytest.approx(0.375) and pooled[("all", "acc")]["n"] == 2 * n
+    assert (pooled[("spread", "acc")]["ci_low"], pooled[("spread", "acc")]["ci_high"]) == (0.25, 0.5)
+    from dataclasses import replace
+
+    ls.write_outputs(tmp_path, replace(ls.MIXTURE, bootstrap=100))
+    text = (tmp_path / "summary.md").read_text()
+    assert "disjoint" not in text and "same problems" in text
+    row = next(ln for ln in text.splitlines() if ln.startswith("| stepfix | learning |"))
+    assert "| 2 | 80 | 0.375 [" in row and "0.250 - 0.500" in row
