@@ -1401,6 +1401,10 @@ def measured_seconds(out: Path) -> dict:
         r = read_json(f) or {}
         if r.get("status") != "done" or not isinstance(r.get("seconds"), (int, float)) or "condition" not in r:
             continue
+        if r.get("shared") or r.get("source"):  # re-scored or taken here: what it cost is the generating cell's
+            if not isinstance(r.get("generation_seconds"), (int, float)):  # (or nothing: a committed start)
+                continue
+            r = {**r, "seconds": r["generation_seconds"]}
         per = r["seconds"] / r["n"] if r.get("tier") is not None and r.get("n") else r["seconds"]
         by.setdefault((r["condition"], r.get("tier")), []).append(per)
     return {k: sum(v) / len(v) for k, v in by.items()}
@@ -1415,18 +1419,34 @@ def plan(study: Study) -> str:
                  f"n_eval {b.n_eval} per tier = n_for_difference(0.3, 0.4) {n_for_difference(0.3, 0.4)})")
     seen = measured_seconds(study.out)
     # a trained condition with nothing measured yet borrows the mean of the other trained conditions
-    # run by the same trainer (stepfix_baseline from stepfix, grpo_position from grpo_outcome)
-    trainer_of = {c.name: c.trainer for c in conditions(b) if c.kind == "trained"}
+    # run by the same trainer (stepfix_baseline from stepfix, grpo_position from grpo_outcome); the mixture
+    # design also the training cells of the tiers study beside it (the same trainers and dose, 12 x 4)
+    trainer_of = {c.name: c.trainer for c in conditions(FULL) if c.kind == "trained"}
     same_trainer: dict = {}
     for (name, tier), v in seen.items():
         if name in trainer_of:
             same_trainer.setdefault((trainer_of[name], tier), []).append(v)
+    tiers_study: dict = {}
+    if b.design == "mixture":
+        for (name, tier), v in measured_seconds(study.out.parent).items():
+            if name in trainer_of and tier is None:
+                tiers_study.setdefault(trainer_of[name], []).append(v)
+    # an evaluation with nothing measured for its condition: the per-problem time of the other adapters
+    # scored on the same tier (they all stop near the reference length; the base model runs to the limit)
+    same_tier: dict = {}
+    for (name, tier), v in seen.items():
+        if tier is not None and not name.startswith("base"):
+            same_tier.setdefault(tier, []).append(v)
     n_measured = 0
     redo = {x.id for c in study.cells if study.design_drift(c) for x in [c, *study.dependants(c.id)]}  # Study.retire's
     for cell in study.cells:
         m, how = seen.get((cell.cond.name, cell.tier)), "measured"
         if m is None and cell.cond.kind == "trained" and (vs := same_trainer.get((cell.cond.trainer, cell.tier))):
             m, how = sum(vs) / len(vs), f"measured, trainers.{cell.cond.trainer}"
+        if m is None and cell.tier is None and cell.cond.kind == "trained" and (vs := tiers_study.get(cell.cond.trainer)):
+            m, how = sum(vs) / len(vs), f"measured, trainers.{cell.cond.trainer} in the tiers study"
+        if m is None and cell.tier is not None and cell.cond.kind != "base" and (vs := same_tier.get(cell.tier)):
+            m, how = sum(vs) / len(vs), "measured, other adapters on this set"
         if m is not None:
             s = m * n_docs(cell, b) if cell.tier is not None else m
         else:

@@ -732,3 +732,23 @@ def test_summarising_without_the_run_folders_keeps_the_learning_curves_plot(tmp_
     (d / "metrics.jsonl").write_text(json.dumps({"step": 1, "loss": 1.0}) + "\n")
     ls.plots(tmp_path, rows, ["sft"])  # with a run's metrics: drawn again
     assert (tmp_path / "learning_curves.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_the_mixture_plan_borrows_the_tiers_studys_training_times_and_a_shared_cells_generation(tmp_path):
+    """The mixture design's --plan put its cells at the throughput constants (stepfix ~12 min where the
+    tiers study measured ~27; scoring ~17 where it took ~25): it now borrows the tiers study's measured
+    training cells of the same trainer, and the generation time of a cell it re-scored (shared)."""
+    out = tmp_path / "mixture"
+    study = ls.Study(out, ls.MIXTURE)
+    ls.write_json(tmp_path / "cells" / "stepfix__s0__train.json", {"status": "done", "condition": "stepfix",
+                                                                    "tier": None, "seconds": 1800.0})
+    ls.write_json(tmp_path / "cells" / "sft__s0__train.json", {"status": "done", "condition": "sft",  # not an RL
+                                                                "tier": None, "seconds": 9000.0})  # trainer's
+    ls.write_json(out / "cells" / "sft__s0__learning.json", {"status": "done", "condition": "sft", "tier": "learning",
+                                                             "n": 400, "seconds": 60.0, "generation_seconds": 1200.0,
+                                                             "shared": {"record": "x"}})
+    lines = {ln.split()[0]: ln for ln in ls.plan(study).splitlines() if ln.startswith("  ")}
+    assert "30.0 min (measured, trainers.stepfix in the tiers study)" in lines["stepfix__s1__train"]
+    assert "20.0 min (measured, other adapters on this set)" in lines["stepfix__s0__learning"]
+    assert "(estimate)" in lines["sft_cont__s0__train"]  # trainers.sft: only the SFT start measured there
+    assert "(estimate)" in ls.plan(ls.Study(tmp_path / "tiers", ls.FULL)).split("stepfix__s0__train")[1].splitlines()[0]
