@@ -1433,9 +1433,10 @@ def plan(study: Study) -> str:
                 tiers_study.setdefault(trainer_of[name], []).append(v)
     # an evaluation with nothing measured for its condition: the per-problem time of the other adapters
     # scored on the same tier (they all stop near the reference length; the base model runs to the limit)
+    kind_of = {c.name: c.kind for c in conditions(b)}
     same_tier: dict = {}
     for (name, tier), v in seen.items():
-        if tier is not None and not name.startswith("base"):
+        if tier is not None and kind_of.get(name) not in (None, "base"):
             same_tier.setdefault(tier, []).append(v)
     n_measured = 0
     redo = {x.id for c in study.cells if study.design_drift(c) for x in [c, *study.dependants(c.id)]}  # Study.retire's
