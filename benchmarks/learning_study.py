@@ -1099,7 +1099,8 @@ def comparison_tests(out: Path, iters: int = 2000, perm_iters: int = 10000) -> l
 
 def comparison_lines(rows: list[dict]) -> list[str]:
     """The tests' table for summary.md (raw and Holm-adjusted p side by side; a primary result is
-    claimed only when its adjusted p < 0.05 and its difference exceeds the A/A floor)."""
+    claimed only when its adjusted p < 0.05 and its difference exceeds the A/A floor; before the A/A
+    cell has run that floor is unknown, and such a result reads "pending", not "yes")."""
     if not rows:
         return []
     aa = [r for r in rows if r["kind"] == "A/A" and r["metric"] == "acc"]
@@ -1110,21 +1111,27 @@ def comparison_lines(rows: list[dict]) -> list[str]:
              "it). p: accuracy, the exact sign test on the problems whose seed-averaged difference is not 0; step "
              "reward, the sign-flip randomisation test. Holm's correction over every row, the A/A control included. "
              "A primary result is claimed only if its Holm p < 0.05"
-             + (f" and its discordant share exceeds the A/A floor ({floor:.3f})." if floor is not None else "."),
+             + (f" and its discordant share exceeds the A/A floor ({floor:.3f})." if floor is not None else
+                "; the A/A control has not run, so no floor is known and such a result is 'pending'."),
              "", "| kind | a - b | metric | seeds | problems | difference [seed x template x problem CI] | "
              "plain CI | discordant | p (test) | Holm p | claimed |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        claimed = (r["kind"] == "primary" and not math.isnan(r["p_holm"]) and r["p_holm"] < 0.05
-                   and (floor is None or r["discordant"] > floor))
+        passes = r["kind"] == "primary" and not math.isnan(r["p_holm"]) and r["p_holm"] < 0.05
+        claimed = "pending" if passes and floor is None else "yes" if passes and r["discordant"] > floor else "no"
         lines.append(f"| {r['kind']} | {r['a']} - {r['b']} | {r['metric']} | {r['seeds']} | {r['problems']} | "
                      f"{r['diff']:+.3f} [{r['ci_low']:+.3f}, {r['ci_high']:+.3f}] | [{r['plain_low']:+.3f}, "
-                     f"{r['plain_high']:+.3f}] | {r['discordant']:.3f} | {_f(r['p'])} ({r['test']}) | "
-                     f"{_f(r['p_holm'])} | {'yes' if claimed else 'no'} |")
+                     f"{r['plain_high']:+.3f}] | {r['discordant']:.3f} | {_p(r['p'])} ({r['test']}) | "
+                     f"{_p(r['p_holm'])} | {claimed} |")
     return lines
 
 
 def _f(x) -> str:
     return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3f}"
+
+
+def _p(x) -> str:
+    """A p-value for a table: three decimals, "<0.001" below that (not "0.000")."""
+    return "<0.001" if isinstance(x, (int, float)) and not math.isnan(x) and x < 0.001 else _f(x)
 
 
 def curve_runs(out: Path) -> list[Path]:

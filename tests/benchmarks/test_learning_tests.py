@@ -73,6 +73,25 @@ def test_primary_tests_holm_and_the_aa_floor(tmp_path):
     assert all(not ln.endswith("| yes |") for ln in lines if ln.startswith("| secondary"))
 
 
+def test_a_primary_result_is_pending_until_the_aa_control_has_run():
+    """Before the A/A cell, the floor a primary difference must exceed is unknown: a primary test that
+    passes Holm reads "pending", not "yes" (it read "yes" before); p below 0.001 reads "<0.001"."""
+    row = {"kind": "primary", "a": "stepfix", "b": "sft_cont", "metric": "step_reward", "seeds": 1,
+           "problems": 400, "diff": -0.046, "ci_low": -0.076, "ci_high": -0.019, "plain_low": -0.067,
+           "plain_high": -0.025, "discordant": 0.292, "p": 0.0001, "test": "sign-flip randomisation",
+           "p_holm": 0.0006}
+    lines = ls.comparison_lines([row])
+    line = [ln for ln in lines if ln.startswith("| primary")][0]
+    assert line.endswith("| <0.001 | pending |") and "| <0.001 (sign-flip" in line
+    assert "has not run" in "\n".join(lines)
+    aa = dict(row, kind="A/A", a="sft_unmerged", b="sft", metric="acc", discordant=0.01, p=0.5, p_holm=1.0)
+    line = [ln for ln in ls.comparison_lines([row, aa]) if ln.startswith("| primary")][0]
+    assert line.endswith("| yes |")
+    big_floor = dict(aa, discordant=0.5)
+    line = [ln for ln in ls.comparison_lines([row, big_floor]) if ln.startswith("| primary")][0]
+    assert line.endswith("| no |")
+
+
 def test_missing_cells_leave_their_tests_out(tmp_path):
     _cell(tmp_path, "stepfix", 0, [1.0, 0.0, 1.0])
     assert ls.comparison_tests(tmp_path, iters=50, perm_iters=100) == []
