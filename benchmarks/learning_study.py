@@ -1099,25 +1099,30 @@ def comparison_tests(out: Path, iters: int = 2000, perm_iters: int = 10000) -> l
 
 def comparison_lines(rows: list[dict]) -> list[str]:
     """The tests' table for summary.md (raw and Holm-adjusted p side by side; a primary result is
-    claimed only when its adjusted p < 0.05 and its difference exceeds the A/A floor; before the A/A
-    cell has run that floor is unknown, and such a result reads "pending", not "yes")."""
+    claimed only when its adjusted p < 0.05 and its discordant share exceeds the A/A control's on the
+    same metric; before the A/A cell has run that floor is unknown, and such a result reads "pending",
+    not "yes")."""
     if not rows:
         return []
-    aa = [r for r in rows if r["kind"] == "A/A" and r["metric"] == "acc"]
-    floor = aa[0]["discordant"] if aa else None
+    # the floor is the A/A control's discordant share on the same metric (a step reward moves with any
+    # change of the response, accuracy only when the answer changes: one metric's floor says nothing of
+    # the other's; both were held to accuracy's before)
+    floor = {r["metric"]: r["discordant"] for r in rows if r["kind"] == "A/A"}
     lines = ["", "## Tests named in advance (learning set; docs/learning_study.md)", "",
              "Difference a - b over the problems both scored, every seed of a against the same seed of b (the SFT "
              "start: its one scoring). CI: the seed x template x problem bootstrap (plain problem bootstrap beside "
              "it). p: accuracy, the exact sign test on the problems whose seed-averaged difference is not 0; step "
              "reward, the sign-flip randomisation test. Holm's correction over every row, the A/A control included. "
              "A primary result is claimed only if its Holm p < 0.05"
-             + (f" and its discordant share exceeds the A/A floor ({floor:.3f})." if floor is not None else
+             + (" and its discordant share exceeds the A/A floor on the same metric ("
+                + ", ".join(f"{m} {v:.3f}" for m, v in sorted(floor.items())) + ")." if floor else
                 "; the A/A control has not run, so no floor is known and such a result is 'pending'."),
              "", "| kind | a - b | metric | seeds | problems | difference [seed x template x problem CI] | "
              "plain CI | discordant | p (test) | Holm p | claimed |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         passes = r["kind"] == "primary" and not math.isnan(r["p_holm"]) and r["p_holm"] < 0.05
-        claimed = "pending" if passes and floor is None else "yes" if passes and r["discordant"] > floor else "no"
+        f = floor.get(r["metric"])
+        claimed = "pending" if passes and f is None else "yes" if passes and r["discordant"] > f else "no"
         lines.append(f"| {r['kind']} | {r['a']} - {r['b']} | {r['metric']} | {r['seeds']} | {r['problems']} | "
                      f"{r['diff']:+.3f} [{r['ci_low']:+.3f}, {r['ci_high']:+.3f}] | [{r['plain_low']:+.3f}, "
                      f"{r['plain_high']:+.3f}] | {r['discordant']:.3f} | {_p(r['p'])} ({r['test']}) | "
@@ -1462,6 +1467,8 @@ def plan(study: Study) -> str:
         st = study.status(cell.id)
         if st == "done" and cell.id in redo:
             st = "redo"  # Study.run retires it first (Study.retire)
+        elif st == "done" and cell.tier is None and study.adapter_missing(cell):
+            st = "retrain"  # its adapter is not on this machine and its evaluations are pending (Study.run)
         total += 0 if st == "done" else s
         n_measured += st != "done" and how.startswith("measured")
         lines.append(f"  {cell.id:50s} {st:8s} ~{s / 60:6.1f} min ({how})")

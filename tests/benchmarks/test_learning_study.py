@@ -485,6 +485,9 @@ def test_a_done_training_cell_without_its_adapter_is_trained_again(tmp_path, mon
     ls.write_json(study.record_path("sft_cont__s0__train"), {"status": "done", "adapter": "runs/gone/final"})
     cont = ls.Cell(ls.conditions(ls.TINY)[3], 0)
     assert study.adapter_missing(cont)
+    # --plan counts the training again (it read "done" and left it out of the pending time)
+    line = [ln for ln in ls.plan(study).splitlines() if ln.startswith("  sft_cont__s0__train ")][0]
+    assert line.split()[1] == "retrain"
     trained, scored = [], []
 
     def run_train(cell):
@@ -499,6 +502,8 @@ def test_a_done_training_cell_without_its_adapter_is_trained_again(tmp_path, mon
     study.run(progress=False)
     assert trained == ["sft_cont__s0__train"] and scored == ["sft_cont__s0__t1"]
     assert not study.adapter_missing(cont)  # its evaluation is done (and the adapter is here)
+    line = [ln for ln in ls.plan(study).splitlines() if ln.startswith("  sft_cont__s0__train ")][0]
+    assert line.split()[1] == "done"
 
 
 def test_every_trained_condition_has_one_learning_rate():

@@ -67,7 +67,7 @@ def test_primary_tests_holm_and_the_aa_floor(tmp_path):
         x for x in stats.holm([r["p"] for r in rows]) if not math.isnan(x)]
     lines = ls.comparison_lines(rows)
     text = "\n".join(lines)
-    assert "A/A floor (0.005)" in text
+    assert "A/A floor on the same metric (acc 0.005, step_reward 0.005)" in text
     claimed = [ln for ln in lines if ln.startswith("| primary | stepfix - sft_cont | acc")]
     assert claimed and claimed[0].endswith("| yes |")
     assert all(not ln.endswith("| yes |") for ln in lines if ln.startswith("| secondary"))
@@ -84,12 +84,33 @@ def test_a_primary_result_is_pending_until_the_aa_control_has_run():
     line = [ln for ln in lines if ln.startswith("| primary")][0]
     assert line.endswith("| <0.001 | pending |") and "| <0.001 (sign-flip" in line
     assert "has not run" in "\n".join(lines)
-    aa = dict(row, kind="A/A", a="sft_unmerged", b="sft", metric="acc", discordant=0.01, p=0.5, p_holm=1.0)
+    aa = dict(row, kind="A/A", a="sft_unmerged", b="sft", discordant=0.01, p=0.5, p_holm=1.0)  # step reward
     line = [ln for ln in ls.comparison_lines([row, aa]) if ln.startswith("| primary")][0]
     assert line.endswith("| yes |")
     big_floor = dict(aa, discordant=0.5)
     line = [ln for ln in ls.comparison_lines([row, big_floor]) if ln.startswith("| primary")][0]
     assert line.endswith("| no |")
+
+
+def test_the_aa_floor_is_the_same_metrics():
+    """A step reward moves with any change of the response, accuracy only when the answer flips: the
+    A/A control's accuracy floor (0.01) said nothing of a step-reward difference, which was held to it
+    and claimed ("yes") although the A/A control's own step rewards differ on half the problems."""
+    row = {"kind": "primary", "a": "stepfix", "b": "sft_cont", "metric": "step_reward", "seeds": 2,
+           "problems": 400, "diff": -0.046, "ci_low": -0.076, "ci_high": -0.019, "plain_low": -0.067,
+           "plain_high": -0.025, "discordant": 0.292, "p": 0.0001, "test": "sign-flip randomisation",
+           "p_holm": 0.0006}
+    acc_row = dict(row, metric="acc", discordant=0.12, p=0.0001, p_holm=0.0006, test="sign test")
+    aa_acc = dict(row, kind="A/A", a="sft_unmerged", b="sft", metric="acc", discordant=0.01, p=1.0, p_holm=1.0)
+    aa_step = dict(aa_acc, metric="step_reward", discordant=0.5)
+    lines = ls.comparison_lines([row, acc_row, aa_acc, aa_step])
+    claimed = {ln.split(" | ")[2]: ln.rstrip(" |").rsplit("| ", 1)[1] for ln in lines if ln.startswith("| primary")}
+    assert claimed == {"step_reward": "no", "acc": "yes"}
+    assert "(acc 0.010, step_reward 0.500)" in "\n".join(lines)
+    # an A/A control with no row for a metric leaves that metric's primary result pending
+    claimed = {ln.split(" | ")[2]: ln.rstrip(" |").rsplit("| ", 1)[1]
+               for ln in ls.comparison_lines([row, acc_row, aa_acc]) if ln.startswith("| primary")}
+    assert claimed == {"step_reward": "pending", "acc": "yes"}
 
 
 def test_missing_cells_leave_their_tests_out(tmp_path):
