@@ -73,13 +73,23 @@ def test_primary_tests_holm_and_the_aa_floor(tmp_path):
     assert all(not ln.endswith("| yes |") for ln in lines if ln.startswith("| secondary"))
 
 
+def _primary_row(seeds: int) -> dict:
+    """A primary step-reward row as comparison_tests writes it (the interim seed-0 numbers)."""
+    return {"kind": "primary", "a": "stepfix", "b": "sft_cont", "metric": "step_reward", "seeds": seeds,
+            "problems": 400, "diff": -0.046, "ci_low": -0.076, "ci_high": -0.019, "plain_low": -0.067,
+            "plain_high": -0.025, "discordant": 0.292, "p": 0.0001, "test": "sign-flip randomisation",
+            "p_holm": 0.0006}
+
+
+def _claimed(lines: list[str]) -> dict:
+    """The primary rows' 'claimed' column of a comparison_lines table, by metric."""
+    return {ln.split(" | ")[2]: ln.rstrip(" |").rsplit("| ", 1)[1] for ln in lines if ln.startswith("| primary")}
+
+
 def test_a_primary_result_is_pending_until_the_aa_control_has_run():
     """Before the A/A cell, the floor a primary difference must exceed is unknown: a primary test that
     passes Holm reads "pending", not "yes" (it read "yes" before); p below 0.001 reads "<0.001"."""
-    row = {"kind": "primary", "a": "stepfix", "b": "sft_cont", "metric": "step_reward", "seeds": 1,
-           "problems": 400, "diff": -0.046, "ci_low": -0.076, "ci_high": -0.019, "plain_low": -0.067,
-           "plain_high": -0.025, "discordant": 0.292, "p": 0.0001, "test": "sign-flip randomisation",
-           "p_holm": 0.0006}
+    row = _primary_row(seeds=1)
     lines = ls.comparison_lines([row])
     line = [ln for ln in lines if ln.startswith("| primary")][0]
     assert line.endswith("| <0.001 | pending |") and "| <0.001 (sign-flip" in line
@@ -96,21 +106,15 @@ def test_the_aa_floor_is_the_same_metrics():
     """A step reward moves with any change of the response, accuracy only when the answer flips: the
     A/A control's accuracy floor (0.01) said nothing of a step-reward difference, which was held to it
     and claimed ("yes") although the A/A control's own step rewards differ on half the problems."""
-    row = {"kind": "primary", "a": "stepfix", "b": "sft_cont", "metric": "step_reward", "seeds": 2,
-           "problems": 400, "diff": -0.046, "ci_low": -0.076, "ci_high": -0.019, "plain_low": -0.067,
-           "plain_high": -0.025, "discordant": 0.292, "p": 0.0001, "test": "sign-flip randomisation",
-           "p_holm": 0.0006}
+    row = _primary_row(seeds=2)
     acc_row = dict(row, metric="acc", discordant=0.12, p=0.0001, p_holm=0.0006, test="sign test")
     aa_acc = dict(row, kind="A/A", a="sft_unmerged", b="sft", metric="acc", discordant=0.01, p=1.0, p_holm=1.0)
     aa_step = dict(aa_acc, metric="step_reward", discordant=0.5)
     lines = ls.comparison_lines([row, acc_row, aa_acc, aa_step])
-    claimed = {ln.split(" | ")[2]: ln.rstrip(" |").rsplit("| ", 1)[1] for ln in lines if ln.startswith("| primary")}
-    assert claimed == {"step_reward": "no", "acc": "yes"}
+    assert _claimed(lines) == {"step_reward": "no", "acc": "yes"}
     assert "(acc 0.010, step_reward 0.500)" in "\n".join(lines)
     # an A/A control with no row for a metric leaves that metric's primary result pending
-    claimed = {ln.split(" | ")[2]: ln.rstrip(" |").rsplit("| ", 1)[1]
-               for ln in ls.comparison_lines([row, acc_row, aa_acc]) if ln.startswith("| primary")}
-    assert claimed == {"step_reward": "pending", "acc": "yes"}
+    assert _claimed(ls.comparison_lines([row, acc_row, aa_acc])) == {"step_reward": "pending", "acc": "yes"}
 
 
 def test_missing_cells_leave_their_tests_out(tmp_path):
