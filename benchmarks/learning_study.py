@@ -1036,13 +1036,17 @@ def summary_rows(out: Path, iters: int = 2000, warn=None) -> list[dict]:
 PRIMARY = (("stepfix", "sft_cont"), ("stepfix", "grpo_position"))
 SECONDARY = (("grpo_position", "sft_cont"), ("stepfix", "sft"), ("grpo_position", "sft"), ("sft_cont", "sft"))
 AA = ("sft_unmerged", "sft")  # the A/A control: the SFT start unmerged minus merged
+# the conditions the design scores once whatever the seeds (the SFT start, merged and unmerged): every
+# seed of a trained condition is paired with that one scoring; any other b is paired seed with seed
+ONE_SCORING = ("sft", "sft_unmerged")
 TEST_TIER = "learning"
 
 
 def comparison_tests(out: Path, iters: int = 2000, perm_iters: int = 10000) -> list[dict]:
     """One row per (comparison, metric) on the learning set: the paired difference a - b over the
-    problems both scored (each seed of a against the same seed of b, or against b's one seed when b
-    has one: the SFT start), its seed x template x problem bootstrap CI (stats.hierarchical_bootstrap)
+    problems both scored (each seed of a against the same seed of b, or against the SFT start's one
+    scoring when b is in ONE_SCORING; a seed of a whose b seed has not run yet is left out, and
+    "seeds" counts the seeds paired), its seed x template x problem bootstrap CI (stats.hierarchical_bootstrap)
     and the plain problem bootstrap beside it, the raw p (accuracy: the exact sign test on the
     problems whose seed-averaged difference is not 0; step reward: the sign-flip randomisation test on
     the seed-averaged differences), and Holm's adjusted p over every row (the A/A control included).
@@ -1064,11 +1068,16 @@ def comparison_tests(out: Path, iters: int = 2000, perm_iters: int = 10000) -> l
             if a not in by or b not in by:
                 continue
             for metric in PAIRED:
-                flat, per_problem = [], {}
+                flat, per_problem, paired = [], {}, set()
                 for seed, smp in sorted(by[a].items()):
-                    other = by[b].get(seed, by[b].get(0) if len(by[b]) == 1 else None)
+                    # a trained b with one seed so far is not a fixed reference: pairing every seed of a
+                    # with it would mix seeds and count a's seeds as if each had its own pair
+                    other = by[b].get(seed)
+                    if other is None and b in ONE_SCORING and len(by[b]) == 1:
+                        other = next(iter(by[b].values()))
                     if other is None:
                         continue
+                    paired.add(seed)
                     ref = {_key(s): s for s in other}
                     for s in smp:
                         o = ref.get(_key(s))
@@ -1089,7 +1098,7 @@ def comparison_tests(out: Path, iters: int = 2000, perm_iters: int = 10000) -> l
                     p = stats.paired_permutation_p(avg, perm_iters, hash_seed(f"{a}-{b}-{metric}-perm"))
                     test = "sign-flip randomisation"
                 rows.append({"kind": kind, "a": a, "b": b, "metric": metric, "diff": est, "ci_low": lo,
-                             "ci_high": hi, "plain_low": plo, "plain_high": phi, "seeds": len(by[a]),
+                             "ci_high": hi, "plain_low": plo, "plain_high": phi, "seeds": len(paired),
                              "problems": len(per_problem), "p": p, "test": test,
                              "discordant": sum(x != 0 for x in avg) / len(avg)})
     for r, adj in zip(rows, stats.holm([r["p"] for r in rows])):
@@ -1110,7 +1119,7 @@ def comparison_lines(rows: list[dict]) -> list[str]:
     floor = {r["metric"]: r["discordant"] for r in rows if r["kind"] == "A/A"}
     lines = ["", "## Tests named in advance (learning set; docs/learning_study.md)", "",
              "Difference a - b over the problems both scored, every seed of a against the same seed of b (the SFT "
-             "start: its one scoring). CI: the seed x template x problem bootstrap (plain problem bootstrap beside "
+             "start: its one scoring; a seed of a whose seed of b has not run is left out, and 'seeds' counts the seeds paired). CI: the seed x template x problem bootstrap (plain problem bootstrap beside "
              "it). p: accuracy, the exact sign test on the problems whose seed-averaged difference is not 0; step "
              "reward, the sign-flip randomisation test. Holm's correction over every row, the A/A control included. "
              "A primary result is claimed only if its Holm p < 0.05"

@@ -117,6 +117,28 @@ def test_the_aa_floor_is_the_same_metrics():
     assert _claimed(ls.comparison_lines([row, acc_row, aa_acc])) == {"step_reward": "pending", "acc": "yes"}
 
 
+def test_a_trained_b_with_one_seed_is_paired_seed_with_seed(tmp_path):
+    # GRPO has run seed 0 only: stepfix seed 1 must not be paired with GRPO seed 0 (a different training
+    # run), and the row counts the one seed paired; the SFT start, scored once, pairs with every seed
+    n = 60
+    base = [float(i % 3 == 0) for i in range(n)]
+    _cell(tmp_path, "sft", 0, base)
+    _cell(tmp_path, "grpo_position", 0, base)
+    _cell(tmp_path, "stepfix", 0, base)  # seed 0: the same as GRPO seed 0
+    _cell(tmp_path, "stepfix", 1, [1.0] * n)  # seed 1: right everywhere
+    keyed = {(r["kind"], r["a"], r["b"], r["metric"]): r
+             for r in ls.comparison_tests(tmp_path, iters=100, perm_iters=200)}
+    p2 = keyed[("primary", "stepfix", "grpo_position", "acc")]
+    assert p2["seeds"] == 1 and p2["diff"] == 0 and p2["discordant"] == 0
+    ref = keyed[("secondary", "stepfix", "sft", "acc")]
+    assert ref["seeds"] == 2 and ref["discordant"] > 0
+    # once GRPO seed 1 lands, both seeds pair
+    _cell(tmp_path, "grpo_position", 1, base)
+    keyed = {(r["kind"], r["a"], r["b"], r["metric"]): r
+             for r in ls.comparison_tests(tmp_path, iters=100, perm_iters=200)}
+    assert keyed[("primary", "stepfix", "grpo_position", "acc")]["seeds"] == 2
+
+
 def test_missing_cells_leave_their_tests_out(tmp_path):
     _cell(tmp_path, "stepfix", 0, [1.0, 0.0, 1.0])
     assert ls.comparison_tests(tmp_path, iters=50, perm_iters=100) == []
