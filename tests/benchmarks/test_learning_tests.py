@@ -132,8 +132,13 @@ def test_a_trained_b_with_one_seed_is_paired_seed_with_seed(tmp_path):
     assert p2["seeds"] == 1 and p2["diff"] == 0 and p2["discordant"] == 0
     ref = keyed[("secondary", "stepfix", "sft", "acc")]
     assert ref["seeds"] == 2 and ref["discordant"] > 0
-    # once GRPO seed 1 lands, both seeds pair
+    # once GRPO seed 1 lands, both seeds pair; a seed whose partner shares no problem with it is not counted
     _cell(tmp_path, "grpo_position", 1, base)
+    _cell(tmp_path, "stepfix", 2, base)
+    _cell(tmp_path, "grpo_position", 2, base)
+    other = tmp_path / "samples" / "grpo_position__s2__learning.jsonl"
+    other.write_text("".join(json.dumps({**json.loads(x), "id": "other-" + json.loads(x)["id"]}) + "\n"
+                             for x in other.read_text().splitlines()))
     keyed = {(r["kind"], r["a"], r["b"], r["metric"]): r
              for r in ls.comparison_tests(tmp_path, iters=100, perm_iters=200)}
     assert keyed[("primary", "stepfix", "grpo_position", "acc")]["seeds"] == 2
