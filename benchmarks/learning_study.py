@@ -1036,9 +1036,10 @@ def summary_rows(out: Path, iters: int = 2000, warn=None) -> list[dict]:
 PRIMARY = (("stepfix", "sft_cont"), ("stepfix", "grpo_position"))
 SECONDARY = (("grpo_position", "sft_cont"), ("stepfix", "sft"), ("grpo_position", "sft"), ("sft_cont", "sft"))
 AA = ("sft_unmerged", "sft")  # the A/A control: the SFT start unmerged minus merged
-# the conditions the design scores once whatever the seeds (the SFT start, merged and unmerged): every
-# seed of a trained condition is paired with that one scoring; any other b is paired seed with seed
-ONE_SCORING = ("sft", "sft_unmerged")
+# the conditions the design scores once whatever the seeds (every kind but "trained": cells() gives them seed
+# 0 only; here the SFT start, merged and unmerged): every seed of a is paired with that one scoring; a
+# trained b is paired seed with seed
+ONE_SCORING = tuple(c.name for c in conditions(MIXTURE) if c.kind != "trained")
 TEST_TIER = "learning"
 
 
@@ -1072,9 +1073,7 @@ def comparison_tests(out: Path, iters: int = 2000, perm_iters: int = 10000) -> l
                 for seed, smp in sorted(by[a].items()):
                     # a trained b with one seed so far is not a fixed reference: pairing every seed of a
                     # with it would mix seeds and count a's seeds as if each had its own pair
-                    other = by[b].get(seed)
-                    if other is None and b in ONE_SCORING and len(by[b]) == 1:
-                        other = next(iter(by[b].values()))
+                    other = by[b].get(0 if b in ONE_SCORING else seed)
                     if other is None:
                         continue
                     ref = {_key(s): s for s in other}
