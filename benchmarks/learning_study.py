@@ -1018,7 +1018,7 @@ def summary_rows(out: Path, iters: int = 2000, warn=None) -> list[dict]:
             for name, measure in measures:
                 pooled = []
                 for r, smp, _ in recs:
-                    other = refs.get(0 if ref == "sft" else r["seed"])
+                    other = refs.get(0 if ref in ONE_SCORING else r["seed"])  # comparison_tests' rule
                     if other is None:
                         continue
                     d = measure(smp, other)
