@@ -1270,7 +1270,7 @@ def colour_of(condition: str) -> str:
     name = condition.rsplit("-s", 1)[0] if "-s" in condition else condition
     names = [c.name for c in conditions(Budget())]
     names += [c.name for c in conditions(MIXTURE) if c.name not in names]  # the A/A control's after them
-    palette = [f"C{k}" for k in range(10)] + ["#8c564b", "#393b79", "#637939", "#8c6d31", "#843c39"]
+    palette = [f"C{k}" for k in range(10)] + ["#e7ba52", "#393b79", "#637939", "#8c6d31", "#843c39"]  # C5 is #8c564b
     return palette[names.index(name) % len(palette)] if name in names else "0.5"
 
 
