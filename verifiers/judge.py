@@ -30,10 +30,14 @@ a Retry-After header up to `max_retry_after_s`; 401/403 (bad key, no access) and
 retried - another try cannot succeed - and are recorded at once.
 
 Nothing is dropped silently: every invalid verdict is counted in `stats()["dropped"]` by its cause
-(unreachable, refused, rate_limited, unparseable), beside the requests, retries, cache hits, token
+(unreachable, refused, rate_limited, unparseable, budget), beside the requests, retries, cache hits, token
 usage (from the server's `usage`) and cost (`price_in` / `price_out`, dollars per million tokens).
-A budget (`max_cost_usd`, `max_tokens`) stops cleanly: once it is spent, the next request raises
-`JudgeBudgetExceeded` (not a verdict: the caller ends its run and records why).
+A budget (`max_cost_usd`, `max_tokens`) stops cleanly, between verdicts: a `verify` that finds it
+spent raises `JudgeBudgetExceeded` (not a verdict: the caller ends its run and records why) before it
+sends anything. A `verify` that started inside the budget always ends with a verdict: its first request
+is sent; a re-ask after an unreadable reply is sent only while budget is left, else the verify ends
+with an invalid verdict (counted as dropped "budget") that says so. So whether a verify raises never
+depends on what the model wrote; the overshoot is at most the first requests in flight (`max_concurrency`).
 Answers are cached on disk by (endpoint, model, temperature, prompt) so that a re-run is free and
 reproducible; only valid answers are cached.
 """
@@ -225,7 +229,8 @@ class Judge:
     max_concurrency: requests in flight at once, over every thread that uses this judge.
     structured: "auto" (ask for the JSON schema; drop the field if the server refuses it) | "off".
     price_in / price_out: dollars per million prompt / completion tokens (0: cost not tracked).
-    max_cost_usd / max_tokens: the budget; past it the next request raises JudgeBudgetExceeded.
+    max_cost_usd / max_tokens: the budget; a verify that finds it spent raises JudgeBudgetExceeded, one
+    that started inside it ends with a verdict (see the module docstring).
     """
 
     def __init__(self, base_url: str | None = None, model: str | None = None, api_key: str | None = None,
@@ -291,13 +296,16 @@ class Judge:
                  max_tokens=self.max_tokens, structured=self._formats[0] or "off")
         return s
 
-    def _check_budget(self) -> None:
-        s = self._stats
-        spent = s["prompt_tokens"] + s["completion_tokens"]
-        if self.max_tokens is not None and spent >= self.max_tokens:
-            raise JudgeBudgetExceeded(f"judge token budget spent: {spent} of {self.max_tokens} tokens")
-        if self.max_cost_usd is not None and self.cost_usd() >= self.max_cost_usd:
-            raise JudgeBudgetExceeded(f"judge cost budget spent: ${self.cost_usd():.4f} of ${self.max_cost_usd}")
+    def _budget_spent(self) -> str | None:
+        """Why the budget is spent, or None while some is left."""
+        with self._lock:
+            s = self._stats
+            spent = s["prompt_tokens"] + s["completion_tokens"]
+            if self.max_tokens is not None and spent >= self.max_tokens:
+                return f"judge token budget spent: {spent} of {self.max_tokens} tokens"
+            if self.max_cost_usd is not None and self.cost_usd() >= self.max_cost_usd:
+                return f"judge cost budget spent: ${self.cost_usd():.4f} of ${self.max_cost_usd}"
+        return None
 
     # --- requests -----------------------------------------------------------------------------------
     def _key(self, prompt: str) -> Path:
@@ -313,7 +321,6 @@ class Judge:
             kw["response_format"] = {"type": "json_object", "schema": SCHEMA}
         with self._slots:
             with self._lock:
-                self._check_budget()
                 self._stats["requests"] += 1
                 self._in_flight += 1
                 self._stats["in_flight_max"] = max(self._stats["in_flight_max"], self._in_flight)
@@ -374,7 +381,8 @@ class Judge:
 
     def verify(self, question: str, solution: str, reference: str = "") -> StepVerdict:
         """One verdict; an invalid one (counted in stats()["dropped"]) when none can be had.
-        Raises JudgeBudgetExceeded only, once the budget is spent."""
+        Raises JudgeBudgetExceeded only, when the budget is spent before it asks anything; once it has
+        asked, it ends with a verdict (a re-ask past the budget is not sent: an invalid verdict says so)."""
         bad = format_error(solution)
         if bad is not None:
             return bad
@@ -389,8 +397,15 @@ class Judge:
                 return v
             except (ValueError, KeyError, JudgeError):
                 f.unlink(missing_ok=True)  # a damaged cache entry is asked again
+        spent = self._budget_spent()
+        if spent is not None:
+            raise JudgeBudgetExceeded(spent)
         why, messages = None, [{"role": "user", "content": prompt}]
-        for _ in range(self.json_retries + 1):
+        for attempt in range(self.json_retries + 1):
+            spent = self._budget_spent() if attempt else None
+            if spent is not None:  # this verify began inside the budget: it ends with a verdict, not a raise
+                self._drop("budget")
+                return invalid(f"judge gave no valid verdict: {spent} before a re-ask; last reply: {why}", n)
             try:
                 reply = self._ask(messages)
             except JudgeError as e:
@@ -423,7 +438,7 @@ class Judge:
 def concurrently(fn, items, workers: int) -> list:
     """[fn(*item) for item in items], on up to `workers` threads (in order; sequential at 1 or for one
     item). An exception of any call is raised here once the others are done (JudgeBudgetExceeded first
-    of all: the budget is checked before every request, so the other threads stop asking too)."""
+    of all: the budget is checked at the start of every verify, so the other threads stop asking too)."""
     items = list(items)
     if workers <= 1 or len(items) <= 1:
         return [fn(*it) for it in items]

@@ -249,6 +249,33 @@ def test_budget_stops_cleanly_with_a_reason(serve, tmp_path):
         j.verify("c", P.solution)
 
 
+@pytest.mark.parametrize("replies", [[GOOD], ["not json at all"], ["not json", GOOD]],
+                         ids=["parses_at_once", "never_parses", "parses_on_the_re_ask"])
+def test_budget_mid_verdict_ends_the_verify_with_a_verdict_whatever_the_model_writes(serve, tmp_path, replies):
+    """A verify that starts inside the budget ends with a verdict (never a raise), whatever its replies;
+    a re-ask past the budget is not sent; the NEXT verify raises. A budget of 1 token is spent by any reply."""
+    s = serve(replies, usage=(100, 20))
+    j = _judge(s.url, tmp_path, max_tokens=1, json_retries=2)
+    v = j.verify("q0", P.solution)
+    assert len(s.requests) == 1  # no re-ask past the budget
+    if replies[0] == GOOD:
+        assert v.valid and v.first_error == 4 and j.stats()["dropped"] == {}
+    else:
+        assert not v.valid and v.first_error == -1 and "budget spent" in v.explanation
+        assert "not json" in v.explanation  # the reply that could not be read is kept in the reason
+        assert j.stats()["dropped"] == {"budget": 1}
+    with pytest.raises(JudgeBudgetExceeded, match="token budget"):
+        j.verify("q1", P.solution)
+    assert len(s.requests) == 1  # the raise comes before any request
+
+
+def test_budget_left_for_the_re_ask_is_used(serve, tmp_path):
+    """A re-ask is gated by the budget, not forbidden: with budget left it is sent and can succeed."""
+    s = serve(["not json", GOOD], usage=(100, 20))
+    v = _judge(s.url, tmp_path, max_tokens=200, json_retries=2).verify("q0", P.solution)
+    assert v.valid and v.first_error == 4 and len(s.requests) == 2
+
+
 def test_budget_passes_through_the_verify_front_door(serve, tmp_path, monkeypatch):
     """verifiers.steps.verify books every other failure as 'no verdict'; a spent budget must stop the run."""
     from verifiers import judge as J
