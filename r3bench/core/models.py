@@ -98,6 +98,7 @@ def serve_gguf(alias: str = "smollm2-gguf", threads: int = 2, n_ctx: int = 4096,
                 raise ModelError(f"llama-cpp-python's server did not start (exit {proc.poll()}); "
                                  f"pip install 'r3bench[server]'. Log:\n{tail}")
             time.sleep(0.5)
+        _first_completion(url, alias, proc)
         yield url
     finally:
         proc.terminate()
@@ -107,6 +108,38 @@ def serve_gguf(alias: str = "smollm2-gguf", threads: int = 2, n_ctx: int = 4096,
             proc.kill()
         if log:
             out.close()
+
+
+NATIVE_BUILD_HINT = ("llama.cpp was built for this CPU's own instruction set (-march=native) and crashes on it "
+                     "(seen where the CPU reports AMX that the virtual machine does not run). Rebuild it portably: "
+                     "pip cache remove llama_cpp_python && CMAKE_ARGS=\"-DGGML_NATIVE=OFF\" pip install --force-reinstall "
+                     "--no-deps llama-cpp-python==0.3.36")
+
+
+def _first_completion(url: str, alias: str, proc, timeout_s: float = 120.0) -> None:
+    """One short chat completion on a server that has just started: a server that dies on its first
+    prompt (a llama.cpp whose native build crashes on this CPU) is a clear error here, not connection
+    errors in whatever asks it first."""
+    import subprocess
+    import urllib.request
+
+    body = json.dumps({"model": alias, "max_tokens": 2, "temperature": 0,
+                       "messages": [{"role": "user", "content": "Say yes in one word, please."}]}).encode()
+    req = urllib.request.Request(url + "/chat/completions", data=body, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout_s) as r:
+            json.loads(r.read())
+        return
+    except (OSError, ValueError) as e:
+        why = f"{type(e).__name__}: {e}"
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:  # still running: the reply was bad, not a crash
+        pass
+    code = proc.poll()
+    hint = NATIVE_BUILD_HINT if code is not None and code < 0 else "see the server's log"
+    raise ModelError(f"llama-cpp-python's server started but its first completion failed ({why}; server exit "
+                     f"{code}). {hint}")
 
 
 def _sha256(path: Path, chunk=1 << 20) -> str:
