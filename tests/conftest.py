@@ -65,8 +65,9 @@ def llama_server(tmp_path_factory):
     from r3bench.core import models
 
     log = tmp_path_factory.mktemp("llama") / "server.log"
+    threads = int(os.environ.get("R3BENCH_TEST_THREADS", "2"))  # .ci/variations runs the suite at others
     try:
-        with models.serve_gguf(log=log) as url:
+        with models.serve_gguf(log=log, threads=threads) as url:
             yield url
     except models.ModelError as e:
         pytest.fail(str(e))

@@ -64,7 +64,10 @@ def client(path: Path):
 def collection(cl, name: str, ef, create: bool = False):
     # the embedding function is passed on every open: chromadb's default one needs the network
     if create:
-        return cl.get_or_create_collection(name, embedding_function=ef, metadata={"hnsw:space": "cosine"})
+        # a search list larger than the corpus and one build thread: the HNSW index then returns the
+        # exact nearest neighbours, so near-ties do not turn on the build order or the machine's cores
+        return cl.get_or_create_collection(name, embedding_function=ef, metadata={
+            "hnsw:space": "cosine", "hnsw:search_ef": 512, "hnsw:construction_ef": 200, "hnsw:num_threads": 1})
     return cl.get_collection(name, embedding_function=ef)
 
 

@@ -40,7 +40,10 @@ from trainers.errors import ConfigError, NonFiniteLoss  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 LOSS_RTOL = 1e-5
-WEIGHT_ATOL = 2e-5  # 2% of one AdamW step at lr 1e-3 (DPO measured 1.1e-5: AdamW scales near-zero gradients up)
+# 10% of one AdamW step at lr 1e-3. DPO measured 1.1e-5 on one CPU: AdamW scales near-zero gradients up, so
+# the all-reduce's other summation order shows in the weights by an amount that depends on the CPU's kernels
+# (AVX2 / AVX-512 / AMX); a real difference in what is trained moves them by whole steps
+WEIGHT_ATOL = 1e-4
 
 
 # the one-process run on one thread, as each torchrun process (tests/trainers/conftest.py)
@@ -123,7 +126,7 @@ def assert_same_run(one: Path, two: Path, steps: int = 2):
           f"max weight diff {diff:.2e}")
     assert diff <= WEIGHT_ATOL, f"weights differ by {diff}"
     moved = max(float(v.abs().max()) for k, v in w1.items() if "lora_B" in k)
-    assert moved > 50 * WEIGHT_ATOL, "the adapter did not move: the comparison would be empty"
+    assert moved > 10 * WEIGHT_ATOL, "the adapter did not move: the comparison would be empty"
     rec = json.loads((two / "run.json").read_text())
     assert rec["status"] == "finished", rec.get("error")
     assert not list(two.glob("run.rank*.json"))
@@ -442,4 +445,5 @@ def test_psv_scores_on_the_training_device_and_dtype(tiny):
     one = [v32.step_scores("q1", sols[0]), v32.step_scores("q2", sols[1])]
     for a, b in zip(batch[:2], one):
         assert all(abs(x - y) < 1e-5 for x, y in zip(a, b))
-    assert all(abs(x - y) < 2e-2 for x, y in zip(v.step_scores("q1", sols[0]), one[0]))  # bf16 vs fp32
+    assert all(abs(x - y) < 5e-2 for x, y in zip(v.step_scores("q1", sols[0]), one[0]))  # bf16 vs fp32: CPUs with and
+    # without native bf16 (AVX512-BF16, AMX) round differently

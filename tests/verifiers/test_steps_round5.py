@@ -65,7 +65,7 @@ def test_a_long_line_of_spaces_and_commas_is_split_in_linear_time():
     import time
     t = time.time()
     P.assignments("x = 1" + " " * 20000 + "," * 20000 + " and" * 3000)
-    assert time.time() - t < 0.5
+    assert time.time() - t < 5.0  # ~0.04 s here; a quadratic scan of these 40k characters takes minutes
 
 
 @pytest.mark.parametrize("values", [
@@ -591,4 +591,4 @@ def test_long_runs_of_spaces_and_stops_are_read_in_linear_time(body):
     t = time.time()
     P.lines(seventag.parse(f"<substitution>{body}</substitution>").get("substitution"))
     verify(Q_MOM, _with(REF_MOM, value_identification=body, substitution=body), REF_MOM)
-    assert time.time() - t < 1.0
+    assert time.time() - t < 10.0  # <= 0.01 s here; a quadratic read of these runs takes minutes
