@@ -21,8 +21,10 @@ PROBS = procgen.generate(n=4, seed=3)
 
 
 def _judge(url, tmp_path, **kw):
+    # timeout_s: a 2-core machine shared with other jobs can take over a minute for one reply (the default
+    # 60 s would turn load into "unreachable" drops)
     return Judge(base_url=url, model="smollm2-gguf", api_key="none", cache_dir=tmp_path, backoff_s=0.2,
-                 max_reply_tokens=160, **kw)
+                 max_reply_tokens=160, timeout_s=600, **kw)
 
 
 def test_judge_verdicts_usage_and_structured_output_from_a_real_server(llama_server, tmp_path):
@@ -55,7 +57,7 @@ def test_judge_budget_stops_against_a_real_server(llama_server, tmp_path, reply_
     may not parse (it depends on the model's exact text, which differs between CPUs): either way the
     first verify sends exactly one request and returns a verdict."""
     j = Judge(base_url=llama_server, model="smollm2-gguf", api_key="none", cache_dir=tmp_path, backoff_s=0.2,
-              max_reply_tokens=reply_tokens, max_tokens=1, json_retries=2)
+              max_reply_tokens=reply_tokens, max_tokens=1, json_retries=2, timeout_s=600)
     p = PROBS[3]
     v = j.verify(p.question, p.solution, p.solution)  # started inside the budget: a verdict, not a raise
     st = j.stats()
