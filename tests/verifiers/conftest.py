@@ -1,5 +1,6 @@
 """Fixtures shared by the verifier tests (tests/verifiers/): the sandbox's isolation levels and a local
 TCP server for its network tests."""
+import os
 import socket
 import threading
 
@@ -8,12 +9,20 @@ import pytest
 from verifiers.sandbox import FALLBACK, probe
 
 
+REQUIRE_VAR = "R3BENCH_REQUIRE_SANDBOX"  # .ci/run sets it: on CI's machine a weaker sandbox is a failure
+
+
 def ns_level(monkeypatch):
-    """The namespaces+seccomp level (R3BENCH_SANDBOX_ISOLATION=auto), or a skip with the probe's reason."""
+    """The namespaces+seccomp level (R3BENCH_SANDBOX_ISOLATION=auto), or a skip with the probe's reason -
+    unless R3BENCH_REQUIRE_SANDBOX=namespaces+seccomp (as in CI), then a failure: a machine whose sandbox
+    lost a namespace or seccomp must not pass by skipping the tests that would notice."""
     monkeypatch.setenv("R3BENCH_SANDBOX_ISOLATION", "auto")
     info = probe()
     if info["level"] != "namespaces+seccomp":
-        pytest.skip(f"namespaces+seccomp are not available here: {info['why']}")
+        msg = f"namespaces+seccomp are not available here: {info['why']}"
+        if os.environ.get(REQUIRE_VAR, "").strip() == "namespaces+seccomp":
+            pytest.fail(f"{msg}; {REQUIRE_VAR}=namespaces+seccomp makes this an error")
+        pytest.skip(msg)
     return info["level"]
 
 
