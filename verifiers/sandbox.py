@@ -221,7 +221,9 @@ def _rlimits(lim: SandboxLimits, own_uid: bool):
     nproc = tasks + 1 + lim.max_processes
     want = [("RLIMIT_CPU", lim.cpu_s, lim.cpu_s + 1), ("RLIMIT_AS", lim.memory_mb * mib, lim.memory_mb * mib),
             ("RLIMIT_FSIZE", lim.file_size_mb * mib, lim.file_size_mb * mib), ("RLIMIT_CORE", 0, 0),
-            ("RLIMIT_NOFILE", 256, 256), ("RLIMIT_NPROC", nproc, nproc)]
+            ("RLIMIT_NOFILE", 256, 256), ("RLIMIT_NPROC", nproc, nproc),
+            # no real-time priority and no raised nice ceiling, whatever the caller was given
+            ("RLIMIT_RTPRIO", 0, 0), ("RLIMIT_NICE", 0, 0)]
     out = []
     for name, soft, hard in want:
         _, cur_hard = resource.getrlimit(getattr(resource, name))

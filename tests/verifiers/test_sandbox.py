@@ -365,3 +365,21 @@ def test_the_supervisor_kills_the_worker_if_the_host_does_not(monkeypatch):
     # killed, not left to sleep its 120 s (a wide margin, not a speed bound: benchmarks/test_bench_deadlines.py
     # holds the run to wall_s + 2 s and a few seconds' start)
     assert time.monotonic() - t < 60, r
+
+
+def test_the_run_gets_no_real_time_priority_or_nice_ceiling_whatever_the_caller_has():
+    """RLIMIT_RTPRIO / RLIMIT_NICE are set to 0 for the run (a caller with non-zero limits would otherwise
+    hand model code real-time scheduling); every limit is at most the caller's (never raised)."""
+    from verifiers.sandbox import _rlimits
+
+    lims = {name: (soft, hard) for name, soft, hard in _rlimits(SandboxLimits(), own_uid=True)}
+    assert lims["RLIMIT_RTPRIO"] == (0, 0) and lims["RLIMIT_NICE"] == (0, 0)
+    for name, (soft, hard) in lims.items():
+        _, cur = resource.getrlimit(getattr(resource, name))
+        assert soft <= hard and (cur == resource.RLIM_INFINITY or hard <= cur), name
+
+
+def test_the_run_reads_zero_real_time_and_nice_limits(level):
+    r = run_python("import resource\nresult = resource.getrlimit(resource.RLIMIT_RTPRIO)[1] + "
+                   "resource.getrlimit(resource.RLIMIT_NICE)[1]")
+    assert r.ok and r.value == "0", r
