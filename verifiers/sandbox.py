@@ -156,14 +156,29 @@ class CallResult:
     seconds: float | None  # the supervisor's clock (None: not run)
 
 
+# control characters (C0, DEL, C1) and the invisible format characters that reorder or hide text (bidi
+# overrides and isolates, zero-width marks, BOM): written as escapes in every string from a run
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+
+
+def visible_text(text: str) -> str:
+    """`text` with its control and invisible format characters written as backslash escapes: one line of
+    visible text, for a run's strings that reach a verdict, a log line or a terminal.
+
+        visible_text("5\\n\\x1b[2J")  ->  "5\\\\n\\\\x1b[2J"
+    """
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
 def _clean(text):
-    """A str that encodes as UTF-8 and holds no NUL. `value` is the code's own repr() (a __repr__ may
-    return a lone surrogate) or its forged report: a caller that writes it out (print, a UTF-8 file,
-    a database) must not crash on it."""
+    """A str that encodes as UTF-8 and is one line of visible text: no NUL, newline, terminal escape or
+    bidi override (each written as its backslash escape: "\\n", "\\x1b", "\\u202e"). `value` and
+    `reason` carry the code's own text (a __repr__ may return a lone surrogate, an exception message
+    may hold a forged "reward 1.000 (success)" line or an OSC title sequence): a caller that writes
+    them out (a log line, a terminal, a UTF-8 file, a database) must neither crash nor be fooled."""
     if not isinstance(text, str):
         return text
-    if "\x00" in text:
-        text = text.replace("\x00", "\\x00")
+    text = visible_text(text)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:

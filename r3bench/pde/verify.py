@@ -44,6 +44,7 @@ from r3bench.pde import families as _fam
 from verifiers.sandbox import Calls
 from verifiers.sandbox import SandboxLimits
 from verifiers.sandbox import run_python
+from verifiers.sandbox import visible_text
 
 EPS = 1e-12
 
@@ -204,8 +205,9 @@ def _decode(item, inst):
 
 
 def _text(x, n=300) -> str:
-    """A short text of what the program reported (a str, else only its type: str() of a 10**400 raises)."""
-    return x[:n] if isinstance(x, str) else f"<{type(x).__name__}>"
+    """A short text of what the program reported (a str, else only its type: str() of a 10**400 raises),
+    its control characters escaped (one visible line: no forged log line, no terminal escape)."""
+    return visible_text(x[:n]) if isinstance(x, str) else f"<{type(x).__name__}>"
 
 
 def _item(value):
