@@ -24,6 +24,8 @@ without notify) kills the process with SIGSYS; `kill=False` returns EPERM:
   - mounts and root changes: mount, umount2, pivot_root, chroot, the new mount API (fsopen,
     fsconfig, fsmount, fspick, move_mount, open_tree, mount_setattr);
   - kernel keyrings: keyctl, add_key, request_key;
+  - a seccomp filter of the run's own: seccomp, prctl(PR_SET_SECCOMP) (its ERRNO action would outrank
+    the notification and hide the denied calls from the record);
   - namespaces: unshare, setns, clone with any CLONE_NEW* flag; clone3 gets ENOSYS (its flags
     are in memory a filter cannot read; glibc then falls back to clone, which is checked);
   - the kernel itself: kexec_load, kexec_file_load, init_module, finit_module, delete_module,
@@ -36,7 +38,9 @@ without notify) kills the process with SIGSYS; `kill=False` returns EPERM:
   - host-wide resources: io_setup ENOSYS (AIO contexts count against the host's fs.aio-max-nr),
     inotify_init/inotify_init1 ENOSYS (watches on the read-only binds see the host's file events),
     flock and the fcntl lock/lease/notify commands ENOLCK/EPERM (a lock on a bound host file is a
-    lock on the host's file), fcntl(F_SETPIPE_SZ) EPERM, setsockopt(SOL_SOCKET, SO_SNDBUF/SO_RCVBUF
+    lock on the host's file), fcntl(F_SETPIPE_SZ) EPERM, page-cache eviction of shared files
+    (posix_fadvise DONTNEED/NOREUSE, madvise MADV_COLD/MADV_PAGEOUT: a timing channel between runs) EPERM,
+    setsockopt(SOL_SOCKET, SO_SNDBUF/SO_RCVBUF
     [/FORCE]) EPERM (socket buffers stay at the kernel's default size);
   - path Unix sockets: socket(AF_UNIX) EAFNOSUPPORT and socketpair other than SOCK_STREAM EPERM: a
     socket file inside a read-only bind (a host socket) accepts connections from any AF_UNIX socket,
@@ -79,7 +83,14 @@ DENIED = (
     "ioperm", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "sethostname", "setdomainname",
     "vhangup", "uselib", "lookup_dcookie", "fanotify_init", "nfsservctl",
     "modify_ldt", "quotactl_fd",  # kernel surface no Python program needs (Docker's default profile drops them too)
+    # a filter of the run's own: its ERRNO action outranks this filter's user notification, so the calls
+    # denied here would fail quietly and go unrecorded (prctl(PR_SET_SECCOMP) is denied by argument below)
+    "seccomp",
 )
+PR_SET_SECCOMP = 22
+# page-cache eviction of files the run shares with the host (a timing channel between runs, and the host's
+# own cache emptied): posix_fadvise DONTNEED / NOREUSE (arg 3) and madvise MADV_COLD / MADV_PAGEOUT (arg 2)
+FADVISE_EVICT, MADVISE_EVICT = (4, 5), (20, 21)
 # socket(2) families allowed: AF_UNIX, AF_INET, AF_INET6. Every other family gets EAFNOSUPPORT, as if the
 # kernel lacked it: some are not confined by the network namespace at all (AF_VSOCK reaches the
 # hypervisor's host on VMs, e.g. Firecracker/QEMU guests), the rest (AF_NETLINK, AF_PACKET, AF_ALG,
@@ -146,6 +157,11 @@ class Filter:
         self._req = None
 
     def load(self) -> None:
+        if self.notify:  # before the load: libseccomp's first alloc asks seccomp() itself, denied once loaded
+            req, resp = ctypes.c_void_p(), ctypes.c_void_p()
+            if self._lib.seccomp_notify_alloc(ctypes.byref(req), ctypes.byref(resp)) != 0:
+                raise SeccompUnavailable("seccomp_notify_alloc failed")
+            self._req = req
         rc = self._lib.seccomp_load(self._ctx)
         if rc != 0:
             raise SeccompUnavailable(f"seccomp_load failed: {errno.errorcode.get(-rc, rc)}")
@@ -154,10 +170,6 @@ class Filter:
             if fd < 0:
                 raise SeccompUnavailable(f"seccomp_notify_fd failed: {errno.errorcode.get(-fd, fd)}")
             self.notify_fd = fd
-            req, resp = ctypes.c_void_p(), ctypes.c_void_p()
-            if self._lib.seccomp_notify_alloc(ctypes.byref(req), ctypes.byref(resp)) != 0:
-                raise SeccompUnavailable("seccomp_notify_alloc failed")
-            self._req = req
 
     def receive(self):
         """One pending notification from the listener: (pid in the loader's PID namespace, syscall name),
@@ -196,6 +208,13 @@ def build(kill: bool = True, notify: bool = False) -> Filter:
     for name in DENIED:
         if add(deny, name):
             denied.append(name)
+    add(deny, "prctl", (_ArgCmp(0, SCMP_CMP_MASKED_EQ, 0xFFFFFFFF, PR_SET_SECCOMP),))
+    denied.append("prctl(PR_SET_SECCOMP)")
+    for advice in FADVISE_EVICT:
+        add(SCMP_ACT_ERRNO(errno.EPERM), "fadvise64", (_ArgCmp(3, SCMP_CMP_MASKED_EQ, 0xFFFFFFFF, advice),))
+    for advice in MADVISE_EVICT:
+        add(SCMP_ACT_ERRNO(errno.EPERM), "madvise", (_ArgCmp(2, SCMP_CMP_MASKED_EQ, 0xFFFFFFFF, advice),))
+    denied.append("fadvise64(DONTNEED/NOREUSE), madvise(MADV_COLD/MADV_PAGEOUT) (EPERM)")
     for flag in CLONE_NEW_FLAGS:  # clone(flags, ...): arg 0 holds the flags on x86_64 and aarch64
         add(deny, "clone", (_ArgCmp(0, SCMP_CMP_MASKED_EQ, flag, flag),))
     denied.append("clone(CLONE_NEW*)")
