@@ -366,7 +366,45 @@ def test_lm_eval_samples_show_the_checked_answer_beside_the_target():
     assert all(s["filtered_resps"] == ["Reasoning... so the answer is (C)"] for s in samples)
     right = sum(s["doc"]["answer"] == "C" for s in mcq) / len(samples)
     assert r["results"]["r3_demo"]["acc,none"] == pytest.approx(right)
-    assert r["results"]["r3_demo"]["answer,none"] >= 1.0
+
+
+def test_lm_eval_results_table_lists_scores_only():
+    """answer and reason are per-sample fields, not metrics: lm-eval's printed table (make_table) and
+    results hold no `answer` / `reason` row and no NaN row (a kind of answer absent from the documents
+    scored, here under a limit), while every sample keeps both fields and the scores stay."""
+    pytest.importorskip("lm_eval")
+    from lm_eval import simple_evaluate
+    from lm_eval.api.model import LM
+    from lm_eval.tasks import TaskManager
+    from lm_eval.utils import make_table
+
+    from r3bench.eval.hook import tasks_dir
+
+    class AlwaysC(LM):
+        def generate_until(self, requests, disable_tqdm=False):
+            return ["so the answer is (C)" for _ in requests]
+
+        def loglikelihood(self, requests, disable_tqdm=False):
+            raise NotImplementedError
+
+        def loglikelihood_rolling(self, requests, disable_tqdm=False):
+            raise NotImplementedError
+
+    tm = TaskManager(include_path=str(tasks_dir()), include_defaults=False)
+    for limit in (None, 2):
+        r = simple_evaluate(model=AlwaysC(), tasks=["r3_demo", "r3_demo_structured"], log_samples=True,
+                            bootstrap_iters=0, task_manager=tm, limit=limit)
+        table = make_table(r)
+        rows = [[c.strip() for c in line.split("|")] for line in table.splitlines()[2:]]
+        metrics = {row[5] for row in rows if len(row) > 7}
+        assert "acc" in metrics and "format_compliance" in metrics, table
+        assert not {"answer", "reason"} & metrics, table
+        assert not any(row[7].lower() == "nan" for row in rows if len(row) > 7), table
+        for task, res in r["results"].items():
+            assert not any(k.split(",")[0] in ("answer", "reason", "answer_stderr", "reason_stderr") for k in res)
+            assert all(v == v for v in res.values() if isinstance(v, float)), (task, res)
+        for task in ("r3_demo", "r3_demo_structured"):
+            assert all("answer" in s and s["reason"] for s in r["samples"][task])
 
 
 def test_a_plan_with_a_misspelt_task_fails_when_loaded(tmp_path):
