@@ -180,3 +180,16 @@ def test_help_texts_carry_no_measured_timings(capsys):
     timing = re.compile(r"~?\d+(\.\d+)?\s*(s|sec|seconds?|min|minutes?|h|hours?)\b|\b(one|two|three|a few) (minutes|hours)\b")
     for t in texts:
         assert not timing.search(t), timing.search(t).group(0) + " in: " + t[:200]
+
+
+def test_help_opens_with_what_r3bench_is_for_a_user(capsys):
+    """`r3bench --help` starts (after argparse's usage line) with what r3bench does and where to start,
+    not with a note for developers."""
+    with pytest.raises(SystemExit) as e:
+        main(["--help"])
+    assert e.value.code == 0
+    out = capsys.readouterr().out
+    first = out.split("\n\n")[1]
+    assert first.startswith("r3bench: ") and "model" in first and "prints" not in first.lower(), first
+    second = out.split("\n\n")[2]
+    assert "r3bench demo" in second and "developer" not in out.split("positional arguments")[0].lower()
