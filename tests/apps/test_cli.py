@@ -94,6 +94,9 @@ def test_demo_eval_stage_on_smollm2(tmp_path, shared_data, capsys):
     table = (tmp_path / "eval.md").read_text()
     assert "| r3_demo | 6 |" in table and "| r3_demo_structured | 6 |" in table and "| r3_jeebench | 1 |" in table
     assert list((tmp_path / "lm_eval").rglob("results_*.json")) and list((tmp_path / "lm_eval").rglob("samples_r3_demo_*.jsonl"))
+    # named by model, as plain `lm_eval --model_args pretrained=r3bench/smollm2-135m-instruct` names it
+    assert [p.name for p in (tmp_path / "lm_eval").iterdir()] == ["r3bench__smollm2-135m-instruct"]
+    assert "answer" not in table.split("other metrics")[1].split("\n\n")[0]  # scores only
     assert rc == 0
 
 
