@@ -513,7 +513,7 @@ def run(out_dir: str = "results/demo", data_dir: str | None = None, eval_limit: 
         stages.end("lm-eval")
     ok_train = True
     if not skip_train and not skip_eval:
-        stages.begin("training", "Training: short SFT, then stepfix from the SFT adapter (SmolLM2, procedural bank)")
+        stages.begin("training", "Training: a 2-step SFT, then a stepfix step from the SFT start (SmolLM2, procedural bank)")
         table_train, ok_train = train_stage(out, s_per_token=pace.get("s_per_token"))
         (out / "train.md").write_text("# r3bench demo: training\n\n" + table_train + "\n", encoding="utf-8")
         print(table_train)
