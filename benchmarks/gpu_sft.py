@@ -346,20 +346,13 @@ def pack_adapter(adapter_dir: Path, out: Path) -> list[str]:
 
 
 def reassemble(src: Path, dst: Path) -> Path:
-    from safetensors.torch import load_file, save_file
+    from r3bench.core.models import ModelError, adapter_from_parts
 
-    parts = sorted(src.glob("adapter-*.safetensors"))
-    if not parts or not (src / "adapter_config.json").is_file():
-        raise SystemExit(f"{src}: needs adapter_config.json and adapter-0000k.safetensors")
-    sd = {}
-    for p in parts:
-        sd.update(load_file(str(p)))
-    dst.mkdir(parents=True, exist_ok=True)
-    save_file(sd, str(dst / "adapter_model.safetensors"), metadata={"format": "pt"})
-    cfg = json.loads((src / "adapter_config.json").read_text())
-    cfg["base_model_name_or_path"] = "r3bench/smollm2-135m-instruct"
-    (dst / "adapter_config.json").write_text(json.dumps(cfg, indent=1))
-    log(f"reassembled {len(parts)} parts, {len(sd)} tensors -> {dst}")
+    try:
+        adapter_from_parts(src, dst)
+    except ModelError as e:
+        raise SystemExit(str(e)) from None
+    log(f"reassembled {len(sorted(src.glob('adapter-*.safetensors')))} parts -> {dst}")
     return dst
 
 

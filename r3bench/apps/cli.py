@@ -1,4 +1,8 @@
-"""The `r3bench` command line. Only this module (and demo's reporting) prints.
+"""r3bench: score small language models on physics problems, check answers with units, train with step-level rewards.
+
+Start with `r3bench demo` (the whole pipeline on a CPU) or `r3bench doctor` (what a run needs here).
+
+For developers: the `r3bench` command line; only this module (and the demo's reporting) prints.
 
 Subcommands:
   r3bench check PRED REF [--kind K]   one verdict as JSON
@@ -277,7 +281,8 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="r3bench", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="r3bench", description="\n\n".join(__doc__.split("\n\n")[:2]),
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
 
     c = sub.add_parser("check", help="unit-aware answer check")

@@ -250,6 +250,29 @@ def local_path(name: str) -> str:
     return str(resolve(name)) if is_short_name(name) else name
 
 
+def adapter_from_parts(src: str | os.PathLike, dst: str | os.PathLike,
+                       base: str = "r3bench/smollm2-135m-instruct") -> Path:
+    """A peft adapter folder at `dst` from an adapter committed in parts under 16 MiB (`src`:
+    adapter_config.json + adapter-0000k.safetensors, as benchmarks/gpu_sft.py writes them, e.g.
+    results/learning/sft_start), its base model named `base`. Returns `dst`; ModelError when `src`
+    lacks the parts."""
+    from safetensors.torch import load_file, save_file
+
+    src, dst = Path(src), Path(dst)
+    parts = sorted(src.glob("adapter-*.safetensors"))
+    if not parts or not (src / "adapter_config.json").is_file():
+        raise ModelError(f"{src}: needs adapter_config.json and adapter-0000k.safetensors")
+    weights = {}
+    for p in parts:
+        weights.update(load_file(str(p)))
+    dst.mkdir(parents=True, exist_ok=True)
+    save_file(weights, str(dst / "adapter_model.safetensors"), metadata={"format": "pt"})
+    cfg = json.loads((src / "adapter_config.json").read_text(encoding="utf-8"))
+    cfg["base_model_name_or_path"] = base
+    (dst / "adapter_config.json").write_text(json.dumps(cfg, indent=1), encoding="utf-8")
+    return dst
+
+
 def build_tiny(out: str | os.PathLike, seed: int = 0, vocab_size: int = 512) -> Path:
     """A tiny random Llama (~100k params) with a byte-level BPE and a ChatML chat template, saved to `out`.
 

@@ -12,7 +12,7 @@ When the module that defines `TaskManager` is executed (`lm_eval.tasks.manager` 
 folder to `include_path`; when `lm_eval.models.huggingface` is executed, `HFLM.__init__` is
 wrapped to resolve r3bench's short model names (`pretrained=r3bench/smollm2-135m-instruct`); when
 `lm_eval.evaluator` is executed, `simple_evaluate` checks r3bench's task names and the data directory
-before the model loads (r3bench.eval.preflight; from the command line already in
+before the model loads, and its results keep the r3 tasks' scores only (scores_only) (r3bench.eval.preflight; from the command line already in
 `EvaluatorConfig.process_tasks`, where lm-eval resolves task names); when
 `lm_eval.models` is executed (it registers lm-eval's own models), r3bench's strategy wrappers
 (`--model r3-rag | r3-stepco | r3-bestofn`, r3bench/eval/strategies/) are registered lazily beside them.
@@ -147,7 +147,8 @@ def patch_evaluator(mod):
     loads: plain `lm_eval --tasks r3_jeebnch` or a missing data directory is one line with what to do
     (r3bench.eval.preflight), not a traceback after the model has loaded. From lm_eval's command line
     the line ends the program (SystemExit: the line on stderr, exit 1); a program calling
-    simple_evaluate gets PreflightError."""
+    simple_evaluate gets PreflightError. After the run, the results of the r3 tasks keep their scores
+    only (scores_only: no `answer` / `reason` / NaN rows in lm_eval's printed table)."""
     orig = mod.simple_evaluate
     if getattr(orig, "_r3bench", False):
         return
@@ -164,10 +165,49 @@ def patch_evaluator(mod):
             meta.update(bound.get("metadata") or {})
             return bound.get("tasks"), meta
         _preflight(tasks_and_metadata)
-        return orig(*args, **kwargs)
+        results = orig(*args, **kwargs)
+        try:
+            scores_only(results)
+        except Exception as e:  # noqa: BLE001 - fail soft: the results stay as lm-eval made them
+            _warn("leave the per-sample fields out of the results table", e)
+        return results
 
     simple_evaluate._r3bench = True
     mod.simple_evaluate = simple_evaluate
+
+
+def per_sample_fields(config: dict) -> set:
+    """The metric_list entries of an r3 task that are per-sample fields, not scores: the answer the
+    checker read and its reason (r3bench.eval.lmeval.checked), which the tasks aggregate with
+    agg_distinct only so that lm-eval logs them in every sample."""
+    out = set()
+    for m in (config or {}).get("metric_list") or ():
+        agg = m.get("aggregation") if isinstance(m, dict) else None
+        if "agg_distinct" in (agg if isinstance(agg, str) else getattr(agg, "__name__", "")):
+            out.add(m.get("metric"))
+    return out
+
+
+def scores_only(results: dict | None) -> dict | None:
+    """lm-eval's results table of the r3 tasks keeps their scores only: the per-sample fields
+    (`answer`, `reason`; per_sample_fields) and the per-kind scores of a kind absent from the documents
+    scored (NaN, e.g. acc_mcq under --limit 5) leave results["results"], so neither the printed table
+    nor results_*.json lists them as metrics. The samples keep `answer` and `reason`. In place; returns
+    `results`."""
+    if not isinstance(results, dict):
+        return results
+    configs = results.get("configs") or {}
+    for task, row in (results.get("results") or {}).items():
+        fields = per_sample_fields(configs.get(task))
+        if not fields:
+            continue  # not an r3 checker task: untouched
+        for key in list(row):
+            metric, _, filt = key.partition(",")
+            base = metric[:-len("_stderr")] if metric.endswith("_stderr") else metric
+            value = row.get(f"{base},{filt}")
+            if base in fields or (isinstance(value, float) and value != value):
+                row.pop(key)
+    return results
 
 
 def patch_evaluate_config(mod):

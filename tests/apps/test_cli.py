@@ -94,6 +94,9 @@ def test_demo_eval_stage_on_smollm2(tmp_path, shared_data, capsys):
     table = (tmp_path / "eval.md").read_text()
     assert "| r3_demo | 6 |" in table and "| r3_demo_structured | 6 |" in table and "| r3_jeebench | 1 |" in table
     assert list((tmp_path / "lm_eval").rglob("results_*.json")) and list((tmp_path / "lm_eval").rglob("samples_r3_demo_*.jsonl"))
+    # named by model, as plain `lm_eval --model_args pretrained=r3bench/smollm2-135m-instruct` names it
+    assert [p.name for p in (tmp_path / "lm_eval").iterdir()] == ["r3bench__smollm2-135m-instruct"]
+    assert "answer" not in table.split("other metrics")[1].split("\n\n")[0]  # scores only
     assert rc == 0
 
 
@@ -180,3 +183,16 @@ def test_help_texts_carry_no_measured_timings(capsys):
     timing = re.compile(r"~?\d+(\.\d+)?\s*(s|sec|seconds?|min|minutes?|h|hours?)\b|\b(one|two|three|a few) (minutes|hours)\b")
     for t in texts:
         assert not timing.search(t), timing.search(t).group(0) + " in: " + t[:200]
+
+
+def test_help_opens_with_what_r3bench_is_for_a_user(capsys):
+    """`r3bench --help` starts (after argparse's usage line) with what r3bench does and where to start,
+    not with a note for developers."""
+    with pytest.raises(SystemExit) as e:
+        main(["--help"])
+    assert e.value.code == 0
+    out = capsys.readouterr().out
+    first = out.split("\n\n")[1]
+    assert first.startswith("r3bench: ") and "model" in first and "prints" not in first.lower(), first
+    second = out.split("\n\n")[2]
+    assert "r3bench demo" in second and "developer" not in out.split("positional arguments")[0].lower()

@@ -106,6 +106,23 @@ def test_trainer_end_of_run_command_saves_samples_with_a_limit():
     assert "--output_path" in note and "--log_samples" in note and "--limit" in note and "--device cpu" in note
 
 
+def test_demo_and_trainers_print_the_same_scoring_command_with_one_default_limit(tmp_path):
+    """One default for the scoring limit: the command a trainer prints at the end of a run (and writes
+    into the run's README.md) is, character for character, the one the demo prints for the same run."""
+    from r3bench.apps import demo
+    from trainers import sft
+    from trainers.core.config import BaseConfig, make
+    from trainers.core.evaluation import lm_eval_args, no_eval_note, score_command
+
+    run = tmp_path / "runs" / "stepfix"
+    cfg = make(sft.Config, output_dir=str(run), eval_max_gen_toks=224)
+    margs = lm_eval_args("BASE", run / "final")
+    assert demo.SCORE_LIMIT == BaseConfig.eval_limit == cfg.eval_limit
+    assert demo.score_command(margs, run, 224) == score_command(cfg, margs)
+    assert demo.score_command(margs, run, 224) in no_eval_note(cfg, "BASE", run / "final")
+    assert f"--limit {BaseConfig.eval_limit} " in score_command(make(sft.Config, output_dir=str(run), eval_limit=0), margs)
+
+
 # ---- 3. the demo finds the data and states its times ---------------------------------------------------
 
 def test_demo_finds_the_shared_data_directory_beside_the_repository(monkeypatch, tmp_path):
@@ -139,6 +156,80 @@ def test_demo_states_the_expected_time_of_every_stage_before_it_starts(tmp_path,
     first = out[: out.index("## [1/2]")]
     assert "expected time" in first and "checker" in first and "procedural" in first
     assert "## [2/2] Procedural" in out and "(procedural: done in" in out
+
+
+def test_demo_states_later_stages_at_the_pace_it_measured(capsys):
+    """Quiet-machine figures until a long stage has run; then each stage's expectation is scaled by the
+    pace measured (here lm-eval took 5x its figure: the training stage is announced at 5x too)."""
+    from r3bench.apps import demo
+
+    st = demo._Stages(skip_eval=False, skip_train=False)
+    quiet = next(m for name, _, m in demo.STAGES if name == "training")
+    assert st.expected("training") == f"expected ~{quiet:.0f} min"
+    st.begin("lm-eval", "lm-eval")
+    lm_eval_m = next(m for name, _, m in demo.STAGES if name == "lm-eval")
+    st.t0 -= 5 * 60 * lm_eval_m  # as if the stage had run 5x its quiet-machine figure
+    st.end("lm-eval")
+    assert st.pace() == pytest.approx(5, rel=0.01)
+    assert f"~{5 * quiet:.0f} min" in st.expected("training") and "5.0x" in st.expected("training")
+    st.begin("training", "Training")
+    assert f"(expected ~{5 * quiet:.0f} min at this machine's pace" in capsys.readouterr().out
+
+
+def test_demo_ends_with_the_files_to_open_in_order(tmp_path, capsys):
+    from r3bench.apps import demo
+
+    out = tmp_path / "d"
+    assert demo.run(out_dir=str(out), skip_eval=True) == 0
+    text = capsys.readouterr().out
+    tail = text[text.index("Open, in this order:"):].splitlines()[1:]
+    assert tail == [f"  {out / 'check.md'}: {dict((p.name, w) for p, w in demo.files_to_open(out, {'checker'}))['check.md']}"]
+    # after a whole run: the leaderboard first, then what each stage wrote, one line each on what it shows
+    for name in ("leaderboard.md", "eval.md", "train.md", "accuracy.png", "training_curves.png"):
+        (out / name).write_text("x")
+    for name in ("lm_eval", "runs"):
+        (out / name).mkdir()
+    rows = demo.files_to_open(out, {name for name, _, _ in demo.STAGES})
+    assert [p.name for p, _ in rows][:3] == ["leaderboard.md", "eval.md", "lm_eval"] and len(rows) == 8
+    assert all(len(what) > 10 and "\n" not in what for _, what in rows)
+
+
+def test_committed_sft_start_becomes_a_peft_adapter(tmp_path):
+    """The demo's stepfix starts from the learning study's SFT start, committed as adapter parts: joined,
+    they are a peft folder of SmolLM2 with every tensor of the parts."""
+    from safetensors import safe_open
+
+    from r3bench.apps import demo
+    from r3bench.core import models
+
+    assert (demo.SFT_START / "adapter_config.json").is_file()
+    dst = models.adapter_from_parts(demo.SFT_START, tmp_path / "start")
+    cfg = json.loads((dst / "adapter_config.json").read_text())
+    assert cfg["base_model_name_or_path"] == demo.DEFAULT_MODEL and cfg["peft_type"] == "LORA"
+    n_parts = 0
+    for part in sorted(demo.SFT_START.glob("adapter-*.safetensors")):
+        with safe_open(str(part), "pt") as f:
+            n_parts += len(list(f.keys()))
+    with safe_open(str(dst / "adapter_model.safetensors"), "pt") as f:
+        assert len(list(f.keys())) == n_parts > 0
+    with pytest.raises(models.ModelError, match="adapter_config.json"):
+        models.adapter_from_parts(tmp_path / "nothing", tmp_path / "x")
+
+
+def test_demo_leaderboard_uses_the_data_directory_found_at_the_start(tmp_path, shared_data, monkeypatch):
+    """One data directory from start to end: the guessing baselines of the leaderboard come from the
+    directory the demo found, not from a second search that ends 'no benchmark data directory'."""
+    from r3bench.apps import demo
+
+    monkeypatch.delenv("R3BENCH_DATA_DIR", raising=False)
+    d = {"results": {"r3_mmlu_college": {"acc,none": 0.5, "acc_stderr,none": 0.1, "acc_flexible,none": 0.5}},
+         "n-samples": {"r3_mmlu_college": {"effective": 2}},
+         "config": {"model": "hf", "model_args": "pretrained=r3bench/smollm2-135m-instruct"}}
+    (tmp_path / "lm_eval" / "m").mkdir(parents=True)
+    (tmp_path / "lm_eval" / "m" / "results_x.json").write_text(json.dumps(d))
+    text = demo.results_stage(tmp_path, data_dir=str(shared_data))
+    assert "no benchmark data directory" not in text
+    assert "0.373" in (tmp_path / "leaderboard.md").read_text()  # MMLU-College's majority baseline
 
 
 # ---- 4. samples say what was checked ---------------------------------------------------------------------
@@ -366,7 +457,45 @@ def test_lm_eval_samples_show_the_checked_answer_beside_the_target():
     assert all(s["filtered_resps"] == ["Reasoning... so the answer is (C)"] for s in samples)
     right = sum(s["doc"]["answer"] == "C" for s in mcq) / len(samples)
     assert r["results"]["r3_demo"]["acc,none"] == pytest.approx(right)
-    assert r["results"]["r3_demo"]["answer,none"] >= 1.0
+
+
+def test_lm_eval_results_table_lists_scores_only():
+    """answer and reason are per-sample fields, not metrics: lm-eval's printed table (make_table) and
+    results hold no `answer` / `reason` row and no NaN row (a kind of answer absent from the documents
+    scored, here under a limit), while every sample keeps both fields and the scores stay."""
+    pytest.importorskip("lm_eval")
+    from lm_eval import simple_evaluate
+    from lm_eval.api.model import LM
+    from lm_eval.tasks import TaskManager
+    from lm_eval.utils import make_table
+
+    from r3bench.eval.hook import tasks_dir
+
+    class AlwaysC(LM):
+        def generate_until(self, requests, disable_tqdm=False):
+            return ["so the answer is (C)" for _ in requests]
+
+        def loglikelihood(self, requests, disable_tqdm=False):
+            raise NotImplementedError
+
+        def loglikelihood_rolling(self, requests, disable_tqdm=False):
+            raise NotImplementedError
+
+    tm = TaskManager(include_path=str(tasks_dir()), include_defaults=False)
+    for limit in (None, 2):
+        r = simple_evaluate(model=AlwaysC(), tasks=["r3_demo", "r3_demo_structured"], log_samples=True,
+                            bootstrap_iters=0, task_manager=tm, limit=limit)
+        table = make_table(r)
+        rows = [[c.strip() for c in line.split("|")] for line in table.splitlines()[2:]]
+        metrics = {row[5] for row in rows if len(row) > 7}
+        assert "acc" in metrics and "format_compliance" in metrics, table
+        assert not {"answer", "reason"} & metrics, table
+        assert not any(row[7].lower() == "nan" for row in rows if len(row) > 7), table
+        for task, res in r["results"].items():
+            assert not any(k.split(",")[0] in ("answer", "reason", "answer_stderr", "reason_stderr") for k in res)
+            assert all(v == v for v in res.values() if isinstance(v, float)), (task, res)
+        for task in ("r3_demo", "r3_demo_structured"):
+            assert all("answer" in s and s["reason"] for s in r["samples"][task])
 
 
 def test_a_plan_with_a_misspelt_task_fails_when_loaded(tmp_path):

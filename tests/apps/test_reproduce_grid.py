@@ -117,3 +117,16 @@ def test_a_trained_psv_serves_stepco(tmp_path, monkeypatch):
     assert [s for s, _ in c.commands] == ["psv", "eval"]
     assert reproduce.psv_config(plan, tmp_path / "o", "m", "stepco")["max_steps"] == 2
     assert reproduce.check_train_fields(plan) == []
+
+
+def test_dry_run_prints_the_totals_before_the_cells(capsys):
+    """A grid of 160 cells is 500 lines: the totals come first (within the first screen), then every
+    cell, then the commands."""
+    from r3bench.apps.cli import main
+
+    assert main(["reproduce", "paper", "--dry-run"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    total = next(i for i, x in enumerate(lines) if x.startswith("| **total** | 160 |"))
+    first_cell = next(i for i, x in enumerate(lines) if x.startswith("| 1 | "))
+    first_command = next(i for i, x in enumerate(lines) if x.startswith("# [1/160]"))
+    assert total < 20 and total < first_cell < first_command, (total, first_cell, first_command)

@@ -137,3 +137,100 @@ def test_documented_scoring_commands_keep_what_they_run():
     with contextlib.redirect_stdout(buf):
         cli.main(["eval", "--help"])
     assert "--output_path" in buf.getvalue() and "--log_samples" in buf.getvalue()
+
+
+# ---- the README as a front door: its budget, its commands and its numbers stay true ------------------
+
+README = (REPO / "README.md").read_text(encoding="utf-8")
+
+
+def _steps(cmd: str) -> list[str]:
+    """A shell command line as the steps it runs: split at `&&`, `;` and newlines, pip's quiet flag
+    dropped (it changes what is printed, not what is installed)."""
+    parts = re.split(r"&&|;|\n", cmd)
+    return [" ".join(w for w in p.split() if w != "-q") for p in parts if p.strip() and not p.strip().startswith("#")]
+
+
+def test_readme_is_a_front_door_under_150_lines():
+    lines = README.splitlines()
+    assert len(lines) < 150, len(lines)
+    # what it is and how to set it up come first; the uses follow
+    heads = [x for x in lines if x.startswith("## ")]
+    assert heads[:4] == ["## Set up", "## Score your own model", "## Train with the paper's method",
+                         "## Regenerate the leaderboard"], heads
+
+
+@pytest.mark.parametrize("path", ["README.md", "docs/results.md", "docs/CONTRIBUTING.md"])
+def test_user_docs_cite_no_issue_numbers(path):
+    text = (REPO / path).read_text(encoding="utf-8")
+    assert not re.findall(r"\bissues? \d+", text, re.I), re.findall(r".{30}\bissues? \d+.{10}", text, re.I)
+
+
+def test_readme_setup_commands_run_what_ci_runs():
+    """The README's two set-up commands come first; command 2 is, step for step, what .ci/run runs
+    after making its venv, and command 1 is the same install with the train extra, then the demo."""
+    first = README.index("```bash\n")
+    block = README[first:README.index("```\n", first + 8)]
+    cmds = [x for x in block.splitlines()[1:] if x.startswith("python3 -m venv")]
+    assert len(cmds) == 2 and README.index("## Set up") < first < README.index("## Score your own model")
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    ci_steps = _steps(ci[ci.index("python3 -m venv"):])
+    assert _steps(cmds[1]) == ci_steps, (_steps(cmds[1]), ci_steps)
+    demo = _steps(cmds[0])
+    assert demo[:-2] == ci_steps[:-2] and demo[-2:] == ["pip install -e '.[train]'", "r3bench demo"]
+
+
+def test_readme_scoring_limit_and_costs_are_what_the_code_prints():
+    """One scoring limit: the README's lm_eval command, the trainers' default and the demo's printed
+    command; the costs it states are the ones the code computes (the trainers' CPU cost note, the sum
+    of the demo's stage figures)."""
+    from r3bench.apps import demo
+    from trainers.core.config import BaseConfig, eval_cost_note
+
+    limits = set(re.findall(r"--limit (\d+)", README))
+    assert limits == {str(BaseConfig.eval_limit)} == {str(demo.SCORE_LIMIT)}, limits
+    assert f"scores the adapter on {BaseConfig.eval_limit} problems" in README.replace("\n", " ")
+    minutes = re.search(r"~(\d+) min", eval_cost_note(BaseConfig())).group(1)
+    said = re.search(r"`--limit \d+` \(\d+ problems, up to (\d+) new tokens each\) takes about (\d+) minutes",
+                     README.replace("\n", " "))
+    assert said and said.groups() == (str(BaseConfig.eval_max_gen_toks), minutes), (said and said.groups(), minutes)
+    demo_min = re.search(r"It takes about (\d+) minutes on a quiet 2-core CPU", README.replace("\n", " "))
+    assert demo_min and int(demo_min.group(1)) == round(sum(m for *_, m in demo.STAGES))
+
+
+def test_readme_reproduce_table_is_the_estimate_of_the_command_it_shows():
+    from r3bench.apps import reproduce
+
+    cmd = re.search(r"^r3bench reproduce (\S+) --dry-run --methods (\S+)$", README, re.M)
+    assert cmd, "the README shows the dry run with the methods its table counts"
+    rows = re.findall(r"^\| `--model (hf|vllm)`[^|]*\| (\d+) \| ([\d.]+) \| ([\d,]+) \| \$(\d+) \|$", README, re.M)
+    assert [r[0] for r in rows] == ["hf", "vllm"], rows
+    for backend, cells, gpu_h, judge_calls, usd in rows:
+        plan = reproduce.load_plan(cmd.group(1))
+        reproduce.select_methods(plan, cmd.group(2))
+        plan.setdefault("eval", {})["backend"] = backend
+        est = reproduce.estimate(plan, reproduce.cells(plan, Path("o")), Path("o"))
+        assert int(cells) == len(est)
+        assert gpu_h == f"{sum(r['gpu_h'] for r in est):.1f}"
+        assert judge_calls == f"{sum(r['judge_calls'] for r in est):,}"
+        assert usd == f"{sum(r['judge_usd'] for r in est):.0f}"
+    full = reproduce.load_plan(cmd.group(1))
+    n_all = re.search(r"Without `--methods` the plan adds [^:]*: (\d+) cells", README.replace("\n", " "))
+    assert n_all and int(n_all.group(1)) == len(reproduce.cells(full, Path("o")))
+
+
+def test_readme_results_are_in_the_files_they_link():
+    """Every number of the README's results table (intervals, counts, scores) is in the file its row
+    links: the table is a summary, never a second source."""
+    table = README[README.index("## Results"):README.index("## Where things are")]
+    rows = [x for x in table.splitlines() if x.startswith("| ") and "](" in x]
+    assert len(rows) >= 4
+    for row in rows:
+        answer, details = row.split(" | ")[1:3]
+        target = (REPO / re.search(r"\]\(([^)#]+)", details).group(1)).resolve()
+        assert target.is_file(), target
+        text = target.read_text(encoding="utf-8")
+        numbers = re.findall(r"[\d.]+ \[[\d.]+, [\d.]+\]|[+-][\d.]+ \[[+-][\d.]+, [+-][\d.]+\]|[\d,]+/[\d,]+", answer)
+        assert numbers, row
+        missing = [n for n in numbers if n not in text]
+        assert not missing, (target.name, missing)

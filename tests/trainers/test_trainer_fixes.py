@@ -520,3 +520,28 @@ def test_run_json_records_the_peak_resident_memory(tmp_path):
     rec = json.loads(write_run(cfg, status="running").read_text())
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e9
     assert 0.01 < rec["peak_rss_gb"] <= own + 0.01
+
+
+@pytest.mark.parametrize("checkpointing", [True, False])
+def test_training_arguments_use_no_deprecated_name(checkpointing, tmp_path):
+    """transformers 5 renamed gradient_checkpointing to activation_checkpointing: the trainers' arguments
+    use the new names, so neither TrainingArguments nor TRL's configs (whose own default sets the old
+    name) print `FutureWarning: gradient_checkpointing is deprecated`, and checkpointing still follows
+    the trainer's flag."""
+    import warnings
+
+    from transformers import TrainingArguments
+    from trl import DPOConfig, GRPOConfig, SFTConfig
+
+    from trainers.core.model import training_args_kwargs
+
+    cfg = make(sft.Config, output_dir=str(tmp_path), gradient_checkpointing=checkpointing, batch_size=4)
+    for cls in (TrainingArguments, SFTConfig, DPOConfig, GRPOConfig):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            extra = {"num_generations": 2} if cls is GRPOConfig else {}
+            args = cls(**training_args_kwargs(cfg), **extra)
+        bad = [str(w.message) for w in caught if "checkpointing" in str(w.message)]
+        assert not bad, (cls.__name__, bad)
+        assert args.gradient_checkpointing is checkpointing and args.activation_checkpointing is checkpointing
+        assert (args.gradient_checkpointing_kwargs or {}).get("use_reentrant", False) is False

@@ -51,7 +51,7 @@ def test_help_says_what_the_long_steps_cost(name, capsys):
     assert "usage: python -m trainers." + name in text
     assert "Cost" in text and "%%" not in text
     if name != "psv":  # a PSV is a verifier: lm-eval does not score it
-        assert "End-of-run evaluation: off by default" in text and "1 h 33 min" in text
+        assert "End-of-run evaluation: off by default" in text and "5 problems x 512 tokens (~23 min" in text
 
 
 def test_stepfix_trainer_is_a_module_level_class():
@@ -160,10 +160,10 @@ def test_shipped_configs_use_beta(name):
 
 def test_default_end_of_run_evaluation_is_off_and_its_cost_is_stated():
     cfg = sft.Config()
-    assert cfg.eval_tasks == ""  # 20 problems x 512 tokens were ~1 h 33 min on a 2-core CPU
+    assert cfg.eval_tasks == ""  # 5 problems x 512 tokens are ~23 min on a shared 2-core CPU
     note = no_eval_note(cfg, "BASE", Path("runs/sft/final"))
     assert "lm_eval --model hf --model_args pretrained=BASE,peft=runs/sft/final --tasks r3_procgen" in note
-    assert "--eval_tasks r3_procgen" in note and "1 h 33 min" in note
+    assert "--eval_tasks r3_procgen --eval_limit 5" in note and "5 problems x 512 tokens (~23 min" in note
     assert "4 problems x 256 tokens (~9 min" in eval_cost_note(
         make(sft.Config, eval_tasks="r3_procgen", eval_limit=4, eval_max_gen_toks=256))
     assert psv.Config.scored_by_lm_eval is False

@@ -49,8 +49,8 @@ class BaseConfig:
     logging_steps: int = option(1, "log metrics every N optimizer steps")
     eval_steps: int = option(0, "run lm-eval on the current adapter every N steps (0 = only at the end)")
     eval_tasks: str = option("", "comma-separated lm-eval tasks for evaluation, e.g. r3_procgen; empty (the default) = no "
-                             "evaluation: on a 2-core CPU r3_procgen's 20 problems x 512 tokens take ~1.5 h")
-    eval_limit: int = option(20, "lm-eval --limit per task (0 = all documents)")
+                             "evaluation (what it costs on a CPU: the end of --help)")
+    eval_limit: int = option(5, "lm-eval --limit per task (0 = all documents)")
     eval_max_gen_toks: int = option(512, "max_gen_toks for evaluation generations")
     eval_batch_size: int = option(8, "lm-eval batch size")
     max_length: int = option(1024, "maximum tokens of a training sequence (prompt + completion)")

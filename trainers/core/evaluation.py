@@ -12,7 +12,7 @@ import traceback
 from pathlib import Path
 
 from r3bench.eval.hook import tasks_dir
-from trainers.core.config import eval_cost_note
+from trainers.core.config import BaseConfig, eval_cost_note
 from trainers.core.model import cuda_available
 
 
@@ -82,7 +82,7 @@ def score_command(cfg, model_args: str) -> str:
     """The lm_eval command that scores a run's model: a limit that fits a CPU, and results + samples kept
     beside the run (lm_eval saves nothing without --output_path and --log_samples)."""
     return (f"lm_eval --model hf --model_args {model_args} --tasks r3_procgen --apply_chat_template --device cpu "
-            f"--batch_size 8 --limit {cfg.eval_limit or 5} --gen_kwargs max_gen_toks={cfg.eval_max_gen_toks} "
+            f"--batch_size 8 --limit {cfg.eval_limit or BaseConfig.eval_limit} --gen_kwargs max_gen_toks={cfg.eval_max_gen_toks} "
             f"--output_path {Path(cfg.output_dir) / 'lm_eval'} --log_samples")
 
 
@@ -94,7 +94,7 @@ def lm_eval_args(base_path: str, adapter: Path, lora: bool = True) -> str:
 
 def no_eval_note(cfg, base_path: str, adapter: Path) -> str:
     """The end-of-run line of a run without evaluation: how to score its adapter and what it costs."""
-    limit = cfg.eval_limit or 5
+    limit = cfg.eval_limit or BaseConfig.eval_limit  # 0 (all documents) would cost hours on a CPU
     margs = lm_eval_args(base_path, adapter, getattr(cfg, "lora", True))
     return (f"[r3bench] no evaluation (eval_tasks is empty, the default). Score the adapter with: "
             f"{score_command(cfg, margs)}, or train with --eval_tasks r3_procgen --eval_limit {limit}. Cost: "

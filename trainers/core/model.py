@@ -168,8 +168,9 @@ def training_args_kwargs(cfg) -> dict:
         max_grad_norm=cfg.max_grad_norm, save_strategy="steps", save_steps=cfg.save_steps,
         save_total_limit=cfg.save_total_limit, logging_steps=cfg.logging_steps, logging_first_step=True,
         report_to=report_to(cfg), bf16=use_bf16(cfg), dataloader_num_workers=cfg.dataloader_num_workers,
-        disable_tqdm=False, use_cpu=not cuda_available(), gradient_checkpointing=cfg.gradient_checkpointing,
-        gradient_checkpointing_kwargs={"use_reentrant": False} if cfg.gradient_checkpointing else None,
+        # transformers 5's names (gradient_checkpointing* are deprecated aliases that warn)
+        disable_tqdm=False, use_cpu=not cuda_available(), activation_checkpointing=cfg.gradient_checkpointing,
+        activation_checkpointing_kwargs={"use_reentrant": False} if cfg.gradient_checkpointing else None,
         # DDP broadcasts buffers at every forward by default, which makes the NUMBER of forwards a
         # collective that every rank must match; the only buffers here are constant (rotary tables)
         ddp_broadcast_buffers=False,
