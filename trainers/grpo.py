@@ -58,14 +58,15 @@ from pathlib import Path
 from r3bench.pde import families, tasks
 from r3bench.pde.tasks import PDEReward
 from trainers import distributed, generation, judging
-from trainers.core import rl, upstream
+from trainers import rl_sampling as rl
+from trainers.core import upstream
 from trainers.core.config import BaseConfig
 from trainers.core.data import train_rows, user_chat
 from trainers.core.entry import entry
 from trainers.core.evaluation import callbacks
 from trainers.core.mixins import PhaseProgress, TimingMixin, guarded, warn_nothing_to_learn
 from trainers.core.model import load_tokenizer, model_path, policy_model, training_args_kwargs
-from trainers.core.rl import RLFields
+from trainers.rl_sampling import RLFields
 from trainers.errors import ConfigError, option
 from trainers.generation import VllmFields
 from trainers.judging import JudgeFields
@@ -327,7 +328,7 @@ class GRPOPhases(TimingMixin, upstream.GRPOHooks):
 
     def __init__(self, *a, r3_counts: Counter | None = None, r3_cfg=None, r3_gen=(None, None), **kw):
         self.r3_counts = r3_counts if r3_counts is not None else Counter()
-        self.r3_gen_cap, self.r3_start_check = r3_gen  # run.json: trainers.core.rl
+        self.r3_gen_cap, self.r3_start_check = r3_gen  # run.json: trainers.rl_sampling
         self.r3_truncation = rl.TruncationCount()
         self.r3_stops = None
         self.r3_cfg = r3_cfg  # the run's Config: its judge's totals go into the training logs
@@ -451,7 +452,7 @@ class GRPOPhases(TimingMixin, upstream.GRPOHooks):
 
 
 def grpo_args(cfg, weights=None, cap: int | None = None):
-    """TRL's GRPOConfig of cfg; `cap`: the completion cap (trainers.core.rl.generation_cap), else the config's."""
+    """TRL's GRPOConfig of cfg; `cap`: the completion cap (trainers.rl_sampling.generation_cap), else the config's."""
     from trl import GRPOConfig
 
     cap = cap or cfg.max_completion_length or rl.FALLBACK_CAP

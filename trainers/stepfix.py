@@ -77,13 +77,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from trainers import judging
-from trainers.core import rl
+from trainers import rl_sampling as rl
 from trainers.core.config import BaseConfig
 from trainers.core.data import train_rows, user_chat
 from trainers.core.entry import entry
 from trainers.core.evaluation import callbacks
 from trainers.core.model import frozen_reference, load_tokenizer, model_path, policy_model, training_args_kwargs
-from trainers.core.rl import RLFields
+from trainers.rl_sampling import RLFields
 from trainers.errors import ConfigError, option
 from trainers.generation import VllmFields
 from trainers.judging import JudgeFields

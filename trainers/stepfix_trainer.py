@@ -19,7 +19,7 @@ import torch
 from transformers import Trainer
 
 from trainers import distributed, generation, judging
-from trainers.core import rl
+from trainers import rl_sampling as rl
 from trainers.core.data import user_chat
 from trainers.core.mixins import GuardMixin, PhaseProgress, TimingMixin, nothing_to_learn, warn_nothing_to_learn
 from trainers.core.model import model_path
@@ -84,8 +84,8 @@ class StepFixTrainer(TimingMixin, GuardMixin, Trainer):
 
     def __init__(self, *a, stepfix_cfg=None, ref_model=None, tok=None, gen_cap=None, start_check=None, **kw):
         super().__init__(*a, **kw)
-        # the sampling cap (trainers.core.rl.generation_cap; None: the config's max_new_tokens as it is) and the
-        # start's format compliance measured before training (trainers.core.rl.start_compliance), for run.json
+        # the sampling cap (trainers.rl_sampling.generation_cap; None: the config's max_new_tokens as it is) and the
+        # start's format compliance measured before training (trainers.rl_sampling.start_compliance), for run.json
         self.r3_gen_cap, self.r3_start_check = gen_cap, start_check
         self.r3_truncation = rl.TruncationCount()  # every rank's samples: the counts are gathered at each log
         self._stops = None

@@ -22,7 +22,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("trl")
 
 from trainers import generation, grpo, stepfix  # noqa: E402
-from trainers.core import rl  # noqa: E402
+from trainers import rl_sampling as rl  # noqa: E402
 from trainers.core.config import make  # noqa: E402
 from trainers.core.data import read_jsonl  # noqa: E402
 from trainers.core.model import load_tokenizer, training_args_kwargs  # noqa: E402
