@@ -65,6 +65,12 @@ METRICS = ("acc", "step_reward", "format_compliance") + tuple(f"share_{c}" for c
 STEPFIX_BASELINE = {"baseline": "r1"}
 
 
+# the training samples a trainer writes into its run folder (Study.save_train_samples), and the size past
+# which their copy in the study folder is gzip-compressed (a stepfix run of 12 steps x 4 problems: ~0.3 MB)
+TRAIN_SAMPLE_FILES = ("stepfix_samples.jsonl", "grpo_samples.jsonl")
+TRAIN_SAMPLES_GZIP_BYTES = 1 << 20
+
+
 # ------------------------------------------------------------------------------------- design
 
 @dataclass(frozen=True)
@@ -516,10 +522,37 @@ class Study:
             raise RuntimeError(f"trainers.{cell.cond.trainer} exited {rc} (run.json status "
                                f"{run.get('status')!r}); log {log_file}:\n{tail}")
         return {"adapter": self.rel(run["adapter"]), "train_loss": run.get("train_loss"),
+                "train_samples_file": self.save_train_samples(cell, outd),
+                # the trainer's sampling record (RL trainers): cap, truncated samples, the start's format compliance
+                **{k: run[k] for k in ("generation_cap", "truncation", "start_check") if k in run},
                 "global_step": run.get("global_step"), "seconds": round(time.time() - t0, 1),
                 "peak_rss_gb": run.get("peak_rss_gb"),  # the trainer process's own, from its run.json
                 "config_file": self.rel(cfg_file), "output_dir": self.rel(outd),
                 "overrides": _plain(cell.cond.overrides)}  # what design_drift compares with the design
+
+    def save_train_samples(self, cell: Cell, run_dir: Path) -> str | None:
+        """The training samples of a finished RL run (stepfix_samples.jsonl: y1, verdict, feedback, y2,
+        rewards, loss terms; grpo_samples.jsonl: completions, rewards, advantages) copied into the study
+        folder, which is committed (run folders are not): OUT/train_samples/<cell>.jsonl, gzip-compressed
+        (.jsonl.gz, reproducible bytes) past TRAIN_SAMPLES_GZIP_BYTES. None for a trainer that samples
+        nothing (SFT continued, DPO: their rows are the data file's)."""
+        src = next((run_dir / n for n in TRAIN_SAMPLE_FILES if (run_dir / n).is_file()), None)
+        if src is None:
+            return None
+        raw = src.read_bytes()
+        dest = self.out / "train_samples" / f"{cell.id}.jsonl"
+        if len(raw) > TRAIN_SAMPLES_GZIP_BYTES:
+            import gzip
+
+            dest, raw = dest.with_name(dest.name + ".gz"), gzip.compress(raw, compresslevel=9, mtime=0)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        for old in dest.parent.glob(f"{cell.id}.jsonl*"):  # an earlier try's copy in the other form
+            if old.name != dest.name and not old.name.endswith(".partial"):
+                old.unlink()
+        tmp = dest.with_name(dest.name + ".partial")
+        tmp.write_bytes(raw)
+        os.replace(tmp, dest)
+        return self.rel(dest)
 
     # ---- evaluation --------------------------------------------------------------------------
     def lm(self, cell: Cell, adapter_cell: str | None = None):
@@ -783,11 +816,12 @@ class Study:
             r = read_json(rp)
             if r is None:
                 continue
-            sp = in_study(self.out, r["samples_file"]) if r.get("samples_file") else None
-            if sp is not None and sp.is_file():
-                (dest / "samples").mkdir(exist_ok=True)
-                os.replace(sp, dest / "samples" / sp.name)
-                r["samples_file"] = self.rel(dest / "samples" / sp.name)
+            for key, sub in (("samples_file", "samples"), ("train_samples_file", "train_samples")):
+                sp = in_study(self.out, r[key]) if r.get(key) else None
+                if sp is not None and sp.is_file():
+                    (dest / sub).mkdir(exist_ok=True)
+                    os.replace(sp, dest / sub / sp.name)
+                    r[key] = self.rel(dest / sub / sp.name)
             write_json(dest / "cells" / rp.name, r)
             rp.unlink()
             moved.append(x.id)

@@ -760,3 +760,46 @@ def test_the_mixture_plan_borrows_the_tiers_studys_training_times_and_a_shared_c
     assert "20.0 min (measured, other adapters on this set)" in lines["stepfix__s0__learning"]
     assert "(estimate)" in lines["sft_cont__s0__train"]  # trainers.sft: only the SFT start measured there
     assert "(estimate)" in ls.plan(ls.Study(tmp_path / "tiers", ls.FULL)).split("stepfix__s0__train")[1].splitlines()[0]
+
+
+@pytest.mark.parametrize("limit,suffix", [(1 << 20, ".jsonl"), (10, ".jsonl.gz")])
+def test_a_training_cell_copies_its_training_samples_into_the_study(tmp_path, monkeypatch, limit, suffix):
+    """run_train copies the trainer's samples file (stepfix_samples.jsonl / grpo_samples.jsonl, in the
+    git-ignored run folder) to OUT/train_samples/<cell>.jsonl, gzip-compressed past TRAIN_SAMPLES_GZIP_BYTES,
+    and records it with the run's sampling record (cap, truncation, start check); retire moves it."""
+    import gzip
+    import subprocess
+
+    run_dir = tmp_path / "run"
+    lines = [json.dumps({"step": 1, "id": str(i), "y1": "x" * 50, "r1": 0.25}) + "\n" for i in range(3)]
+
+    class Popen(subprocess.Popen):  # a trainer double: writes what trainers.stepfix writes, exits 0
+        def __init__(self, cmd, **kw):
+            run_dir.mkdir(parents=True, exist_ok=True)
+            (run_dir / "stepfix_samples.jsonl").write_text("".join(lines))
+            (run_dir / "run.json").write_text(json.dumps({
+                "status": "finished", "adapter": str(run_dir / "final"), "global_step": 1,
+                "truncation": {"generated": 8, "truncated": 1, "truncated_frac": 0.125},
+                "generation_cap": {"tokens": 499, "source": "derived"}}))
+            super().__init__([sys.executable, "-c", "pass"], **kw)
+
+    monkeypatch.setattr(ls.subprocess, "Popen", Popen)
+    monkeypatch.setattr(ls, "TRAIN_SAMPLES_GZIP_BYTES", limit)
+    study = ls.Study(tmp_path, ls.TINY, only={"stepfix"})
+    monkeypatch.setattr(study, "train_config", lambda cell: {"output_dir": str(run_dir)})
+    cell = ls.Cell(next(c for c in ls.conditions(ls.TINY) if c.name == "stepfix"), 0)
+    res = study.run_train(cell)
+    path = tmp_path / res["train_samples_file"]
+    assert res["train_samples_file"] == f"train_samples/stepfix__s0__train{suffix}" and path.is_file()
+    raw = gzip.decompress(path.read_bytes()) if suffix.endswith(".gz") else path.read_bytes()
+    assert raw.decode() == "".join(lines)
+    assert res["truncation"]["truncated"] == 1 and res["generation_cap"]["tokens"] == 499
+    ls.write_json(study.record_path(cell.id), {"cell": cell.id, "status": "done", **res})
+    dest = study.retire(cell, {"learning_rate": (1.0, 2.0)})
+    assert not path.exists() and (dest / "train_samples" / path.name).is_file()
+
+
+def test_a_cell_without_training_samples_records_none(tmp_path):
+    study = ls.Study(tmp_path, ls.TINY, only={"sft_cont"})
+    (tmp_path / "run").mkdir()
+    assert study.save_train_samples(ls.Cell(ls.conditions(ls.TINY)[3], 0), tmp_path / "run") is None
