@@ -469,15 +469,24 @@ class Study:
             return str(path)
 
     def use_sft_start(self, src: Path) -> str:
-        """Take a committed SFT start (benchmarks/gpu_sft.py output: adapter parts + adapter_config.json)
-        as the done `sft__s0__train` cell, so every RL condition starts from it; returns the cell's status."""
+        """Take a committed SFT start (benchmarks/gpu_sft.py output: adapter parts + adapter_config.json) or a
+        plain peft adapter folder (a trainers.sft run's final/, e.g. benchmarks/mixture_sft.py's sft_mix: the
+        start that has seen every answer form of the mixture's pool) as the done `sft__s0__train` cell, so
+        every RL condition starts from it; returns the cell's status."""
         cid = "sft__s0__train"
         sys.path.insert(0, str(ROOT / "benchmarks"))
         from gpu_sft import reassemble
 
         dst = self.out / "sft_start_adapter"
         if not (dst / "adapter_config.json").is_file():  # git-ignored: absent in a fresh clone
-            reassemble(Path(src), dst)
+            if (Path(src) / "adapter_model.safetensors").is_file():
+                import shutil
+
+                dst.mkdir(parents=True, exist_ok=True)
+                for name in ("adapter_model.safetensors", "adapter_config.json"):
+                    shutil.copyfile(Path(src) / name, dst / name)
+            else:
+                reassemble(Path(src), dst)
         if self.status(cid) == "done":
             return "done"
         summary = read_json(Path(src) / "summary.json") or {}
@@ -485,7 +494,7 @@ class Study:
                                            "tier": None, "adapter": self.rel(dst), "source": "committed SFT start "
                                            f"({Path(src).name}: {summary.get('device', '?')}, "
                                            f"{summary.get('phases', {}).get('train', {}).get('steps', '?')} steps)",
-                                           "finished": time.time()})
+                                           "adapter_sha256": weights_sha256(dst), "finished": time.time()})
         return "taken"
 
     def run_train(self, cell: Cell) -> dict:
@@ -1565,7 +1574,8 @@ def main(argv=None) -> int:
     ap.add_argument("--eval_batch", type=int, default=None, help="lm-eval batch size (default: the budget's)")
     ap.add_argument("--model", default=None, help="base model folder (default: the budget's, resolved by r3bench)")
     ap.add_argument("--sft_start", default=None,
-                    help="a committed SFT start (gpu_sft.py output) taken as the SFT cell (default: "
+                    help="a committed SFT start (gpu_sft.py output) or a plain adapter folder (a trainers.sft "
+                         "final/, e.g. mixture_sft.py's runs/sft_mix/final) taken as the SFT cell (default: "
                          "results/learning/sft_start when it exists, not with --tiny; 'none' trains the SFT cell)")
     a = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)

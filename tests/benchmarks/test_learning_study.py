@@ -376,6 +376,25 @@ def test_committed_sft_start_becomes_the_sft_cell(tmp_path, tiny):
     assert study.train_config(rl)["init_adapter"] == str(a)
 
 
+def test_a_plain_adapter_folder_becomes_the_sft_cell(tmp_path, tiny):
+    """A trainers.sft run's final/ (e.g. mixture_sft.py's sft_mix, which has seen every answer form of the
+    mixture's pool) is taken as the SFT cell as it is: the same weights, recorded by their sha256."""
+    import torch
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoModelForCausalLM
+
+    torch.manual_seed(0)
+    get_peft_model(AutoModelForCausalLM.from_pretrained(tiny), LoraConfig(r=4, target_modules="all-linear",
+                                                                          task_type="CAUSAL_LM")).save_pretrained(
+        tmp_path / "final")
+    study = ls.Study(tmp_path / "study", ls.TINY, None)
+    assert study.use_sft_start(tmp_path / "final") == "taken"
+    a = Path(study.adapter("sft__s0__train"))
+    assert ls.weights_sha256(a) == ls.weights_sha256(tmp_path / "final")
+    rec = json.loads((tmp_path / "study" / "cells" / "sft__s0__train.json").read_text())
+    assert rec["adapter_sha256"] == ls.weights_sha256(tmp_path / "final")
+
+
 def test_a_second_study_process_on_one_folder_is_refused(tmp_path):
     """Two study processes on one folder would train the same cells into the same run folders."""
     import os
