@@ -32,13 +32,31 @@ Choices the paper leaves open, and the option that switches each:
   `temperature`, so it is a sample of the tempered policy (exact only at temperature 1).
 * `logprob` - `sum` (default; the equation's sequence log-probabilities, and the KL summed over
   tokens) or `mean` (token-averaged log-probabilities and KL: length-normalised).
-* `baseline` - b in step 8, which the paper does not have (its loss weights the log-ratio by r2
-  itself, so every revision with r2 > 0 is reinforced, better than y1 or not): `none` (default, b =
-  0, the paper's exact loss), `r1` (b = r1 of the same problem: the advantage r2 - r1 reinforces a
-  revision only when it moved the first error later), or `mean` (b = a running mean of r2 over the
-  previous micro-batches, momentum `baseline_momentum`, started at the first batch's mean; saved
-  in checkpoints, so a resumed run continues it). A variance-reduction choice; off by default so
+* `baseline` - b in step 8, which the paper does not have. What the paper's loss (`none`, the default,
+  b = 0) does: log pi(y1|x) is detached, so that term has zero gradient - it is a constant shift of the
+  loss, not a baseline - and the gradient is r2 * grad log pi(y2|x, y1, p1): every revision with r2 > 0
+  (every one that is not a FORMAT failure) is made more likely, a revision worse than its y1 included; in
+  expectation that is the policy gradient of E[r2] (unbiased), but with r2 in [0, 1] and no negative signal
+  its variance is large. `r1` (b = r1 of the same problem: the advantage r2 - r1 reinforces a revision
+  only when it moved the first error later), `mean` (b = a running mean of r2 over the previous
+  micro-batches, momentum `baseline_momentum`, started at the first batch's mean; saved in checkpoints,
+  so a resumed run continues it) or `rloo` (with `revisions` k >= 2 revisions sampled for each y1: b = the
+  mean r2 of the other k - 1 revisions of the same y1, the leave-one-out baseline of RLOO; a revision
+  worse than its siblings is pushed down, the advantages of a y1's revisions sum to 0; a y1 with a single
+  rewarded revision contributes nothing, `rloo_singletons`). Each b is independent of the revision it
+  is subtracted from, so every option keeps the expected gradient and changes its variance
+  (tests/trainers/test_stepfix_estimators.py computes both exactly on a toy policy). Off by default so
   that the default run is the paper's method.
+* `revisions` (k, default 1: the paper) - revisions y2 sampled per kept y1, each a sample of the loss
+  (the y1 terms repeat for each; the loss is the mean over revisions). With k > 1 a problem's record
+  holds all k in `revisions` (the first one's fields also at the top level).
+* The sampling cap `max_new_tokens` defaults to 0: the longest reference solution of the training pool
+  in the model's tokens + `gen_margin_tokens` (trainers.rl_sampling.generation_cap); samples that hit
+  it without an end of turn are counted (`y1_truncated`, `y2_truncated`, `truncated`, `truncated_frac`
+  per step; run.json `truncation`) and a step past `truncation_warn` warns. Before the first step the
+  start policy writes greedy solutions to `start_check_n` pool prompts, and their seven-tag format
+  compliance (run.json `start_check`) warns below `start_check_min`. The learning rate is constant after
+  the warm-up by default (`lr_scheduler: constant_with_warmup`).
 * Generation goes through trainers.generation: HF generate with the KV cache, stopping at the chat
   template's end-of-turn ids (default), or vLLM in the training process (`use_vllm`, TRL's names).
 * `steps_per_generation` (k, default 1): generation for k gradient-accumulation steps at once, as TRL
