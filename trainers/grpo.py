@@ -22,7 +22,11 @@ With `verifier: judge` the judge_* fields set the judge's endpoint, concurrency,
 budget stops the run (run.json status judge_budget_spent, exit 3).
 
 `group_size` is TRL's num_generations, `temperature` and `max_completion_length` the sampling
-settings. `beta` is the KL coefficient, TRL's GRPO beta: the weight of the per-token KL estimate
+settings; `max_completion_length` 0 (the default) derives the cap from the data (the longest reference
+solution of the pool in the model's tokens + `gen_margin_tokens`; trainers.rl_sampling, shared with
+stepfix: truncated completions per step in metrics.jsonl and run.json, the start's format compliance
+before the first step, `start_check_n`). The learning rate is constant after the warm-up by default.
+Every completion goes to OUTPUT_DIR/grpo_samples.jsonl (`log_samples`). `beta` is the KL coefficient, TRL's GRPO beta: the weight of the per-token KL estimate
 (k3) to the reference in the loss; 0 loads no reference model (this field was called `kl_coef`; the
 old name still loads, with a warning). The KL reference is the model the policy starts
 from, as for stepfix and DPO: with `init_adapter` (the SFT adapter) a frozen copy of that adapter
