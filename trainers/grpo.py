@@ -360,12 +360,29 @@ class GRPOPhases(TimingMixin, upstream.GRPOHooks):
         self.r3_removed = no_verdict_rows(self.reward_funcs, len(prompts))
         first = self.accelerator.process_index * len(prompts)
         self.r3_sample_rewards = out[first:first + len(prompts)].detach().float().cpu().tolist()  # this rank's rows
+        if self.r3_cfg is not None and self.r3_cfg.reward_permutation:
+            self.r3_permute(out)
+        self.r3_sample_used = out[first:first + len(prompts)].detach().float().cpu().tolist()
         self.r3_sample_reasons = [list(getattr(getattr(f, "fn", None), "last_reasons", None) or []) for f in self.reward_funcs]
         if self.r3_removed:
             first = self.accelerator.process_index * len(prompts)
             out[[first + i for i in self.r3_removed], :] = float("nan")
             self.r3_counts["no_verdict_removed"] += len(self.r3_removed)
         return out
+
+    def r3_permute(self, out) -> None:
+        """The learns-at-all control (`reward_permutation`): the rows of the step's gathered rewards that have
+        a reward shuffled among themselves, across groups and ranks. `out` is the same on every rank (TRL
+        gathered it) and the shuffle depends on the seed and step only, so every rank shuffles alike."""
+        import torch
+
+        rows = [i for i in range(out.shape[0]) if not bool(torch.isnan(out[i]).all())]
+        if len(rows) < 2:
+            return
+        order = rl.permutation(len(rows), self.r3_cfg.seed, self.state.global_step + 1)
+        idx = torch.tensor(rows, device=out.device)
+        out[idx] = out[idx[torch.tensor(order, device=out.device)]]
+        self.r3_counts["reward_permuted"] += len(rows) if self.accelerator.is_main_process else 0
 
     def r3_before_scoring(self):
         self.r3_removed = []
@@ -397,15 +414,18 @@ class GRPOPhases(TimingMixin, upstream.GRPOHooks):
         prompts = [tok.decode(p[m.bool()].tolist(), skip_special_tokens=True) for p, m in
                    zip(out["prompt_ids"], out["prompt_mask"])]
         rewards = getattr(self, "r3_sample_rewards", None) or [[None] * len(names)] * len(rows)
+        used = getattr(self, "r3_sample_used", None) or rewards
         reasons = getattr(self, "r3_sample_reasons", None) or [[] for _ in names]
         step, rank = self.state.global_step + 1, distributed.rank()
         recs = []
         for i, ids in enumerate(rows):
             r = {n: (None if v != v else v) for n, v in zip(names, rewards[i])}  # NaN: no reward (left its group)
+            ru = {n: (None if v != v else v) for n, v in zip(names, used[i])}  # what the loss used (the control: permuted)
             why = {n: rs[i] for n, rs in zip(names, reasons) if i < len(rs)}
             recs.append({"step": step, "rank": rank, "index": i, "group": i // self.num_generations,
                          "prompt": prompts[i][-2000:], "completion": tok.decode(ids, skip_special_tokens=True),
                          "tokens": len(ids), "truncated": bool(cut[i]), "rewards": r, "reasons": why,
+                         **({"rewards_used": ru} if ru != r else {}),
                          "advantage": float(out["advantages"][i]), "removed": i in self.r3_removed})
         every = distributed.gather_objects(recs)
         if self.is_world_process_zero():

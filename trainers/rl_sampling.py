@@ -39,6 +39,9 @@ class RLFields:
     start_check_n: int = option(8, "before the first step, greedy samples of the start policy on this many pool "
                                 "prompts are checked for the seven-tag format (run.json: start_check); 0 = off")
     start_check_min: float = option(0.75, "warn when the start's format compliance on those samples is below this")
+    reward_permutation: bool = option(False, "the learns-at-all test's control: shuffle the rewards among the step's "
+                                      "samples before the loss (seeded by seed and step; the verifier's rewards "
+                                      "stay in the samples file beside the ones used)")
 
     def check_rl(self) -> None:
         if self.gen_margin_tokens < 0:
@@ -178,3 +181,13 @@ def check_start(cfg, policy, tok, chats: list, cap: int) -> dict | None:
     policy.to(torch.device(device))
     return start_compliance(policy, tok, [chats[i] for i in spread(cfg.start_check_n, len(chats))], cap,
                             cfg.start_check_min)
+
+
+def permutation(n: int, seed: int, step: int, rank_: int = 0) -> list[int]:
+    """The control's shuffle of n rewards at an optimizer step (reward_permutation): a function of the
+    run's seed, the step and the rank only (Python's own generator: the same on every machine)."""
+    import random
+
+    order = list(range(n))
+    random.Random(seed * 1_000_003 + step * 10_007 + rank_ * 101 + 7).shuffle(order)
+    return order

@@ -377,6 +377,8 @@ class StepFixTrainer(TimingMixin, GuardMixin, Trainer):
                     self._acc["r2_minus_r1"].append(u[4] - rec["r1"])
                 used[where[i]].extend(group_used)
             t4 = time.perf_counter()
+        if cfg.reward_permutation:
+            self._permute_rewards(used)
         self.r3_times["generate"] += (t1 - t0) + (t3 - t2)
         self.r3_times["verify"] += (t2 - t1) + (t4 - t3) - (self.r3_times["feedback"] - fb0)
         # the judge's budget spent on any rank stops every rank here, before any forward of this
@@ -391,6 +393,25 @@ class StepFixTrainer(TimingMixin, GuardMixin, Trainer):
             out.append(_Generated(ids=_ids(mb), recs=[recs[i] for i in idx], used=used[j],
                                   chats1=[chats1[i] for i in idx], y1=[y1[i] for i in idx]))
         return out
+
+    def _permute_rewards(self, used) -> None:
+        """The learns-at-all control (`reward_permutation`): the r2 (and r1, for the r1 baseline) of this
+        generation phase's kept revisions shuffled among them, on this rank; the records keep the
+        verifier's r2 / r1 and get the ones the loss used (r2_used, r1_used)."""
+        flat = [(j, n) for j, mb in enumerate(used) for n in range(len(mb))]
+        if len(flat) < 2:
+            return
+        step = self.state.global_step + 1
+        o2 = rl.permutation(len(flat), self.cfg.seed, step, distributed.rank())
+        o1 = rl.permutation(len(flat), self.cfg.seed + 1, step, distributed.rank())
+        r2 = [used[j][n][4] for j, n in flat]
+        r1 = [used[j][n][5]["r1"] for j, n in flat]
+        for k, (j, n) in enumerate(flat):
+            u = used[j][n]
+            u[5].update(r2_used=r2[o2[k]], r1_used=r1[o1[k]])
+            used[j][n] = (*u[:4], r2[o2[k]], u[5])
+        with self._counts_lock:
+            self._counts["reward_permuted"] += len(flat)
 
     def _global_scale(self, used) -> float:
         """Factor from this rank's mean loss to its share of the global one: n_local * world / n_global.
@@ -488,7 +509,7 @@ class StepFixTrainer(TimingMixin, GuardMixin, Trainer):
         if how == "none":
             return None
         if how == "r1":
-            return torch.tensor([u[5]["r1"] for u in used], device=r2.device, dtype=r2.dtype)
+            return torch.tensor([u[5].get("r1_used", u[5]["r1"]) for u in used], device=r2.device, dtype=r2.dtype)
         if self._dummy:
             return torch.zeros_like(r2)
         if how == "rloo":  # the k revisions of a y1 are in one micro-batch (_generate_phase keeps them together)

@@ -192,3 +192,52 @@ def test_grpo_counts_truncation_writes_samples_and_keeps_its_lr(tiny, data, tmp_
     for step in (1, 2):  # GRPO's advantages of a group of 2 are opposite (or both 0)
         adv = [r["advantage"] for r in recs if r["step"] == step]
         assert abs(adv[0] + adv[1]) < 1e-5 and abs(adv[2] + adv[3]) < 1e-5
+
+
+# ---------------------------------------------------------------- the learns-at-all control
+
+def test_the_controls_permutation_is_seeded_by_seed_and_step_only():
+    a = rl.permutation(6, 0, 3)
+    assert sorted(a) == list(range(6)) and a == rl.permutation(6, 0, 3)
+    assert len({tuple(rl.permutation(6, 0, s)) for s in range(1, 9)}) > 1
+    assert make(stepfix.Config).reward_permutation is False and make(grpo.Config).reward_permutation is False
+
+
+@pytest.mark.slow
+def test_stepfix_reward_permutation_shuffles_what_the_loss_uses(tiny, data, tmp_path):
+    """reward_permutation (the control): each step's r2 are shuffled among its revisions before the loss;
+    the records keep the verifier's r2 beside r2_used, the same values in another order on some step."""
+    T = verifier_double_trainer([_verdict(2, 7), _verdict(2, 7), _verdict(5, 7), _verdict(1, 7)])
+    cfg = make(stepfix.Config, **base_kw(tiny, data, tmp_path, max_steps=4), max_new_tokens=4,
+               reward_permutation=True, start_check_n=0, baseline="r1")
+    stepfix.train(cfg, trainer_cls=T)
+    recs = [json.loads(x) for x in (tmp_path / "stepfix_samples.jsonl").read_text().splitlines()]
+    assert len(recs) == 8
+    swapped = 0
+    for step in range(1, 5):
+        rs = [r for r in recs if r["step"] == step]
+        assert [r["r2"] for r in rs] == [0.625, 0.125]
+        assert sorted(r["r2_used"] for r in rs) == [0.125, 0.625]
+        assert all(abs(r["adv"] - (r["r2_used"] - r["r1_used"])) < 1e-6 for r in rs)  # the loss used them
+        swapped += rs[0]["r2_used"] != rs[0]["r2"]
+    assert 0 < swapped < 4
+    assert all(m["reward_permuted"] == 2 for m in _steps(tmp_path))
+
+
+@pytest.mark.slow
+def test_grpo_reward_permutation_shuffles_across_the_step(tiny, data, tmp_path, monkeypatch):
+    from test_trainers import LengthReward
+
+    monkeypatch.setitem(grpo.REWARD_FACTORIES, "length", lambda cfg: LengthReward())
+    cfg = make(grpo.Config, **base_kw(tiny, data, tmp_path, max_steps=2, batch_size=4), group_size=2,
+               rewards="length", max_completion_length=8, reward_permutation=True, start_check_n=0)
+    grpo.train(cfg)
+    recs = [json.loads(x) for x in (tmp_path / "grpo_samples.jsonl").read_text().splitlines()]
+    assert len(recs) == 8
+    for step in (1, 2):
+        rs = [r for r in recs if r["step"] == step]
+        true = [r["rewards"]["length_reward"] for r in rs]
+        used = [r.get("rewards_used", r["rewards"])["length_reward"] for r in rs]
+        assert sorted(true) == sorted(used)
+    assert any("rewards_used" in r for r in recs)  # some step's order changed
+    assert all(m["reward_permuted"] == 4 for m in _steps(tmp_path))
