@@ -97,7 +97,11 @@ def truncated(ids, stops) -> bool:
 
 
 def warn(msg: str) -> None:
-    print(f"[r3bench] warning: {msg}", file=sys.stderr, flush=True)
+    """One stderr line from the main process (every rank computes the same cap and start check)."""
+    from trainers import distributed
+
+    if distributed.is_main_process():
+        print(f"[r3bench] warning: {msg}", file=sys.stderr, flush=True)
 
 
 class TruncationCount:
