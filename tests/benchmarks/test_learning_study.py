@@ -329,6 +329,13 @@ def test_tiny_pipeline_end_to_end(tmp_path):
         run = json.loads((out / "runs" / f"{name}-s0" / "run.json").read_text())
         assert run["status"] == "finished" and run["config"]["init_adapter"] == sft_adapter, name
     assert json.loads((out / "runs" / "stepfix_baseline-s0" / "run.json").read_text())["config"]["baseline"] == "r1"
+    for name in ("stepfix", "grpo_position"):  # the RL runs' training samples, copied into the study folder
+        rec = recs[f"{name}__s0__train"]
+        assert rec["train_samples_file"] == f"train_samples/{name}__s0__train.jsonl", rec.get("train_samples_file")
+        rows = [json.loads(x) for x in (out / rec["train_samples_file"]).read_text().splitlines()]
+        assert rows and all(r["step"] == 1 for r in rows)
+        assert rec["truncation"]["generated"] > 0 and rec["generation_cap"]["tokens"] == ls.TINY.gen_tokens
+    assert recs["sft_cont__s0__train"]["train_samples_file"] is None
     with open(out / "summary.csv") as fh:
         rows = list(csv.DictReader(fh))
     assert list(rows[0]) == ["condition", "seed", "tier", "metric", "value", "ci_low", "ci_high", "n"]
