@@ -65,6 +65,12 @@ METRICS = ("acc", "step_reward", "format_compliance") + tuple(f"share_{c}" for c
 STEPFIX_BASELINE = {"baseline": "r1"}
 
 
+# the training samples a trainer writes into its run folder (Study.save_train_samples), and the size past
+# which their copy in the study folder is gzip-compressed (a stepfix run of 12 steps x 4 problems: ~0.3 MB)
+TRAIN_SAMPLE_FILES = ("stepfix_samples.jsonl", "grpo_samples.jsonl")
+TRAIN_SAMPLES_GZIP_BYTES = 1 << 20
+
+
 # ------------------------------------------------------------------------------------- design
 
 @dataclass(frozen=True)
@@ -463,15 +469,24 @@ class Study:
             return str(path)
 
     def use_sft_start(self, src: Path) -> str:
-        """Take a committed SFT start (benchmarks/gpu_sft.py output: adapter parts + adapter_config.json)
-        as the done `sft__s0__train` cell, so every RL condition starts from it; returns the cell's status."""
+        """Take a committed SFT start (benchmarks/gpu_sft.py output: adapter parts + adapter_config.json) or a
+        plain peft adapter folder (a trainers.sft run's final/, e.g. benchmarks/mixture_sft.py's sft_mix: the
+        start that has seen every answer form of the mixture's pool) as the done `sft__s0__train` cell, so
+        every RL condition starts from it; returns the cell's status."""
         cid = "sft__s0__train"
         sys.path.insert(0, str(ROOT / "benchmarks"))
         from gpu_sft import reassemble
 
         dst = self.out / "sft_start_adapter"
         if not (dst / "adapter_config.json").is_file():  # git-ignored: absent in a fresh clone
-            reassemble(Path(src), dst)
+            if (Path(src) / "adapter_model.safetensors").is_file():
+                import shutil
+
+                dst.mkdir(parents=True, exist_ok=True)
+                for name in ("adapter_model.safetensors", "adapter_config.json"):
+                    shutil.copyfile(Path(src) / name, dst / name)
+            else:
+                reassemble(Path(src), dst)
         if self.status(cid) == "done":
             return "done"
         summary = read_json(Path(src) / "summary.json") or {}
@@ -479,7 +494,7 @@ class Study:
                                            "tier": None, "adapter": self.rel(dst), "source": "committed SFT start "
                                            f"({Path(src).name}: {summary.get('device', '?')}, "
                                            f"{summary.get('phases', {}).get('train', {}).get('steps', '?')} steps)",
-                                           "finished": time.time()})
+                                           "adapter_sha256": weights_sha256(dst), "finished": time.time()})
         return "taken"
 
     def run_train(self, cell: Cell) -> dict:
@@ -516,10 +531,37 @@ class Study:
             raise RuntimeError(f"trainers.{cell.cond.trainer} exited {rc} (run.json status "
                                f"{run.get('status')!r}); log {log_file}:\n{tail}")
         return {"adapter": self.rel(run["adapter"]), "train_loss": run.get("train_loss"),
+                "train_samples_file": self.save_train_samples(cell, outd),
+                # the trainer's sampling record (RL trainers): cap, truncated samples, the start's format compliance
+                **{k: run[k] for k in ("generation_cap", "truncation", "start_check") if k in run},
                 "global_step": run.get("global_step"), "seconds": round(time.time() - t0, 1),
                 "peak_rss_gb": run.get("peak_rss_gb"),  # the trainer process's own, from its run.json
                 "config_file": self.rel(cfg_file), "output_dir": self.rel(outd),
                 "overrides": _plain(cell.cond.overrides)}  # what design_drift compares with the design
+
+    def save_train_samples(self, cell: Cell, run_dir: Path) -> str | None:
+        """The training samples of a finished RL run (stepfix_samples.jsonl: y1, verdict, feedback, y2,
+        rewards, loss terms; grpo_samples.jsonl: completions, rewards, advantages) copied into the study
+        folder, which is committed (run folders are not): OUT/train_samples/<cell>.jsonl, gzip-compressed
+        (.jsonl.gz, reproducible bytes) past TRAIN_SAMPLES_GZIP_BYTES. None for a trainer that samples
+        nothing (SFT continued, DPO: their rows are the data file's)."""
+        src = next((run_dir / n for n in TRAIN_SAMPLE_FILES if (run_dir / n).is_file()), None)
+        if src is None:
+            return None
+        raw = src.read_bytes()
+        dest = self.out / "train_samples" / f"{cell.id}.jsonl"
+        if len(raw) > TRAIN_SAMPLES_GZIP_BYTES:
+            import gzip
+
+            dest, raw = dest.with_name(dest.name + ".gz"), gzip.compress(raw, compresslevel=9, mtime=0)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        for old in dest.parent.glob(f"{cell.id}.jsonl*"):  # an earlier try's copy in the other form
+            if old.name != dest.name and not old.name.endswith(".partial"):
+                old.unlink()
+        tmp = dest.with_name(dest.name + ".partial")
+        tmp.write_bytes(raw)
+        os.replace(tmp, dest)
+        return self.rel(dest)
 
     # ---- evaluation --------------------------------------------------------------------------
     def lm(self, cell: Cell, adapter_cell: str | None = None):
@@ -783,11 +825,12 @@ class Study:
             r = read_json(rp)
             if r is None:
                 continue
-            sp = in_study(self.out, r["samples_file"]) if r.get("samples_file") else None
-            if sp is not None and sp.is_file():
-                (dest / "samples").mkdir(exist_ok=True)
-                os.replace(sp, dest / "samples" / sp.name)
-                r["samples_file"] = self.rel(dest / "samples" / sp.name)
+            for key, sub in (("samples_file", "samples"), ("train_samples_file", "train_samples")):
+                sp = in_study(self.out, r[key]) if r.get(key) else None
+                if sp is not None and sp.is_file():
+                    (dest / sub).mkdir(exist_ok=True)
+                    os.replace(sp, dest / sub / sp.name)
+                    r[key] = self.rel(dest / sub / sp.name)
             write_json(dest / "cells" / rp.name, r)
             rp.unlink()
             moved.append(x.id)
@@ -1531,7 +1574,8 @@ def main(argv=None) -> int:
     ap.add_argument("--eval_batch", type=int, default=None, help="lm-eval batch size (default: the budget's)")
     ap.add_argument("--model", default=None, help="base model folder (default: the budget's, resolved by r3bench)")
     ap.add_argument("--sft_start", default=None,
-                    help="a committed SFT start (gpu_sft.py output) taken as the SFT cell (default: "
+                    help="a committed SFT start (gpu_sft.py output) or a plain adapter folder (a trainers.sft "
+                         "final/, e.g. mixture_sft.py's runs/sft_mix/final) taken as the SFT cell (default: "
                          "results/learning/sft_start when it exists, not with --tiny; 'none' trains the SFT cell)")
     a = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)

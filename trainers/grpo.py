@@ -22,7 +22,11 @@ With `verifier: judge` the judge_* fields set the judge's endpoint, concurrency,
 budget stops the run (run.json status judge_budget_spent, exit 3).
 
 `group_size` is TRL's num_generations, `temperature` and `max_completion_length` the sampling
-settings. `beta` is the KL coefficient, TRL's GRPO beta: the weight of the per-token KL estimate
+settings; `max_completion_length` 0 (the default) derives the cap from the data (the longest reference
+solution of the pool in the model's tokens + `gen_margin_tokens`; trainers.rl_sampling, shared with
+stepfix: truncated completions per step in metrics.jsonl and run.json, the start's format compliance
+before the first step, `start_check_n`). The learning rate is constant after the warm-up by default.
+Every completion goes to OUTPUT_DIR/grpo_samples.jsonl (`log_samples`). `beta` is the KL coefficient, TRL's GRPO beta: the weight of the per-token KL estimate
 (k3) to the reference in the loss; 0 loads no reference model (this field was called `kl_coef`; the
 old name still loads, with a warning). The KL reference is the model the policy starts
 from, as for stepfix and DPO: with `init_adapter` (the SFT adapter) a frozen copy of that adapter
@@ -47,15 +51,18 @@ What the long steps cost on a CPU: Config.costs, which `--help` prints.
 from __future__ import annotations
 
 import inspect
+import json
 import time
 from collections import Counter, defaultdict
 from collections.abc import MutableMapping
 from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 
 from r3bench.pde import families, tasks
 from r3bench.pde.tasks import PDEReward
-from trainers import distributed, judging
+from trainers import distributed, generation, judging
+from trainers import rl_sampling as rl
 from trainers.core import upstream
 from trainers.core.config import BaseConfig
 from trainers.core.data import train_rows, user_chat
@@ -63,6 +70,7 @@ from trainers.core.entry import entry
 from trainers.core.evaluation import callbacks
 from trainers.core.mixins import PhaseProgress, TimingMixin, guarded, warn_nothing_to_learn
 from trainers.core.model import load_tokenizer, model_path, policy_model, training_args_kwargs
+from trainers.rl_sampling import RLFields
 from trainers.errors import ConfigError, option
 from trainers.generation import VllmFields
 from trainers.judging import JudgeFields
@@ -162,9 +170,11 @@ REWARD_FACTORIES = RewardFactories({"pde": _pde})
 
 
 @dataclass
-class Config(BaseConfig, VllmFields, JudgeFields):
+class Config(BaseConfig, VllmFields, JudgeFields, RLFields):
     output_dir: str = option("runs/grpo", "where checkpoints, logs, the final adapter and run.json go")
     learning_rate: float = option(1e-5, "peak learning rate")
+    lr_scheduler: str = option("constant_with_warmup", "HF scheduler name; RL default constant after the warm-up "
+                               "(a short run's linear decay spent its last steps near 0)")
     batch_size: int = option(4, "completions per device per micro-batch (a multiple of group_size)")
     gradient_checkpointing: bool = option(True, "recompute activations in the backward pass (long revision contexts: "
                                       "without it attention activations of x, y1, p1, y2 outgrow CPU memory)")
@@ -175,13 +185,17 @@ class Config(BaseConfig, VllmFields, JudgeFields):
     beta: float = option(0.04, "KL coefficient (TRL's GRPO beta: weight of the k3 KL to the reference per token); "
                            "0 loads no reference model; old name: kl_coef")
     temperature: float = option(0.9, "sampling temperature")
-    max_completion_length: int = option(512, "maximum completion tokens")
+    max_completion_length: int = option(0, "maximum completion tokens; 0 = derived from the data: the longest reference "
+                                        "solution of the training pool in the model's tokens + gen_margin_tokens "
+                                        "(512 for the pde reward, whose prompts have no reference)")
     verifier: str = option("symbolic", f"step verifier backend of the position reward: {' | '.join(BACKENDS)}")
     psv_model: str = option("", "PSV model folder for pspo_wrs and pspo_piecewise, and of `verifier: psv` (empty: "
                             "$R3BENCH_PSV_MODEL there; trainers.psv writes OUTPUT_DIR/psv_model)")
     rlvp_T: float = option(0.05, "temperature T of the RLVP reward")
     loss_type: str = option("grpo", "TRL GRPO loss_type: grpo, dapo, dr_grpo, bnpo, ...")
     pde_prompts: int = option(16, "pde reward without data: generated training prompts per seen PDE family")
+    log_samples: bool = option(True, "write every completion (prompt, completion, rewards and reasons, advantage, "
+                               "truncated) to OUTPUT_DIR/grpo_samples.jsonl")
     steps_per_generation: int = option(0, "TRL's steps_per_generation: micro-batches whose completions are sampled "
                                        "and scored in one generation (0: TRL's default, grad_accum - all of an "
                                        "optimizer step's); must divide grad_accum")
@@ -195,6 +209,10 @@ class Config(BaseConfig, VllmFields, JudgeFields):
     def validate(self):
         self.check_vllm()
         self.check_judge()
+        self.check_rl()
+        if self.max_completion_length < 0:
+            raise ConfigError(f"max_completion_length must be >= 0 (0: derived from the data), got "
+                              f"{self.max_completion_length}")
         names = self.reward_names()
         bad = [n for n in names if n not in REWARD_FACTORIES]
         if bad or not names:
@@ -312,8 +330,11 @@ class GRPOPhases(TimingMixin, upstream.GRPOHooks):
 
     r3_phases = ("generate", "verify", "rest")
 
-    def __init__(self, *a, r3_counts: Counter | None = None, r3_cfg=None, **kw):
+    def __init__(self, *a, r3_counts: Counter | None = None, r3_cfg=None, r3_gen=(None, None), **kw):
         self.r3_counts = r3_counts if r3_counts is not None else Counter()
+        self.r3_gen_cap, self.r3_start_check = r3_gen  # run.json: trainers.rl_sampling
+        self.r3_truncation = rl.TruncationCount()
+        self.r3_stops = None
         self.r3_cfg = r3_cfg  # the run's Config: its judge's totals go into the training logs
         self.r3_nothing_to_learn = 0  # steps where every group earned one reward (run.json)
         self.r3_progress = PhaseProgress()
@@ -337,24 +358,106 @@ class GRPOPhases(TimingMixin, upstream.GRPOHooks):
         stops = [getattr(f, "__dict__", {}).pop("stop", None) for f in self.reward_funcs]
         distributed.raise_together(next((e for e in stops if e is not None), None))
         self.r3_removed = no_verdict_rows(self.reward_funcs, len(prompts))
+        first = self.accelerator.process_index * len(prompts)
+        self.r3_sample_rewards = out[first:first + len(prompts)].detach().float().cpu().tolist()  # this rank's rows
+        if self.r3_cfg is not None and self.r3_cfg.reward_permutation:
+            self.r3_permute(out)
+        self.r3_sample_used = out[first:first + len(prompts)].detach().float().cpu().tolist()
+        self.r3_sample_reasons = [list(getattr(getattr(f, "fn", None), "last_reasons", None) or []) for f in self.reward_funcs]
         if self.r3_removed:
             first = self.accelerator.process_index * len(prompts)
             out[[first + i for i in self.r3_removed], :] = float("nan")
             self.r3_counts["no_verdict_removed"] += len(self.r3_removed)
         return out
 
+    def r3_permute(self, out) -> None:
+        """The learns-at-all control (`reward_permutation`): the rows of the step's gathered rewards that have
+        a reward shuffled among themselves, across groups and ranks. `out` is the same on every rank (TRL
+        gathered it) and the shuffle depends on the seed and step only, so every rank shuffles alike."""
+        import torch
+
+        rows = [i for i in range(out.shape[0]) if not bool(torch.isnan(out[i]).all())]
+        if len(rows) < 2:
+            return
+        order = rl.permutation(len(rows), self.r3_cfg.seed, self.state.global_step + 1)
+        idx = torch.tensor(rows, device=out.device)
+        out[idx] = out[idx[torch.tensor(order, device=out.device)]]
+        self.r3_counts["reward_permuted"] += len(rows) if self.accelerator.is_main_process else 0
+
     def r3_before_scoring(self):
         self.r3_removed = []
 
     def r3_after_scoring(self, out):
-        """TRL's scored batch `out`: the completions removed from their groups get no loss."""
+        """TRL's scored batch `out`: the completions removed from their groups get no loss; this rank's
+        completions that hit the cap (no end-of-turn id) counted."""
+        if self.r3_stops is None:
+            self.r3_stops = generation.stop_token_ids(self.processing_class, self.accelerator.unwrap_model(self.model))
+        ids, mask = out["completion_ids"], out["completion_mask"]
+        rows = [row[m.bool()].tolist() for row, m in zip(ids, mask)]
+        cut = [rl.truncated(r, self.r3_stops) for r in rows]
+        self.r3_counts["generated"] += len(rows)
+        self.r3_counts["truncated"] += sum(cut)
         for i in self.r3_removed:
             out["completion_mask"][i] = 0
             out["advantages"][i] = 0.0
+        self.r3_write_samples(out, rows, cut)
         return out
+
+    def r3_write_samples(self, out, rows, cut) -> None:
+        """Every completion of this generation to OUTPUT_DIR/grpo_samples.jsonl (log_samples): the prompt's
+        last message, the completion, each reward with its reason, the advantage, whether it hit the cap
+        and whether it left its group (no verdict). Every rank's records are gathered (this runs on every
+        rank at the same point) and rank 0 writes them, in rank order."""
+        if self.r3_cfg is None or not self.r3_cfg.log_samples:
+            return
+        tok, names = self.processing_class, [f.__name__ for f in self.reward_funcs]
+        prompts = [tok.decode(p[m.bool()].tolist(), skip_special_tokens=True) for p, m in
+                   zip(out["prompt_ids"], out["prompt_mask"])]
+        rewards = getattr(self, "r3_sample_rewards", None) or [[None] * len(names)] * len(rows)
+        used = getattr(self, "r3_sample_used", None) or rewards
+        reasons = getattr(self, "r3_sample_reasons", None) or [[] for _ in names]
+        step, rank = self.state.global_step + 1, distributed.rank()
+        recs = []
+        for i, ids in enumerate(rows):
+            r = {n: (None if v != v else v) for n, v in zip(names, rewards[i])}  # NaN: no reward (left its group)
+            ru = {n: (None if v != v else v) for n, v in zip(names, used[i])}  # what the loss used (the control: permuted)
+            why = {n: rs[i] for n, rs in zip(names, reasons) if i < len(rs)}
+            recs.append({"step": step, "rank": rank, "index": i, "group": i // self.num_generations,
+                         "prompt": prompts[i][-2000:], "completion": tok.decode(ids, skip_special_tokens=True),
+                         "tokens": len(ids), "truncated": bool(cut[i]), "rewards": r, "reasons": why,
+                         **({"rewards_used": ru} if ru != r else {}),
+                         "advantage": float(out["advantages"][i]), "removed": i in self.r3_removed})
+        every = distributed.gather_objects(recs)
+        if self.is_world_process_zero():
+            with open(Path(self.args.output_dir) / "grpo_samples.jsonl", "a", encoding="utf-8") as fh:
+                for rank_recs in every:
+                    for rec in rank_recs:
+                        fh.write(json.dumps(rec, ensure_ascii=False, default=str) + "\n")
+
+    def r3_run_record(self) -> dict:
+        """What run.json says of the run's sampling: the cap, truncated samples, the start's compliance."""
+        out = {"truncation": self.r3_truncation.record()}
+        if self.r3_gen_cap is not None:
+            out["generation_cap"] = self.r3_gen_cap
+        if self.r3_start_check is not None:
+            out["start_check"] = self.r3_start_check
+        return out
+
+    def r3_state(self) -> dict:
+        return {**super().r3_state(), "truncation_total": list(self.r3_truncation.total)}
+
+    def r3_load_state(self, state: dict) -> None:
+        super().r3_load_state(state)
+        self.r3_truncation.total = list(state.get("truncation_total") or [0, 0])
 
     def log(self, logs, start_time=None):
         if "loss" in logs:
+            # this step's completions and those that hit the cap, over every rank (log runs on every rank)
+            every = distributed.gather_objects((self.r3_counts.pop("generated", 0), self.r3_counts.pop("truncated", 0)))
+            gen, cut = sum(g for g, _ in every), sum(t for _, t in every)
+            self.r3_truncation.add(gen, cut)
+            logs.update(rl.step_logs(gen, cut, self.r3_cfg.truncation_warn if self.r3_cfg else 1.0,
+                                     self.state.global_step, self.is_world_process_zero()))
             logs.update(self.r3_counts)
             self.r3_counts.clear()
             logs.update(judging.step_logs(self.r3_cfg))  # verifier judge: dropped, requests, tokens, cost so far
@@ -372,12 +475,13 @@ class GRPOPhases(TimingMixin, upstream.GRPOHooks):
         super().log(logs, start_time)
 
 
-def grpo_args(cfg, weights=None):
-    """TRL's GRPOConfig of cfg."""
+def grpo_args(cfg, weights=None, cap: int | None = None):
+    """TRL's GRPOConfig of cfg; `cap`: the completion cap (trainers.rl_sampling.generation_cap), else the config's."""
     from trl import GRPOConfig
 
+    cap = cap or cfg.max_completion_length or rl.FALLBACK_CAP
     return GRPOConfig(**training_args_kwargs(cfg), num_generations=cfg.group_size, beta=cfg.beta,
-                      temperature=cfg.temperature, max_completion_length=cfg.max_completion_length,
+                      temperature=cfg.temperature, max_completion_length=cap,
                       reward_weights=weights, loss_type=cfg.loss_type,
                       steps_per_generation=cfg.steps_per_generation or None, **cfg.trl_vllm_kwargs())
 
@@ -391,11 +495,16 @@ def build(cfg, extra_callbacks=()):
     judging.install(cfg)  # verifier judge: the judge of the config's judge_* fields, before the rewards use it
     counts, times = Counter(), defaultdict(float)
     weights = [float(w) for w in cfg.reward_weights.split(",")] if cfg.reward_weights else None
-    args = grpo_args(cfg, weights)
+    cap = rl.generation_cap(cfg, "max_completion_length", tok, data["reference"])
+    args = grpo_args(cfg, weights, cap["tokens"])
+    policy = policy_model(cfg, base)
+    # the start's format compliance: not for the pde reward (its completions are code, not seven tags)
+    start = None if "pde" in cfg.reward_names() else rl.check_start(cfg, policy, tok, list(data["prompt"]),
+                                                                     cap["tokens"])
     trainer = guarded(GRPOTrainer, GRPOPhases)(
-        model=policy_model(cfg, base), reward_funcs=reward_funcs(cfg, counts, times), args=args,
+        model=policy, reward_funcs=reward_funcs(cfg, counts, times), args=args,
         train_dataset=data, processing_class=tok, callbacks=callbacks(cfg, tok, extra_callbacks),
-        r3_times=times, r3_counts=counts, r3_cfg=cfg)
+        r3_times=times, r3_counts=counts, r3_cfg=cfg, r3_gen=(cap, start))
     if cfg.init_adapter and cfg.beta > 0 and "ref" not in trainer.model.peft_config:
         # TRL versions that do not copy a pretrained adapter would take the base model as reference
         trainer.model.load_adapter(cfg.init_adapter, adapter_name="ref", is_trainable=False)

@@ -32,13 +32,31 @@ Choices the paper leaves open, and the option that switches each:
   `temperature`, so it is a sample of the tempered policy (exact only at temperature 1).
 * `logprob` - `sum` (default; the equation's sequence log-probabilities, and the KL summed over
   tokens) or `mean` (token-averaged log-probabilities and KL: length-normalised).
-* `baseline` - b in step 8, which the paper does not have (its loss weights the log-ratio by r2
-  itself, so every revision with r2 > 0 is reinforced, better than y1 or not): `none` (default, b =
-  0, the paper's exact loss), `r1` (b = r1 of the same problem: the advantage r2 - r1 reinforces a
-  revision only when it moved the first error later), or `mean` (b = a running mean of r2 over the
-  previous micro-batches, momentum `baseline_momentum`, started at the first batch's mean; saved
-  in checkpoints, so a resumed run continues it). A variance-reduction choice; off by default so
+* `baseline` - b in step 8, which the paper does not have. What the paper's loss (`none`, the default,
+  b = 0) does: log pi(y1|x) is detached, so that term has zero gradient - it is a constant shift of the
+  loss, not a baseline - and the gradient is r2 * grad log pi(y2|x, y1, p1): every revision with r2 > 0
+  (every one that is not a FORMAT failure) is made more likely, a revision worse than its y1 included; in
+  expectation that is the policy gradient of E[r2] (unbiased), but with r2 in [0, 1] and no negative signal
+  its variance is large. `r1` (b = r1 of the same problem: the advantage r2 - r1 reinforces a revision
+  only when it moved the first error later), `mean` (b = a running mean of r2 over the previous
+  micro-batches, momentum `baseline_momentum`, started at the first batch's mean; saved in checkpoints,
+  so a resumed run continues it) or `rloo` (with `revisions` k >= 2 revisions sampled for each y1: b = the
+  mean r2 of the other k - 1 revisions of the same y1, the leave-one-out baseline of RLOO; a revision
+  worse than its siblings is pushed down, the advantages of a y1's revisions sum to 0; a y1 with a single
+  rewarded revision contributes nothing, `rloo_singletons`). Each b is independent of the revision it
+  is subtracted from, so every option keeps the expected gradient and changes its variance
+  (tests/trainers/test_stepfix_estimators.py computes both exactly on a toy policy). Off by default so
   that the default run is the paper's method.
+* `revisions` (k, default 1: the paper) - revisions y2 sampled per kept y1, each a sample of the loss
+  (the y1 terms repeat for each; the loss is the mean over revisions). With k > 1 a problem's record
+  holds all k in `revisions` (the first one's fields also at the top level).
+* The sampling cap `max_new_tokens` defaults to 0: the longest reference solution of the training pool
+  in the model's tokens + `gen_margin_tokens` (trainers.rl_sampling.generation_cap); samples that hit
+  it without an end of turn are counted (`y1_truncated`, `y2_truncated`, `truncated`, `truncated_frac`
+  per step; run.json `truncation`) and a step past `truncation_warn` warns. Before the first step the
+  start policy writes greedy solutions to `start_check_n` pool prompts, and their seven-tag format
+  compliance (run.json `start_check`) warns below `start_check_min`. The learning rate is constant after
+  the warm-up by default (`lr_scheduler: constant_with_warmup`).
 * Generation goes through trainers.generation: HF generate with the KV cache, stopping at the chat
   template's end-of-turn ids (default), or vLLM in the training process (`use_vllm`, TRL's names).
 * `steps_per_generation` (k, default 1): generation for k gradient-accumulation steps at once, as TRL
@@ -77,11 +95,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from trainers import judging
+from trainers import rl_sampling as rl
 from trainers.core.config import BaseConfig
-from trainers.core.data import train_rows
+from trainers.core.data import train_rows, user_chat
 from trainers.core.entry import entry
 from trainers.core.evaluation import callbacks
 from trainers.core.model import frozen_reference, load_tokenizer, model_path, policy_model, training_args_kwargs
+from trainers.rl_sampling import RLFields
 from trainers.errors import ConfigError, option
 from trainers.generation import VllmFields
 from trainers.judging import JudgeFields
@@ -99,13 +119,15 @@ REVISE = ("Revise your solution: fix the step named above and everything that de
           "<final_answer>.")
 
 KL_ESTIMATORS = ("full", "k1", "k3", "none")
-BASELINES = ("none", "r1", "mean")
+BASELINES = ("none", "r1", "mean", "rloo")
 
 
 @dataclass
-class Config(BaseConfig, VllmFields, JudgeFields):
+class Config(BaseConfig, VllmFields, JudgeFields, RLFields):
     output_dir: str = option("runs/stepfix", "where checkpoints, logs, the final adapter and run.json go")
     learning_rate: float = option(5e-5, "peak learning rate")
+    lr_scheduler: str = option("constant_with_warmup", "HF scheduler name; RL default constant after the warm-up "
+                               "(a short run's linear decay spent its last steps near 0)")
     batch_size: int = option(4, "problems per micro-batch")
     gradient_checkpointing: bool = option(True, "recompute activations in the backward pass (long revision contexts: "
                                       "without it attention activations of x, y1, p1, y2 outgrow CPU memory)")
@@ -120,10 +142,14 @@ class Config(BaseConfig, VllmFields, JudgeFields):
                             "empty = $R3BENCH_PSV_MODEL")
     temperature: float = option(0.7, "sampling temperature of y1 and y2")
     top_p: float = option(1.0, "nucleus sampling of y1 and y2")
-    max_new_tokens: int = option(512, "maximum tokens of y1 and of y2")
+    max_new_tokens: int = option(0, "maximum tokens of y1 and of y2; 0 = derived from the data: the longest reference "
+                                 "solution of the training pool in the model's tokens + gen_margin_tokens")
     revise_instruction: str = option(REVISE, "text appended to the feedback to ask for the revision")
     log_samples: bool = option(True, "write every problem's record to OUTPUT_DIR/stepfix_samples.jsonl")
-    baseline: str = option("none", "b in (r2 - b): none (the paper's exact loss) | r1 | mean (running mean of r2)")
+    baseline: str = option("none", "b in (r2 - b): none (the paper's exact loss) | r1 | mean (running mean of r2) | "
+                           "rloo (mean r2 of the other revisions of the same y1; needs revisions >= 2)")
+    revisions: int = option(1, "revisions y2 sampled per first attempt y1 (the paper: 1); each is a sample of the loss, "
+                            "and baseline rloo compares each with the others of its y1")
     baseline_momentum: float = option(0.9, "momentum of the running-mean baseline (baseline: mean)")
     feedback_workers: int = option(4, "feedback of one micro-batch written on up to this many threads for the "
                                    "channels that wait on something (CM: the ChromaDB query; CE: the sandbox "
@@ -160,10 +186,18 @@ class Config(BaseConfig, VllmFields, JudgeFields):
             raise ConfigError(f"beta must be >= 0, got {self.beta}")
         if self.baseline not in BASELINES:
             raise ConfigError(f"baseline must be one of {BASELINES}, got {self.baseline!r}")
+        if self.revisions < 1:
+            raise ConfigError(f"revisions must be >= 1, got {self.revisions}")
+        if self.baseline == "rloo" and self.revisions < 2:
+            raise ConfigError(f"baseline rloo needs revisions >= 2 (the leave-one-out baseline of a revision is the "
+                              f"mean reward of the other revisions of its y1), got {self.revisions}")
         if not 0 <= self.baseline_momentum < 1:
             raise ConfigError(f"baseline_momentum must be in [0, 1), got {self.baseline_momentum}")
         self.check_vllm()
         self.check_judge()
+        self.check_rl()
+        if self.max_new_tokens < 0:
+            raise ConfigError(f"max_new_tokens must be >= 0 (0: derived from the data), got {self.max_new_tokens}")
 
 
 # --------------------------------------------------------------------------------- trainer
@@ -190,9 +224,12 @@ def build(cfg, extra_callbacks=(), trainer_cls=None):
     judging.install(cfg)  # verifier judge: the judge of the config's judge_* fields
     args = TrainingArguments(**training_args_kwargs(cfg), remove_unused_columns=False)
     cls = trainer_cls or StepFixTrainer
-    trainer = cls(model=policy_model(cfg, base), args=args, train_dataset=data, data_collator=lambda rows: rows,
+    policy = policy_model(cfg, base)
+    cap = rl.generation_cap(cfg, "max_new_tokens", tok, data["reference"])
+    start = rl.check_start(cfg, policy, tok, [user_chat(p) for p in data["prompt"]], cap["tokens"])
+    trainer = cls(model=policy, args=args, train_dataset=data, data_collator=lambda rows: rows,
                   callbacks=callbacks(cfg, tok, extra_callbacks), stepfix_cfg=cfg,
-                  ref_model=frozen_reference(cfg, base), tok=tok)
+                  ref_model=frozen_reference(cfg, base), tok=tok, gen_cap=cap, start_check=start)
     return trainer, tok, base, path
 
 

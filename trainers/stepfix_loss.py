@@ -47,6 +47,33 @@ def _agg(x, mask, how: str):
     return s if how == "sum" else s / mask.sum(-1).clamp(min=1)
 
 
+def loo_baseline(r2, groups):
+    """RLOO's baseline: for each revision, the mean r2 of the OTHER revisions of its group (the k
+    revisions of one first attempt y1). Every group needs >= 2 members (a lone revision has no other
+    to compare with: the trainer drops it, `rloo_singletons`). The advantages r2 - b of a group sum to
+    zero, and b does not depend on the revision it is subtracted from, so E[(r2 - b) grad log pi(y2)]
+    is still the gradient of E[r2] (Kool et al. 2019, "Buy 4 REINFORCE samples, get a baseline for free").
+
+    r2 [B] (a tensor), groups: B hashable group keys. Returns b [B] like r2.
+
+    >>> loo_baseline(torch.tensor([0.0, 0.5, 1.0]), ["a", "a", "a"]).tolist()
+    [0.75, 0.5, 0.25]"""
+    import torch
+
+    keys = list(groups)
+    if len(keys) != r2.shape[0]:
+        raise ValueError(f"{len(keys)} group keys for {r2.shape[0]} rewards")
+    out = torch.empty_like(r2)
+    for g in dict.fromkeys(keys):
+        idx = [i for i, k in enumerate(keys) if k == g]
+        if len(idx) < 2:
+            raise ValueError(f"group {g!r} has {len(idx)} revision(s); the leave-one-out baseline needs >= 2")
+        sel = torch.tensor(idx, device=r2.device)
+        vals = r2[sel]
+        out[sel] = (vals.sum() - vals) / (len(idx) - 1)
+    return out
+
+
 def stepfix_loss(lp2_tok, mask2, lp1_tok, mask1, r2, kl_tok, beta: float, logprob: str = "sum", baseline=None):
     """The loss of the method, per sample and averaged.
 

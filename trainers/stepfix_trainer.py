@@ -19,11 +19,12 @@ import torch
 from transformers import Trainer
 
 from trainers import distributed, generation, judging
+from trainers import rl_sampling as rl
 from trainers.core.data import user_chat
 from trainers.core.mixins import GuardMixin, PhaseProgress, TimingMixin, nothing_to_learn, warn_nothing_to_learn
 from trainers.core.model import model_path
 from trainers.stepfix_loss import (chunked_token_stats, completion_batch, completion_hidden, completion_logits,
-                                   reward, skip, stepfix_loss, token_kl, token_logprobs)
+                                   loo_baseline, reward, skip, stepfix_loss, token_kl, token_logprobs)
 from verifiers import feedback as feedback_mod
 from verifiers.feedback import feedback as make_feedback
 from verifiers.judge import JudgeBudgetExceeded, concurrently
@@ -81,8 +82,13 @@ class StepFixTrainer(TimingMixin, GuardMixin, Trainer):
     r3_phases = ("generate", "verify", "feedback", "forward", "ref_forward", "backward")
     r3_log_step_time = True
 
-    def __init__(self, *a, stepfix_cfg=None, ref_model=None, tok=None, **kw):
+    def __init__(self, *a, stepfix_cfg=None, ref_model=None, tok=None, gen_cap=None, start_check=None, **kw):
         super().__init__(*a, **kw)
+        # the sampling cap (trainers.rl_sampling.generation_cap; None: the config's max_new_tokens as it is) and the
+        # start's format compliance measured before training (trainers.rl_sampling.start_compliance), for run.json
+        self.r3_gen_cap, self.r3_start_check = gen_cap, start_check
+        self.r3_truncation = rl.TruncationCount()  # every rank's samples: the counts are gathered at each log
+        self._stops = None
         self.cfg, self.ref_model, self.tok = stepfix_cfg, prepare_reference(ref_model, self.accelerator), tok
         self.model_accepts_loss_kwargs = False
         self._acc = defaultdict(list)
@@ -104,10 +110,34 @@ class StepFixTrainer(TimingMixin, GuardMixin, Trainer):
         cfg = self.cfg
         if self.generator is None:
             self.generator = generation.make(cfg, model_path(cfg.model))
-        sp = generation.Sampling(max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature, top_p=cfg.top_p,
+        sp = generation.Sampling(max_new_tokens=self.gen_cap, temperature=cfg.temperature, top_p=cfg.top_p,
                                  seed=self._next_seed(), synced_gpus=distributed.sharded(self.accelerator),
                                  policy_step=self.state.global_step)
         return self.generator.generate(model, self.tok, chats, sp)
+
+    @property
+    def gen_cap(self) -> int:
+        """Maximum new tokens of y1 and y2: the run's derived or set cap, else the config's value."""
+        if self.r3_gen_cap is not None:
+            return int(self.r3_gen_cap["tokens"])
+        return self.cfg.max_new_tokens or rl.FALLBACK_CAP
+
+    def _count_truncated(self, kind: str, samples) -> None:
+        """Count the samples of this generation call that hit the cap (no end-of-turn id)."""
+        if self._stops is None:
+            self._stops = generation.stop_token_ids(self.tok, self.accelerator.unwrap_model(self.model))
+        with self._counts_lock:
+            self._counts[f"{kind}_generated"] += len(samples)
+            self._counts[f"{kind}_truncated"] += sum(rl.truncated(ids, self._stops) for ids in samples)
+
+    def r3_run_record(self) -> dict:
+        """What run.json says of the run's sampling: the cap, truncated samples, the start's compliance."""
+        out = {"truncation": self.r3_truncation.record()}
+        if self.r3_gen_cap is not None:
+            out["generation_cap"] = self.r3_gen_cap
+        if self.r3_start_check is not None:
+            out["start_check"] = self.r3_start_check
+        return out
 
     def _next_seed(self) -> int:
         """This call's sampling seed: per rank, per optimizer step, per call (distributed.generation_seed)."""
@@ -130,11 +160,12 @@ class StepFixTrainer(TimingMixin, GuardMixin, Trainer):
             yield m
 
     def r3_state(self) -> dict:
-        return {"r2_running_mean": self.r2_running_mean}
+        return {"r2_running_mean": self.r2_running_mean, "truncation_total": list(self.r3_truncation.total)}
 
     def r3_load_state(self, state: dict) -> None:
         super().r3_load_state(state)
         self.r2_running_mean = state.get("r2_running_mean")
+        self.r3_truncation.total = list(state.get("truncation_total") or [0, 0])
 
     def verify(self, question, text, reference):
         if getattr(self, "_verifier_config", None) is None:  # the backend's config from the run's, built once
@@ -250,12 +281,13 @@ class StepFixTrainer(TimingMixin, GuardMixin, Trainer):
         rows = [r for mb in group for r in mb]
         where = [i for i, mb in enumerate(group) for _ in mb]  # micro-batch of each row
         many = f" ({len(group)} micro-batches)" if len(group) > 1 else ""
-        prog.phase(f"generating y1 for {len(rows)} problems{many} (up to {cfg.max_new_tokens} tokens each)")
+        prog.phase(f"generating y1 for {len(rows)} problems{many} (up to {self.gen_cap} tokens each)")
         t0 = time.perf_counter()
         chats1 = [user_chat(r["prompt"]) for r in rows]
         with self.for_generation(model) as gen_model:
             y1 = self.generate(gen_model, chats1)
         t1 = time.perf_counter()
+        self._count_truncated("y1", y1)
         prog.phase("verifying y1 and writing feedback")
         recs, todo = [], []
         texts1 = [tok.decode(ids, skip_special_tokens=True) for ids in y1]
@@ -288,36 +320,65 @@ class StepFixTrainer(TimingMixin, GuardMixin, Trainer):
             keep.append((i, chat1, r, ids, text, p1, rec))
         t2 = t3 = t4 = time.perf_counter()
         used = [[] for _ in group]
+        k = cfg.revisions
         if keep or distributed.sharded(self.accelerator):
             chats2 = [user_chat(r["prompt"]) + [{"role": "assistant", "content": text},
                                                        {"role": "user", "content": f"{p1}\n\n{cfg.revise_instruction}"}]
                       for _, _, r, _, text, p1, _ in keep]
-            prog.phase(f"generating y2 (revisions) for {len(keep)} problems")
+            prog.phase(f"generating y2 (revisions) for {len(keep)} problems" + (f" x {k}" if k > 1 else ""))
             # under FSDP / ZeRO-3 sampling is a collective: a rank with nothing to revise samples one
-            # throw-away y2 so that the ranks with revisions are not left waiting
+            # throw-away y2 so that the ranks with revisions are not left waiting. With revisions k > 1 each
+            # problem's revision chat is in the batch k times (rows of one sampled batch draw apart)
+            chats2k = [c for c in chats2 for _ in range(k)]
             with self.for_generation(model) as gen_model:
-                y2 = self.generate(gen_model, chats2 or chats1[:1])[:len(chats2)]
+                y2 = self.generate(gen_model, chats2k or chats1[:1])[:len(chats2k)]
             t3 = time.perf_counter()
+            self._count_truncated("y2", y2)
             texts2 = [tok.decode(ids2, skip_special_tokens=True) for ids2 in y2]
-            verdicts2 = self._verify_all([(k[2]["question"], t, k[2]["reference"]) for k, t in zip(keep, texts2)])
-            for (i, chat1, r, ids1, _, _, rec), ids2, chat2, text2, v2 in zip(keep, y2, chats2, texts2, verdicts2):
-                rec.update(y2=text2, e2=v2.first_error, n2=v2.n_steps, class2=v2.error_class, why2=v2.explanation)
-                if not v2.valid:
-                    self._counts["verifier_failures"] += 1
-                    rec.update(skipped=True, skip_reason=f"verifier gave no verdict on y2: {v2.explanation}")
-                    continue
-                r2, note2 = reward(v2)
-                rec["reward2_reason"] = note2
-                if r2 is None:
-                    self._counts["reward_failures"] += 1
-                    rec.update(skipped=True, skip_reason=f"no reward for y2: {note2}")
-                    continue
-                rec["r2"] = r2
-                self._acc["r2"].append(r2)
-                self._acc["r2_minus_r1"].append(r2 - rec["r1"])
-                self._counts[f"y2_{v2.error_class or 'correct'}"] += 1
-                used[where[i]].append((self._prompt_ids(chat1), ids1, self._prompt_ids(chat2), ids2, r2, rec))
+            verdicts2 = self._verify_all([(keep[j // k][2]["question"], t, keep[j // k][2]["reference"])
+                                          for j, t in enumerate(texts2)])
+            for n_keep, ((i, chat1, r, ids1, _, _, rec), chat2) in enumerate(zip(keep, chats2)):
+                group_used, revs = [], []
+                for j in range(n_keep * k, n_keep * k + k):
+                    ids2, text2, v2 = y2[j], texts2[j], verdicts2[j]
+                    # one revision's record: the problem's own with k = 1 (the paper), else an entry of its
+                    # `revisions` list (the first one's fields also on the problem's record)
+                    rv = rec if k == 1 else {"r1": rec["r1"], "revision": j - n_keep * k}
+                    rv.update(y2=text2, e2=v2.first_error, n2=v2.n_steps, class2=v2.error_class, why2=v2.explanation)
+                    revs.append(rv)
+                    if not v2.valid:
+                        self._counts["verifier_failures"] += 1
+                        rv.update(skipped=True, skip_reason=f"verifier gave no verdict on y2: {v2.explanation}")
+                        continue
+                    r2, note2 = reward(v2)
+                    rv["reward2_reason"] = note2
+                    if r2 is None:
+                        self._counts["reward_failures"] += 1
+                        rv.update(skipped=True, skip_reason=f"no reward for y2: {note2}")
+                        continue
+                    rv["r2"] = r2
+                    self._counts[f"y2_{v2.error_class or 'correct'}"] += 1
+                    if k > 1:
+                        rv["group"] = f"{self.state.global_step + 1}:{r['id']}:{i}"  # the revisions of this y1
+                    group_used.append((self._prompt_ids(chat1), ids1, self._prompt_ids(chat2), ids2, r2, rv))
+                if cfg.baseline == "rloo" and len(group_used) == 1:
+                    # a lone rewarded revision has no other to compare with: no sample of the loss
+                    self._counts["rloo_singletons"] += 1
+                    group_used[0][5].update(skipped=True, skip_reason="rloo: the other revisions of this y1 got no reward")
+                    group_used = []
+                if k > 1:
+                    rec["revisions"] = revs
+                    rec.update({f: revs[0][f] for f in ("y2", "e2", "n2", "class2", "why2", "r2", "reward2_reason")
+                                if f in revs[0]})
+                    if not group_used:
+                        rec.update(skipped=True, skip_reason="no revision of this y1 reached the loss")
+                for u in group_used:
+                    self._acc["r2"].append(u[4])
+                    self._acc["r2_minus_r1"].append(u[4] - rec["r1"])
+                used[where[i]].extend(group_used)
             t4 = time.perf_counter()
+        if cfg.reward_permutation:
+            self._permute_rewards(used)
         self.r3_times["generate"] += (t1 - t0) + (t3 - t2)
         self.r3_times["verify"] += (t2 - t1) + (t4 - t3) - (self.r3_times["feedback"] - fb0)
         # the judge's budget spent on any rank stops every rank here, before any forward of this
@@ -332,6 +393,25 @@ class StepFixTrainer(TimingMixin, GuardMixin, Trainer):
             out.append(_Generated(ids=_ids(mb), recs=[recs[i] for i in idx], used=used[j],
                                   chats1=[chats1[i] for i in idx], y1=[y1[i] for i in idx]))
         return out
+
+    def _permute_rewards(self, used) -> None:
+        """The learns-at-all control (`reward_permutation`): the r2 (and r1, for the r1 baseline) of this
+        generation phase's kept revisions shuffled among them, on this rank; the records keep the
+        verifier's r2 / r1 and get the ones the loss used (r2_used, r1_used)."""
+        flat = [(j, n) for j, mb in enumerate(used) for n in range(len(mb))]
+        if len(flat) < 2:
+            return
+        step = self.state.global_step + 1
+        o2 = rl.permutation(len(flat), self.cfg.seed, step, distributed.rank())
+        o1 = rl.permutation(len(flat), self.cfg.seed + 1, step, distributed.rank())
+        r2 = [used[j][n][4] for j, n in flat]
+        r1 = [used[j][n][5]["r1"] for j, n in flat]
+        for k, (j, n) in enumerate(flat):
+            u = used[j][n]
+            u[5].update(r2_used=r2[o2[k]], r1_used=r1[o1[k]])
+            used[j][n] = (*u[:4], r2[o2[k]], u[5])
+        with self._counts_lock:
+            self._counts["reward_permuted"] += len(flat)
 
     def _global_scale(self, used) -> float:
         """Factor from this rank's mean loss to its share of the global one: n_local * world / n_global.
@@ -429,9 +509,11 @@ class StepFixTrainer(TimingMixin, GuardMixin, Trainer):
         if how == "none":
             return None
         if how == "r1":
-            return torch.tensor([u[5]["r1"] for u in used], device=r2.device, dtype=r2.dtype)
+            return torch.tensor([u[5].get("r1_used", u[5]["r1"]) for u in used], device=r2.device, dtype=r2.dtype)
         if self._dummy:
             return torch.zeros_like(r2)
+        if how == "rloo":  # the k revisions of a y1 are in one micro-batch (_generate_phase keeps them together)
+            return loo_baseline(r2, [u[5]["group"] for u in used])
         # the batch mean over every rank (_global_scale), so that every rank keeps the same running mean
         batch = getattr(self, "_batch_r2_mean", None)
         batch = float(r2.mean()) if batch is None else batch
@@ -477,6 +559,11 @@ class StepFixTrainer(TimingMixin, GuardMixin, Trainer):
             logs["revised"] = len(a["r2"])
             for k, v in sorted(counts.items()):
                 logs[k] = v
+            gen = counts["y1_generated"] + counts["y2_generated"]
+            cut = counts["y1_truncated"] + counts["y2_truncated"]
+            self.r3_truncation.add(gen, cut)  # every rank's counts (gathered): the same total on every rank
+            logs.update(rl.step_logs(gen, cut, self.cfg.truncation_warn, self.state.global_step,
+                                     self.is_world_process_zero()))
             logs.update(judging.step_logs(self.cfg))  # this process's judge: dropped, requests, tokens, cost so far
             why = nothing_to_learn(n, counts["y1_FORMAT"], a["r2"])  # over every rank
             logs["nothing_to_learn"] = int(why is not None)

@@ -329,6 +329,13 @@ def test_tiny_pipeline_end_to_end(tmp_path):
         run = json.loads((out / "runs" / f"{name}-s0" / "run.json").read_text())
         assert run["status"] == "finished" and run["config"]["init_adapter"] == sft_adapter, name
     assert json.loads((out / "runs" / "stepfix_baseline-s0" / "run.json").read_text())["config"]["baseline"] == "r1"
+    for name in ("stepfix", "grpo_position"):  # the RL runs' training samples, copied into the study folder
+        rec = recs[f"{name}__s0__train"]
+        assert rec["train_samples_file"] == f"train_samples/{name}__s0__train.jsonl", rec.get("train_samples_file")
+        rows = [json.loads(x) for x in (out / rec["train_samples_file"]).read_text().splitlines()]
+        assert rows and all(r["step"] == 1 for r in rows)
+        assert rec["truncation"]["generated"] > 0 and rec["generation_cap"]["tokens"] == ls.TINY.gen_tokens
+    assert recs["sft_cont__s0__train"]["train_samples_file"] is None
     with open(out / "summary.csv") as fh:
         rows = list(csv.DictReader(fh))
     assert list(rows[0]) == ["condition", "seed", "tier", "metric", "value", "ci_low", "ci_high", "n"]
@@ -374,6 +381,25 @@ def test_committed_sft_start_becomes_the_sft_cell(tmp_path, tiny):
     assert study.use_sft_start(start) == "done"
     rl = next(c for c in study.cells if c.tier is None and c.cond.kind == "trained")
     assert study.train_config(rl)["init_adapter"] == str(a)
+
+
+def test_a_plain_adapter_folder_becomes_the_sft_cell(tmp_path, tiny):
+    """A trainers.sft run's final/ (e.g. mixture_sft.py's sft_mix, which has seen every answer form of the
+    mixture's pool) is taken as the SFT cell as it is: the same weights, recorded by their sha256."""
+    import torch
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoModelForCausalLM
+
+    torch.manual_seed(0)
+    get_peft_model(AutoModelForCausalLM.from_pretrained(tiny), LoraConfig(r=4, target_modules="all-linear",
+                                                                          task_type="CAUSAL_LM")).save_pretrained(
+        tmp_path / "final")
+    study = ls.Study(tmp_path / "study", ls.TINY, None)
+    assert study.use_sft_start(tmp_path / "final") == "taken"
+    a = Path(study.adapter("sft__s0__train"))
+    assert ls.weights_sha256(a) == ls.weights_sha256(tmp_path / "final")
+    rec = json.loads((tmp_path / "study" / "cells" / "sft__s0__train.json").read_text())
+    assert rec["adapter_sha256"] == ls.weights_sha256(tmp_path / "final")
 
 
 def test_a_second_study_process_on_one_folder_is_refused(tmp_path):
@@ -760,3 +786,46 @@ def test_the_mixture_plan_borrows_the_tiers_studys_training_times_and_a_shared_c
     assert "20.0 min (measured, other adapters on this set)" in lines["stepfix__s0__learning"]
     assert "(estimate)" in lines["sft_cont__s0__train"]  # trainers.sft: only the SFT start measured there
     assert "(estimate)" in ls.plan(ls.Study(tmp_path / "tiers", ls.FULL)).split("stepfix__s0__train")[1].splitlines()[0]
+
+
+@pytest.mark.parametrize("limit,suffix", [(1 << 20, ".jsonl"), (10, ".jsonl.gz")])
+def test_a_training_cell_copies_its_training_samples_into_the_study(tmp_path, monkeypatch, limit, suffix):
+    """run_train copies the trainer's samples file (stepfix_samples.jsonl / grpo_samples.jsonl, in the
+    git-ignored run folder) to OUT/train_samples/<cell>.jsonl, gzip-compressed past TRAIN_SAMPLES_GZIP_BYTES,
+    and records it with the run's sampling record (cap, truncation, start check); retire moves it."""
+    import gzip
+    import subprocess
+
+    run_dir = tmp_path / "run"
+    lines = [json.dumps({"step": 1, "id": str(i), "y1": "x" * 50, "r1": 0.25}) + "\n" for i in range(3)]
+
+    class Popen(subprocess.Popen):  # a trainer double: writes what trainers.stepfix writes, exits 0
+        def __init__(self, cmd, **kw):
+            run_dir.mkdir(parents=True, exist_ok=True)
+            (run_dir / "stepfix_samples.jsonl").write_text("".join(lines))
+            (run_dir / "run.json").write_text(json.dumps({
+                "status": "finished", "adapter": str(run_dir / "final"), "global_step": 1,
+                "truncation": {"generated": 8, "truncated": 1, "truncated_frac": 0.125},
+                "generation_cap": {"tokens": 499, "source": "derived"}}))
+            super().__init__([sys.executable, "-c", "pass"], **kw)
+
+    monkeypatch.setattr(ls.subprocess, "Popen", Popen)
+    monkeypatch.setattr(ls, "TRAIN_SAMPLES_GZIP_BYTES", limit)
+    study = ls.Study(tmp_path, ls.TINY, only={"stepfix"})
+    monkeypatch.setattr(study, "train_config", lambda cell: {"output_dir": str(run_dir)})
+    cell = ls.Cell(next(c for c in ls.conditions(ls.TINY) if c.name == "stepfix"), 0)
+    res = study.run_train(cell)
+    path = tmp_path / res["train_samples_file"]
+    assert res["train_samples_file"] == f"train_samples/stepfix__s0__train{suffix}" and path.is_file()
+    raw = gzip.decompress(path.read_bytes()) if suffix.endswith(".gz") else path.read_bytes()
+    assert raw.decode() == "".join(lines)
+    assert res["truncation"]["truncated"] == 1 and res["generation_cap"]["tokens"] == 499
+    ls.write_json(study.record_path(cell.id), {"cell": cell.id, "status": "done", **res})
+    dest = study.retire(cell, {"learning_rate": (1.0, 2.0)})
+    assert not path.exists() and (dest / "train_samples" / path.name).is_file()
+
+
+def test_a_cell_without_training_samples_records_none(tmp_path):
+    study = ls.Study(tmp_path, ls.TINY, only={"sft_cont"})
+    (tmp_path / "run").mkdir()
+    assert study.save_train_samples(ls.Cell(ls.conditions(ls.TINY)[3], 0), tmp_path / "run") is None

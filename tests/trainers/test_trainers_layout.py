@@ -232,7 +232,7 @@ def test_a_misspelt_name_fails_at_config_load_with_the_valid_names(cls, field, b
 CORE = REPO / "trainers" / "core"
 # bottom up: a room imports only rooms before it (trainers/core/__init__.py says the same)
 ROOMS = ("upstream", "config", "data", "model", "memory", "evaluation", "mixins", "records", "entry")
-TRAINER_MODULES = ("sft", "dpo", "grpo", "psv", "stepfix", "stepfix_trainer", "stepfix_loss", "generation", "rag")
+TRAINER_MODULES = ("sft", "dpo", "grpo", "psv", "stepfix", "stepfix_trainer", "stepfix_loss", "generation", "rag", "rl_sampling")
 
 
 def _first_party_imports(path: Path) -> set:

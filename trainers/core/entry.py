@@ -68,8 +68,10 @@ def run_training(cfg, build: Callable, **build_kw):
         resumed = records.resume_record(ckpt)  # now: training may rotate that checkpoint away
         trainer, tok, base, path = build(cfg, **build_kw)
         distributed.check_launch(getattr(trainer, "accelerator", None))  # FSDP / DeepSpeed asked, not applied
-        if path is not None:
-            records.write_run(cfg, status="running", data_file=str(path), data_sha256=sha256_file(path))
+        sampling = trainer.r3_run_record() if hasattr(trainer, "r3_run_record") else {}  # RL: cap, start check
+        if path is not None or sampling:
+            data = {"data_file": str(path), "data_sha256": sha256_file(path)} if path is not None else {}
+            records.write_run(cfg, status="running", **data, **sampling)
         if resumed is not None and resumed["state"] is not None and hasattr(trainer, "r3_load_state"):
             trainer.r3_load_state(resumed["state"])
         if resumed is not None and resumed["global_step"] >= cfg.max_steps:
@@ -84,6 +86,8 @@ def run_training(cfg, build: Callable, **build_kw):
                   "global_step": trainer.state.global_step}
         if ckpt is not None:
             result["resumed_from"] = Path(ckpt).name
+        if hasattr(trainer, "r3_run_record"):  # stepfix, GRPO: the generation cap, truncated samples, start check
+            result.update(trainer.r3_run_record())
         if hasattr(trainer, "r3_nothing_to_learn"):  # stepfix, GRPO: steps that could not move the policy
             result["nothing_to_learn_steps"] = trainer.r3_nothing_to_learn
             if trainer.r3_nothing_to_learn and trainer.is_world_process_zero():

@@ -41,6 +41,14 @@ class GuardMixin:
         self.r3_loss_sum += sum(every) / len(every)
         return loss
 
+    def log(self, logs, start_time=None):
+        # the gradient norm HF logs is the one before clipping (Trainer._clip_grad_norm returns
+        # clip_grad_norm_'s total norm); `grad_clipped` says whether clipping changed this step's update
+        limit = getattr(self.args, "max_grad_norm", None)
+        if "loss" in logs and logs.get("grad_norm") is not None and limit:
+            logs["grad_clipped"] = int(float(logs["grad_norm"]) > limit)
+        super().log(logs, *([start_time] if start_time is not None else []))
+
     def r3_state(self) -> dict:
         return {}
 
