@@ -710,18 +710,25 @@ def _trainer_fields(trainer: str, cfg: dict) -> dict:
         return dict(cfg)
 
 
+# a generation cap of 0 is derived from the pool at run time (the longest reference solution plus a margin,
+# trainers/rl_sampling.py); the estimate takes the cap the trainers had before (the procgen pools' longest
+# references are 144-371 tokens, plus the 128-token margin)
+DERIVED_CAP_ESTIMATE = 512
+
+
 def _train_cost(trainer: str, cfg: dict, a: dict) -> dict:
     """Tokens, generated tokens and judge calls of one training run (formulas in the docstring of `estimate`)."""
     f = _trainer_fields(trainer, cfg)
     steps, batch, accum = int(f.get("max_steps", 100)), int(f.get("batch_size", 1)), int(f.get("grad_accum", 1))
     judge = 0
-    if trainer == "stepfix":  # per problem: an attempt and a revision, each verified
-        gen = int(f.get("max_new_tokens", 512))
-        generated = steps * accum * 2 * batch * gen
-        trained = steps * accum * 2 * batch * (a["prompt_tokens"] + gen)
-        judge = steps * accum * 2 * batch if f.get("verifier") == "judge" else 0
+    if trainer == "stepfix":  # per problem: an attempt and `revisions` revisions, each verified
+        gen = int(f.get("max_new_tokens") or DERIVED_CAP_ESTIMATE)
+        per = 1 + max(1, int(f.get("revisions") or 1))
+        generated = steps * accum * per * batch * gen
+        trained = steps * accum * per * batch * (a["prompt_tokens"] + gen)
+        judge = steps * accum * per * batch if f.get("verifier") == "judge" else 0
     elif trainer == "grpo":  # batch_size completions per step (groups included), each verified
-        gen = int(f.get("max_completion_length", 512))
+        gen = int(f.get("max_completion_length") or DERIVED_CAP_ESTIMATE)
         generated = steps * accum * batch * gen
         trained = steps * accum * batch * (a["prompt_tokens"] + gen)
         judge = steps * accum * batch if f.get("verifier") == "judge" else 0

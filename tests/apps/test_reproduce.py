@@ -240,3 +240,19 @@ def test_results_stage_records_plot_and_error_analysis_failures(tmp_path, monkey
     md = (tmp_path / "reproduce.md").read_text()
     assert "plots failed: RuntimeError: broken figure" in md and "error analysis failed: RuntimeError" in md
     assert (tmp_path / "leaderboard.md").is_file() and any("error analysis failed" in x for x in logged)
+
+
+def test_training_estimate_of_a_derived_generation_cap_is_not_zero():
+    """The RL trainers' generation cap defaults to 0 (derived from the pool at run time): the dry run's
+    estimate takes DERIVED_CAP_ESTIMATE for it, never 0 generated tokens; k revisions cost k generations."""
+    from r3bench.apps import reproduce as R
+
+    a = {"prompt_tokens": 400}
+    one = R._train_cost("stepfix", {"max_steps": 2, "batch_size": 4}, a)
+    assert one["generated"] == 2 * 2 * 4 * R.DERIVED_CAP_ESTIMATE
+    three = R._train_cost("stepfix", {"max_steps": 2, "batch_size": 4, "revisions": 3}, a)
+    assert three["generated"] == 2 * 4 * 4 * R.DERIVED_CAP_ESTIMATE
+    grpo = R._train_cost("grpo", {"max_steps": 2, "batch_size": 8}, a)
+    assert grpo["generated"] == 2 * 8 * R.DERIVED_CAP_ESTIMATE
+    set_cap = R._train_cost("stepfix", {"max_steps": 1, "batch_size": 1, "max_new_tokens": 100}, a)
+    assert set_cap["generated"] == 2 * 100
