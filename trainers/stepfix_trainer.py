@@ -151,13 +151,21 @@ class StepFixTrainer(TimingMixin, GuardMixin, Trainer):
         """The policy to sample from: TRL's unwrap_model_for_generation (the module inside DDP, with
         ZeRO-3's parameters gathered and gradient checkpointing off while it samples) and, under FSDP
         v1, the full parameters summoned, as TRL's GRPO does."""
+        import warnings
+
         from trl.distributed import DistributedBackend
         from trl.models.utils import unwrap_model_for_generation
 
-        with unwrap_model_for_generation(model, self.accelerator,
-                                         gradient_checkpointing_kwargs=self.args.gradient_checkpointing_kwargs) as m, \
-                DistributedBackend(self.accelerator).summon_full_params(model, recurse=False):
-            yield m
+        kwargs = getattr(self.args, "activation_checkpointing_kwargs", None)  # transformers 5's name
+        with warnings.catch_warnings():
+            # TRL 1.16's helper toggles checkpointing through transformers 5's deprecated aliases
+            # (is_gradient_checkpointing, gradient_checkpointing_disable/enable): three FutureWarnings a
+            # generation phase that are TRL's to fix; r3bench's own calls use the activation_* names
+            warnings.filterwarnings("ignore", message=r"`?(is_)?gradient_checkpointing\w*`? is deprecated",
+                                    category=FutureWarning)
+            with unwrap_model_for_generation(model, self.accelerator, gradient_checkpointing_kwargs=kwargs) as m, \
+                    DistributedBackend(self.accelerator).summon_full_params(model, recurse=False):
+                yield m
 
     def r3_state(self) -> dict:
         return {"r2_running_mean": self.r2_running_mean, "truncation_total": list(self.r3_truncation.total)}

@@ -545,3 +545,29 @@ def test_training_arguments_use_no_deprecated_name(checkpointing, tmp_path):
         assert not bad, (cls.__name__, bad)
         assert args.gradient_checkpointing is checkpointing and args.activation_checkpointing is checkpointing
         assert (args.gradient_checkpointing_kwargs or {}).get("use_reentrant", False) is False
+
+
+def test_stepfix_generation_phase_prints_no_checkpointing_deprecation(tiny, tmp_path):
+    """stepfix samples through TRL's unwrap_model_for_generation, which toggles checkpointing with
+    transformers 5's deprecated aliases (three FutureWarnings a generation phase): for_generation keeps
+    them out of the user's output, still turns checkpointing off while sampling and back on after."""
+    import warnings
+
+    from accelerate import Accelerator
+    from transformers import AutoModelForCausalLM, TrainingArguments
+
+    from trainers.stepfix_trainer import StepFixTrainer
+
+    model = AutoModelForCausalLM.from_pretrained(tiny)
+    model.activation_checkpointing_enable({"use_reentrant": False})
+    model.train()
+    args = TrainingArguments(output_dir=str(tmp_path), use_cpu=True, report_to=[], activation_checkpointing=True,
+                             activation_checkpointing_kwargs={"use_reentrant": False})
+    fake = types.SimpleNamespace(args=args, accelerator=Accelerator(cpu=True))  # after the arguments' reset
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with StepFixTrainer.for_generation(fake, model) as m:
+            assert not m.is_activation_checkpointing  # off while it samples
+    assert model.is_activation_checkpointing  # on again for the backward pass
+    bad = [str(w.message) for w in caught if "checkpointing" in str(w.message)]
+    assert not bad, bad
