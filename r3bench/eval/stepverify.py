@@ -35,7 +35,6 @@ INSTRUCTIONS = (
     "Find the earliest wrong step. A later step that only follows from an earlier error is not the earliest.")
 ASK = ("Reply with one line: \"First wrong step: K (CLASS)\" with K from 1 to 7 and CLASS one of MC, CM, CE, "
        "or \"First wrong step: none\" if every step is correct.")
-MARKER = "First wrong step:"
 
 
 def steps_text(solution: str) -> str:
@@ -48,7 +47,7 @@ def steps_text(solution: str) -> str:
 
 def prompt(doc: dict) -> str:
     return (f"{INSTRUCTIONS}\n\nProblem:\n{doc['question'].strip()}\n\nSolution:\n{steps_text(doc['solution'])}"
-            f"\n\n{ASK}\n{MARKER}")
+            f"\n\n{ASK}")
 
 
 # --- reading the reply -------------------------------------------------------------------------------
@@ -57,7 +56,7 @@ _STEP = r"(?:step\s*)?(?P<v>none|zero|-?\d+)"
 # name -> (pattern, example); tried in this order, the LAST match of a pattern counts (a reply that
 # corrects itself ends on its answer), the first pattern that matches decides
 READINGS = {
-    "marker": (re.compile(r"first\s+(?:wrong|incorrect|erroneous)\s+step\s*(?:is|:|=|-)?\s*" + _STEP, re.I),
+    "marker": (re.compile(r"first\s+(?:wrong|incorrect|erroneous)\s+step\s*(?:is|:|=|-)?\s*[\"'*`]{0,3}\s*" + _STEP, re.I),
                "First wrong step: 3 (CM)"),
     "boxed": (re.compile(r"\\boxed\{\s*" + _STEP + r"\s*\}", re.I), "\\boxed{3}  (ProcessBench's form; -1 = none)"),
     "leading": (re.compile(r"\A\W{0,3}" + _STEP + r"(?![\w.])", re.I), "3 (CM)  (the reply goes on from the prompt's marker)"),

@@ -15,6 +15,8 @@ REPLIES = [  # (reply, step (0 none, None unread), class, how)
     ("First wrong step: none", 0, "", "marker"),
     ("first wrong step is step 5, a calculation error", 5, "CE", "marker"),
     ("The first wrong step: 2\n", 2, "CM", "marker"),  # class from the step
+    ('First wrong step: "First wrong step: 5 (CE)"', 5, "CE", "marker"),  # the prompt's line quoted back
+    ("First wrong step: **4**", 4, "MC", "marker"),
     ("First wrong step: 4 (MC)\nFirst wrong step: 6 (CE)", 6, "CE", "marker"),  # the last answer counts
     (" 4 (MC) the speed was misread", 4, "MC", "leading"),  # the reply goes on from the prompt's marker
     ("none", 0, "", "leading"),
@@ -45,10 +47,10 @@ def test_a_reply_is_data_never_code():
     assert stepverify.read_reply("x" * 100000 + " First wrong step: 2").step is None  # read up to MAX_REPLY_CHARS
 
 
-def test_prompt_numbers_the_seven_steps_and_ends_on_the_marker():
+def test_prompt_numbers_the_seven_steps_and_asks_for_the_answer_line():
     doc = stepverify_data.items("test", "procgen")[0]
     p = stepverify.prompt(doc)
-    assert all(f"Step {k} (" in p for k in range(1, 8)) and p.endswith(stepverify.MARKER)
+    assert all(f"Step {k} (" in p for k in range(1, 8)) and p.endswith(stepverify.ASK)
     assert doc["question"].strip() in p and "<principle>" not in p
     assert doc["reference"] not in p  # the model is never shown the reference
 
