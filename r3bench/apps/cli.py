@@ -28,7 +28,7 @@ import sys
 from pathlib import Path
 from typing import Iterable, Iterator, TextIO
 
-from r3bench.apps import demo, doctor, reproduce
+from r3bench.apps import demo, doctor, reproduce, view
 from r3bench.core import fetch, models
 from r3bench.eval import data, lmeval
 from r3bench.eval.data import summary_table
@@ -374,6 +374,13 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--name", default=None, help="the row's name for --samples")
     sv.add_argument("--about", default="", help="the row's description in the table's notes")
     sv.set_defaults(func=cmd_stepverify_board)
+    vw = sub.add_parser("view", help="one self-contained HTML page of scored solutions: steps, first wrong step, "
+                                     "answer vs gold, filters")
+    vw.add_argument("paths", nargs="+", help="lm-eval output folders, samples files, or a run's samples file")
+    vw.add_argument("--out", required=True, help="the HTML file to write")
+    vw.add_argument("--no-verify", action="store_true", help="do not run the symbolic step verifier on responses "
+                                                            "that carry no verdict")
+    vw.set_defaults(func=cmd_view)
     dr = sub.add_parser("doctor", help="what a run needs here (torch, model, data, lm-eval tasks, sandbox, disk, "
                                        "memory) in one table, then the sandbox in detail")
     dr.add_argument("--json", action="store_true", help="the full report as JSON")
@@ -432,6 +439,16 @@ def cmd_verifier_report(args: argparse.Namespace) -> int:
     print("|---|" + "---|" * len(labels))
     for g in labels:
         print(f"| {g} | " + " | ".join(str(r["confusion"].get(g, {}).get(p, 0)) for p in labels) + " |")
+    return 0
+
+
+def cmd_view(args: argparse.Namespace) -> int:
+    missing = [p for p in args.paths if not Path(p).exists()]
+    if missing:
+        print(f"r3bench view: no such file or folder: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    out = view.write(args.paths, Path(args.out), check_steps=not args.no_verify)
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB)")
     return 0
 
 
