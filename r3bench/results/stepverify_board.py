@@ -30,6 +30,7 @@ from verifiers.steps import verify
 # published; another domain (math competition solutions), not comparable item by item
 PUBLISHED = (("o1-mini", 87.9), ("Qwen2.5-Math-PRM-72B", 78.3), ("Qwen2.5-Math-PRM-7B", 73.5))
 BOOT_ITERS = 2000
+MIN_SIDE = 10  # F1 is left out ("-") where erroneous or correct solutions number fewer (one item decides it)
 Z = 1.96
 
 
@@ -147,7 +148,10 @@ def table(rows_by_name: dict[str, tuple[dict, list[dict]]]) -> list[dict]:
         for sub, keep in SUBSETS.items():
             sel = [r for r in rows if keep(r)]
             if sel and (sub == "test" or len(sel) < len(rows)):
-                out.append({"row": name, "kind": about.get("kind", ""), "subset": sub, **score(sel)})
+                s = score(sel)
+                if min(s["n_erroneous"], s["n_correct"]) < MIN_SIDE:
+                    s["f1"], s["f1_ci"] = float("nan"), (float("nan"), float("nan"))
+                out.append({"row": name, "kind": about.get("kind", ""), "subset": sub, **s})
     return out
 
 
@@ -166,7 +170,8 @@ def markdown(rows: list[dict], abouts: dict[str, dict]) -> str:
            "ProcessBench's protocol: name the earliest wrong step of a seven-tag physics solution or say none is "
            "wrong. F1 = harmonic mean of the accuracy on erroneous (exact step) and on correct solutions; "
            "95% intervals: F1 by bootstrap (2,000 resamples), accuracies by Wilson. Percent. `unread`: items "
-           "with no verdict (a reply no pattern reads, an invalid verifier verdict), counted as misses. "
+           "with no verdict (a reply no pattern reads, an invalid verifier verdict), counted as misses. F1 is "
+           f"left out (-) where fewer than {MIN_SIDE} solutions are erroneous or correct. "
            "The symbolic verifier was developed on every hand-graded set (`real`, `written`); `procgen` (fresh "
            "instances) holds the items it was never tuned on.",
            "", "| verifier | kind | items | n (err / correct) | F1 | acc erroneous | acc correct | exact step | "

@@ -64,6 +64,9 @@ def test_committed_table_is_rebuilt_byte_for_byte_from_its_records(tmp_path):
     for name in ("leaderboard.md", "leaderboard.csv"):
         assert (tmp_path / name).read_bytes() == (COMMITTED / name).read_bytes(), \
             f"{name}: rerun r3bench stepverify-board"
+    rows = board.table(board.load(COMMITTED / "records"))
+    real = next(r for r in rows if r["row"] == "symbolic" and r["subset"] == "real")
+    assert real["n_correct"] < board.MIN_SIDE and real["f1"] != real["f1"]  # one correct item: no F1
     md = (COMMITTED / "leaderboard.md").read_text()
     assert "another domain" in md and "87.9" in md and "| symbolic |" in md
 
