@@ -380,6 +380,8 @@ def build_parser() -> argparse.ArgumentParser:
     vw.add_argument("--out", required=True, help="the HTML file to write")
     vw.add_argument("--no-verify", action="store_true", help="do not run the symbolic step verifier on responses "
                                                             "that carry no verdict")
+    vw.add_argument("--compare", action="store_true", help="two runs (A B) side by side, problem by problem: "
+                                                           "gained / lost and McNemar's exact test")
     vw.set_defaults(func=cmd_view)
     dr = sub.add_parser("doctor", help="what a run needs here (torch, model, data, lm-eval tasks, sandbox, disk, "
                                        "memory) in one table, then the sandbox in detail")
@@ -447,7 +449,10 @@ def cmd_view(args: argparse.Namespace) -> int:
     if missing:
         print(f"r3bench view: no such file or folder: {', '.join(missing)}", file=sys.stderr)
         return 2
-    out = view.write(args.paths, Path(args.out), check_steps=not args.no_verify)
+    if args.compare and len(args.paths) != 2:
+        print(f"r3bench view: --compare takes two runs (A B), got {len(args.paths)}", file=sys.stderr)
+        return 2
+    out = view.write(args.paths, Path(args.out), check_steps=not args.no_verify, compare_runs=args.compare)
     print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB)")
     return 0
 

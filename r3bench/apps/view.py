@@ -1,6 +1,7 @@
 """`r3bench view`: one self-contained HTML page (no server, no network) of scored solutions.
 
     r3bench view PATH [PATH ...] --out page.html [--no-verify]
+    r3bench view A B --compare --out page.html     two runs side by side, problem by problem
 
 PATH: an lm-eval output folder (every samples_*.jsonl under it), an lm-eval samples file, or a trainer
 run's / the learning study's samples file (rows {id, response, acc, first_error, error_class,
@@ -8,10 +9,13 @@ explanation}, the problem read back from procgen by its id). Each solution shows
 first wrong step marked with its class and the verifier's explanation (steps after it dimmed), the
 answer the checker read against the gold, and filters (right / wrong, error class, task, text).
 An r3_stepverify sample shows the solution the model judged, the labelled first error, and the
-model's verdict against it. Model text is data: it is embedded as JSON (with `<` escaped) and
+model's verdict against it. With --compare, the problems both runs answered (same task and id) stand
+side by side, each marked gained / lost / both right / both wrong (B against A), with McNemar's exact
+test on the gained and lost ones (r3bench.results.stats.sign_test) on top. Model text is data: it is embedded as JSON (with `<` escaped) and
 written into the page with textContent only.
 
-    to_items(path) -> [item]     page(items, title) -> str     write(paths, out) -> Path
+    to_items(path) -> [item]     compare(a, b) -> ([pair], summary)     page(items, title) -> str
+    write(paths, out, compare=False) -> Path
 """
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ import json
 from pathlib import Path
 
 from r3bench.eval import stepverify
+from r3bench.results.stats import sign_test
 from verifiers import seventag
 from verifiers.steps import verify
 from verifiers.verdict import TAG_OF_STEP
@@ -99,22 +104,56 @@ def to_items(path: Path, check_steps: bool = True) -> list[dict]:
     return [_checker_item(task, s, check_steps) for s in rows]
 
 
+def change(a, b) -> str:
+    """B against A on one problem: gained, lost, both right, both wrong (unscored when either is)."""
+    if a is None or b is None:
+        return "unscored"
+    return {(False, True): "gained", (True, False): "lost", (True, True): "both right"}.get((a, b), "both wrong")
+
+
+def compare(a: list[dict], b: list[dict]) -> tuple[list[dict], dict]:
+    """Run B's items beside run A's on the problems both hold, and the paired summary. Problems pair by
+    task and id where both runs hold the same tasks (two lm-eval runs), else by id (two runs' samples
+    files, named after their runs)."""
+    same_tasks = {it["task"] for it in a} == {it["task"] for it in b}
+    key = (lambda it: (it["task"], it["id"])) if same_tasks else (lambda it: it["id"])
+    by_key = {key(it): it for it in a}
+    pairs = []
+    for it in b:
+        other = by_key.get(key(it))
+        if other is not None:
+            pairs.append({**it, "other": other, "change": change(other["right"], it["right"])})
+    n = {c: sum(p["change"] == c for p in pairs) for c in ("gained", "lost", "both right", "both wrong", "unscored")}
+    p = sign_test(n["gained"], n["lost"])
+    summary = {"paired": len(pairs), **n, "mcnemar_p": None if p != p else p,  # NaN is no JSON: none discordant
+               "only_a": len(a) - len(pairs), "only_b": len(b) - len(pairs)}
+    return pairs, summary
+
+
 def _json_for_script(data) -> str:
     # inside <script> only `</` could end the element; \u003c keeps the JSON valid and inert
-    return json.dumps(data, ensure_ascii=False).replace("<", "\\u003c")
+    return json.dumps(data, ensure_ascii=False, allow_nan=False).replace("<", "\\u003c")
 
 
-def page(items: list[dict], title: str = "r3bench view") -> str:
-    """The HTML page (template view_page.html, the items embedded as JSON)."""
+def page(items: list[dict], title: str = "r3bench view", summary: dict | None = None) -> str:
+    """The HTML page (template view_page.html, the items and the comparison's summary embedded as JSON)."""
     import html
 
     return (TEMPLATE.read_text(encoding="utf-8").replace("{{TITLE}}", html.escape(title))
-            .replace("{{DATA}}", _json_for_script(items)))
+            .replace("{{DATA}}", _json_for_script({"items": items, "summary": summary})))
 
 
-def write(paths, out: Path, check_steps: bool = True, title: str | None = None) -> Path:
-    items = [it for p in paths for it in to_items(Path(p), check_steps)]
+def write(paths, out: Path, check_steps: bool = True, title: str | None = None, compare_runs: bool = False) -> Path:
+    """The page of `paths` (with compare_runs: exactly two, A then B) written to `out`."""
+    names = [Path(p).name for p in paths]
+    if compare_runs:
+        if len(paths) != 2:
+            raise ValueError(f"--compare takes two runs (A and B), got {len(paths)}")
+        items, summary = compare(to_items(Path(paths[0]), check_steps), to_items(Path(paths[1]), check_steps))
+        title = title or f"r3bench view: B {names[1]} against A {names[0]}"
+    else:
+        items, summary = [it for p in paths for it in to_items(Path(p), check_steps)], None
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(page(items, title or f"r3bench view: {', '.join(Path(p).name for p in paths)}"), encoding="utf-8")
+    out.write_text(page(items, title or f"r3bench view: {', '.join(names)}", summary), encoding="utf-8")
     return out

@@ -56,7 +56,7 @@ def test_model_text_stays_inert_in_the_page(tmp_path):
     html = view.page(view.to_items(_samples(tmp_path)))
     assert "</script><script>document.title" not in html and "<img src=x" not in html
     data = re.search(r'<script id="data" type="application/json">(.*?)</script>', html, re.S).group(1)
-    items = json.loads(data)
+    items = json.loads(data)["items"]
     texts = [it.get("reply", "") for it in items] + [s["text"] for it in items for s in it["steps"]]
     assert sum(ATTACK in t for t in texts) == 2  # kept, as data: the reply and the raw response
 
@@ -109,3 +109,38 @@ def test_largest_committed_samples_file_loads(tmp_path):
     page = view.write([big], tmp_path / "big.html")
     dom = _dom(exe, page)
     assert len(re.findall(r'<article class="card"', dom)) == n and f"{n} of {n} shown" in dom
+
+
+def _it(i, right, task="t"):
+    return {"task": task, "id": f"p{i}", "right": right, "steps": [], "question": ""}
+
+
+def test_compare_pairs_problems_and_counts_gained_and_lost():
+    a = [_it(0, False), _it(1, True), _it(2, False), _it(3, True), _it(9, True)]
+    b = [_it(0, True), _it(1, False), _it(2, True), _it(3, True), _it(4, None)]
+    pairs, s = view.compare(a, b)
+    assert [p["change"] for p in pairs] == ["gained", "lost", "gained", "both right"]
+    assert (s["paired"], s["gained"], s["lost"], s["only_a"], s["only_b"]) == (4, 2, 1, 1, 1)
+    assert s["mcnemar_p"] == pytest.approx(1.0)  # 2 vs 1 discordant: exact two-sided p = 1
+    assert pairs[0]["other"]["right"] is False  # A's item rides along
+    # runs' samples files name their items' task after the run: then problems pair by id
+    pairs, s = view.compare([_it(0, False, "base")], [_it(0, True, "sft")])
+    assert s["gained"] == 1 and view.compare([_it(0, False)], [_it(1, True)])[1]["mcnemar_p"] is None
+
+
+def test_compare_needs_two_runs(tmp_path):
+    p = subprocess.run([sys.executable, "-m", "r3bench.apps.cli", "view", str(REPO / "README.md"), "--compare",
+                        "--out", str(tmp_path / "v.html")], capture_output=True, text=True, cwd=REPO)
+    assert p.returncode == 2 and "two runs" in p.stderr
+
+
+@pytest.mark.slow
+def test_two_runs_side_by_side_in_chromium(tmp_path):
+    exe = _chromium()
+    runs = REPO / "results" / "learning" / "samples"
+    page = view.write([runs / "base_seventag__s0__t1.jsonl", runs / "sft__s0__t1.jsonl"], tmp_path / "cmp.html",
+                      compare_runs=True)
+    _, s = view.compare(view.to_items(runs / "base_seventag__s0__t1.jsonl"), view.to_items(runs / "sft__s0__t1.jsonl"))
+    dom = _dom(exe, page, "#change=gained")
+    assert len(re.findall(r'class="pair"', dom)) == s["paired"] > 0
+    assert f"B gained {s['gained']}, lost {s['lost']}" in dom and f"{s['gained']} of {s['paired']} shown" in dom
