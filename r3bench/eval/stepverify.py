@@ -52,11 +52,12 @@ def prompt(doc: dict) -> str:
 
 # --- reading the reply -------------------------------------------------------------------------------
 
-_STEP = r"(?:step\s*)?(?P<v>none|zero|-?\d+)"
+_STEP = r"(?:step[ \t]*)?(?P<v>none|zero|-?\d+)(?![.,]\d)"  # a decimal number (2.5 m) is no step
 # name -> (pattern, example); tried in this order, the LAST match of a pattern counts (a reply that
 # corrects itself ends on its answer), the first pattern that matches decides
 READINGS = {
-    "marker": (re.compile(r"first\s+(?:wrong|incorrect|erroneous)\s+step\s*(?:is|:|=|-)?\s*[\"'*`]{0,3}\s*" + _STEP, re.I),
+    "marker": (re.compile(r"(?:first|earliest)\s+(?:wrong|incorrect|erroneous)\s+step[ \t]*(?:is)?[ \t]*[:=-]?[ \t]*[\"'*`]{0,3}[ \t]*"
+                          + _STEP, re.I),
                "First wrong step: 3 (CM)"),
     "boxed": (re.compile(r"\\boxed\{\s*" + _STEP + r"\s*\}", re.I), "\\boxed{3}  (ProcessBench's form; -1 = none)"),
     "leading": (re.compile(r"\A\W{0,3}" + _STEP + r"(?![\w.])", re.I), "3 (CM)  (the reply goes on from the prompt's marker)"),

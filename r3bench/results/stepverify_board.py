@@ -30,7 +30,7 @@ from verifiers.steps import verify
 # published; another domain (math competition solutions), not comparable item by item
 PUBLISHED = (("o1-mini", 87.9), ("Qwen2.5-Math-PRM-72B", 78.3), ("Qwen2.5-Math-PRM-7B", 73.5))
 BOOT_ITERS = 2000
-MIN_SIDE = 10  # F1 is left out ("-") where erroneous or correct solutions number fewer (one item decides it)
+MIN_SIDE = 5  # F1 is left out ("-") where erroneous or correct solutions number fewer (one item decides it)
 Z = 1.96
 
 

@@ -17,6 +17,10 @@ REPLIES = [  # (reply, step (0 none, None unread), class, how)
     ("The first wrong step: 2\n", 2, "CM", "marker"),  # class from the step
     ('First wrong step: "First wrong step: 5 (CE)"', 5, "CE", "marker"),  # the prompt's line quoted back
     ("First wrong step: **4**", 4, "MC", "marker"),
+    ("The earliest wrong step is step 6 (CE)", 6, "CE", "marker"),
+    ("The earliest wrong step is: \"First wrong step: none\"", 0, "", "marker"),
+    ("The earliest wrong step is:\n\nStep 1 (problem_analysis):\nFind the period.", None, "", ""),  # an echo
+    ("First wrong step: 2.5 m", None, "", ""),  # a decimal number is no step
     ("First wrong step: 4 (MC)\nFirst wrong step: 6 (CE)", 6, "CE", "marker"),  # the last answer counts
     (" 4 (MC) the speed was misread", 4, "MC", "leading"),  # the reply goes on from the prompt's marker
     ("none", 0, "", "leading"),
