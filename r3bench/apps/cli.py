@@ -32,13 +32,13 @@ import sys
 from pathlib import Path
 from typing import Iterable, Iterator, TextIO
 
-from r3bench.apps import demo, doctor, reproduce
+from r3bench.apps import demo, doctor, reproduce, view
 from r3bench.core import fetch, models
 from r3bench.eval import data, lmeval
 from r3bench.eval.data import summary_table
 from r3bench.eval.hook import tasks_dir
 from r3bench.procgen.export import export
-from r3bench.results import errors, leaderboard, records
+from r3bench.results import errors, leaderboard, records, stepverify_board
 from verifiers import KINDS, CheckConfig, check
 from verifiers.steps import BACKENDS, backend, config_for, report, verify
 
@@ -366,6 +366,28 @@ def build_parser() -> argparse.ArgumentParser:
     vr.add_argument("--n", type=int, default=2494)
     vr.add_argument("--seed", type=int, default=0)
     vr.set_defaults(func=cmd_verifier_report)
+    sv = sub.add_parser("stepverify-board", help="the verifier leaderboard on r3_stepverify: run a step verifier or "
+                                                 "read lm-eval samples into a row, then render the table")
+    add_verifier_flags(sv, "with --run: the step verifier backend")
+    sv.add_argument("--out", default="results/stepverify", help="the folder of records/ and leaderboard.md / .csv")
+    sv.add_argument("--run", metavar="ROW", default=None, help="run --backend over the test items into records/ROW.jsonl")
+    sv.add_argument("--reference", default="solution", choices=stepverify_board.REFERENCE_MODES,
+                    help="with --run: what the verifier is shown of the reference (default the seven-tag solution)")
+    sv.add_argument("--limit", type=int, default=None, help="with --run: the first N test items (their fixed order)")
+    sv.add_argument("--samples", metavar="FILE", default=None, help="an lm-eval samples file of r3_stepverify "
+                                                                   "into records/ROW.jsonl (ROW: --name)")
+    sv.add_argument("--name", default=None, help="the row's name for --samples")
+    sv.add_argument("--about", default="", help="the row's description in the table's notes")
+    sv.set_defaults(func=cmd_stepverify_board)
+    vw = sub.add_parser("view", help="one self-contained HTML page of scored solutions: steps, first wrong step, "
+                                     "answer vs gold, filters")
+    vw.add_argument("paths", nargs="+", help="lm-eval output folders, samples files, or a run's samples file")
+    vw.add_argument("--out", required=True, help="the HTML file to write")
+    vw.add_argument("--no-verify", action="store_true", help="do not run the symbolic step verifier on responses "
+                                                            "that carry no verdict")
+    vw.add_argument("--compare", action="store_true", help="two runs (A B) side by side, problem by problem: "
+                                                           "gained / lost and McNemar's exact test")
+    vw.set_defaults(func=cmd_view)
     dr = sub.add_parser("doctor", help="what a run needs here (torch, model, data, lm-eval tasks, sandbox, disk, "
                                        "memory) in one table, then the sandbox in detail")
     dr.add_argument("--json", action="store_true", help="the full report as JSON")
@@ -424,6 +446,39 @@ def cmd_verifier_report(args: argparse.Namespace) -> int:
     print("|---|" + "---|" * len(labels))
     for g in labels:
         print(f"| {g} | " + " | ".join(str(r["confusion"].get(g, {}).get(p, 0)) for p in labels) + " |")
+    return 0
+
+
+def cmd_view(args: argparse.Namespace) -> int:
+    missing = [p for p in args.paths if not Path(p).exists()]
+    if missing:
+        print(f"r3bench view: no such file or folder: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    if args.compare and len(args.paths) != 2:
+        print(f"r3bench view: --compare takes two runs (A B), got {len(args.paths)}", file=sys.stderr)
+        return 2
+    out = view.write(args.paths, Path(args.out), check_steps=not args.no_verify, compare_runs=args.compare)
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB)")
+    return 0
+
+
+def cmd_stepverify_board(args: argparse.Namespace) -> int:
+    if args.run:
+        cfg = verifier_config(args, "stepverify-board")
+        if cfg is None:
+            return 2
+        from tqdm import tqdm
+
+        path = stepverify_board.run_row(Path(args.out), args.run, args.backend, args.reference, cfg,
+                                        args.limit, args.about, progress=lambda xs: tqdm(xs, desc=args.run))
+        print(f"wrote {path}")
+    if args.samples:
+        if not args.name:
+            print("r3bench stepverify-board: --samples needs --name (the row's name)", file=sys.stderr)
+            return 2
+        print(f"wrote {stepverify_board.samples_row(Path(args.out), args.name, Path(args.samples), args.about)}")
+    md, _ = stepverify_board.write(Path(args.out))
+    print(md.read_text(encoding="utf-8"))
     return 0
 
 

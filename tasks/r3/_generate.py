@@ -21,6 +21,9 @@ The code-as-action PDE tasks:
     r3_pde_seen      6 seen families x 4 prompts, greedy: validity, pass@1, nRMSE (median), reward
     r3_pde_heldout   3 held-out families x 4 prompts (never in training prompts), same metrics
     r3_pde_sc        all 9 families, repeats: 8 (sampling): validity, pass@1, pass@8, best-of-8 nRMSE
+The step-verification tasks (ProcessBench's protocol; items: r3bench.eval.stepverify_data):
+    r3_stepverify    the test split of every source: F1, acc on erroneous / correct, exact, class acc
+    r3_stepverify_real / _written / _procgen   the test split of one source
 Groups: r3_physics, r3_physics_structured, r3_physics_sc, r3_procgen_tiers, r3_pde (seen + held-out).
 """
 import importlib
@@ -35,6 +38,8 @@ GLUE = "r3bench.eval.lmeval"              # datasets, prompts, results_*, aggreg
 TIER_GLUE = "r3bench.eval.procgen_data"   # dataset_tier (the curriculum tiers)
 PDE_GLUE = "r3bench.pde.tasks"            # the PDE track's datasets, prompt, results
 PDE_METRICS = "r3bench.pde.metrics"       # agg_median
+STEPVERIFY_GLUE = "r3bench.eval.stepverify"   # the step-verification tasks' prompt, results, aggregations
+STEPVERIFY_DATA = "r3bench.eval.stepverify_data"  # their items (dataset_stepverify)
 TABLE = importlib.import_module("r3bench.eval.data").BENCHMARKS  # the benchmark table: one entry per benchmark
 KINDS = importlib.import_module(GLUE).BENCH_KINDS  # the answer kinds of each benchmark (from the table)
 MCQ_KINDS = importlib.import_module(GLUE).MCQ_KINDS  # the multiple-choice kinds (flexible extraction)
@@ -52,6 +57,10 @@ VERSION = 1.4
 # PDE tasks: 1.1 - the PDE verifier runs each program once through the sandbox's fork server (each instance
 # timed and limited by the supervisor), bound trees are read-only overlays
 PDE_VERSION = 1.2
+# step-verification tasks (r3_stepverify*, issue 56): 1.0 - first release
+STEPVERIFY_VERSION = 1.0
+# r3_stepverify_<source>: the test split of one source (r3bench.eval.stepverify_data.SOURCES)
+STEPVERIFY_SOURCES = ("real", "written", "procgen")
 SC_K = 5
 PDE_K = 8
 # lm-eval hands every --model_args key to a custom_dataset function as well (task metadata), so the
@@ -75,6 +84,8 @@ TEMPLATES = {  # template file -> what it is (its first comment line)
     "_r3_pde_template_yaml": "PDE code-as-action prompt, greedy decoding; validity, pass@1, nRMSE (median), reward",
     "_r3_pde_sc_template_yaml": f"PDE code-as-action prompt, {PDE_K} samples at T=0.7; validity, pass@1, "
                                 f"pass@{PDE_K}, best-of-{PDE_K} nRMSE",
+    "_r3_stepverify_template_yaml": "step verification (ProcessBench's protocol): the earliest wrong step of a "
+                                    "seven-tag solution, greedy; F1, acc on erroneous / correct, exact, class acc",
 }
 
 
@@ -155,10 +166,28 @@ def pde_config(name, dataset, sc=False):
     return _ordered(c)
 
 
+def stepverify_config(name, source=""):
+    """The resolved config of a step-verification task (source "" = every source's items)."""
+    c = {"task": name, "custom_dataset": Fn(f"{STEPVERIFY_DATA}.dataset_stepverify"),
+         "output_type": "generate_until", "test_split": "test", "doc_to_target": "first_error",
+         "doc_to_text": Fn(f"{STEPVERIFY_GLUE}.prompt"), "process_results": Fn(f"{STEPVERIFY_GLUE}.results")}
+    if source:
+        c["dataset_kwargs"] = {"stepverify_source": source}
+    c["generation_kwargs"] = {"until": ["<|im_end|>", "\nProblem:"], "do_sample": False, "max_gen_toks": 64}
+    c["metric_list"] = [metric("f1", f"{STEPVERIFY_GLUE}.agg_f1"), metric("acc_erroneous", f"{STEPVERIFY_GLUE}.agg_where"),
+                        metric("acc_correct", f"{STEPVERIFY_GLUE}.agg_where"), metric("exact"), metric("class_acc"),
+                        metric("parsed"), metric("answer", f"{STEPVERIFY_GLUE}.agg_distinct", False),
+                        metric("reason", f"{STEPVERIFY_GLUE}.agg_distinct", False)]
+    c["metadata"] = {"version": STEPVERIFY_VERSION}
+    return _ordered(c)
+
+
 def template(name):
     """The config a template file holds: its variant's config less what every task sets itself."""
     variant = name[len("_r3_"):-len("_template_yaml")]
-    if variant.startswith("pde"):
+    if variant == "stepverify":
+        full = stepverify_config("")
+    elif variant.startswith("pde"):
         full = pde_config("", "", sc=variant == "pde_sc")
     else:
         full = config("", "", variant)
@@ -260,6 +289,10 @@ def files():
     out["r3_pde.yaml"] = group("r3_pde", ["r3_pde_seen", "r3_pde_heldout"], ("validity", "pass_at_1", "reward"),
                                 PDE_VERSION)
     out["r3_pde_sc.yaml"] = pde_task("r3_pde_sc", "dataset_all", sc=True)
+    sv = "_r3_stepverify_template_yaml"
+    out["r3_stepverify.yaml"] = emit(split(stepverify_config("r3_stepverify"), sv))
+    for source in STEPVERIFY_SOURCES:
+        out[f"r3_stepverify_{source}.yaml"] = emit(split(stepverify_config(f"r3_stepverify_{source}", source), sv))
     return dict(sorted(out.items()))
 
 

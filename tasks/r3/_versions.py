@@ -36,6 +36,7 @@ ROOTS = {
     "r3bench.eval.lmeval": ("r3bench/eval/lmeval.py", "verifiers/answer.py", "verifiers/seventag.py"),
     "r3bench.pde.tasks": ("r3bench/pde/tasks.py", "r3bench/pde/verify.py", "r3bench/pde/metrics.py"),
     "r3bench.pde.metrics": ("r3bench/pde/metrics.py",),
+    "r3bench.eval.stepverify": ("r3bench/eval/stepverify.py", "r3bench/eval/stepverify_data.py"),
 }
 FOLLOW = "verifiers"
 # the keys of a task config whose `!function` values compute or aggregate its metrics

@@ -158,7 +158,8 @@ def test_every_task_file_includes_a_versioned_template():
         assert "task" not in raw and "group" not in raw, t.name  # lm-eval never indexes a template
         # the generator's versions (which ones a change must bump: tests/eval/test_task_versions.py)
         gen = _generator()
-        assert raw["metadata"]["version"] == (gen.PDE_VERSION if "pde" in t.name else gen.VERSION), t.name
+        want = gen.STEPVERIFY_VERSION if "stepverify" in t.name else gen.PDE_VERSION if "pde" in t.name else gen.VERSION
+        assert raw["metadata"]["version"] == want, t.name
     for p in TASKS.glob("*.yaml"):
         if "group" in _raw(p):
             assert _raw(p)["metadata"]["version"] == (gen.PDE_VERSION if "pde" in p.name else gen.VERSION), p.name
