@@ -342,6 +342,9 @@ def pack_adapter(adapter_dir: Path, out: Path) -> list[str]:
         save_file(p, str(out / name), metadata={"format": "pt", "part": str(i), "parts": str(len(parts))})
         names.append(name)
     (out / "adapter_config.json").write_text((adapter_dir / "adapter_config.json").read_text())
+    from r3bench.core.models import write_parts_manifest
+
+    write_parts_manifest(out)  # parts.sha256: adapter_from_parts checks the parts against it
     return names
 
 

@@ -250,18 +250,50 @@ def local_path(name: str) -> str:
     return str(resolve(name)) if is_short_name(name) else name
 
 
+PARTS_MANIFEST = "parts.sha256"  # `sha256sum adapter-*.safetensors` output: checked by adapter_from_parts
+
+
+def write_parts_manifest(src: str | os.PathLike) -> Path:
+    """`parts.sha256` beside an adapter's parts (the format `sha256sum` writes and checks)."""
+    src = Path(src)
+    lines = [f"{_sha256(p)}  {p.name}" for p in sorted(src.glob("adapter-*.safetensors"))]
+    (src / PARTS_MANIFEST).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return src / PARTS_MANIFEST
+
+
 def adapter_from_parts(src: str | os.PathLike, dst: str | os.PathLike,
                        base: str = "r3bench/smollm2-135m-instruct") -> Path:
     """A peft adapter folder at `dst` from an adapter committed in parts under 16 MiB (`src`:
     adapter_config.json + adapter-0000k.safetensors, as benchmarks/gpu_sft.py writes them, e.g.
     results/learning/sft_start), its base model named `base`. Returns `dst`; ModelError when `src`
-    lacks the parts."""
+    lacks the parts, one is missing (each part's metadata says its number and how many there are) or
+    a part's sha256 differs from `parts.sha256` (where the folder has one)."""
+    from safetensors import safe_open
     from safetensors.torch import load_file, save_file
 
     src, dst = Path(src), Path(dst)
     parts = sorted(src.glob("adapter-*.safetensors"))
     if not parts or not (src / "adapter_config.json").is_file():
         raise ModelError(f"{src}: needs adapter_config.json and adapter-0000k.safetensors")
+    numbered = []
+    for p in parts:
+        try:
+            with safe_open(str(p), "pt") as f:
+                meta = f.metadata() or {}
+        except Exception as e:  # noqa: BLE001 - a damaged part (safetensors raises its own types)
+            raise ModelError(f"{p}: not a readable safetensors file ({type(e).__name__}: {e})") from None
+        if "part" in meta and "parts" in meta:
+            numbered.append((int(meta["part"]), int(meta["parts"])))
+    if numbered and sorted(numbered) != [(i, len(parts)) for i in range(1, len(parts) + 1)]:
+        raise ModelError(f"{src}: the adapter's parts are incomplete (found parts {sorted(n for n, _ in numbered)} "
+                         f"of {max(t for _, t in numbered)})")
+    manifest = src / PARTS_MANIFEST
+    if manifest.is_file():
+        want = dict(line.split()[::-1] for line in manifest.read_text(encoding="utf-8").splitlines() if line.strip())
+        got = {p.name: _sha256(p) for p in parts}
+        if want != got:
+            bad = sorted(n for n in set(want) | set(got) if want.get(n) != got.get(n))
+            raise ModelError(f"{src}: the adapter's parts differ from {PARTS_MANIFEST}: {', '.join(bad)}")
     weights = {}
     for p in parts:
         weights.update(load_file(str(p)))

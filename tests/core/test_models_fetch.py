@@ -147,3 +147,47 @@ def test_a_server_that_fails_its_first_completion_is_a_clear_error(crashed):
         proc.wait()
     assert ("GGML_NATIVE=OFF" in str(e.value)) == crashed
     assert ("exit -11" in str(e.value)) == crashed
+
+
+def _parts(d, n=3):
+    """An adapter in n parts as benchmarks/gpu_sft.py writes them (numbered metadata), with its manifest."""
+    import json
+
+    import torch
+    from safetensors.torch import save_file
+
+    d.mkdir(parents=True, exist_ok=True)
+    for i in range(1, n + 1):
+        save_file({f"w{i}": torch.full((4,), float(i))}, str(d / f"adapter-{i:05d}.safetensors"),
+                  metadata={"format": "pt", "part": str(i), "parts": str(n)})
+    (d / "adapter_config.json").write_text(json.dumps({"peft_type": "LORA", "r": 2}))
+    models.write_parts_manifest(d)
+    return d
+
+
+def test_adapter_from_parts_checks_completeness_and_checksums(tmp_path):
+    src = _parts(tmp_path / "src")
+    out = models.adapter_from_parts(src, tmp_path / "ok")
+    assert (out / "adapter_model.safetensors").is_file()
+    (src / "adapter-00002.safetensors").unlink()  # a part lost (a partial checkout, a failed copy)
+    with pytest.raises(models.ModelError, match=r"incomplete \(found parts \[1, 3\] of 3\)"):
+        models.adapter_from_parts(src, tmp_path / "a")
+    src = _parts(tmp_path / "src2")
+    p = src / "adapter-00003.safetensors"
+    raw = bytearray(p.read_bytes())
+    raw[-1] ^= 0xFF  # one flipped byte of tensor data: loads, but is not the adapter that was trained
+    p.write_bytes(bytes(raw))
+    with pytest.raises(models.ModelError, match="differ from parts.sha256: adapter-00003"):
+        models.adapter_from_parts(src, tmp_path / "b")
+
+
+def test_the_committed_sft_start_parts_match_their_manifest():
+    """The adapter the demo and the README's walkthrough start stepfix from."""
+    import hashlib
+
+    d = Path(__file__).resolve().parents[2] / "results" / "learning" / "sft_start"
+    lines = (d / models.PARTS_MANIFEST).read_text().split("\n")
+    want = dict(ln.split()[::-1] for ln in lines if ln.strip())
+    assert sorted(want) == sorted(p.name for p in d.glob("adapter-*.safetensors")) and len(want) == 3
+    for name, h in want.items():
+        assert hashlib.sha256((d / name).read_bytes()).hexdigest() == h, name
