@@ -953,6 +953,12 @@ def _classify(msg, timed_out, rc, stdout, stderr, limits, level, t0, msg_lines=N
     call_timeout = msg.get("call_timeout")
     if isinstance(call_timeout, str):  # the supervisor's clock: it killed the call's processes (and the rest)
         return said("timeout", call_timeout[:500])
+    if cpu > limits.cpu_s and limits.max_processes == 0 and msg.get("calls") is None:
+        # past the soft limit the kernel sent SIGXCPU: a run that caught or ignored it and went on (up to the
+        # hard limit, a second more) ran over, whatever it reports (the kernel's rusage). Only where the worker
+        # is the run's one process: wait4's rusage adds the children it reaped, each with its own RLIMIT_CPU
+        return said("timeout", f"cpu time limit of {limits.cpu_s} s exceeded ({cpu:.2f} s used, the kernel's "
+                               "rusage; the run went on past SIGXCPU)")
     if sig is not None:
         # the CPU time is the kernel's (wait4's rusage): a SIGXCPU the program raises itself early is just a signal.
         # The rusage lags the kernel's own RLIMIT_CPU check (0.93-1.03 s at SIGXCPU for cpu_s = 1 on a loaded

@@ -768,6 +768,12 @@ def _confine(payload, seccomp_filter, cgroup_fd=None):
         os.close(cgroup_fd)
     for res, soft, hard in payload["rlimits"]:
         resource.setrlimit(getattr(resource, res), (soft, hard))
+    try:  # the OOM killer's first choice when memory runs out above the run (the caller's own cgroup or
+        # the host): the run, never the trainer that started it (raising one's own score needs no privilege)
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write("1000")
+    except OSError:
+        pass
     if payload["mode"] == "namespaces":
         uid = payload["uid"]
         if uid is not None:
