@@ -36,12 +36,34 @@ REPLIES = [  # (reply, step (0 none, None unread), class, how)
     ("The solution uses Newton's second law.", None, "", ""),
 ]
 
+ASK_LINE = stepverify.ASK
+GAMING = [  # replies that must not game the metric: (reply, step, class, how, words of the reason)
+    # the prompt's template line echoed after a real answer does not override it
+    (f"First wrong step: 3 (CM)\n{ASK_LINE}", 3, "CM", "marker", "step 3"),
+    ('First wrong step: 3 (CM). Else "First wrong step: none" if every step is correct.', 3, "CM", "marker", "step 3"),
+    (ASK_LINE, None, "", "", "only repeats the prompt"),
+    (f"{stepverify.INSTRUCTIONS}\n{ASK_LINE}", None, "", "", "only repeats the prompt"),
+    # the solution echoed or walked through is no answer
+    ("Step 1 (problem_analysis): Find the period of the pendulum.", None, "", "", "no step named"),
+    ("Step 1 is correct. Step 2 is correct. Step 3 uses the wrong law.", None, "", "", "no step named"),
+    ("First wrong step: Step 1 (problem_analysis): find the period", None, "", "", "no step named"),
+    ("None of the steps are correct.", None, "", "", "no step named"),
+    # no_error: never on a line naming a step, never negated
+    ("No errors until step 5, which is wrong", None, "", "", "no step named"),
+    ("It is not true that all steps are correct", None, "", "", "no step named"),
+    # hedges naming several different steps are unreadable, with the reason
+    ("First wrong step: 3, 4 or 5", None, "", "marker", "hedge naming several answers (3, 4, 5)"),
+    ("3 or none", None, "", "leading", "hedge naming several answers (3, none)"),
+    ("First wrong step: 3 (CM) or none", None, "", "marker", "hedge"),
+]
 
-@pytest.mark.parametrize("reply,step,cls,how", REPLIES)
-def test_reading_a_reply(reply, step, cls, how):
+
+@pytest.mark.parametrize("reply,step,cls,how,why", [(*r, "") for r in REPLIES] + GAMING)
+def test_reading_a_reply(reply, step, cls, how, why):
     r = stepverify.read_reply(reply)
     assert (r.step, r.error_class, r.how) == (step, cls, how), r.reason
     assert r.reason  # every reading says what it read or why it could not
+    assert why in r.reason
 
 
 def test_a_reply_is_data_never_code():
