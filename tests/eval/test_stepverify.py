@@ -112,6 +112,12 @@ def test_split_is_by_problem_and_fixed(all_items):
     dev = {r["problem"] for r in all_items if r["split"] == "dev"}
     test = {r["problem"] for r in all_items if r["split"] == "test"}
     assert dev and test and not dev & test
+    # across sources and rounds: no bare problem name (thin_lens of two written rounds) and no
+    # normalised question is in both splits
+    for key in (lambda r: stepverify_data.bare(r["problem"]), lambda r: stepverify_data.normalised(r["question"])):
+        dev = {key(r) for r in all_items if r["split"] == "dev"}
+        test = {key(r) for r in all_items if r["split"] == "test"}
+        assert not dev & test, sorted(dev & test)[:5]
     assert len({r["id"] for r in all_items}) == len(all_items)
     assert len(stepverify_data.items("test")) + len(stepverify_data.items("dev")) == len(all_items)
 
