@@ -476,7 +476,11 @@ def cmd_stepverify_board(args: argparse.Namespace) -> int:
         if not args.name:
             print("r3bench stepverify-board: --samples needs --name (the row's name)", file=sys.stderr)
             return 2
-        print(f"wrote {stepverify_board.samples_row(Path(args.out), args.name, Path(args.samples), args.about)}")
+        try:
+            print(f"wrote {stepverify_board.samples_row(Path(args.out), args.name, Path(args.samples), args.about)}")
+        except stepverify_board.SamplesError as e:
+            print(f"r3bench stepverify-board: {e}", file=sys.stderr)
+            return 2
     md, _ = stepverify_board.write(Path(args.out))
     print(md.read_text(encoding="utf-8"))
     return 0
