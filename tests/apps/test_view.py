@@ -72,6 +72,13 @@ def _chromium():
     exe = shutil.which("chromium") or shutil.which("chromium-browser")
     if exe is None:
         pytest.skip("chromium is not installed (Debian package `chromium`; .ci/run installs it)")
+    try:  # a snap's stub `chromium-browser` is on PATH and only says to install the snap (exit non-zero)
+        p = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        pytest.skip(f"{exe} --version did not run: {e}")
+    if p.returncode != 0:
+        pytest.skip(f"{exe} --version exits {p.returncode}, not a working browser: "
+                    f"{(p.stderr or p.stdout).strip()[:200]}")
     return exe
 
 
@@ -187,3 +194,12 @@ def test_a_lone_surrogate_in_model_text_is_written(tmp_path):
     out = tmp_path / "v.html"
     out.write_text(view.page([item]), encoding="utf-8")
     assert "\\ud800" in out.read_text(encoding="utf-8")
+
+
+def test_chromium_probe_skips_a_stub_browser(tmp_path, monkeypatch):
+    stub = tmp_path / "chromium"
+    stub.write_text("#!/bin/sh\necho 'Command requires the chromium snap to be installed.' >&2\nexit 1\n")
+    stub.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(pytest.skip.Exception, match="--version exits 1.*snap"):
+        _chromium()
