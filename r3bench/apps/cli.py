@@ -457,7 +457,11 @@ def cmd_view(args: argparse.Namespace) -> int:
     if args.compare and len(args.paths) != 2:
         print(f"r3bench view: --compare takes two runs (A B), got {len(args.paths)}", file=sys.stderr)
         return 2
-    out = view.write(args.paths, Path(args.out), check_steps=not args.no_verify, compare_runs=args.compare)
+    try:
+        out = view.write(args.paths, Path(args.out), check_steps=not args.no_verify, compare_runs=args.compare)
+    except view.ViewError as e:
+        print(f"r3bench view: {e}", file=sys.stderr)
+        return 2
     print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB)")
     return 0
 
@@ -476,7 +480,11 @@ def cmd_stepverify_board(args: argparse.Namespace) -> int:
         if not args.name:
             print("r3bench stepverify-board: --samples needs --name (the row's name)", file=sys.stderr)
             return 2
-        print(f"wrote {stepverify_board.samples_row(Path(args.out), args.name, Path(args.samples), args.about)}")
+        try:
+            print(f"wrote {stepverify_board.samples_row(Path(args.out), args.name, Path(args.samples), args.about)}")
+        except stepverify_board.SamplesError as e:
+            print(f"r3bench stepverify-board: {e}", file=sys.stderr)
+            return 2
     md, _ = stepverify_board.write(Path(args.out))
     print(md.read_text(encoding="utf-8"))
     return 0

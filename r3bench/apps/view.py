@@ -19,6 +19,7 @@ written into the page with textContent only.
 """
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -79,8 +80,39 @@ def _run_item(task: str, s: dict, problems: dict) -> dict:
     return _item(task, str(s.get("id")), p.question if p else "(problem not found)", s.get("response", ""),
                  s.get("first_error") if s.get("verifier_valid", True) else None, s.get("error_class"),
                  s.get("explanation", ""), (seventag.parse(s.get("response", "")).final_answer or "").strip(),
-                 p.answer if p else "", bool(s.get("acc")),
+                 p.answer if p else "", bool(s.get("acc", s.get("correct"))),
                  {"reason": f"step reward {s['step_reward']:.3f}" if "step_reward" in s else ""})
+
+
+class ViewError(ValueError):
+    """A path the viewer cannot read (its message names the file and line; the CLI prints it, exit 2)."""
+
+
+SAMPLE_GLOBS = ("samples_*.jsonl", "samples_*.jsonl.gz")
+
+
+def _rows(path: Path) -> list[dict]:
+    """The JSON lines of a samples file (gzip-compressed when its name ends in .gz); a line that is not
+    a JSON object (a truncated file, not a samples file) is ViewError naming file:line."""
+    try:
+        with (gzip.open(path, "rt", encoding="utf-8") if path.name.endswith(".gz")
+              else open(path, encoding="utf-8")) as f:
+            lines = f.read().splitlines()
+    except (OSError, EOFError, UnicodeDecodeError) as e:  # gzip.BadGzipFile is an OSError
+        raise ViewError(f"{path}: cannot be read as a samples file ({type(e).__name__}: {e})") from None
+    rows = []
+    for no, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError as e:
+            raise ViewError(f"{path}:{no}: not a JSON line ({e.msg} at column {e.colno}): "
+                            "a truncated or non-samples file?") from None
+        if not isinstance(row, dict):
+            raise ViewError(f"{path}:{no}: a samples line is a JSON object, got {type(row).__name__}")
+        rows.append(row)
+    return rows
 
 
 def _procgen_problems() -> dict:
@@ -93,12 +125,17 @@ def to_items(path: Path, check_steps: bool = True) -> list[dict]:
     """The page's items from one samples file (lm-eval's or a run's) or an lm-eval output folder."""
     path = Path(path)
     if path.is_dir():
-        return [it for f in sorted(path.rglob("samples_*.jsonl")) for it in to_items(f, check_steps)]
-    rows = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
-    task = path.stem.removeprefix("samples_").rsplit("_20", 1)[0]  # lm-eval: samples_<task>_<time>
+        files = sorted({f for g in SAMPLE_GLOBS for f in path.rglob(g)})
+        if not files:
+            raise ViewError(f"{path}: a folder with no samples files ({' or '.join(SAMPLE_GLOBS)} under it; "
+                            "lm_eval writes them with --log_samples)")
+        return [it for f in files for it in to_items(f, check_steps)]
+    rows = _rows(path)
+    stem = path.name.removesuffix(".gz").removesuffix(".jsonl")
+    task = stem.removeprefix("samples_").rsplit("_20", 1)[0]  # lm-eval: samples_<task>_<time>
     if rows and "doc" not in rows[0]:  # a trainer run's / the learning study's samples
         problems = _procgen_problems()
-        return [_run_item(path.stem, s, problems) for s in rows]
+        return [_run_item(stem, s, problems) for s in rows]
     if task.startswith("r3_stepverify"):
         return [_stepverify_item(task, s) for s in rows]
     return [_checker_item(task, s, check_steps) for s in rows]
@@ -132,7 +169,8 @@ def compare(a: list[dict], b: list[dict]) -> tuple[list[dict], dict]:
 
 def _json_for_script(data) -> str:
     # inside <script> only `</` could end the element; \u003c keeps the JSON valid and inert
-    return json.dumps(data, ensure_ascii=False, allow_nan=False).replace("<", "\\u003c")
+    # ensure_ascii: a lone surrogate in model text stays an escape (as UTF-8 it could not be written)
+    return json.dumps(data, ensure_ascii=True, allow_nan=False).replace("<", "\\u003c")
 
 
 def page(items: list[dict], title: str = "r3bench view", summary: dict | None = None) -> str:

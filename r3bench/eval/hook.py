@@ -191,7 +191,8 @@ def per_sample_fields(config: dict) -> set:
 def scores_only(results: dict | None) -> dict | None:
     """lm-eval's results table of the r3 tasks keeps their scores only: the per-sample fields
     (`answer`, `reason`; per_sample_fields) and the per-kind scores of a kind absent from the documents
-    scored (NaN, e.g. acc_mcq under --limit 5) leave results["results"], so neither the printed table
+    scored (NaN, e.g. acc_mcq under --limit 5; _per_kind) leave results["results"]; a NaN headline metric
+    (f1 with no correct solution scored) stays, as lm-eval's own N/A, so neither the printed table
     nor results_*.json lists them as metrics. The samples keep `answer` and `reason`. In place; returns
     `results`."""
     if not isinstance(results, dict):
@@ -201,13 +202,29 @@ def scores_only(results: dict | None) -> dict | None:
         fields = per_sample_fields(configs.get(task))
         if not fields:
             continue  # not an r3 checker task: untouched
+        before = dict(row)  # a stderr row follows its metric's value, whichever is met first
         for key in list(row):
             metric, _, filt = key.partition(",")
             base = metric[:-len("_stderr")] if metric.endswith("_stderr") else metric
-            value = row.get(f"{base},{filt}")
-            if base in fields or (isinstance(value, float) and value != value):
+            value = before.get(f"{base},{filt}")
+            if base in fields or (isinstance(value, float) and value != value and _per_kind(base)):
                 row.pop(key)
     return results
+
+
+def _answer_kinds() -> tuple:
+    try:
+        from r3bench.eval import data  # at the call: the benchmark table's answer kinds
+
+        return tuple({*data.KINDS, *data.JEE_KINDS})
+    except Exception:  # noqa: BLE001 - the kinds the tasks report today
+        return ("mcq", "mcq_multi", "integer", "numeric")
+
+
+def _per_kind(metric: str) -> bool:
+    """A per-kind score (acc_<kind>, acc_flexible_<kind>): NaN where no document of that kind was scored.
+    A task's headline metric (r3_stepverify's f1 under --limit with no correct item) is never one."""
+    return any(metric.endswith(f"_{k}") and len(metric) > len(k) + 1 for k in _answer_kinds())
 
 
 def patch_evaluate_config(mod):

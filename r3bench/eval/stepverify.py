@@ -53,18 +53,53 @@ def prompt(doc: dict) -> str:
 # --- reading the reply -------------------------------------------------------------------------------
 
 _STEP = r"(?:step[ \t]*)?(?P<v>none|zero|-?\d+)(?![.,]\d)"  # a decimal number (2.5 m) is no step
+_CLASS = r"\(?[ \t]*(?:MC|CM|CE|" + "|".join(CLASS_WORDS) + r")\b"
 # name -> (pattern, example); tried in this order, the LAST match of a pattern counts (a reply that
-# corrects itself ends on its answer), the first pattern that matches decides
+# corrects itself ends on its answer), the first pattern that matches decides. Before matching, the
+# prompt's own text (INSTRUCTIONS, ASK, the quoted answer templates) is removed from the reply, and a
+# step followed by a tag name or "is correct" is a walk through the solution, never an answer.
 READINGS = {
     "marker": (re.compile(r"(?:first|earliest)\s+(?:wrong|incorrect|erroneous)\s+step[ \t]*(?:is)?[ \t]*[:=-]?[ \t]*[\"'*`]{0,3}[ \t]*"
                           + _STEP, re.I),
                "First wrong step: 3 (CM)"),
     "boxed": (re.compile(r"\\boxed\{\s*" + _STEP + r"\s*\}", re.I), "\\boxed{3}  (ProcessBench's form; -1 = none)"),
-    "leading": (re.compile(r"\A\W{0,3}" + _STEP + r"(?![\w.])", re.I), "3 (CM)  (the reply goes on from the prompt's marker)"),
-    "no_error": (re.compile(r"\A[^\n]{0,80}?\b(?P<v>no (?:step is |steps? (?:are|is) )?(?:wrong|incorrect|errors?|mistakes?)|"
-                            r"(?:all|every) (?:the )?steps? (?:is|are) (?:correct|right))\b", re.I),
+    # a bare answer line only: the step alone (punctuation after it), or the step and its class
+    "leading": (re.compile(r"\A\W{0,3}" + _STEP + r"(?![\w.])(?=[ \t]*(?:[.!:;)*`'\"]*[ \t]*(?:\n|\Z)|[-:,]?[ \t]*"
+                           + _CLASS + r"|(?:,|/|\bor\b|\band\b)))", re.I),
+                "3 (CM)  (the reply goes on from the prompt's marker)"),
+    # on a line that names no step, not negated before it
+    "no_error": (re.compile(r"^(?![^\n]*\bstep[ \t]*\d)(?![^\n]*\b(?:not|never|isn't|aren't)\b[^\n]*(?:all|every) (?:the )?steps?)"
+                            r"[^\n]{0,80}?\b(?P<v>no (?:step is |steps? (?:are|is) )?(?:wrong|incorrect|errors?|mistakes?)|"
+                            r"(?:all|every) (?:the )?steps? (?:is|are) (?:correct|right))\b(?![^\n]*\bstep[ \t]*\d)", re.I | re.M),
                  "All steps are correct."),
 }
+
+# the prompt's own text: a reply quoting it back has not answered with it
+_PROMPT_TEXT = [re.compile(r"\s+".join(map(re.escape, frag.split())), re.I) for frag in sorted(
+    {ASK, *INSTRUCTIONS.split("\n"), *re.split(r"(?<=[.)])\s+", INSTRUCTIONS + " " + ASK),
+     '"First wrong step: K (CLASS)"', 'or "First wrong step: none" if every step is correct',
+     '"First wrong step: none" if every step is correct'}, key=len, reverse=True) if frag.strip()]
+_NOT_AN_ANSWER = re.compile(r"[ \t]*(?:\(?[ \t]*(?:" + "|".join(TAG_OF_STEP.values()) + r")\b|is (?:correct|right|fine|ok)\b)",
+                            re.I)
+_HEDGE = re.compile(r"[ \t]*(?:\([^)\n]{0,40}\)|(?:MC|CM|CE)\b)?[ \t]*(?:,|/|\bor\b|\band\b)[ \t]*(?:step[ \t]*)?"
+                    r"(?P<v>none|zero|\d+)(?![.,]\d)", re.I)
+
+
+def strip_prompt(reply: str) -> str:
+    """The reply without the prompt's own sentences (the instructions, the answer templates)."""
+    for pat in _PROMPT_TEXT:
+        reply = pat.sub(" ", reply)
+    return reply
+
+
+def _hedged(v: str, tail: str) -> list[str]:
+    """The other answers a hedge names right after the step ("3, 4 or 5", "3 or none")."""
+    out, pos = [], 0
+    while (h := _HEDGE.match(tail, pos)):
+        out.append(h.group("v").lower())
+        pos = h.end()
+    norm = {"zero": "none", "0": "none"}
+    return [x for x in out if norm.get(x, x) != norm.get(v, v)]
 
 
 @dataclass(frozen=True)
@@ -99,12 +134,19 @@ def read_reply(text) -> Reading:
     reply = text[:MAX_REPLY_CHARS].strip()
     if not reply:
         return Reading(None, "", False, "", "empty reply")
+    reply = strip_prompt(reply).strip()
+    if not reply:
+        return Reading(None, "", False, "", "the reply only repeats the prompt")
     for how, (pat, _example) in READINGS.items():
-        found = list(pat.finditer(reply))
+        found = [m for m in pat.finditer(reply)
+                 if how == "no_error" or not _NOT_AN_ANSWER.match(reply, m.end())]
         if not found:
             continue
         m = found[-1]
         v = m.group("v").lower()
+        others = [] if how == "no_error" else _hedged(v, reply[m.end():])
+        if others:
+            return Reading(None, "", False, how, f"{how}: a hedge naming several answers ({', '.join([v, *others])})")
         if how == "no_error" or v in ("none", "zero", "0") or (v == "-1" and how == "boxed"):
             return Reading(0, "", False, how, f"{how}: no wrong step")
         step = int(v)

@@ -16,8 +16,10 @@ error_class, explanation, symbolic_dev, split, template}:
            solution per problem, cycling through the cells correct, MC@1, MC@4, CM@2, CM@3, CE@5, CE@6
            (r3bench.procgen.inject), so the cells are balanced
 
-The split is by problem (every solution of one problem is in one split): DEV_SHARE of the problems go to
-`dev` (prompt or threshold development), the rest to `test`; the test split is fixed by this file.
+The split is by problem (every solution of one problem is in one split), across all sources: items
+sharing a bare problem name (a written round's tag left out: thin_lens of solutions_r4 and of solutions_r6
+is one problem) or a normalised question are one group (assign_splits); one in DEV_SHARE of the groups
+goes to `dev` (prompt or threshold development), the rest to `test`; the test split is fixed by this file.
 `symbolic_dev` marks the items the symbolic verifier was developed on: every hand-graded set was scored
 once, blind, and then used as development data for the next round's fixes (benchmarks/heldout/README.md),
 and verifier_heldout.jsonl's batches were fixed against; only the procgen items are new to it.
@@ -28,6 +30,7 @@ import argparse
 import functools
 import hashlib
 import json
+import re
 from pathlib import Path
 
 from r3bench import procgen
@@ -43,6 +46,16 @@ CELLS = (("none", 0), ("MC", 1), ("MC", 4), ("CM", 2), ("CM", 3), ("CE", 5), ("C
 HELDOUT = ("heldout", "heldout3", "heldout4", "heldout6", "heldout7")  # benchmarks/<name>/
 
 
+def normalised(question: str) -> str:
+    """A question as the split compares it: lower case, runs of whitespace and punctuation one space."""
+    return re.sub(r"[\W_]+", " ", (question or "").lower()).strip()
+
+
+def bare(problem: str) -> str:
+    """A problem's name without its source's prefix ("procgen:...", a written round's tag)."""
+    return problem.rpartition(":")[2]
+
+
 def _split_of(problem_key: str) -> str:
     h = int(hashlib.sha256(problem_key.encode()).hexdigest()[:8], 16)
     return "dev" if h % DEV_SHARE == 0 else "test"
@@ -54,7 +67,7 @@ def _rows(path: Path) -> list[dict]:
 
 def _item(**kw) -> dict:
     kw["error_class"] = kw["error_class"] if kw["first_error"] else ""
-    kw.setdefault("split", _split_of(kw["problem"]))
+    kw.setdefault("split", _split_of(bare(kw["problem"])))
     order = ("id", "source", "origin", "problem", "split", "symbolic_dev", "template", "first_error", "error_class",
              "explanation", "question", "reference", "solution")
     return {k: kw.get(k, "") for k in order}
@@ -132,10 +145,39 @@ def procgen_items() -> list[dict]:
     raise ValueError(f"procgen: only {have} of {want} per cell")
 
 
+def assign_splits(rows: list[dict]) -> list[dict]:
+    """One split per problem across all sources: items sharing a bare problem name or a normalised
+    question are one group (the same question in two written rounds, or written and real, is in one
+    split). A group takes the split of its procgen items if it has any (they keep the cells balanced),
+    else the split of its smallest bare problem name. In place; returns `rows`."""
+    parent = list(range(len(rows)))
+
+    def find(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    first: dict = {}
+    for i, r in enumerate(rows):
+        for key in (("p", bare(r["problem"])), ("q", normalised(r["question"]))):
+            j = first.setdefault(key, i)
+            parent[find(i)] = find(j)
+    groups: dict = {}
+    for i, r in enumerate(rows):
+        groups.setdefault(find(i), []).append(r)
+    for members in groups.values():
+        forced = sorted(r["split"] for r in members if r["source"] == "procgen")
+        split = forced[-1] if forced else _split_of(min(bare(r["problem"]) for r in members))
+        for r in members:
+            r["split"] = split
+    return rows
+
+
 def build(repo: Path = REPO) -> list[dict]:
     """Every item of every source, in a fixed order mixing the sources (sorted by a hash of the id), so that
     lm-eval's `--limit N` takes a sample of every source, erroneous and correct (what --write commits)."""
-    rows = real_items(repo) + written_items(repo) + procgen_items()
+    rows = assign_splits(real_items(repo) + written_items(repo) + procgen_items())
     return sorted(rows, key=lambda r: hashlib.sha256(r["id"].encode()).hexdigest())
 
 

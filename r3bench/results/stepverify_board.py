@@ -89,19 +89,68 @@ def records(items: list[dict], backend: str = "symbolic", reference: str = "solu
     return out
 
 
-def from_samples(path: Path) -> list[dict]:
+class Rows(list):
+    """Records, with `dropped`: how many were left out because their item is no longer in the test split."""
+    dropped = 0
+
+
+class SamplesError(ValueError):
+    """A samples or records file that does not match the test split (unknown or repeated ids)."""
+
+
+def _test_items() -> tuple[dict, set]:
+    return ({it["id"]: it for it in stepverify_data.items("test")},
+            {it["id"] for it in stepverify_data.items("all")})
+
+
+def from_samples(path: Path) -> Rows:
     """The records of an lm-eval samples file of an r3_stepverify* task: each reply read again by
-    stepverify.read_reply (the doc carries the item)."""
-    out = []
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
+    stepverify.read_reply. The file is not trusted: each sample's id is looked up in the committed test
+    split and the gold (first wrong step, class, source) is taken from the item, never from the file's
+    doc; an id that is no item, or one seen twice, is refused (SamplesError naming file:line); an item
+    that is no longer in the test split (now dev) is dropped and counted (Rows.dropped)."""
+    test, known = _test_items()
+    out, seen = Rows(), {}
+    for no, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
-        s = json.loads(line)
+        try:
+            s = json.loads(line)
+            sid = s["doc"]["id"]
+        except (ValueError, KeyError, TypeError) as e:
+            raise SamplesError(f"{path}:{no}: not an r3_stepverify sample ({type(e).__name__}: {e})") from None
+        if not isinstance(sid, str) or sid not in known:
+            raise SamplesError(f"{path}:{no}: {sid!r} is no r3_stepverify item")
+        if sid in seen:
+            raise SamplesError(f"{path}:{no}: {sid!r} again (first at line {seen[sid]})")
+        seen[sid] = no
+        if sid not in test:
+            out.dropped += 1
+            continue
         resp = s.get("filtered_resps") or s.get("resps") or [""]
         while isinstance(resp, list):
             resp = resp[0] if resp else ""
         r = stepverify.read_reply(resp)
-        out.append(_record(s["doc"], r.step, r.error_class, r.reason))
+        out.append(_record(test[sid], r.step, r.error_class, r.reason))
+    return out
+
+
+def retarget(rows: list[dict], where: str = "records") -> Rows:
+    """Committed records on the current test split: the gold and source taken from the items, the records
+    of items no longer in test dropped (counted), an unknown or repeated id refused (SamplesError)."""
+    test, known = _test_items()
+    out, seen = Rows(), set()
+    for r in rows:
+        sid = r.get("id")
+        if sid not in known:
+            raise SamplesError(f"{where}: {sid!r} is no r3_stepverify item")
+        if sid in seen:
+            raise SamplesError(f"{where}: {sid!r} again")
+        seen.add(sid)
+        if sid not in test:
+            out.dropped += 1
+            continue
+        out.append(_record(test[sid], r["step"], r["pred_class"], r["explanation"]))
     return out
 
 
@@ -126,8 +175,11 @@ SUBSETS = {  # name -> which records a row is scored on
     "written": lambda r: r["source"] == "written",
     "procgen": lambda r: r["source"] == "procgen",
 }
-# the items the symbolic verifier was never developed on are exactly the procgen ones (stepverify_data):
-# the procgen row is its row on items it was never tuned on
+# how the table names a subset: procgen's items are new instances of the generator whose templates and
+# error injection the symbolic verifier was developed against, so its row there is an upper bound
+SUBSET_LABEL = {"procgen": "procgen: new instances of the generator the verifier was developed against (an upper bound)"}
+# the procgen items are the only ones the symbolic verifier was not graded against item by item
+# (stepverify_data), but the generator's templates and injected errors are what it was built on
 
 
 def score(rows: list[dict]) -> dict:
@@ -164,6 +216,11 @@ def _ci(lo_hi) -> str:
     return "" if lo != lo else f" [{100 * lo:.1f}, {100 * hi:.1f}]"
 
 
+def _subset(r: dict) -> str:
+    """The subset as the table names it (procgen's label on the symbolic verifier's rows, which it is about)."""
+    return SUBSET_LABEL.get(r["subset"], r["subset"]) if "symbolic" in r["kind"] else r["subset"]
+
+
 def markdown(rows: list[dict], abouts: dict[str, dict]) -> str:
     out = ["# Step-verifier leaderboard (r3_stepverify, test split)", "",
            "Made by `r3bench stepverify-board` from results/stepverify/records/ (one file per row). "
@@ -172,12 +229,12 @@ def markdown(rows: list[dict], abouts: dict[str, dict]) -> str:
            "95% intervals: F1 by bootstrap (2,000 resamples), accuracies by Wilson. Percent. `unread`: items "
            "with no verdict (a reply no pattern reads, an invalid verifier verdict), counted as misses. F1 is "
            f"left out (-) where fewer than {MIN_SIDE} solutions are erroneous or correct. "
-           "The symbolic verifier was developed on every hand-graded set (`real`, `written`); `procgen` (fresh "
-           "instances) holds the items it was never tuned on.",
+           "The symbolic verifier was developed on every hand-graded set (`real`, `written`); `procgen` holds new "
+           "instances of the generator the verifier was developed against: an upper bound, not held-out data.",
            "", "| verifier | kind | items | n (err / correct) | F1 | acc erroneous | acc correct | exact step | "
            "class acc | unread |", "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        out.append(f"| {r['row']} | {r['kind']} | {r['subset']} | {r['n']} ({r['n_erroneous']} / {r['n_correct']}) | "
+        out.append(f"| {r['row']} | {r['kind']} | {_subset(r)} | {r['n']} ({r['n_erroneous']} / {r['n_correct']}) | "
                    f"{_pct(r['f1'])}{_ci(r['f1_ci'])} | {_pct(r['acc_erroneous'])}{_ci(r['acc_erroneous_ci'])} | "
                    f"{_pct(r['acc_correct'])}{_ci(r['acc_correct_ci'])} | {_pct(r['exact'])}{_ci(r['exact_ci'])} | "
                    f"{_pct(r['class_acc'])} | {_pct(1 - r['parsed'])} |")
@@ -239,6 +296,8 @@ def samples_row(out_dir: Path, name: str, samples: Path, about: str = "", order:
     """An lm-eval samples file of r3_stepverify (any model, `--log_samples`) into out_dir/records/<name>.jsonl."""
     rows = from_samples(samples)
     path = Path(out_dir) / "records" / f"{name}.jsonl"
-    write_records(path, {"kind": "model via lm-eval", "about": about or f"lm-eval samples {Path(samples).name}",
-                         "n": len(rows), "order": order}, rows)
+    about = about or f"lm-eval samples {Path(samples).name}"
+    if rows.dropped:
+        about += f"; {rows.dropped} item(s) no longer in the test split left out, n = {len(rows)}"
+    write_records(path, {"kind": "model via lm-eval", "about": about, "n": len(rows), "order": order}, rows)
     return path

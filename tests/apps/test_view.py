@@ -1,5 +1,6 @@
 """`r3bench view`: the page's items, model text kept inert, and the page in a real headless Chromium
 (Debian's `chromium`; skipped with the reason where it is absent, CI installs it)."""
+import gzip
 import json
 import re
 import shutil
@@ -71,6 +72,13 @@ def _chromium():
     exe = shutil.which("chromium") or shutil.which("chromium-browser")
     if exe is None:
         pytest.skip("chromium is not installed (Debian package `chromium`; .ci/run installs it)")
+    try:  # a snap's stub `chromium-browser` is on PATH and only says to install the snap (exit non-zero)
+        p = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        pytest.skip(f"{exe} --version did not run: {e}")
+    if p.returncode != 0:
+        pytest.skip(f"{exe} --version exits {p.returncode}, not a working browser: "
+                    f"{(p.stderr or p.stdout).strip()[:200]}")
     return exe
 
 
@@ -144,3 +152,54 @@ def test_two_runs_side_by_side_in_chromium(tmp_path):
     dom = _dom(exe, page, "#change=gained")
     assert len(re.findall(r'class="pair"', dom)) == s["paired"] > 0
     assert f"B gained {s['gained']}, lost {s['lost']}" in dom and f"{s['gained']} of {s['paired']} shown" in dom
+
+
+def _view_cli(tmp_path, *paths):
+    return subprocess.run([sys.executable, "-m", "r3bench.apps.cli", "view", *map(str, paths), "--out",
+                           str(tmp_path / "v.html")], capture_output=True, text=True, cwd=REPO, timeout=300)
+
+
+def test_cli_bad_input_is_one_line_naming_file_and_line(tmp_path):
+    """A truncated samples file or a non-JSON file: exit 2, file:line, no traceback."""
+    good = next(_samples(tmp_path).rglob("samples_r3_procgen_*.jsonl"))
+    lines = good.read_text().splitlines()
+    cut = tmp_path / "samples_r3_demo_2026.jsonl"
+    cut.write_text(lines[0] + "\n" + lines[1][: len(lines[1]) // 2])  # a run killed mid-write
+    p = _view_cli(tmp_path, cut)
+    assert p.returncode == 2 and f"{cut}:2: not a JSON line" in p.stderr and "Traceback" not in p.stderr, p.stderr
+    p = _view_cli(tmp_path, REPO / "README.md")
+    assert p.returncode == 2 and "README.md:1: not a JSON line" in p.stderr and "Traceback" not in p.stderr, p.stderr
+
+
+def test_cli_refuses_a_folder_with_no_samples_files(tmp_path):
+    (tmp_path / "empty").mkdir()
+    p = _view_cli(tmp_path, tmp_path / "empty")
+    assert p.returncode == 2 and "no samples files" in p.stderr and "Traceback" not in p.stderr, p.stderr
+
+
+def test_gzip_samples_files_open(tmp_path):
+    gz = REPO / "results" / "learning" / "sft_start" / "eval_samples.jsonl.gz"
+    n = sum(1 for line in gzip.open(gz, "rt") if line.strip())
+    items = view.to_items(gz, check_steps=False)
+    assert len(items) == n and items[0]["task"] == "eval_samples" and items[0]["steps"][0]["k"] == 1
+    plain = next(_samples(tmp_path).rglob("samples_r3_stepverify_*.jsonl"))
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / (plain.name + ".gz")).write_bytes(gzip.compress(plain.read_bytes()))
+    assert view.to_items(folder, check_steps=False) == view.to_items(plain, check_steps=False)
+
+
+def test_a_lone_surrogate_in_model_text_is_written(tmp_path):
+    item = view._item("t", "1", "q", "a reply with a lone surrogate \ud800", None, "", "", "x", "y", False)
+    out = tmp_path / "v.html"
+    out.write_text(view.page([item]), encoding="utf-8")
+    assert "\\ud800" in out.read_text(encoding="utf-8")
+
+
+def test_chromium_probe_skips_a_stub_browser(tmp_path, monkeypatch):
+    stub = tmp_path / "chromium"
+    stub.write_text("#!/bin/sh\necho 'Command requires the chromium snap to be installed.' >&2\nexit 1\n")
+    stub.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(pytest.skip.Exception, match="--version exits 1.*snap"):
+        _chromium()

@@ -95,3 +95,17 @@ def test_pyproject_allows_exactly_the_tested_range():
     want = f'"lm-eval[api]>={low},<{nxt}"'
     assert want in text, f"pyproject's eval extra must allow the tested lm-eval range {low}-{high}: {want}"
     assert not re.search(r'"lm-eval\[api\]==', text)
+
+
+def test_scores_only_drops_nan_per_kind_rows_never_a_headline_metric():
+    """--limit with no correct solution: r3_stepverify's f1 is NaN and stays (lm-eval shows N/A);
+    a per-kind score of a kind never scored (acc_mcq) leaves, as do the per-sample fields."""
+    nan = float("nan")
+    config = {"metric_list": [{"metric": "f1"}, {"metric": "acc_mcq"},
+                              {"metric": "reason", "aggregation": "r3bench.eval.stepverify.agg_distinct"}]}
+    results = {"configs": {"t": config},
+               "results": {"t": {"f1,none": nan, "f1_stderr,none": "N/A", "acc_correct,none": nan,
+                                 "acc_mcq,none": nan, "acc_mcq_stderr,none": "N/A", "acc_flexible_numeric,none": nan,
+                                 "acc_numeric,none": 0.5, "reason,none": 3.0, "alias": "t"}}}
+    row = hook.scores_only(results)["results"]["t"]
+    assert set(row) == {"f1,none", "f1_stderr,none", "acc_correct,none", "acc_numeric,none", "alias"}

@@ -36,12 +36,34 @@ REPLIES = [  # (reply, step (0 none, None unread), class, how)
     ("The solution uses Newton's second law.", None, "", ""),
 ]
 
+ASK_LINE = stepverify.ASK
+GAMING = [  # replies that must not game the metric: (reply, step, class, how, words of the reason)
+    # the prompt's template line echoed after a real answer does not override it
+    (f"First wrong step: 3 (CM)\n{ASK_LINE}", 3, "CM", "marker", "step 3"),
+    ('First wrong step: 3 (CM). Else "First wrong step: none" if every step is correct.', 3, "CM", "marker", "step 3"),
+    (ASK_LINE, None, "", "", "only repeats the prompt"),
+    (f"{stepverify.INSTRUCTIONS}\n{ASK_LINE}", None, "", "", "only repeats the prompt"),
+    # the solution echoed or walked through is no answer
+    ("Step 1 (problem_analysis): Find the period of the pendulum.", None, "", "", "no step named"),
+    ("Step 1 is correct. Step 2 is correct. Step 3 uses the wrong law.", None, "", "", "no step named"),
+    ("First wrong step: Step 1 (problem_analysis): find the period", None, "", "", "no step named"),
+    ("None of the steps are correct.", None, "", "", "no step named"),
+    # no_error: never on a line naming a step, never negated
+    ("No errors until step 5, which is wrong", None, "", "", "no step named"),
+    ("It is not true that all steps are correct", None, "", "", "no step named"),
+    # hedges naming several different steps are unreadable, with the reason
+    ("First wrong step: 3, 4 or 5", None, "", "marker", "hedge naming several answers (3, 4, 5)"),
+    ("3 or none", None, "", "leading", "hedge naming several answers (3, none)"),
+    ("First wrong step: 3 (CM) or none", None, "", "marker", "hedge"),
+]
 
-@pytest.mark.parametrize("reply,step,cls,how", REPLIES)
-def test_reading_a_reply(reply, step, cls, how):
+
+@pytest.mark.parametrize("reply,step,cls,how,why", [(*r, "") for r in REPLIES] + GAMING)
+def test_reading_a_reply(reply, step, cls, how, why):
     r = stepverify.read_reply(reply)
     assert (r.step, r.error_class, r.how) == (step, cls, how), r.reason
     assert r.reason  # every reading says what it read or why it could not
+    assert why in r.reason
 
 
 def test_a_reply_is_data_never_code():
@@ -90,6 +112,12 @@ def test_split_is_by_problem_and_fixed(all_items):
     dev = {r["problem"] for r in all_items if r["split"] == "dev"}
     test = {r["problem"] for r in all_items if r["split"] == "test"}
     assert dev and test and not dev & test
+    # across sources and rounds: no bare problem name (thin_lens of two written rounds) and no
+    # normalised question is in both splits
+    for key in (lambda r: stepverify_data.bare(r["problem"]), lambda r: stepverify_data.normalised(r["question"])):
+        dev = {key(r) for r in all_items if r["split"] == "dev"}
+        test = {key(r) for r in all_items if r["split"] == "test"}
+        assert not dev & test, sorted(dev & test)[:5]
     assert len({r["id"] for r in all_items}) == len(all_items)
     assert len(stepverify_data.items("test")) + len(stepverify_data.items("dev")) == len(all_items)
 

@@ -160,6 +160,11 @@ def test_readme_is_a_front_door_under_150_lines():
                          "## Regenerate the leaderboard"], heads
 
 
+def test_readme_where_things_are_names_stepverify_and_the_viewer():
+    where = README[README.index("## Where things are"):]
+    assert "(docs/stepverify.md)" in where and "`r3bench view`" in where
+
+
 @pytest.mark.parametrize("path", ["README.md", "docs/results.md", "docs/CONTRIBUTING.md"])
 def test_user_docs_cite_no_issue_numbers(path):
     text = (REPO / path).read_text(encoding="utf-8")

@@ -91,3 +91,40 @@ def test_cli_renders_and_runs_a_row(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "r3bench.apps.cli", "stepverify-board", "--out", str(tmp_path),
                           "--samples", str(tmp_path / "x.jsonl")], capture_output=True, text=True, cwd=REPO)
     assert bad.returncode == 2 and "--name" in bad.stderr
+
+
+def _sample(it, reply, **doc):
+    return json.dumps({"doc": {**it, **doc}, "resps": [[reply]], "filtered_resps": [reply]}) + "\n"
+
+
+def test_samples_file_is_not_trusted(tmp_path):
+    """The gold comes from the items, never from the file's doc; unknown or repeated ids are refused
+    naming file:line; an item no longer in the test split is dropped and counted."""
+    it = stepverify_data.items("test")[0]
+    f = tmp_path / "s.jsonl"
+    f.write_text(_sample(it, "First wrong step: 2", first_error=2, error_class="CM", source="procgen"))
+    (row,) = board.from_samples(f)
+    assert (row["first_error"], row["error_class"], row["source"]) == (it["first_error"], it["error_class"],
+                                                                        it["source"])
+    f.write_text(_sample(it, "none") + _sample(it, "none"))
+    with pytest.raises(board.SamplesError, match=r"s.jsonl:2: .* again"):
+        board.from_samples(f)
+    f.write_text(_sample(it, "none", id="written:made:up"))
+    with pytest.raises(board.SamplesError, match=r"s.jsonl:1: 'written:made:up' is no r3_stepverify item"):
+        board.from_samples(f)
+    dev = stepverify_data.items("dev")[0]
+    f.write_text(_sample(it, "none") + _sample(dev, "none"))
+    rows = board.from_samples(f)
+    assert [r["id"] for r in rows] == [it["id"]] and rows.dropped == 1
+
+
+def test_committed_rows_are_on_the_test_split_and_label_procgen():
+    test = {it["id"]: it for it in stepverify_data.items("test")}
+    for p in sorted((COMMITTED / "records").glob("*.jsonl")):
+        about, rows = board.read_records(p)
+        assert about["n"] == len(rows) and len({r["id"] for r in rows}) == len(rows)
+        for r in rows:
+            assert r["id"] in test, f"{p.name}: {r['id']} is not in the test split"
+            assert (r["first_error"], r["error_class"]) == (test[r["id"]]["first_error"], test[r["id"]]["error_class"])
+    md = (COMMITTED / "leaderboard.md").read_text()
+    assert "| procgen: new instances of the generator the verifier was developed against (an upper bound) |" in md
