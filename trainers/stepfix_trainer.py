@@ -404,10 +404,21 @@ class StepFixTrainer(TimingMixin, GuardMixin, Trainer):
 
     def _permute_rewards(self, used) -> None:
         """The learns-at-all control (`reward_permutation`): the r2 (and r1, for the r1 baseline) of this
-        generation phase's kept revisions shuffled among them, on this rank; the records keep the
-        verifier's r2 / r1 and get the ones the loss used (r2_used, r1_used)."""
+        generation phase's kept revisions deranged among them (no revision keeps its own), on this rank; the
+        records keep the verifier's r2 / r1 and get the ones the loss used (r2_used, r1_used). A phase with a
+        single kept revision gets zero weight (metrics.jsonl reward_permutation_skipped)."""
         flat = [(j, n) for j, mb in enumerate(used) for n in range(len(mb))]
-        if len(flat) < 2:
+        if len(flat) == 1:
+            # one rewarded revision: no other reward to give it (no derangement of 1), and its own would be
+            # real signal in the control: the phase gets zero weight (the micro-batch's zero loss)
+            j, n = flat[0]
+            used[j][n][5].update(skipped=True, skip_reason="reward_permutation: the only rewarded revision of its "
+                                                           "generation phase on this rank (no other reward to give it)")
+            used[j].clear()
+            with self._counts_lock:
+                self._counts[rl.PERMUTATION_SKIPPED] += 1
+            return
+        if not flat:
             return
         step = self.state.global_step + 1
         o2 = rl.permutation(len(flat), self.cfg.seed, step, distributed.rank())
