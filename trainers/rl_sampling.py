@@ -175,9 +175,20 @@ def spread(n: int, size: int) -> list[int]:
 def check_start(cfg, policy, tok, chats: list, cap: int) -> dict | None:
     """start_compliance of the policy before its first step on start_check_n of the pool's `chats` (spread
     over the pool), on the device it trains on; None when the check is off (start_check_n 0) or the run
-    resumes (its start is a checkpoint, loaded later)."""
+    resumes (its start is a checkpoint, loaded later). Under DeepSpeed ZeRO-3 the check is skipped, with
+    its reason in the record: the parameters are partitioned over the ranks (zero3_init_flag) before the
+    Trainer wraps the model, and HF generate on the bare policy cannot run on them (every rank decides
+    alike: the same config, no collective)."""
     if not cfg.start_check_n or cfg.resume:
         return None
+    from transformers.integrations import is_deepspeed_zero3_enabled
+
+    if is_deepspeed_zero3_enabled():
+        rec = {"n": 0, "skipped": "DeepSpeed ZeRO-3: the policy's parameters are partitioned before the Trainer "
+                                  "wraps it, so its greedy samples cannot be taken here; check the start with "
+                                  "one process (or without ZeRO-3) if it is in doubt"}
+        warn(f"start check skipped ({rec['skipped']})")
+        return rec
     import torch
 
     from trainers.core.model import training_placement

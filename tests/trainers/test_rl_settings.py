@@ -159,6 +159,22 @@ def test_start_check_counts_compliant_samples(tiny, data, monkeypatch, capsys):
     assert "0 of 3 pool prompts" in capsys.readouterr().err
 
 
+def test_start_check_is_skipped_with_its_reason_under_zero3(monkeypatch, capsys):
+    """Under DeepSpeed ZeRO-3 the policy's parameters are partitioned before the Trainer wraps it and HF
+    generate on it breaks: the check is skipped, the reason recorded (run.json start_check), no generate."""
+    import transformers.integrations as integrations
+
+    def boom(*a, **k):
+        raise AssertionError("generated under ZeRO-3")
+
+    monkeypatch.setattr(generation.HFGenerator, "generate", boom)
+    monkeypatch.setattr(integrations, "is_deepspeed_zero3_enabled", lambda: True)
+    cfg = make(stepfix.Config, start_check_n=4)
+    rec = rl.check_start(cfg, torch.nn.Linear(1, 1), None, [[{"role": "user", "content": "x"}]] * 8, 32)
+    assert rec["n"] == 0 and "ZeRO-3" in rec["skipped"]
+    assert "start check skipped" in capsys.readouterr().err
+
+
 def test_start_check_prompts_are_spread_and_deterministic():
     assert rl.spread(4, 100) == [0, 25, 50, 75]
     assert rl.spread(8, 3) == [0, 1, 2] and rl.spread(0, 10) == []
