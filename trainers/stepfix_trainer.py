@@ -441,7 +441,7 @@ class StepFixTrainer(TimingMixin, GuardMixin, Trainer):
         process it is 1. Also gathers the batch's r2 for the `mean` baseline (the same on every rank)."""
         stats = distributed.gather_objects((len(used), sum(u[4] for u in used)))
         n_global = sum(n for n, _ in stats)
-        self._batch_r2_mean = sum(s for _, s in stats) / n_global if n_global else None
+        self._batch_r2_stats = (sum(s for _, s in stats), n_global) if n_global else None
         return len(used) * len(stats) / n_global if n_global else 0.0
 
     def _zero_loss(self, model, unwrapped, chats1, y1):
@@ -533,13 +533,21 @@ class StepFixTrainer(TimingMixin, GuardMixin, Trainer):
             return torch.zeros_like(r2)
         if how == "rloo":  # the k revisions of a y1 are in one micro-batch (_generate_phase keeps them together)
             return loo_baseline(r2, [u[5]["group"] for u in used])
-        # the batch mean over every rank (_global_scale), so that every rank keeps the same running mean
-        batch = getattr(self, "_batch_r2_mean", None)
-        batch = float(r2.mean()) if batch is None else batch
-        m = batch if self.r2_running_mean is None else self.r2_running_mean
+        # the batch's r2 sum and count over every rank (_global_scale), so that every rank keeps the same running mean
+        stats = getattr(self, "_batch_r2_stats", None)
+        total, n = (float(r2.sum()), r2.numel()) if stats is None else stats
+        batch = total / n
+        if self.r2_running_mean is None:
+            # the first batch has no earlier mean: each sample's b is the leave-one-out mean of the (global)
+            # batch, independent of its own r2 (the batch mean with itself in was biased); 0 for a batch of one
+            b = (total - r2) / (n - 1) if n > 1 else torch.zeros_like(r2)
+            m = batch
+        else:
+            m = self.r2_running_mean
+            b = torch.full_like(r2, m)
         k = self.cfg.baseline_momentum
         self.r2_running_mean = k * m + (1 - k) * batch
-        return torch.full_like(r2, m)
+        return b
 
     def _write(self, recs):
         """Every rank's records of this micro-batch, gathered and written by rank 0 (rank order)."""
