@@ -462,6 +462,11 @@ class GRPOPhases(TimingMixin, upstream.GRPOHooks):
         self.r3_truncation.total = list(state.get("truncation_total") or [0, 0])
 
     def log(self, logs, start_time=None):
+        if "train_runtime" in logs and "loss" not in logs:
+            # the end-of-train summary (every rank logs it): the steps after the last training log into
+            # run.json's totals (logging_steps > 1)
+            every = distributed.gather_objects((self.r3_counts.pop("generated", 0), self.r3_counts.pop("truncated", 0)))
+            self.r3_truncation.add(sum(g for g, _ in every), sum(t for _, t in every))
         if "loss" in logs:
             # this step's completions and those that hit the cap, over every rank (log runs on every rank)
             every = distributed.gather_objects((self.r3_counts.pop("generated", 0), self.r3_counts.pop("truncated", 0)))

@@ -599,4 +599,14 @@ class StepFixTrainer(TimingMixin, GuardMixin, Trainer):
                 if self.is_world_process_zero():
                     warn_nothing_to_learn(self.state.global_step, why)
             self._acc, self._counts = defaultdict(list), Counter()
-        super().log(logs, *([start_time] if start_time is not None else []))  # + TimingMixin's time_*, share_*
+        elif "train_runtime" in logs:  # the end-of-train summary (every rank logs it): the steps since the last log
+            self._flush_truncation()
+        super().log(logs, *([start_time] if start_time is not None else []))
+
+    def _flush_truncation(self) -> None:
+        """The samples of the steps after the last training log (logging_steps > 1) into run.json's totals:
+        every rank's counts gathered (every rank reaches the end-of-train log), then taken off the counts."""
+        with self._counts_lock:
+            mine = tuple(self._counts.pop(f"{k}_{w}", 0) for w in ("generated", "truncated") for k in ("y1", "y2"))
+        every = distributed.gather_objects(mine)
+        self.r3_truncation.add(sum(c[0] + c[1] for c in every), sum(c[2] + c[3] for c in every))  # + TimingMixin's time_*, share_*

@@ -117,6 +117,32 @@ def test_stepfix_counts_truncation_logs_lr_and_preclip_grad_norm(tiny, data, tmp
 
 
 @pytest.mark.slow
+def test_stepfix_truncation_totals_count_every_step_with_logging_steps_2(tiny, data, tmp_path):
+    """logging_steps 2 over 3 steps: training logs at steps 1 and 2 only (logging_first_step); run.json's
+    totals still count step 3's samples (they were added at log steps only: 8 of 12)."""
+    tok = load_tokenizer(tiny)
+    T = _double_stepfix(generation.stop_token_ids(tok), cut_y1=True)
+    cfg = make(stepfix.Config, **base_kw(tiny, data, tmp_path, max_steps=3, save_steps=3), max_new_tokens=6,
+               logging_steps=2, start_check_n=0)
+    stepfix.train(cfg, trainer_cls=T)
+    assert [m["step"] for m in _steps(tmp_path)] == [1, 2]
+    run = json.loads((tmp_path / "run.json").read_text())
+    assert run["truncation"] == {"generated": 12, "truncated": 6, "truncated_frac": 0.5}
+
+
+@pytest.mark.slow
+def test_grpo_truncation_totals_count_every_step_with_logging_steps_2(tiny, data, tmp_path):
+    cfg = make(grpo.Config, **base_kw(tiny, data, tmp_path, max_steps=3, save_steps=3, batch_size=4), group_size=2,
+               rewards="outcome", max_completion_length=6, logging_steps=2, start_check_n=0)
+    grpo.train(cfg)
+    recs = [json.loads(x) for x in (tmp_path / "grpo_samples.jsonl").read_text().splitlines()]
+    run = json.loads((tmp_path / "run.json").read_text())
+    assert {r["step"] for r in recs} == {1, 2, 3}
+    assert run["truncation"]["generated"] == len(recs) == 12
+    assert run["truncation"]["truncated"] == sum(r["truncated"] for r in recs)
+
+
+@pytest.mark.slow
 def test_stepfix_derives_its_cap_and_checks_the_start(tiny, data, tmp_path, capfd):
     """No cap set: the run's samples are capped at the pool's longest reference + margin (the generation
     double writes exactly gen_cap tokens); the start check ran on start_check_n prompts with the real
