@@ -285,8 +285,12 @@ class VLLMGenerator(_VLLMBase):
             return []
         self.maybe_sync(model, sp.policy_step)
         stops = stop_token_ids(tok, model)
-        params = SamplingParams(max_tokens=sp.max_new_tokens, temperature=sp.temperature if sp.do_sample else 0.0,
-                                top_p=sp.top_p, stop_token_ids=stops, seed=sp.seed)
+        kw = dict(max_tokens=sp.max_new_tokens, temperature=sp.temperature if sp.do_sample else 0.0,
+                  top_p=sp.top_p, stop_token_ids=stops)
+        # a seed per request (the call's seed + its index): with one seed for all, identical prompts (stepfix's
+        # k `revisions` of a y1) got identical noise and identical samples (RLOO advantages all 0)
+        params = (SamplingParams(**kw) if sp.seed is None else
+                  [SamplingParams(**kw, seed=sp.seed + i) for i in range(len(chats))])
         outs = self.llm.generate([{"prompt_token_ids": ids} for ids in self.prompts(tok, chats)], params,
                                  use_tqdm=False)
         return [trim(list(o.outputs[0].token_ids), stops, None) or [stops[0]] for o in outs]
@@ -335,10 +339,26 @@ class VLLMServerGenerator(_VLLMBase):
         if not chats:
             return []
         stops = stop_token_ids(tok, model)
-        out = self.client.generate(self.prompts(tok, chats), n=1, temperature=sp.temperature if sp.do_sample else 0.0,
-                                   top_p=sp.top_p, max_tokens=sp.max_new_tokens,
-                                   generation_kwargs={"seed": sp.seed, "stop_token_ids": stops})
-        return [trim(list(ids), stops, None) or [stops[0]] for ids in out["completion_ids"]]
+        prompts = self.prompts(tok, chats)
+        # the server takes one seed per request: identical prompts (stepfix's k `revisions` of a y1) in one
+        # request got identical samples. The j-th copy of each prompt goes in request j with seed + j
+        # (one request when every prompt is distinct, as before)
+        copy, seen = [], {}
+        for ids in prompts:
+            key = tuple(ids)
+            copy.append(seen.get(key, 0))
+            seen[key] = copy[-1] + 1
+        result = [None] * len(prompts)
+        for j in range(max(copy) + 1):
+            idx = [i for i, c in enumerate(copy) if c == j]
+            seed = None if sp.seed is None else sp.seed + j
+            out = self.client.generate([prompts[i] for i in idx], n=1,
+                                       temperature=sp.temperature if sp.do_sample else 0.0, top_p=sp.top_p,
+                                       max_tokens=sp.max_new_tokens,
+                                       generation_kwargs={"seed": seed, "stop_token_ids": stops})
+            for i, ids in zip(idx, out["completion_ids"]):
+                result[i] = trim(list(ids), stops, None) or [stops[0]]
+        return result
 
 
 def check_available(use_vllm: bool) -> None:

@@ -360,29 +360,40 @@ class GRPOPhases(TimingMixin, upstream.GRPOHooks):
         self.r3_removed = no_verdict_rows(self.reward_funcs, len(prompts))
         first = self.accelerator.process_index * len(prompts)
         self.r3_sample_rewards = out[first:first + len(prompts)].detach().float().cpu().tolist()  # this rank's rows
+        zeroed = []
         if self.r3_cfg is not None and self.r3_cfg.reward_permutation:
-            self.r3_permute(out)
+            zeroed = self.r3_permute(out, len(prompts))
         self.r3_sample_used = out[first:first + len(prompts)].detach().float().cpu().tolist()
         self.r3_sample_reasons = [list(getattr(getattr(f, "fn", None), "last_reasons", None) or []) for f in self.reward_funcs]
         if self.r3_removed:
             first = self.accelerator.process_index * len(prompts)
             out[[first + i for i in self.r3_removed], :] = float("nan")
             self.r3_counts["no_verdict_removed"] += len(self.r3_removed)
+        self.r3_removed = sorted(set(self.r3_removed) | set(zeroed))  # the control's lone row: no loss either
         return out
 
-    def r3_permute(self, out) -> None:
-        """The learns-at-all control (`reward_permutation`): the rows of the step's gathered rewards that have
-        a reward shuffled among themselves, across groups and ranks. `out` is the same on every rank (TRL
-        gathered it) and the shuffle depends on the seed and step only, so every rank shuffles alike."""
+    def r3_permute(self, out, n_local: int) -> list[int]:
+        """The learns-at-all control (`reward_permutation`): the rows of the step's gathered rewards with a
+        verdict (no NaN: a row with any NaN had some reward function without a verdict) deranged among
+        themselves (no row keeps its own reward), across groups and ranks. `out` is the same on every rank
+        (TRL gathered it) and the derangement depends on the seed and step only, so every rank shuffles
+        alike. A step with a single such row has no derangement: that row gets zero weight (NaN, its mask
+        zeroed: the returned local indices; metrics.jsonl reward_permutation_skipped)."""
         import torch
 
-        rows = [i for i in range(out.shape[0]) if not bool(torch.isnan(out[i]).all())]
-        if len(rows) < 2:
-            return
+        rows = [i for i in range(out.shape[0]) if not bool(torch.isnan(out[i]).any())]
+        if len(rows) == 1:
+            out[rows[0], :] = float("nan")
+            self.r3_counts[rl.PERMUTATION_SKIPPED] += 1 if self.accelerator.is_main_process else 0
+            first = self.accelerator.process_index * n_local
+            return [rows[0] - first] if first <= rows[0] < first + n_local else []
+        if not rows:
+            return []
         order = rl.permutation(len(rows), self.r3_cfg.seed, self.state.global_step + 1)
         idx = torch.tensor(rows, device=out.device)
         out[idx] = out[idx[torch.tensor(order, device=out.device)]]
         self.r3_counts["reward_permuted"] += len(rows) if self.accelerator.is_main_process else 0
+        return []
 
     def r3_before_scoring(self):
         self.r3_removed = []
@@ -451,6 +462,11 @@ class GRPOPhases(TimingMixin, upstream.GRPOHooks):
         self.r3_truncation.total = list(state.get("truncation_total") or [0, 0])
 
     def log(self, logs, start_time=None):
+        if "train_runtime" in logs and "loss" not in logs:
+            # the end-of-train summary (every rank logs it): the steps after the last training log into
+            # run.json's totals (logging_steps > 1)
+            every = distributed.gather_objects((self.r3_counts.pop("generated", 0), self.r3_counts.pop("truncated", 0)))
+            self.r3_truncation.add(sum(g for g, _ in every), sum(t for _, t in every))
         if "loss" in logs:
             # this step's completions and those that hit the cap, over every rank (log runs on every rank)
             every = distributed.gather_objects((self.r3_counts.pop("generated", 0), self.r3_counts.pop("truncated", 0)))

@@ -39,9 +39,10 @@ class RLFields:
     start_check_n: int = option(8, "before the first step, greedy samples of the start policy on this many pool "
                                 "prompts are checked for the seven-tag format (run.json: start_check); 0 = off")
     start_check_min: float = option(0.75, "warn when the start's format compliance on those samples is below this")
-    reward_permutation: bool = option(False, "the learns-at-all test's control: shuffle the rewards among the step's "
-                                      "samples before the loss (seeded by seed and step; the verifier's rewards "
-                                      "stay in the samples file beside the ones used)")
+    reward_permutation: bool = option(False, "the learns-at-all test's control: derange the rewards among the step's "
+                                      "samples before the loss (none keeps its own; a lone sample gets zero weight; "
+                                      "seeded by seed and step; the verifier's rewards stay in the samples file "
+                                      "beside the ones used)")
 
     def check_rl(self) -> None:
         if self.gen_margin_tokens < 0:
@@ -174,9 +175,20 @@ def spread(n: int, size: int) -> list[int]:
 def check_start(cfg, policy, tok, chats: list, cap: int) -> dict | None:
     """start_compliance of the policy before its first step on start_check_n of the pool's `chats` (spread
     over the pool), on the device it trains on; None when the check is off (start_check_n 0) or the run
-    resumes (its start is a checkpoint, loaded later)."""
+    resumes (its start is a checkpoint, loaded later). Under DeepSpeed ZeRO-3 the check is skipped, with
+    its reason in the record: the parameters are partitioned over the ranks (zero3_init_flag) before the
+    Trainer wraps the model, and HF generate on the bare policy cannot run on them (every rank decides
+    alike: the same config, no collective)."""
     if not cfg.start_check_n or cfg.resume:
         return None
+    from transformers.integrations import is_deepspeed_zero3_enabled
+
+    if is_deepspeed_zero3_enabled():
+        rec = {"n": 0, "skipped": "DeepSpeed ZeRO-3: the policy's parameters are partitioned before the Trainer "
+                                  "wraps it, so its greedy samples cannot be taken here; check the start with "
+                                  "one process (or without ZeRO-3) if it is in doubt"}
+        warn(f"start check skipped ({rec['skipped']})")
+        return rec
     import torch
 
     from trainers.core.model import training_placement
@@ -188,10 +200,26 @@ def check_start(cfg, policy, tok, chats: list, cap: int) -> dict | None:
 
 
 def permutation(n: int, seed: int, step: int, rank_: int = 0) -> list[int]:
-    """The control's shuffle of n rewards at an optimizer step (reward_permutation): a function of the
-    run's seed, the step and the rank only (Python's own generator: the same on every machine)."""
+    """The control's shuffle of n rewards at an optimizer step (reward_permutation): sample k gets the
+    reward of sample order[k]. A derangement for n >= 2 (no sample keeps its own reward: a uniform shuffle
+    left each one its own reward with probability 1/n, real signal in the control): a random cyclic shift
+    by 1..n-1 along a random permutation. n < 2 has no derangement: the callers give such a phase zero
+    weight (`PERMUTATION_SKIPPED`). A function of the run's seed, the step and the rank only (Python's own
+    generator: the same on every machine)."""
     import random
 
+    rng = random.Random(seed * 1_000_003 + step * 10_007 + rank_ * 101 + 7)
     order = list(range(n))
-    random.Random(seed * 1_000_003 + step * 10_007 + rank_ * 101 + 7).shuffle(order)
+    if n < 2:
+        return order
+    cycle = list(range(n))
+    rng.shuffle(cycle)
+    shift = rng.randrange(1, n)
+    for i, k in enumerate(cycle):
+        order[k] = cycle[(i + shift) % n]
     return order
+
+
+#: metrics.jsonl's count of the control's generation phases with a single rewarded sample (no derangement
+#: exists): that sample gets zero weight, so that the control never trains on a real reward
+PERMUTATION_SKIPPED = "reward_permutation_skipped"

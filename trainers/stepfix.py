@@ -39,7 +39,8 @@ Choices the paper leaves open, and the option that switches each:
   expectation that is the policy gradient of E[r2] (unbiased), but with r2 in [0, 1] and no negative signal
   its variance is large. `r1` (b = r1 of the same problem: the advantage r2 - r1 reinforces a revision
   only when it moved the first error later), `mean` (b = a running mean of r2 over the previous
-  micro-batches, momentum `baseline_momentum`, started at the first batch's mean; saved in checkpoints,
+  micro-batches, momentum `baseline_momentum`; on the first batch each sample's b is the leave-one-out mean of the
+  batch's other r2 (0 for a batch of one), the running mean started at the batch mean; saved in checkpoints,
   so a resumed run continues it) or `rloo` (with `revisions` k >= 2 revisions sampled for each y1: b = the
   mean r2 of the other k - 1 revisions of the same y1, the leave-one-out baseline of RLOO; a revision
   worse than its siblings is pushed down, the advantages of a y1's revisions sum to 0; a y1 with a single

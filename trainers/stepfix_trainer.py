@@ -404,10 +404,21 @@ class StepFixTrainer(TimingMixin, GuardMixin, Trainer):
 
     def _permute_rewards(self, used) -> None:
         """The learns-at-all control (`reward_permutation`): the r2 (and r1, for the r1 baseline) of this
-        generation phase's kept revisions shuffled among them, on this rank; the records keep the
-        verifier's r2 / r1 and get the ones the loss used (r2_used, r1_used)."""
+        generation phase's kept revisions deranged among them (no revision keeps its own), on this rank; the
+        records keep the verifier's r2 / r1 and get the ones the loss used (r2_used, r1_used). A phase with a
+        single kept revision gets zero weight (metrics.jsonl reward_permutation_skipped)."""
         flat = [(j, n) for j, mb in enumerate(used) for n in range(len(mb))]
-        if len(flat) < 2:
+        if len(flat) == 1:
+            # one rewarded revision: no other reward to give it (no derangement of 1), and its own would be
+            # real signal in the control: the phase gets zero weight (the micro-batch's zero loss)
+            j, n = flat[0]
+            used[j][n][5].update(skipped=True, skip_reason="reward_permutation: the only rewarded revision of its "
+                                                           "generation phase on this rank (no other reward to give it)")
+            used[j].clear()
+            with self._counts_lock:
+                self._counts[rl.PERMUTATION_SKIPPED] += 1
+            return
+        if not flat:
             return
         step = self.state.global_step + 1
         o2 = rl.permutation(len(flat), self.cfg.seed, step, distributed.rank())
@@ -430,7 +441,7 @@ class StepFixTrainer(TimingMixin, GuardMixin, Trainer):
         process it is 1. Also gathers the batch's r2 for the `mean` baseline (the same on every rank)."""
         stats = distributed.gather_objects((len(used), sum(u[4] for u in used)))
         n_global = sum(n for n, _ in stats)
-        self._batch_r2_mean = sum(s for _, s in stats) / n_global if n_global else None
+        self._batch_r2_stats = (sum(s for _, s in stats), n_global) if n_global else None
         return len(used) * len(stats) / n_global if n_global else 0.0
 
     def _zero_loss(self, model, unwrapped, chats1, y1):
@@ -522,13 +533,21 @@ class StepFixTrainer(TimingMixin, GuardMixin, Trainer):
             return torch.zeros_like(r2)
         if how == "rloo":  # the k revisions of a y1 are in one micro-batch (_generate_phase keeps them together)
             return loo_baseline(r2, [u[5]["group"] for u in used])
-        # the batch mean over every rank (_global_scale), so that every rank keeps the same running mean
-        batch = getattr(self, "_batch_r2_mean", None)
-        batch = float(r2.mean()) if batch is None else batch
-        m = batch if self.r2_running_mean is None else self.r2_running_mean
+        # the batch's r2 sum and count over every rank (_global_scale), so that every rank keeps the same running mean
+        stats = getattr(self, "_batch_r2_stats", None)
+        total, n = (float(r2.sum()), r2.numel()) if stats is None else stats
+        batch = total / n
+        if self.r2_running_mean is None:
+            # the first batch has no earlier mean: each sample's b is the leave-one-out mean of the (global)
+            # batch, independent of its own r2 (the batch mean with itself in was biased); 0 for a batch of one
+            b = (total - r2) / (n - 1) if n > 1 else torch.zeros_like(r2)
+            m = batch
+        else:
+            m = self.r2_running_mean
+            b = torch.full_like(r2, m)
         k = self.cfg.baseline_momentum
         self.r2_running_mean = k * m + (1 - k) * batch
-        return torch.full_like(r2, m)
+        return b
 
     def _write(self, recs):
         """Every rank's records of this micro-batch, gathered and written by rank 0 (rank order)."""
@@ -580,4 +599,14 @@ class StepFixTrainer(TimingMixin, GuardMixin, Trainer):
                 if self.is_world_process_zero():
                     warn_nothing_to_learn(self.state.global_step, why)
             self._acc, self._counts = defaultdict(list), Counter()
-        super().log(logs, *([start_time] if start_time is not None else []))  # + TimingMixin's time_*, share_*
+        elif "train_runtime" in logs:  # the end-of-train summary (every rank logs it): the steps since the last log
+            self._flush_truncation()
+        super().log(logs, *([start_time] if start_time is not None else []))
+
+    def _flush_truncation(self) -> None:
+        """The samples of the steps after the last training log (logging_steps > 1) into run.json's totals:
+        every rank's counts gathered (every rank reaches the end-of-train log), then taken off the counts."""
+        with self._counts_lock:
+            mine = tuple(self._counts.pop(f"{k}_{w}", 0) for w in ("generated", "truncated") for k in ("y1", "y2"))
+        every = distributed.gather_objects(mine)
+        self.r3_truncation.add(sum(c[0] + c[1] for c in every), sum(c[2] + c[3] for c in every))  # + TimingMixin's time_*, share_*

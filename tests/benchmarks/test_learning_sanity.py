@@ -4,6 +4,8 @@ rose as much, and a change too small or carried by too few problems do not."""
 import math
 import random
 
+import pytest
+
 import bench_scripts  # tests/benchmarks/ is on sys.path (pytest's rootdir-less import)
 
 ls = bench_scripts.load("learning_sanity")
@@ -21,9 +23,35 @@ def test_quarter_change():
 
 
 def test_a_learning_run_beside_a_flat_control_passes():
-    rows = {"learns": ls.verdict(curves(slope=0.04), curves(seed=1), iters=2000)}
-    out = ls.decide(rows)[0]
-    assert out["change"] > 0.2 and abs(out["control_change"]) < 0.05 and out["p_holm"] < 0.01 and out["pass"]
+    """Two seeds per arm, each learning beside its flat control: a pass. One seed meets the rules but is
+    not a pass (the amendment of 2026-12-07: the p over problems does not cover seed variance)."""
+    one = ls.decide({"learns": ls.verdict(curves(slope=0.04), curves(seed=1), iters=2000)})[0]
+    assert one["change"] > 0.2 and abs(one["control_change"]) < 0.05 and one["p_holm"] < 0.01
+    assert one["rules_met"] and one["seeds"] == 1 and not one["pass"]
+    row = ls.verdict_seeds([curves(slope=0.04), curves(slope=0.04, seed=2)], [curves(seed=1), curves(seed=3)],
+                           iters=2000)
+    out = ls.decide({"learns": row})[0]
+    assert out["seeds"] == 2 and out["change"] > 0.2 and out["p_holm"] < 0.01 and out["rules_met"] and out["pass"]
+
+
+def test_every_seed_must_meet_rules_1_and_2():
+    """Two seeds whose mean clears the rules, but one seed's run did not learn: no pass."""
+    row = ls.verdict_seeds([curves(slope=0.08), curves(seed=2)], [curves(seed=1), curves(seed=3)], iters=2000)
+    out = ls.decide({"half": row})[0]
+    assert out["change"] >= ls.CHANGE_MIN and out["p_holm"] < 0.05
+    assert not out["rules_met"] and not out["pass"]
+
+
+def test_a_trainer_without_usable_data_stays_in_holms_family():
+    """A trainer with no usable data (p NaN) counts as p = 1 in Holm: m stays the number of trainers run.
+    Before, it dropped out of m: the two others' 0.02 and 0.03 became 0.04 and 0.04 (pass) instead of
+    0.06 (no pass)."""
+    row = {"problems": 16, "change": 0.3, "control_change": 0.0, "seeds": 2, "per_seed": []}
+    rows = {"a": {**row, "p": 0.02}, "b": {**row, "p": 0.03},
+            "empty": {"problems": 0, "change": math.nan, "control_change": math.nan, "p": math.nan}}
+    out = {r["trainer"]: r for r in ls.decide(rows)}
+    assert out["a"]["p_holm"] == pytest.approx(0.06) and out["b"]["p_holm"] == pytest.approx(0.06)
+    assert out["empty"]["p_holm"] == 1.0 and not any(r["pass"] for r in out.values())
 
 
 def test_flat_runs_a_control_that_rose_as_much_and_small_changes_fail():

@@ -117,6 +117,32 @@ def test_stepfix_counts_truncation_logs_lr_and_preclip_grad_norm(tiny, data, tmp
 
 
 @pytest.mark.slow
+def test_stepfix_truncation_totals_count_every_step_with_logging_steps_2(tiny, data, tmp_path):
+    """logging_steps 2 over 3 steps: training logs at steps 1 and 2 only (logging_first_step); run.json's
+    totals still count step 3's samples (they were added at log steps only: 8 of 12)."""
+    tok = load_tokenizer(tiny)
+    T = _double_stepfix(generation.stop_token_ids(tok), cut_y1=True)
+    cfg = make(stepfix.Config, **base_kw(tiny, data, tmp_path, max_steps=3, save_steps=3), max_new_tokens=6,
+               logging_steps=2, start_check_n=0)
+    stepfix.train(cfg, trainer_cls=T)
+    assert [m["step"] for m in _steps(tmp_path)] == [1, 2]
+    run = json.loads((tmp_path / "run.json").read_text())
+    assert run["truncation"] == {"generated": 12, "truncated": 6, "truncated_frac": 0.5}
+
+
+@pytest.mark.slow
+def test_grpo_truncation_totals_count_every_step_with_logging_steps_2(tiny, data, tmp_path):
+    cfg = make(grpo.Config, **base_kw(tiny, data, tmp_path, max_steps=3, save_steps=3, batch_size=4), group_size=2,
+               rewards="outcome", max_completion_length=6, logging_steps=2, start_check_n=0)
+    grpo.train(cfg)
+    recs = [json.loads(x) for x in (tmp_path / "grpo_samples.jsonl").read_text().splitlines()]
+    run = json.loads((tmp_path / "run.json").read_text())
+    assert {r["step"] for r in recs} == {1, 2, 3}
+    assert run["truncation"]["generated"] == len(recs) == 12
+    assert run["truncation"]["truncated"] == sum(r["truncated"] for r in recs)
+
+
+@pytest.mark.slow
 def test_stepfix_derives_its_cap_and_checks_the_start(tiny, data, tmp_path, capfd):
     """No cap set: the run's samples are capped at the pool's longest reference + margin (the generation
     double writes exactly gen_cap tokens); the start check ran on start_check_n prompts with the real
@@ -157,6 +183,22 @@ def test_start_check_counts_compliant_samples(tiny, data, monkeypatch, capsys):
     rec = rl.start_compliance(model, tok, chats, 77, 0.75)
     assert rec["compliant"] == 0 and rec["low"] is True
     assert "0 of 3 pool prompts" in capsys.readouterr().err
+
+
+def test_start_check_is_skipped_with_its_reason_under_zero3(monkeypatch, capsys):
+    """Under DeepSpeed ZeRO-3 the policy's parameters are partitioned before the Trainer wraps it and HF
+    generate on it breaks: the check is skipped, the reason recorded (run.json start_check), no generate."""
+    import transformers.integrations as integrations
+
+    def boom(*a, **k):
+        raise AssertionError("generated under ZeRO-3")
+
+    monkeypatch.setattr(generation.HFGenerator, "generate", boom)
+    monkeypatch.setattr(integrations, "is_deepspeed_zero3_enabled", lambda: True)
+    cfg = make(stepfix.Config, start_check_n=4)
+    rec = rl.check_start(cfg, torch.nn.Linear(1, 1), None, [[{"role": "user", "content": "x"}]] * 8, 32)
+    assert rec["n"] == 0 and "ZeRO-3" in rec["skipped"]
+    assert "start check skipped" in capsys.readouterr().err
 
 
 def test_start_check_prompts_are_spread_and_deterministic():
@@ -203,6 +245,60 @@ def test_the_controls_permutation_is_seeded_by_seed_and_step_only():
     assert make(stepfix.Config).reward_permutation is False and make(grpo.Config).reward_permutation is False
 
 
+def test_the_controls_permutation_is_a_derangement():
+    """No sample keeps its own reward (a uniform shuffle left it its own with probability 1/n: real signal
+    in the control); every derangement of 3 is reached."""
+    for n in range(2, 9):
+        for seed in range(40):
+            for step in range(1, 6):
+                o = rl.permutation(n, seed, step, rank_=seed % 3)
+                assert sorted(o) == list(range(n)) and all(o[k] != k for k in range(n)), (n, seed, step, o)
+    assert {tuple(rl.permutation(3, s, 1)) for s in range(200)} == {(1, 2, 0), (2, 0, 1)}
+    assert rl.permutation(1, 0, 1) == [0] and rl.permutation(0, 0, 1) == []
+
+
+def _grpo_permute(rewards, rank=0, world=1):
+    from collections import Counter
+    from types import SimpleNamespace
+
+    nan = float("nan")
+    out = torch.tensor([[nan if v is None else v for v in row] for row in rewards])
+    me = SimpleNamespace(r3_cfg=make(grpo.Config, reward_permutation=True), state=SimpleNamespace(global_step=0),
+                         accelerator=SimpleNamespace(is_main_process=rank == 0, process_index=rank), r3_counts=Counter())
+    zeroed = grpo.GRPOPhases.r3_permute(me, out, len(rewards) // world)
+    return out, zeroed, me.r3_counts
+
+
+def test_grpo_control_leaves_rows_without_a_verdict_out_and_zeroes_a_lone_row():
+    """GRPO's control: rows with any NaN (some reward function gave no verdict) are not shuffled (nor
+    given another's reward); the others are deranged; a step with one such row gives it zero weight."""
+    out, zeroed, counts = _grpo_permute([[0.1, 1.0], [0.2, None], [None, None], [0.3, 3.0], [0.4, 4.0]])
+    assert out[1, 0] == pytest.approx(0.2) and torch.isnan(out[1, 1]) and torch.isnan(out[2]).all()
+    kept = [round(float(out[i, 0]), 3) for i in (0, 3, 4)]
+    assert sorted(kept) == [0.1, 0.3, 0.4] and all(a != b for a, b in zip(kept, [0.1, 0.3, 0.4]))
+    assert zeroed == [] and counts["reward_permuted"] == 3
+    out, zeroed, counts = _grpo_permute([[0.5, 1.0], [0.2, None], [None, None], [None, 2.0]], rank=1, world=2)
+    assert torch.isnan(out[0]).all() and zeroed == [] and counts[rl.PERMUTATION_SKIPPED] == 0  # not the main rank
+    out, zeroed, counts = _grpo_permute([[0.2, None], [0.5, 1.0]])
+    assert torch.isnan(out[1]).all() and zeroed == [1] and counts[rl.PERMUTATION_SKIPPED] == 1
+
+
+@pytest.mark.slow
+def test_stepfix_reward_permutation_gives_a_lone_revision_zero_weight(tiny, data, tmp_path):
+    """A generation phase with one rewarded revision (no derangement of 1): the control does not train on
+    its real reward; the phase is counted in metrics.jsonl reward_permutation_skipped."""
+    T = verifier_double_trainer([_verdict(2, 7), _verdict(5, 7)])
+    cfg = make(stepfix.Config, **base_kw(tiny, data, tmp_path, max_steps=2, batch_size=1), max_new_tokens=4,
+               reward_permutation=True, start_check_n=0, baseline="r1")
+    stepfix.train(cfg, trainer_cls=T)
+    recs = [json.loads(x) for x in (tmp_path / "stepfix_samples.jsonl").read_text().splitlines()]
+    assert len(recs) == 2
+    assert all(r.get("skipped") and "reward_permutation" in r["skip_reason"] and "adv" not in r for r in recs)
+    steps = _steps(tmp_path)
+    assert [m[rl.PERMUTATION_SKIPPED] for m in steps] == [1, 1] and all(m["loss"] == 0 for m in steps)
+    assert all(m.get("reward_permuted", 0) == 0 for m in steps)
+
+
 @pytest.mark.slow
 def test_stepfix_reward_permutation_shuffles_what_the_loss_uses(tiny, data, tmp_path):
     """reward_permutation (the control): each step's r2 are shuffled among its revisions before the loss;
@@ -220,7 +316,7 @@ def test_stepfix_reward_permutation_shuffles_what_the_loss_uses(tiny, data, tmp_
         assert sorted(r["r2_used"] for r in rs) == [0.125, 0.625]
         assert all(abs(r["adv"] - (r["r2_used"] - r["r1_used"])) < 1e-6 for r in rs)  # the loss used them
         swapped += rs[0]["r2_used"] != rs[0]["r2"]
-    assert 0 < swapped < 4
+    assert swapped == 4  # a derangement: no revision keeps its own reward
     assert all(m["reward_permuted"] == 2 for m in _steps(tmp_path))
 
 

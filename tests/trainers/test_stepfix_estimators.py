@@ -200,3 +200,55 @@ def test_stepfix_rloo_trains(tiny, data, tmp_path):
         assert revs[0]["group"] == revs[1]["group"]
     logged = [d for d in snap.logs if "revised" in d]
     assert logged and all(d["revised"] == 2 for d in logged)
+
+
+def test_mean_baseline_first_batch_is_leave_one_out():
+    """baseline: mean on the first batch (no earlier mean): each sample's b is the mean of the batch's
+    other r2 (it used the batch mean with the sample's own r2 in: biased), 0 for a batch of one; the running
+    mean then starts at the batch mean and later batches use it."""
+    from types import SimpleNamespace
+
+    from trainers import stepfix
+    from trainers.core.config import make
+    from trainers.stepfix_trainer import StepFixTrainer
+
+    me = SimpleNamespace(cfg=make(stepfix.Config, baseline="mean", baseline_momentum=0.9), _dummy=False,
+                         r2_running_mean=None, _batch_r2_stats=(1.8, 3))
+    b = StepFixTrainer._baseline(me, [None] * 3, torch.tensor([0.2, 0.6, 1.0], dtype=torch.float64))
+    assert torch.allclose(b, torch.tensor([0.8, 0.6, 0.4], dtype=torch.float64))
+    assert me.r2_running_mean == pytest.approx(0.6)
+    me._batch_r2_stats = (0.0, 2)
+    b = StepFixTrainer._baseline(me, [None] * 2, torch.tensor([0.0, 0.0], dtype=torch.float64))
+    assert b.tolist() == [0.6, 0.6] and me.r2_running_mean == pytest.approx(0.54)
+    one = SimpleNamespace(cfg=me.cfg, _dummy=False, r2_running_mean=None, _batch_r2_stats=(0.7, 1))
+    assert StepFixTrainer._baseline(one, [None], torch.tensor([0.7])).tolist() == [0.0]
+
+
+@pytest.mark.slow
+def test_stepfix_rloo_groups_revisions_by_their_own_y1(tiny, data, tmp_path):
+    """batch_size 2, revisions 2, first attempts with distinct verdicts (r1 0.25 and 0.375): each
+    revision's b is the other revision of ITS y1 (not of the batch): problem A's revisions r2 0.625 and
+    0.125 get +-0.5, problem B's 0.75 and 0.5 get +-0.25; groups differ between the problems."""
+    pytest.importorskip("trl")
+    from test_trainers import _verdict, verifier_double_trainer
+    from trainer_kw import base_kw
+
+    from trainers import stepfix
+    from trainers.core.config import make
+
+    # per step: y1 of A, y1 of B, then A's two revisions and B's two
+    T = verifier_double_trainer([_verdict(2, 7), _verdict(3, 7), _verdict(5, 7), _verdict(1, 7),
+                                 _verdict(6, 7), _verdict(4, 7)])
+    cfg = make(stepfix.Config, **base_kw(tiny, data, tmp_path, max_steps=1, batch_size=2), max_new_tokens=4,
+               revisions=2, baseline="rloo", start_check_n=0)
+    stepfix.train(cfg, trainer_cls=T)
+    recs = [json.loads(x) for x in (tmp_path / "stepfix_samples.jsonl").read_text().splitlines()]
+    assert [r["r1"] for r in recs] == [0.25, 0.375]
+    want = {0.25: ([0.625, 0.125], [0.5, -0.5]), 0.375: ([0.75, 0.5], [0.25, -0.25])}
+    for rec in recs:
+        revs = rec["revisions"]
+        r2, adv = want[rec["r1"]]
+        assert [r["r2"] for r in revs] == r2
+        assert [round(r["adv"], 6) for r in revs] == adv
+        assert revs[0]["group"] == revs[1]["group"]
+    assert recs[0]["revisions"][0]["group"] != recs[1]["revisions"][0]["group"]

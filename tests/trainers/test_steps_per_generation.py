@@ -176,7 +176,7 @@ def test_vllm_double_gets_one_request_per_generation_phase_and_one_sync_per_step
                                                steps_per_generation=2, baseline="none"))
     stepfix.train(cfg, trainer_cls=OnDouble)
     assert [len(p) for p, _ in eng.calls] == [4, 4, 4, 4]  # 2 steps x (y1, y2), 2 micro-batches x 2 problems each
-    assert len({params.kw["seed"] for _, params in eng.calls}) == 4
+    assert len({params[0].kw["seed"] for _, params in eng.calls}) == 4  # a seed per call (+ the index per request)
     assert eng.resets == 2, "weights not pushed exactly once per optimizer step"
 
 

@@ -151,11 +151,11 @@ def verifier_double_trainer(verdicts):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("baseline,want", [("none", [0.625, 0.625]), ("r1", [0.375, 0.375]),
-                                           ("mean", [0.0, 0.0])])
+                                           ("mean", [0.625, 0.0])])
 def test_stepfix_baseline_option(tiny, data, tmp_path, sft_adapter, baseline, want):
     """Verifier double: y1 wrong at step 2 of 7 (r1 = 0.25), y2 at step 5 of 7 (r2 = 0.625) every time.
-    none: advantage r2 (the paper); r1: r2 - r1; mean: r2 - running mean, which starts at the first
-    batch's mean and stays 0.625 here."""
+    none: advantage r2 (the paper); r1: r2 - r1; mean: r2 - running mean; the first batch (of one) has
+    no earlier mean and no other sample (leave-one-out: b = 0), the running mean then starts at 0.625."""
     assert stepfix.Config().baseline == "none"  # off by default
     T = verifier_double_trainer([_verdict(2, 7), _verdict(5, 7)])
     cfg = make(stepfix.Config, **base_kw(tiny, data, tmp_path, max_steps=2, batch_size=1),

@@ -120,7 +120,7 @@ def test_colocate_syncs_merged_weights_once_per_optimizer_step(policy, vllm_modu
     assert all(torch.allclose(before[n], p, atol=1e-6) for n, p in model.named_parameters()), "merge was not undone"
     # one batched request with every prompt, the call's seed, the end-of-turn stop ids
     prompts, params = eng.calls[0]
-    assert len(prompts) == 2 and params.kw["seed"] == 1234 and params.kw["stop_token_ids"]
+    assert len(prompts) == 2 and [p.kw["seed"] for p in params] == [1234, 1235] and params[0].kw["stop_token_ids"]
     gen.generate(model, tok, chats, generation.Sampling(seed=1))
     assert gen.syncs == 1, "synced again without an optimizer step"
     _step(model)
@@ -138,13 +138,51 @@ def test_server_mode_pushes_weights_in_one_update_and_sends_the_seed(policy):
     out = gen.generate(model, tok, chats, generation.Sampling(max_new_tokens=4, temperature=0.7, seed=99))
     assert out == [[7, 8]] * 3 and gen.syncs == 1 and client.resets == 1
     assert not any("lora_" in n for n, _ in client.updated)
-    prompts, kw = client.requests[0]
-    assert len(prompts) == 3 and kw["generation_kwargs"]["seed"] == 99 and kw["max_tokens"] == 4
+    # three copies of one prompt: three requests, seeds 99, 100, 101 (one seed per request)
+    assert [len(p) for p, _ in client.requests] == [1, 1, 1]
+    assert [kw["generation_kwargs"]["seed"] for _, kw in client.requests] == [99, 100, 101]
+    assert client.requests[0][1]["max_tokens"] == 4
     gen.generate(model, tok, chats, generation.Sampling(seed=5))
     assert gen.syncs == 1
     _step(model)
     gen.generate(model, tok, chats, generation.Sampling(seed=6))
     assert gen.syncs == 2
+
+
+def _revision_chats(k):
+    """stepfix's revision phase with `revisions` k: each problem's chat k times in a row."""
+    return [c for c in ([{"role": "user", "content": "a"}], [{"role": "user", "content": "bb"}]) for _ in range(k)]
+
+
+def test_colocate_gives_each_copy_of_a_revision_prompt_its_own_seed(policy, vllm_module):
+    """revisions k > 1: with one SamplingParams(seed) for the batch the k identical revision prompts got
+    identical noise, identical samples and RLOO advantages all 0; each request has its own seed now."""
+    model, tok = policy
+    eng = VLLMEngineDouble()
+    gen = generation.VLLMGenerator("unused", llm=eng)
+    gen.generate(model, tok, _revision_chats(3), generation.Sampling(seed=40))
+    prompts, params = eng.calls[0]
+    assert isinstance(params, list) and len(params) == len(prompts) == 6
+    seeds = [p.kw["seed"] for p in params]
+    assert len(set(seeds)) == 6 and seeds[0] == 40
+    gen.generate(model, tok, _revision_chats(3), generation.Sampling(seed=None))
+    assert not isinstance(eng.calls[1][1], list) and eng.calls[1][1].kw.get("seed") is None
+
+
+def test_server_gives_each_copy_of_a_revision_prompt_its_own_seed(policy):
+    model, tok = policy
+    client = VLLMClientDouble()
+    client.generate = lambda prompts, **kw: (client.requests.append((prompts, kw)) or
+                                             {"completion_ids": [[7, 8 + len(p)] for p in prompts]})
+    gen = generation.VLLMServerGenerator("http://double", client=client)
+    chats = _revision_chats(3)
+    out = gen.generate(model, tok, chats, generation.Sampling(seed=40))
+    sent = [(tuple(map(tuple, p)), kw["generation_kwargs"]["seed"]) for p, kw in client.requests]
+    assert [s for _, s in sent] == [40, 41, 42] and all(len(p) == 2 and len(set(p)) == 2 for p, _ in sent)
+    pairs = [(p, s) for ps, s in sent for p in ps]
+    assert len(set(pairs)) == 6  # every copy of a prompt reached the server under another seed
+    a, b = (len(x) for x in gen.prompts(tok, chats[::3]))
+    assert out == [[7, 8 + a]] * 3 + [[7, 8 + b]] * 3  # the answers back in the prompts' order
 
 
 def test_vllm_mode_server_is_a_config_choice(monkeypatch):
