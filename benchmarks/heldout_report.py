@@ -24,7 +24,6 @@ import argparse
 import functools
 import inspect
 import json
-import math
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -40,15 +39,7 @@ SAMPLES = ROOT / "results" / "learning" / "samples"
 JEE = CheckConfig(mode="jeebench")
 
 
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval of k successes in n trials ((nan, nan) when n = 0)."""
-    if n == 0:
-        return float("nan"), float("nan")
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return max(0.0, c - h), min(1.0, c + h)
+from r3bench.results.stats import wilson
 
 
 def rate(k: int, n: int) -> dict:

@@ -446,13 +446,8 @@ class GRPOPhases(TimingMixin, upstream.GRPOHooks):
                         fh.write(json.dumps(rec, ensure_ascii=False, default=str) + "\n")
 
     def r3_run_record(self) -> dict:
-        """What run.json says of the run's sampling: the cap, truncated samples, the start's compliance."""
-        out = {"truncation": self.r3_truncation.record()}
-        if self.r3_gen_cap is not None:
-            out["generation_cap"] = self.r3_gen_cap
-        if self.r3_start_check is not None:
-            out["start_check"] = self.r3_start_check
-        return out
+        """What run.json says of the run's sampling (rl_sampling.run_record)."""
+        return rl.run_record(self.r3_truncation, self.r3_gen_cap, self.r3_start_check)
 
     def r3_state(self) -> dict:
         return {**super().r3_state(), "truncation_total": list(self.r3_truncation.total)}

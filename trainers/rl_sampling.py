@@ -127,6 +127,16 @@ class TruncationCount:
         return {"generated": g, "truncated": t, "truncated_frac": (t / g) if g else None}
 
 
+def run_record(truncation: "TruncationCount", gen_cap, start_check) -> dict:
+    """What run.json says of an RL run's sampling: truncated samples, the cap, the start's compliance."""
+    out = {"truncation": truncation.record()}
+    if gen_cap is not None:
+        out["generation_cap"] = gen_cap
+    if start_check is not None:
+        out["start_check"] = start_check
+    return out
+
+
 def step_logs(generated: int, cut: int, threshold: float, step: int, main: bool) -> dict:
     """metrics.jsonl's truncated / truncated_frac of a step (every rank's counts), with a warning from the
     main process past `threshold`."""

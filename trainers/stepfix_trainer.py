@@ -131,13 +131,8 @@ class StepFixTrainer(TimingMixin, GuardMixin, Trainer):
             self._counts[f"{kind}_truncated"] += sum(rl.truncated(ids, self._stops) for ids in samples)
 
     def r3_run_record(self) -> dict:
-        """What run.json says of the run's sampling: the cap, truncated samples, the start's compliance."""
-        out = {"truncation": self.r3_truncation.record()}
-        if self.r3_gen_cap is not None:
-            out["generation_cap"] = self.r3_gen_cap
-        if self.r3_start_check is not None:
-            out["start_check"] = self.r3_start_check
-        return out
+        """What run.json says of the run's sampling (rl_sampling.run_record)."""
+        return rl.run_record(self.r3_truncation, self.r3_gen_cap, self.r3_start_check)
 
     def _next_seed(self) -> int:
         """This call's sampling seed: per rank, per optimizer step, per call (distributed.generation_seed)."""

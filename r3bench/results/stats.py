@@ -25,6 +25,17 @@ from dataclasses import dataclass, field
 from statistics import NormalDist
 
 
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval of k successes in n trials ((nan, nan) when n = 0)."""
+    if n == 0:
+        return float("nan"), float("nan")
+    p = k / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return max(0.0, c - h), min(1.0, c + h)
+
+
 def holm(pvals: list[float]) -> list[float]:
     """Holm-adjusted p-values in the input order: sort the m finite p-values ascending, multiply the
     i-th (0-based) by (m - i), take the running maximum, cap at 1. NaN stays NaN and is not counted.

@@ -18,10 +18,10 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 import random
 from pathlib import Path
 
+from r3bench.results.stats import wilson
 from r3bench.eval import stepverify, stepverify_data
 from verifiers import seventag
 from verifiers.steps import verify
@@ -32,17 +32,6 @@ PUBLISHED = (("o1-mini", 87.9), ("Qwen2.5-Math-PRM-72B", 78.3), ("Qwen2.5-Math-P
 BOOT_ITERS = 2000
 MIN_SIDE = 5  # F1 is left out ("-") where erroneous or correct solutions number fewer (one item decides it)
 Z = 1.96
-
-
-def wilson(k: int, n: int, z: float = Z) -> tuple[float, float]:
-    """Wilson score interval of k successes in n trials ((nan, nan) when n = 0)."""
-    if n == 0:
-        return float("nan"), float("nan")
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return max(0.0, c - h), min(1.0, c + h)
 
 
 def f1_interval(outcomes: list[dict], iters: int = BOOT_ITERS, seed: int = 0) -> tuple[float, float]:
