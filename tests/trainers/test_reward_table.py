@@ -106,6 +106,9 @@ def test_a_reward_registered_after_grpo_leaves_with_its_entry(toy_reward):
 
 
 def test_no_other_trainer_chooses_a_reward_by_name():
-    """stepfix's reward is the paper's position reward of the verdict (step_reward), not a choice."""
-    assert not [f.name for f in dataclasses.fields(stepfix.Config) if "reward" in f.name]
-    assert [f.name for f in dataclasses.fields(grpo.Config) if "reward" in f.name] == ["rewards", "reward_weights"]
+    """stepfix's reward is the paper's position reward of the verdict (step_reward), not a choice.
+    (`reward_permutation`, the learns-at-all control's switch shared by the RL trainers, chooses no reward.)"""
+    def chooses(f):
+        return "reward" in f.name and f.name != "reward_permutation"
+    assert not [f.name for f in dataclasses.fields(stepfix.Config) if chooses(f)]
+    assert [f.name for f in dataclasses.fields(grpo.Config) if chooses(f)] == ["rewards", "reward_weights"]

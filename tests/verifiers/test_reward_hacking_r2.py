@@ -198,6 +198,7 @@ def test_grpo_removes_a_completion_without_a_verdict_and_counts_it():
 
         def __init__(self, *a, **kw):
             self.accelerator = type("A", (), {"process_index": 0})()
+            self.r3_stops = (7,)  # the end-of-turn id of this double's completions (the truncation count)
 
         def _calculate_rewards(self, inputs, prompts, completions, ids):
             out = fn(prompts=prompts, completions=completions)
@@ -209,7 +210,8 @@ def test_grpo_removes_a_completion_without_a_verdict_and_counts_it():
             rew = r.nansum(dim=1)
             rew[unscorable] = float("nan")
             adv = torch.nan_to_num(rew - torch.nanmean(rew), nan=0.0)
-            return {"completion_mask": torch.ones(4, 3, dtype=torch.long), "advantages": adv, "rewards": rew}
+            return {"completion_mask": torch.ones(4, 3, dtype=torch.long), "advantages": adv, "rewards": rew,
+                    "completion_ids": torch.tensor([[1, 2, 7]] * 4)}
 
     class T(grpo.GRPOPhases, Base):
         pass

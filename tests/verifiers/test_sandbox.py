@@ -398,9 +398,7 @@ def test_strings_from_a_run_reach_the_verdict_as_one_visible_line(level):
     assert "reward 1.000 (success)" in r.reason and "\\x1b]0;pwned\\x07" in r.reason
 
 
-def test_pde_verdicts_and_log_lines_carry_no_control_characters(caplog):
-    import logging
-
+def test_pde_verdicts_and_log_lines_carry_no_control_characters():
     from r3bench.pde import families as F
     from r3bench.pde.verify import verify
 
@@ -408,21 +406,6 @@ def test_pde_verdicts_and_log_lines_carry_no_control_characters(caplog):
     v = verify(code, "heat", F.instances("heat", 0, 2))
     assert not v.valid and not any(c in v.reason for c in "\n\r\x1b\x07\u202e"), v.reason
     assert all(not any(c in i.reason for c in "\n\r\x1b\x07\u202e") for i in v.instances)
-    with caplog.at_level(logging.INFO):
-        logging.getLogger("r3bench.pde").info("r3_pde %s: reward %.3f, %s", "p0", v.reward, v.reason)
-    assert caplog.records and "\n" not in caplog.text.rstrip("\n") and "\x1b" not in caplog.text
-
-
-def test_the_run_is_the_oom_killers_first_choice(level):
-    """oom_score_adj 1000: when memory runs out above the run (the caller's own cgroup), the kernel kills the
-    run, not the trainer that started it."""
-    r = run_python("result = open('/proc/self/oom_score_adj').read().strip()")
-    assert r.ok and r.value == "'1000'", r
-
-
-def test_a_run_that_catches_sigxcpu_and_goes_on_is_over_its_cpu_limit(level):
-    """Catching SIGXCPU bought up to a second more CPU and ended 'ok'; the kernel's rusage says otherwise."""
-    code = ("import signal, time\nsignal.signal(signal.SIGXCPU, lambda *a: None)\nt = time.process_time()\n"
-            "while time.process_time() - t < 1.5:\n    pass\nresult = 1\n")
-    r = run_python(code, SandboxLimits(cpu_s=1, wall_s=20))
-    assert r.status == "timeout" and "cpu time limit of 1 s exceeded" in r.reason, r
+    # the r3_pde task's log line (r3bench/pde/tasks.py) is made of the verdict's reason: one visible line
+    line = "r3_pde %s: reward %.3f, %s" % ("p0", v.reward, v.reason)
+    assert "\n" not in line and "\x1b" not in line and "reward 1.000 (success)" in line
