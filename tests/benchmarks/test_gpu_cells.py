@@ -40,7 +40,9 @@ def test_pack_splits_and_receive_reassembles_in_any_order(tmp_path, shared_data)
 
 def test_a_chunk_from_another_pack_is_refused(tmp_path, shared_data):
     _, dirs = _payload(tmp_path, shared_data, 50_000)
-    (dirs[-1] / "chunk").write_bytes(b"x" + (dirs[-1] / "chunk").read_bytes()[1:])
+    raw = bytearray((dirs[-1] / "chunk").read_bytes())
+    raw[0] ^= 0xFF  # a changed byte whatever the chunk holds (writing b"x" changed nothing where it began with x)
+    (dirs[-1] / "chunk").write_bytes(bytes(raw))
     state = tmp_path / "state"
     for d in dirs[:-1]:
         gc.receive(d, state)
