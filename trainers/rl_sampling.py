@@ -106,21 +106,14 @@ def warn(msg: str) -> None:
 
 
 class TruncationCount:
-    """Samples generated and samples truncated: per logging step (reset by `take`) and for the run."""
+    """Samples generated and samples truncated over the run (the per-step counts are the trainers' logs)."""
 
     def __init__(self):
-        self.step = [0, 0]  # generated, truncated
-        self.total = [0, 0]
+        self.total = [0, 0]  # generated, truncated
 
     def add(self, generated: int, cut: int) -> None:
-        for c in (self.step, self.total):
-            c[0] += generated
-            c[1] += cut
-
-    def take(self) -> tuple[int, int]:
-        out = tuple(self.step)
-        self.step = [0, 0]
-        return out
+        self.total[0] += generated
+        self.total[1] += cut
 
     def record(self) -> dict:
         g, t = self.total
