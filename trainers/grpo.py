@@ -456,17 +456,21 @@ class GRPOPhases(TimingMixin, upstream.GRPOHooks):
         super().r3_load_state(state)
         self.r3_truncation.total = list(state.get("truncation_total") or [0, 0])
 
+    def r3_take_truncation(self) -> tuple[int, int]:
+        """The completions since the last call and those that hit the cap, over every rank (log runs on
+        every rank), taken off the counts and added to run.json's totals."""
+        every = distributed.gather_objects((self.r3_counts.pop("generated", 0), self.r3_counts.pop("truncated", 0)))
+        gen, cut = sum(g for g, _ in every), sum(t for _, t in every)
+        self.r3_truncation.add(gen, cut)
+        return gen, cut
+
     def log(self, logs, start_time=None):
         if "train_runtime" in logs and "loss" not in logs:
             # the end-of-train summary (every rank logs it): the steps after the last training log into
             # run.json's totals (logging_steps > 1)
-            every = distributed.gather_objects((self.r3_counts.pop("generated", 0), self.r3_counts.pop("truncated", 0)))
-            self.r3_truncation.add(sum(g for g, _ in every), sum(t for _, t in every))
+            self.r3_take_truncation()
         if "loss" in logs:
-            # this step's completions and those that hit the cap, over every rank (log runs on every rank)
-            every = distributed.gather_objects((self.r3_counts.pop("generated", 0), self.r3_counts.pop("truncated", 0)))
-            gen, cut = sum(g for g, _ in every), sum(t for _, t in every)
-            self.r3_truncation.add(gen, cut)
+            gen, cut = self.r3_take_truncation()
             logs.update(rl.step_logs(gen, cut, self.r3_cfg.truncation_warn if self.r3_cfg else 1.0,
                                      self.state.global_step, self.is_world_process_zero()))
             logs.update(self.r3_counts)
