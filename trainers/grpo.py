@@ -338,6 +338,7 @@ class GRPOPhases(TimingMixin, upstream.GRPOHooks):
         self.r3_cfg = r3_cfg  # the run's Config: its judge's totals go into the training logs
         self.r3_nothing_to_learn = 0  # steps where every group earned one reward (run.json)
         self.r3_progress = PhaseProgress()
+        self.r3_verdicts = rl.VerdictTally()  # per step-level reward: verdict shares and reward per class
         super().__init__(*a, **kw)
 
     def r3_generate(self, prompts, generate):
@@ -365,6 +366,15 @@ class GRPOPhases(TimingMixin, upstream.GRPOHooks):
             zeroed = self.r3_permute(out, len(prompts))
         self.r3_sample_used = out[first:first + len(prompts)].detach().float().cpu().tolist()
         self.r3_sample_reasons = [list(getattr(getattr(f, "fn", None), "last_reasons", None) or []) for f in self.reward_funcs]
+        # the verifier's verdict class of each completion under each step-level reward (None: none), and the
+        # reward it earned (the verifier's, also in the control): the per-class log columns and the samples
+        self.r3_sample_verdicts = []
+        for f in self.reward_funcs:
+            results = list(getattr(getattr(f, "fn", None), "last_results", None) or [])
+            labels = [getattr(r, "verdict", None) for r in results]
+            self.r3_sample_verdicts.append(labels)
+            for r, label in zip(results, labels):
+                self.r3_verdicts.add(f.__name__, label, r.value if r.ok else None)
         if self.r3_removed:
             first = self.accelerator.process_index * len(prompts)
             out[[first + i for i in self.r3_removed], :] = float("nan")
@@ -427,15 +437,18 @@ class GRPOPhases(TimingMixin, upstream.GRPOHooks):
         rewards = getattr(self, "r3_sample_rewards", None) or [[None] * len(names)] * len(rows)
         used = getattr(self, "r3_sample_used", None) or rewards
         reasons = getattr(self, "r3_sample_reasons", None) or [[] for _ in names]
+        verdicts = getattr(self, "r3_sample_verdicts", None) or [[] for _ in names]
         step, rank = self.state.global_step + 1, distributed.rank()
         recs = []
         for i, ids in enumerate(rows):
             r = {n: (None if v != v else v) for n, v in zip(names, rewards[i])}  # NaN: no reward (left its group)
             ru = {n: (None if v != v else v) for n, v in zip(names, used[i])}  # what the loss used (the control: permuted)
             why = {n: rs[i] for n, rs in zip(names, reasons) if i < len(rs)}
+            cls = {n: vs[i] for n, vs in zip(names, verdicts) if i < len(vs) and vs[i] is not None}
             recs.append({"step": step, "rank": rank, "index": i, "group": i // self.num_generations,
                          "prompt": prompts[i][-2000:], "completion": tok.decode(ids, skip_special_tokens=True),
                          "tokens": len(ids), "truncated": bool(cut[i]), "rewards": r, "reasons": why,
+                         **({"verdicts": cls} if cls else {}),
                          **({"rewards_used": ru} if ru != r else {}),
                          "advantage": float(out["advantages"][i]), "removed": i in self.r3_removed})
         every = distributed.gather_objects(recs)
@@ -476,6 +489,7 @@ class GRPOPhases(TimingMixin, upstream.GRPOHooks):
             logs.update(self.r3_counts)
             self.r3_counts.clear()
             logs.update(judging.step_logs(self.r3_cfg))  # verifier judge: dropped, requests, tokens, cost so far
+            logs.update(self.r3_verdicts.logs())  # every rank's (gathered): verdicts/<reward>/<class>, reward_by_class/
             # TRL's per-step share of groups whose rewards all agree (merged into the logs by its own
             # log, below): 1.0 = every advantage 0, the loss ~0
             m = upstream.grpo_train_metrics(self)

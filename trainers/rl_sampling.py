@@ -226,3 +226,51 @@ def permutation(n: int, seed: int, step: int, rank_: int = 0) -> list[int]:
 #: metrics.jsonl's count of the control's generation phases with a single rewarded sample (no derangement
 #: exists): that sample gets zero weight, so that the control never trains on a real reward
 PERMUTATION_SKIPPED = "reward_permutation_skipped"
+
+
+class VerdictTally:
+    """The step verdicts' classes since the last training log and the rewards they earned (issue 56 item
+    4): `logs()` gives, per group (stepfix: y1, y2 and the revisions by their first attempt's class;
+    GRPO: each step-level reward), ``verdicts/<group>/<class>`` - the class's share of the group's
+    verdicts - and ``reward_by_class/<group>/<class>`` - the mean reward of that class. The classes are
+    ``correct``, the content classes (MC, CM, CE) and FORMAT (verifiers.rewards.RewardResult.verdict).
+    They reach metrics.jsonl and TRL's `report_to` (TensorBoard) with the step's other logs.
+
+    Every rank adds its own samples; `logs` gathers every rank's (call it on every rank, as the trainers'
+    `log` is), so the numbers are the step's over the whole world, then starts over."""
+
+    def __init__(self):
+        self.n: dict[tuple[str, str], int] = {}
+        self.sums: dict[tuple[str, str], list] = {}  # (group, class) -> [sum of rewards, rewards added]
+
+    def add(self, group: str, verdict: str | None, reward: float | None = None, share: bool = True) -> None:
+        """One sample of `group` with step-verdict class `verdict` (None: no class, not booked) and its
+        reward (None: none). `share` False: the reward only (a group whose shares another group gives)."""
+        if verdict is None:
+            return
+        key = (group, str(verdict))
+        if share:
+            self.n[key] = self.n.get(key, 0) + 1
+        if reward is not None and reward == reward:
+            s = self.sums.setdefault(key, [0.0, 0])
+            s[0] += float(reward)
+            s[1] += 1
+
+    def logs(self) -> dict:
+        from trainers import distributed
+
+        n, sums = {}, {}
+        for rn, rs in distributed.gather_objects((self.n, self.sums)):
+            for k, v in rn.items():
+                n[k] = n.get(k, 0) + v
+            for k, (s, c) in rs.items():
+                t = sums.setdefault(k, [0.0, 0])
+                t[0] += s
+                t[1] += c
+        self.n, self.sums = {}, {}
+        total: dict[str, int] = {}
+        for (g, _), v in n.items():
+            total[g] = total.get(g, 0) + v
+        out = {f"verdicts/{g}/{c}": v / total[g] for (g, c), v in sorted(n.items())}
+        out.update({f"reward_by_class/{g}/{c}": s / k for (g, c), (s, k) in sorted(sums.items()) if k})
+        return out

@@ -88,6 +88,7 @@ class StepFixTrainer(TimingMixin, GuardMixin, Trainer):
         # start's format compliance measured before training (trainers.rl_sampling.start_compliance), for run.json
         self.r3_gen_cap, self.r3_start_check = gen_cap, start_check
         self.r3_truncation = rl.TruncationCount()  # every rank's samples: the counts are gathered at each log
+        self.r3_verdicts = rl.VerdictTally()  # verdict shares and rewards per class (verdicts/*, reward_by_class/*)
         self._stops = None
         self.cfg, self.ref_model, self.tok = stepfix_cfg, prepare_reference(ref_model, self.accelerator), tok
         self.model_accepts_loss_kwargs = False
@@ -297,7 +298,9 @@ class StepFixTrainer(TimingMixin, GuardMixin, Trainer):
         verdicts1 = self._verify_all([(r["question"], t, r["reference"]) for r, t in zip(rows, texts1)])
         for i, (r, ids, text, v) in enumerate(zip(rows, y1, texts1, verdicts1)):
             rec = {"step": self.state.global_step + 1, "id": r["id"], "y1": text, "e1": v.first_error,
-                   "n1": v.n_steps, "class1": v.error_class, "why1": v.explanation}
+                   "n1": v.n_steps, "class1": v.error_class, "why1": v.explanation,
+                   # the problem and its gold answer, for `r3bench view` (the question's last 2,000 characters)
+                   "question": str(r.get("question") or "")[-2000:], "gold": str(r.get("answer") or "")}
             r1, note = reward(v) if v.valid else (None, "")
             if not v.valid:
                 self._counts["verifier_failures"] += 1
@@ -309,6 +312,7 @@ class StepFixTrainer(TimingMixin, GuardMixin, Trainer):
                 rec.update(r1=r1, reward1_reason=note)
                 self._acc["r1"].append(r1)
                 self._counts[f"y1_{v.error_class or 'correct'}"] += 1
+                self.r3_verdicts.add("y1", v.error_class or "correct", r1)
                 if skip(r1, cfg.tau):
                     rec.update(skipped=True, skip_reason=f"r1 = {r1:.3f} > tau = {cfg.tau}")
                 else:
@@ -361,6 +365,11 @@ class StepFixTrainer(TimingMixin, GuardMixin, Trainer):
                         continue
                     rv["r2"] = r2
                     self._counts[f"y2_{v2.error_class or 'correct'}"] += 1
+                    # the revision's class, and its reward and gain by the class of the error it revised
+                    # (the feedback the paper tailors to that class)
+                    self.r3_verdicts.add("y2", v2.error_class or "correct", r2)
+                    self.r3_verdicts.add("y2_after", rec.get("class1") or "correct", r2)
+                    self.r3_verdicts.add("gain_after", rec.get("class1") or "correct", r2 - rec["r1"], share=False)
                     if k > 1:
                         rv["group"] = f"{self.state.global_step + 1}:{r['id']}:{i}"  # the revisions of this y1
                     group_used.append((self._prompt_ids(chat1), ids1, self._prompt_ids(chat2), ids2, r2, rv))
@@ -587,6 +596,7 @@ class StepFixTrainer(TimingMixin, GuardMixin, Trainer):
             logs.update(rl.step_logs(gen, cut, self.cfg.truncation_warn, self.state.global_step,
                                      self.is_world_process_zero()))
             logs.update(judging.step_logs(self.cfg))  # this process's judge: dropped, requests, tokens, cost so far
+            logs.update(self.r3_verdicts.logs())  # every rank's (gathered)
             why = nothing_to_learn(n, counts["y1_FORMAT"], a["r2"])  # over every rank
             logs["nothing_to_learn"] = int(why is not None)
             if why is not None:

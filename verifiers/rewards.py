@@ -122,12 +122,18 @@ class RewardResult:
 
     Failure is this flag, never a reason's wording: a trainer reads ``ok``, not the reason's prefix.
     ``value`` is the reward paid; in an adapter's ``last_results`` it is what the adapter returned for
-    the completion (None where it gave TRL no reward).
+    the completion (None where it gave TRL no reward). ``verdict`` is the step verdict's class behind a
+    step-level reward (``"correct"``, a content class of ``ERROR_CLASSES`` or ``FORMAT``; None where the
+    reward rests on no step verdict, or none was had): the trainers' per-class log columns read it.
     """
 
     value: float | None
     ok: bool
     reason: str
+    verdict: str | None = None
+
+
+CORRECT = "correct"  # RewardResult.verdict of a solution with no wrong step
 
 
 def step_reward(verdict) -> RewardResult:
@@ -149,7 +155,7 @@ def step_reward(verdict) -> RewardResult:
     cls = getattr(verdict, "error_class", None)
     e = getattr(verdict, "first_error", None)
     if cls == FORMAT:
-        return RewardResult(0.0, True, f"format failure at step {e}: {verdict.explanation}")
+        return RewardResult(0.0, True, f"format failure at step {e}: {verdict.explanation}", FORMAT)
     try:
         r = position_reward(e, N_STEPS)
     except ValueError as err:
@@ -157,7 +163,7 @@ def step_reward(verdict) -> RewardResult:
     if int(e) != 0 and cls not in ERROR_CLASSES:
         return RewardResult(0.0, False, f"verdict unusable: first_error {e} with error class {cls!r}")
     head = "no wrong step" if int(e) == 0 else f"first wrong step {int(e)} of {N_STEPS} ({cls})"
-    return RewardResult(r, True, head)
+    return RewardResult(r, True, head, CORRECT if int(e) == 0 else cls)
 
 
 #: Weibull length-shaping constants of PSPO-WRS.
@@ -390,6 +396,7 @@ class RewardFunc(abc.ABC):
     """
 
     columns: tuple[str, ...] = ()
+    step_level = False  # rewards read from a step verdict (RewardResult.verdict set): the position reward
 
     def __init__(self, name: str):
         self.__name__ = name
@@ -436,6 +443,9 @@ class RewardFunc(abc.ABC):
         """The RewardResult of one completion (thread-safe: __call__ may map it over `workers` threads)."""
         text = completion_text(comp)
         ok = True  # the completion earned what it got (a failure of the scoring says ok=False)
+        # the step verdict's class behind the reward (RewardResult.verdict); a step-level adapter books the
+        # outputs it zeroes before any verifier reads them (no text, over-long, several answers) as FORMAT
+        label = FORMAT if self.step_level else None
         if text is None:
             r, why = 0.0, f"no completion text ({type(comp).__name__})"
         elif not text.strip():
@@ -448,18 +458,18 @@ class RewardFunc(abc.ABC):
             try:
                 got = self._score(text, prompt_text(prompt), row)
                 if isinstance(got, RewardResult):
-                    r, ok, why = got.value, got.ok, got.reason
+                    r, ok, why, label = got.value, got.ok, got.reason, got.verdict
                 else:
-                    r, why = got
+                    (r, why), label = got, None
                 if r is not None:  # None = no verdict: not a reward (TRL skips None), counted by __call__
                     r = float(r)
                     if not math.isfinite(r):
-                        r, why = 0.0, f"non-finite reward ({why})"
+                        r, why, label = 0.0, f"non-finite reward ({why})", None
             except JudgeBudgetExceeded:  # not a completion's failure: the run stops and says why
                 raise
             except Exception as e:  # noqa: BLE001 - see class docstring
-                r, ok, why = 0.0, False, f"error: {type(e).__name__}: {str(e)[:120]}"
-        return RewardResult(r, ok, why)
+                r, ok, why, label = 0.0, False, f"error: {type(e).__name__}: {str(e)[:120]}", None
+        return RewardResult(r, ok, why, label)
 
     @abc.abstractmethod
     def _score(self, text: str, question: str, row: dict) -> tuple[float, str] | RewardResult:
@@ -569,6 +579,8 @@ def _format_failure(text: str) -> Optional[str]:
 
 
 class _Position(RewardFunc):
+    step_level = True
+
     def __init__(self, verifier, answer_column, question_column, reject_broken_tags, name):
         super().__init__(name)
         if not callable(verifier):
@@ -580,9 +592,9 @@ class _Position(RewardFunc):
     def _score(self, text, question, row):
         parsed = parse(text)
         if parsed.n == 0:
-            return 0.0, "no seven-tag step found"
+            return RewardResult(0.0, True, "no seven-tag step found", FORMAT)
         if self.reject_broken_tags and (why := _format_failure(text)):
-            return 0.0, why
+            return RewardResult(0.0, True, why, FORMAT)
         q = row[self.question_column] if self.question_column else question
         a = row.get(self.answer_column) if self.answer_column else None
         try:
@@ -603,7 +615,8 @@ class _Position(RewardFunc):
             return RewardResult(0.0, False,
                                 f"verifier returned invalid (first_error, n_steps) = ({e!r}, {n!r}): {err}")
         head = f"no wrong step in {N_STEPS}" if int(e) == 0 else f"first wrong step {int(e)} of {N_STEPS}"
-        return r, f"{head} ({parsed.n} tags parsed)"
+        # a bare (e, n) verifier names no class: only a solution with no wrong step is booked
+        return RewardResult(r, True, f"{head} ({parsed.n} tags parsed)", CORRECT if int(e) == 0 else None)
 
 
 def position_reward_func(verifier: Callable[[str, str, Any], Any], answer_column: str | None = "answer",

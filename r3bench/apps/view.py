@@ -3,9 +3,12 @@
     r3bench view PATH [PATH ...] --out page.html [--no-verify]
     r3bench view A B --compare --out page.html     two runs side by side, problem by problem
 
-PATH: an lm-eval output folder (every samples_*.jsonl under it), an lm-eval samples file, or a trainer
-run's / the learning study's samples file (rows {id, response, acc, first_error, error_class,
-explanation}, the problem read back from procgen by its id). Each solution shows its seven steps, the
+PATH: an lm-eval output folder (every samples_*.jsonl under it), an lm-eval samples file, the learning
+study's scored samples (rows {id, response, acc, first_error, error_class, explanation}, the problem
+read back from procgen by its id), or a trainer run's training samples (its output folder, or its
+stepfix_samples.jsonl / grpo_samples.jsonl: stepfix's first attempt with its verdict, the feedback it
+was given and each revision with its own verdict and reward; GRPO's completion with each reward, its
+reason and the verdict's class). Each solution shows its seven steps, the
 first wrong step marked with its class and the verifier's explanation (steps after it dimmed), the
 answer the checker read against the gold, and filters (right / wrong, error class, task, text).
 An r3_stepverify sample shows the solution the model judged, the labelled first error, and the
@@ -84,6 +87,61 @@ def _run_item(task: str, s: dict, problems: dict) -> dict:
                  {"reason": f"step reward {s['step_reward']:.3f}" if "step_reward" in s else ""})
 
 
+def _final(text: str) -> str:
+    return (seventag.parse(text or "").final_answer or "").strip()
+
+
+def _revision(rv: dict) -> dict:
+    """One revision of a stepfix record: its steps, verdict and reward."""
+    e2 = rv.get("e2")
+    return {"steps": steps_of(rv.get("y2", "")), "first_error": e2, "error_class": rv.get("class2") or "",
+            "explanation": rv.get("why2") or "", "answer": _final(rv.get("y2", "")), "r": rv.get("r2"),
+            "right": None if e2 is None else e2 == 0,
+            "reason": rv.get("skip_reason") or rv.get("reward2_reason") or ""}
+
+
+def _stepfix_item(task: str, s: dict) -> dict:
+    """A stepfix training sample (stepfix_samples.jsonl): the first attempt y1 with its verdict, the
+    feedback the trainer gave and each revision y2 with its own verdict; right = no wrong step in y1
+    (the verifier's word: a training record holds no checker verdict)."""
+    e1 = s.get("e1")
+    revs = s.get("revisions") or ([s] if "y2" in s else [])
+    r1 = s.get("r1")
+    head = f"step {s.get('step')}: r1 {r1:.3f}" if isinstance(r1, (int, float)) else f"step {s.get('step')}"
+    if revs:
+        head += "; r2 " + ", ".join(f"{rv['r2']:.3f}" if isinstance(rv.get("r2"), (int, float)) else "-"
+                                    for rv in revs)
+    if s.get("skipped") and s.get("skip_reason"):
+        head += f"; no loss: {s['skip_reason']}"
+    return _item(task, f"{s.get('id')}@{s.get('step')}", s.get("question") or "(question not in this samples file)",
+                 s.get("y1", ""), e1, s.get("class1"), s.get("why1", ""), _final(s.get("y1", "")),
+                 str(s.get("gold", "")), None if e1 is None else e1 == 0,
+                 {"reason": head, "feedback": s.get("feedback") or "",
+                  "revisions": [_revision(rv) for rv in revs]})
+
+
+def _grpo_item(task: str, s: dict) -> dict:
+    """A GRPO training sample (grpo_samples.jsonl): the completion, each reward with its reason, the step
+    verdict's class where a step-level reward gave one (right: every such verdict "correct")."""
+    classes = [c for c in (s.get("verdicts") or {}).values() if c]
+    cls = next((c for c in classes if c != "correct"), classes[0] if classes else "")
+    rewards = s.get("rewards") or {}
+    why = s.get("reasons") or {}
+    parts = [f"{n} {v:.3f}" if isinstance(v, (int, float)) else f"{n} -" for n, v in rewards.items()]
+    note = (f"step {s.get('step')}, group {s.get('group')}: " + ", ".join(parts)
+            + (f"; advantage {s['advantage']:.3f}" if isinstance(s.get("advantage"), (int, float)) else "")
+            + ("; hit the generation cap" if s.get("truncated") else "")
+            + ("; left its group (no verdict)" if s.get("removed") else ""))
+    if why:
+        note += "\n" + "\n".join(f"{n}: {w}" for n, w in why.items())
+    return _item(task, f"{s.get('step')}:{s.get('rank', 0)}:{s.get('index')}", s.get("prompt", ""),
+                 s.get("completion", ""), 0 if cls == "correct" else None, "" if cls == "correct" else cls, "",
+                 _final(s.get("completion", "")), "", (cls == "correct") if classes else None, {"reason": note})
+
+
+TRAINING_SAMPLES = ("stepfix_samples.jsonl", "grpo_samples.jsonl")
+
+
 class ViewError(ValueError):
     """A path the viewer cannot read (its message names the file and line; the CLI prints it, exit 2)."""
 
@@ -125,14 +183,19 @@ def to_items(path: Path, check_steps: bool = True) -> list[dict]:
     """The page's items from one samples file (lm-eval's or a run's) or an lm-eval output folder."""
     path = Path(path)
     if path.is_dir():
-        files = sorted({f for g in SAMPLE_GLOBS for f in path.rglob(g)})
+        globs = SAMPLE_GLOBS + TRAINING_SAMPLES + tuple(f"{n}.gz" for n in TRAINING_SAMPLES)
+        files = sorted({f for g in globs for f in path.rglob(g)})
         if not files:
-            raise ViewError(f"{path}: a folder with no samples files ({' or '.join(SAMPLE_GLOBS)} under it; "
-                            "lm_eval writes them with --log_samples)")
+            raise ViewError(f"{path}: a folder with no samples files ({' or '.join(SAMPLE_GLOBS)} under it, which "
+                            f"lm_eval writes with --log_samples, or a trainer's {' or '.join(TRAINING_SAMPLES)})")
         return [it for f in files for it in to_items(f, check_steps)]
     rows = _rows(path)
     stem = path.name.removesuffix(".gz").removesuffix(".jsonl")
     task = stem.removeprefix("samples_").rsplit("_20", 1)[0]  # lm-eval: samples_<task>_<time>
+    if rows and "y1" in rows[0]:  # a stepfix run's training samples
+        return [_stepfix_item(f"stepfix step {s.get('step')}", s) for s in rows]
+    if rows and "completion" in rows[0] and "rewards" in rows[0]:  # a GRPO run's training samples
+        return [_grpo_item(f"grpo step {s.get('step')}", s) for s in rows]
     if rows and "doc" not in rows[0]:  # a trainer run's / the learning study's samples
         problems = _procgen_problems()
         return [_run_item(stem, s, problems) for s in rows]

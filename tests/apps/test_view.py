@@ -203,3 +203,51 @@ def test_chromium_probe_skips_a_stub_browser(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(pytest.skip.Exception, match="--version exits 1.*snap"):
         _chromium()
+
+
+def _stepfix_records(tmp_path: Path) -> Path:
+    """A stepfix run's samples file as the trainer writes it (trainers/stepfix_trainer.py): one problem with
+    two revisions (revisions: 2), one skipped first attempt (r1 above tau), model text holding an attack."""
+    sol = stepverify_data.items("test", "procgen")
+    err = next(it for it in sol if it["first_error"] == 3)
+    fix = next(it for it in sol if it["first_error"] == 0)
+    recs = [{"step": 1, "id": "p1", "question": err["question"], "gold": "12 m", "y1": err["solution"], "e1": 3,
+             "n1": 7, "class1": "CM", "why1": "wrong governing equation", "r1": 0.375, "skipped": False,
+             "feedback": "Conceptual error at step 3: check the law. " + ATTACK,
+             "revisions": [{"r1": 0.375, "revision": 0, "y2": fix["solution"], "e2": 0, "n2": 7, "class2": None,
+                            "why2": "", "r2": 1.0},
+                           {"r1": 0.375, "revision": 1, "y2": err["solution"], "e2": 3, "n2": 7, "class2": "CM",
+                            "why2": "same law again", "r2": 0.375}],
+             "y2": fix["solution"], "e2": 0, "r2": 1.0},
+            {"step": 1, "id": "p2", "question": fix["question"], "gold": "5 s", "y1": fix["solution"], "e1": 0,
+             "n1": 7, "class1": None, "why1": "", "r1": 1.0, "skipped": True, "skip_reason": "r1 = 1.000 > tau = 0.9"}]
+    f = tmp_path / "run" / "stepfix_samples.jsonl"
+    f.parent.mkdir(parents=True)
+    f.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    return f.parent
+
+
+def test_stepfix_training_samples_become_items(tmp_path):
+    a, b = view.to_items(_stepfix_records(tmp_path))
+    assert (a["first_error"], a["error_class"], a["right"], a["gold"]) == (3, "CM", False, "12 m")
+    assert [(r["first_error"], r["right"], r["r"]) for r in a["revisions"]] == [(0, True, 1.0), (3, False, 0.375)]
+    assert a["feedback"].startswith("Conceptual error") and "r2 1.000, 0.375" in a["reason"]
+    assert (b["first_error"], b["right"], b["revisions"]) == (0, True, [])
+    assert "no loss: r1 = 1.000 > tau" in b["reason"]
+
+
+@pytest.mark.slow
+def test_stepfix_run_in_chromium(tmp_path):
+    """A stepfix run's folder: the first attempt's wrong step marked, the feedback, both revisions (one
+    right, one wrong at step 3), and the feedback's markup left inert."""
+    exe = _chromium()
+    page = view.write([_stepfix_records(tmp_path)], tmp_path / "run.html")
+    dom = _dom(exe, page)
+    assert "2 of 2 shown" in dom and "pwned" not in re.search(r"<title>.*?</title>", dom).group(0)
+    assert len(re.findall(r'class="solution revision"', dom)) == 2
+    assert re.search(r'<div class="feedback">feedback given: Conceptual error', dom)
+    assert dom.count('class="step wrong"') == 2  # y1's step 3 and the second revision's step 3
+    assert "revision 1 (r2 1.000): right" in dom and "revision 2 (r2 0.375): wrong" in dom
+    dom = _dom(exe, page, "#cls=CM")
+    shown = [c for c in re.findall(r'<article class="card"[^>]*>', dom) if "hidden" not in c]
+    assert len(shown) == 1 and "1 of 2 shown" in dom
