@@ -376,6 +376,61 @@ def read_json(path: Path) -> dict | None:
         return None
 
 
+def copy_train_samples(run_dir: Path, dest_dir: Path, name: str) -> Path | None:
+    """The training samples of a finished RL run (stepfix_samples.jsonl: y1, verdict, feedback, y2,
+    rewards, loss terms; grpo_samples.jsonl: completions, rewards, advantages) copied into a study folder,
+    which is committed (run folders are not): dest_dir/<name>.jsonl, gzip-compressed (.jsonl.gz,
+    reproducible bytes) past TRAIN_SAMPLES_GZIP_BYTES, written atomically. None for a trainer that samples
+    nothing (SFT continued, DPO: their rows are the data file's)."""
+    src = next((run_dir / n for n in TRAIN_SAMPLE_FILES if (run_dir / n).is_file()), None)
+    if src is None:
+        return None
+    raw = src.read_bytes()
+    dest = dest_dir / f"{name}.jsonl"
+    if len(raw) > TRAIN_SAMPLES_GZIP_BYTES:
+        import gzip
+
+        dest, raw = dest.with_name(dest.name + ".gz"), gzip.compress(raw, compresslevel=9, mtime=0)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    for old in dest.parent.glob(f"{name}.jsonl*"):  # an earlier try's copy in the other form
+        if old.name != dest.name and not old.name.endswith(".partial"):
+            old.unlink()
+    tmp = dest.with_name(dest.name + ".partial")
+    tmp.write_bytes(raw)
+    os.replace(tmp, dest)
+    return dest
+
+
+def take_lock(path: Path) -> Path:
+    """Take the lock file `path` (this process's pid); a second study process on the same folder would
+    run the same cells into the same run folders. A lock whose process is gone is taken over."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for _ in range(2):
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            try:
+                pid = int(path.read_text().strip() or 0)
+            except (OSError, ValueError):
+                pid = 0
+            if pid and pid != os.getpid():
+                try:
+                    os.kill(pid, 0)
+                except ProcessLookupError:
+                    pass  # stale: its process is gone
+                except PermissionError:
+                    raise RuntimeError(f"another study process (pid {pid}) holds {path}") from None
+                else:
+                    raise RuntimeError(f"another study process (pid {pid}) is running on {path.parent} "
+                                       f"(its lock: {path}); stop it first, or remove the lock if it is stale")
+            path.unlink(missing_ok=True)
+            continue
+        with os.fdopen(fd, "w") as fh:
+            fh.write(str(os.getpid()))
+        return path
+    raise RuntimeError(f"could not take {path}")
+
+
 class Study:
     def __init__(self, out: Path, budget: Budget, only: set | None = None, seeds: set | None = None):
         self.out, self.b = Path(out), budget
@@ -540,28 +595,10 @@ class Study:
                 "overrides": _plain(cell.cond.overrides)}  # what design_drift compares with the design
 
     def save_train_samples(self, cell: Cell, run_dir: Path) -> str | None:
-        """The training samples of a finished RL run (stepfix_samples.jsonl: y1, verdict, feedback, y2,
-        rewards, loss terms; grpo_samples.jsonl: completions, rewards, advantages) copied into the study
-        folder, which is committed (run folders are not): OUT/train_samples/<cell>.jsonl, gzip-compressed
-        (.jsonl.gz, reproducible bytes) past TRAIN_SAMPLES_GZIP_BYTES. None for a trainer that samples
-        nothing (SFT continued, DPO: their rows are the data file's)."""
-        src = next((run_dir / n for n in TRAIN_SAMPLE_FILES if (run_dir / n).is_file()), None)
-        if src is None:
-            return None
-        raw = src.read_bytes()
-        dest = self.out / "train_samples" / f"{cell.id}.jsonl"
-        if len(raw) > TRAIN_SAMPLES_GZIP_BYTES:
-            import gzip
-
-            dest, raw = dest.with_name(dest.name + ".gz"), gzip.compress(raw, compresslevel=9, mtime=0)
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        for old in dest.parent.glob(f"{cell.id}.jsonl*"):  # an earlier try's copy in the other form
-            if old.name != dest.name and not old.name.endswith(".partial"):
-                old.unlink()
-        tmp = dest.with_name(dest.name + ".partial")
-        tmp.write_bytes(raw)
-        os.replace(tmp, dest)
-        return self.rel(dest)
+        """The training samples of a finished RL run copied into the committed study folder
+        (copy_train_samples: OUT/train_samples/<cell>.jsonl[.gz]); None for a trainer that samples nothing."""
+        dest = copy_train_samples(run_dir, self.out / "train_samples", cell.id)
+        return None if dest is None else self.rel(dest)
 
     # ---- evaluation --------------------------------------------------------------------------
     def lm(self, cell: Cell, adapter_cell: str | None = None):
@@ -744,34 +781,7 @@ class Study:
         return any(self.status(c.id) != "done" for c in evals)
 
     def lock(self) -> Path:
-        """Take OUT/.study.lock (this process's pid); a second study process on the same folder would
-        run the same cells into the same run folders. A lock whose process is gone is taken over."""
-        path = self.out / ".study.lock"
-        self.out.mkdir(parents=True, exist_ok=True)
-        for _ in range(2):
-            try:
-                fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-            except FileExistsError:
-                try:
-                    pid = int(path.read_text().strip() or 0)
-                except (OSError, ValueError):
-                    pid = 0
-                if pid and pid != os.getpid():
-                    try:
-                        os.kill(pid, 0)
-                    except ProcessLookupError:
-                        pass  # stale: its process is gone
-                    except PermissionError:
-                        raise RuntimeError(f"another study process (pid {pid}) holds {path}") from None
-                    else:
-                        raise RuntimeError(f"another study process (pid {pid}) is running on {self.out} "
-                                           f"(its lock: {path}); stop it first, or remove the lock if it is stale")
-                path.unlink(missing_ok=True)
-                continue
-            with os.fdopen(fd, "w") as fh:
-                fh.write(str(os.getpid()))
-            return path
-        raise RuntimeError(f"could not take {path}")
+        return take_lock(self.out / ".study.lock")
 
     def run(self, max_cells: int | None = None, progress=True) -> dict:
         lock = self.lock()

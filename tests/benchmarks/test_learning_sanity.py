@@ -3,6 +3,7 @@ runs whose answer is known: a run that learns beside a flat control passes; a fl
 rose as much, and a change too small or carried by too few problems do not."""
 import math
 import random
+from pathlib import Path
 
 import pytest
 
@@ -91,3 +92,98 @@ def test_visit_rewards_from_the_samples_files():
             {"step": 2, "prompt": "x", "rank": 0, "index": 0, "rewards": {"position_reward": None}},
             {"step": 2, "prompt": "x", "rank": 0, "index": 1, "rewards": {"position_reward": 1.0}}]
     assert ls.visit_rewards(grpo, "grpo_position") == {"x": [0.5, 1.0]}
+
+
+# ---------------------------------------------------------------- the driver (cells, resume, summary)
+
+
+def test_cells_pair_every_real_run_with_its_control():
+    d = ls.FULL_DESIGN
+    cs = ls.cells(d)
+    assert len(cs) == len(d.trainers) * 2 * len(d.seeds) == len(set(cs))
+    for c in cs:
+        t, arm, seed = ls.parse_cell(c)
+        assert t in d.trainers and arm in ("real", "control") and seed in d.seeds
+        if arm == "real":
+            assert f"{t}__control__s{seed}" in cs
+
+
+def test_pick_pool_keeps_the_band_and_the_kinds_proportions():
+    means = {f"m{i}": 0.5 for i in range(30)} | {f"n{i}": 0.5 for i in range(10)} | {"low": 0.1, "high": 0.95}
+    kinds = {k: ("mcq" if k.startswith("m") else "numeric") for k in means} | {"low": "mcq", "high": "mcq"}
+    got = ls.pick_pool(means, kinds, 8, (0.2, 0.8))
+    assert len(got) == 8 and "low" not in got and "high" not in got
+    # candidates: 32 mcq, 10 numeric of 42 -> 8 * 32/42 = 6.1 mcq, 1.9 numeric: 6 and 2
+    assert sum(k.startswith("m") for k in got) == 6 and sum(k.startswith("n") for k in got) == 2
+    assert got == ls.pick_pool(means, kinds, 8, (0.2, 0.8))  # seeded
+    # a kind with too few in the band gives its places to the others; fewer than n in the band: all of them
+    assert len(ls.pick_pool({"a": 0.5, "b": 0.5, "c": 0.9}, {"a": "x", "b": "y", "c": "y"}, 5, (0.2, 0.8))) == 2
+    few = {f"m{i}": 0.5 for i in range(3)} | {"n0": 0.5}
+    got = ls.pick_pool(few, {k: ("mcq" if k[0] == "m" else "num") for k in few} | {f"z{i}": "num" for i in range(20)},
+                       3, (0.2, 0.8))
+    assert len(got) == 3
+
+
+@pytest.mark.slow
+def test_the_driver_runs_resumes_and_summarises(tmp_path, tiny, data):
+    """The whole driver on the tiny model: the pool from the start's samples, each cell a real trainer run
+    (stepfix and GRPO, real and control, 2 visits of 2 problems), records, samples and metrics on file,
+    a crashed cell recorded with its error and retried, done cells skipped, the summary and plot written."""
+    import json
+
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoModelForCausalLM
+
+    start = tmp_path / "start"
+    get_peft_model(AutoModelForCausalLM.from_pretrained(tiny), LoraConfig(r=4, target_modules="all-linear",
+                                                                          task_type="CAUSAL_LM")).save_pretrained(start)
+    d = ls.Design(model=tiny, trainers={"stepfix": ("stepfix", {"baseline": "none"}),
+                                        "grpo_position": ("grpo", {"rewards": "position", "group_size": 2})},
+                  seeds=(0,), problems=2, visits=2, per_step=2, candidates=4, pilot_samples=2, band=(0.0, 1.0),
+                  pilot_batch=4, gen_tokens=8, threads=1)
+    out = tmp_path / "sanity"
+    s = ls.Sanity(out, d, start=start, pool_source=Path(data) / "sft.jsonl")
+    pool = s.choose_pool(log=lambda *_: None)
+    assert pool["candidates"] == 4 and len(pool["chosen"]) == 2 and all(len(v) == 2 for v in pool["rewards"].values())
+    assert len((out / "pool.jsonl").read_text().splitlines()) == 2
+    assert s.steps() == (1, 2)
+    cfg = s.config("stepfix__control__s0")
+    assert cfg["reward_permutation"] and cfg["save_steps"] == 1 and cfg["max_steps"] == 2 and cfg["baseline"] == "none"
+    assert s.config("grpo_position__real__s0")["batch_size"] == 4 and not s.config("grpo_position__real__s0")[
+        "reward_permutation"]
+    # a crash: the grpo control's config names an unknown field; recorded, the other cells still run
+    bad = dict(d.trainers)
+    bad["grpo_position"] = ("grpo", {"rewards": "position", "group_size": 2, "no_such_field": 1})
+    s_bad = ls.Sanity(out, ls.replace(d, trainers=bad), start=start, pool_source=Path(data) / "sft.jsonl")
+    ran = s_bad.run(log=lambda *_: None)
+    assert ran == {"stepfix__real__s0": "done", "stepfix__control__s0": "done",
+                   "grpo_position__real__s0": "crashed", "grpo_position__control__s0": "crashed"}
+    rec = json.loads((out / "cells" / "grpo_position__real__s0.json").read_text())
+    assert rec["tries"] == 1 and "no_such_field" in rec["error"]
+    done = json.loads((out / "cells" / "stepfix__real__s0.json").read_text())
+    assert done["global_step"] == 2 and (out / done["train_samples"]).is_file() and (out / done["metrics"]).is_file()
+    assert not Path(done["config"]["data"]).is_absolute() or str(tmp_path) in done["config"]["data"]
+    # the next start retries the crashed cells only
+    before = done["finished"]
+    ran = s.run(log=lambda *_: None)
+    assert ran == {"grpo_position__real__s0": "done", "grpo_position__control__s0": "done"}
+    assert json.loads((out / "cells" / "stepfix__real__s0.json").read_text())["finished"] == before
+    assert json.loads((out / "cells" / "grpo_position__real__s0.json").read_text())["tries"] == 2
+    cur = s.curves()
+    assert set(cur) == {"stepfix", "grpo_position"} and set(cur["stepfix"]) == {"real", "control"}
+    assert all(len(v) == 2 for v in cur["stepfix"]["real"][0].values())  # every problem visited twice
+    rows = s.summarise(iters=200)
+    assert [r["trainer"] for r in rows] == ["stepfix", "grpo_position"]
+    assert all(not r["pass"] for r in rows)  # one seed per arm is never a pass
+    assert (out / "summary.csv").read_text().startswith("trainer,problems,seeds,change")
+    assert (out / "curves.png").stat().st_size > 1000 and "| stepfix |" in (out / "summary.md").read_text()
+    assert "| stepfix__real__s0 | done |" in s.plan()
+
+
+def test_a_second_driver_on_one_folder_is_refused(tmp_path):
+    import os
+
+    lock = tmp_path / ".sanity.lock"
+    lock.write_text(str(os.getppid()))  # a live process that is not this one
+    with pytest.raises(RuntimeError, match="another study process"):
+        ls.Sanity(tmp_path, ls.FULL_DESIGN).run(log=lambda *_: None)
