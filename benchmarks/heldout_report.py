@@ -138,13 +138,26 @@ def _records(data_dir: Path) -> dict:
             pass
     for tier in (1, 2, 3):
         recs.update({r.id: r for r in procgen_data.records(tier)})
+    for procgen_set in ("learning", "transfer"):  # the mixture's sets (the issue-35 studies' samples)
+        recs.update({r.id: r for r in procgen_data.mixture_records(procgen_set)})
     return recs
+
+
+def sample_file(name: str) -> Path:
+    """The samples file a graded key names: `<file>` in results/learning/samples (rounds 2-7), or
+    `<folder>/<file>` under results/ (e.g. `mixture_sft/samples/sft_mix__r3_jeebench_structured`)."""
+    if "/" in name:
+        path = (ROOT / "results" / f"{name}.jsonl").resolve()
+        if (ROOT / "results").resolve() not in path.parents:
+            raise ValueError(f"a graded key names a file outside results/: {name!r}")
+        return path
+    return SAMPLES / f"{name}.jsonl"
 
 
 def _sample(key: str, cache: dict) -> dict:
     name, _, doc = key.rpartition("#")
     if name not in cache:
-        cache[name] = {str(s["doc_id"]): s for s in read_jsonl(SAMPLES / f"{name}.jsonl")}
+        cache[name] = {str(s["doc_id"]): s for s in read_jsonl(sample_file(name))}
     return cache[name][doc]
 
 

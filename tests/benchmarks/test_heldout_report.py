@@ -80,3 +80,18 @@ def test_real_answers_are_scored_as_the_tasks_score_them(hr, shared_data, tmp_pa
     row = {"pred": f"The answer is ({mm[0].answer}) {opts[ord(mm[0].answer) - 65]}", "ref": mm[0].answer,
            "kind": "mcq", "label": True, "options": opts}
     assert hr.score_answers([row], options_of=lambda r: r["options"])["right"]["k"] == 1
+
+
+def test_keys_name_samples_of_the_mixture_studies(hr, shared_data):
+    """Round eight's real outputs come from the issue-35 studies' samples (a whole benchmark and the
+    mixture's learning set): a key `<folder under results>/<file>#<doc>` resolves to the response and its
+    problem; a key reaching outside results/ is refused."""
+    jee = hr.read_jsonl(hr.ROOT / "results/mixture_sft/samples/sft_mix__r3_jeebench_structured.jsonl")[3]
+    learn = hr.read_jsonl(hr.ROOT / "results/learning/mixture/samples/stepfix__s0__learning.jsonl")[5]
+    graded = [{"key": f"mixture_sft/samples/sft_mix__r3_jeebench_structured#{jee['doc_id']}", "label": False},
+              {"key": f"learning/mixture/samples/stepfix__s0__learning#{learn['doc_id']}", "label": False}]
+    rows = hr.resolve_real(graded, shared_data, solutions=False)
+    assert rows[0]["pred"] == jee["response"] and rows[0]["benchmark"] == "jeebench"
+    assert rows[1]["pred"] == learn["response"] and rows[1]["ref"]
+    with pytest.raises(ValueError, match="outside results"):
+        hr.sample_file("../../etc/passwd")
