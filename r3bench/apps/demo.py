@@ -320,6 +320,10 @@ def train_stage(out: Path, model: str = DEFAULT_MODEL, sft_steps: int = 2,
         use_start = start is not None and model == DEFAULT_MODEL and (Path(start) / "adapter_config.json").is_file()
         init = str(models.adapter_from_parts(start, runs / "sft_start")) if use_start else r1["adapter"]
         print(f"stepfix starts from {start if use_start else 'the 2-step SFT adapter'} ({init})", flush=True)
+        print(f"stepfix samples at most {max_new_tokens} new tokens here, to keep the demo to minutes: the SFT "
+              "start writes ~165-225-token solutions, but the pool's longest references are longer, so the "
+              "trainer warns that the cap cuts references and counts the samples it cuts; a real run derives "
+              "the cap from the pool (max_new_tokens: 0, the default)", flush=True)
         r2 = run_trainer("stepfix", dict(max_steps=stepfix_steps, init_adapter=init,
                                          max_new_tokens=max_new_tokens, eval_tasks=eval_tasks, eval_limit=0,
                                          eval_max_gen_toks=eval_max_gen_toks, data=str(runs / "sft" / "data"),
@@ -404,7 +408,10 @@ class _Stages:
     def expected(self, name: str) -> str:
         m = next(st[2] for st in self.run if st[0] == name)
         pace = self.pace()
-        if pace is None or 0.8 < pace < 1.25 or m < 1:  # short stages do not generate: not scaled
+        # short stages do not generate: not scaled; nor is any stage scaled down: a quick lm-eval stage
+        # (a fast machine, or a model converted already) said nothing of training, which was announced at
+        # "~1 min" after one and took 188 s
+        if pace is None or pace < 1.25 or m < 1:
             return f"expected {_minutes(m)}"
         return f"expected {_minutes(m * pace)} at this machine's pace so far ({pace:.1f}x a quiet 2-core CPU)"
 

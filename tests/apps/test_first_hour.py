@@ -176,6 +176,21 @@ def test_demo_states_later_stages_at_the_pace_it_measured(capsys):
     assert f"(expected ~{5 * quiet:.0f} min at this machine's pace" in capsys.readouterr().out
 
 
+def test_a_quick_lm_eval_stage_does_not_shorten_the_training_stages_expectation():
+    """lm-eval done in a fifth of its figure (a fast machine, a model converted already) says nothing of
+    training: it keeps its quiet-machine figure (it was announced at "~1 min" after such a stage and took
+    188 s)."""
+    from r3bench.apps import demo
+
+    st = demo._Stages(skip_eval=False, skip_train=False)
+    quiet = next(m for name, _, m in demo.STAGES if name == "training")
+    st.begin("lm-eval", "lm-eval")
+    st.t0 -= 0.2 * 60 * next(m for name, _, m in demo.STAGES if name == "lm-eval")
+    st.end("lm-eval")
+    assert st.pace() == pytest.approx(0.2, rel=0.05)
+    assert st.expected("training") == f"expected ~{quiet:.0f} min"
+
+
 def test_demo_ends_with_the_files_to_open_in_order(tmp_path, capsys):
     from r3bench.apps import demo
 
