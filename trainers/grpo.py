@@ -465,6 +465,13 @@ class GRPOPhases(TimingMixin, upstream.GRPOHooks):
     def r3_state(self) -> dict:
         return {**super().r3_state(), "truncation_total": list(self.r3_truncation.total)}
 
+    def r3_state_gathered(self) -> dict:
+        """run.json's truncation totals as of this checkpoint: the logged totals plus every rank's
+        completions since the last training log (logging_steps > 1), so a run resumed here counts them."""
+        every = distributed.gather_objects((self.r3_counts.get("generated", 0), self.r3_counts.get("truncated", 0)))
+        return {"truncation_total": [self.r3_truncation.total[0] + sum(g for g, _ in every),
+                                     self.r3_truncation.total[1] + sum(t for _, t in every)]}
+
     def r3_load_state(self, state: dict) -> None:
         super().r3_load_state(state)
         self.r3_truncation.total = list(state.get("truncation_total") or [0, 0])

@@ -166,6 +166,15 @@ class StepFixTrainer(TimingMixin, GuardMixin, Trainer):
     def r3_state(self) -> dict:
         return {"r2_running_mean": self.r2_running_mean, "truncation_total": list(self.r3_truncation.total)}
 
+    def r3_state_gathered(self) -> dict:
+        """run.json's truncation totals as of this checkpoint: the logged totals plus every rank's samples
+        since the last training log (logging_steps > 1), so a run resumed here counts the steps before it."""
+        with self._counts_lock:
+            mine = tuple(self._counts.get(f"{k}_{w}", 0) for w in ("generated", "truncated") for k in ("y1", "y2"))
+        every = distributed.gather_objects(mine)
+        gen, cut = sum(c[0] + c[1] for c in every), sum(c[2] + c[3] for c in every)
+        return {"truncation_total": [self.r3_truncation.total[0] + gen, self.r3_truncation.total[1] + cut]}
+
     def r3_load_state(self, state: dict) -> None:
         super().r3_load_state(state)
         self.r2_running_mean = state.get("r2_running_mean")

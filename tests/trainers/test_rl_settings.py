@@ -128,6 +128,10 @@ def test_stepfix_truncation_totals_count_every_step_with_logging_steps_2(tiny, d
     assert [m["step"] for m in _steps(tmp_path)] == [1, 2]
     run = json.loads((tmp_path / "run.json").read_text())
     assert run["truncation"] == {"generated": 12, "truncated": 6, "truncated_frac": 0.5}
+    # the checkpoint of step 3 (not a log step) holds the totals as of step 3: a run resumed from it
+    # counts step 3's samples (its state file had the logged totals only, 8 of 12)
+    state = json.loads((tmp_path / "checkpoint-3" / "r3bench_state.json").read_text())
+    assert state["truncation_total"] == [12, 6]
 
 
 @pytest.mark.slow
@@ -140,6 +144,8 @@ def test_grpo_truncation_totals_count_every_step_with_logging_steps_2(tiny, data
     assert {r["step"] for r in recs} == {1, 2, 3}
     assert run["truncation"]["generated"] == len(recs) == 12
     assert run["truncation"]["truncated"] == sum(r["truncated"] for r in recs)
+    state = json.loads((tmp_path / "checkpoint-3" / "r3bench_state.json").read_text())
+    assert state["truncation_total"] == [12, sum(r["truncated"] for r in recs)]  # step 3's too (was 8)
 
 
 @pytest.mark.slow

@@ -55,6 +55,11 @@ class GuardMixin:
     def r3_load_state(self, state: dict) -> None:
         self.r3_loss_sum = float(state.get("loss_sum", 0.0))
 
+    def r3_state_gathered(self) -> dict:
+        """Run state that needs every rank's counts (gathered: called on every rank at each save), merged
+        over r3_state() in the checkpoint's state file."""
+        return {}
+
     def __init__(self, *a, **kw):
         super().__init__(*a, **kw)
         self.add_callback(_state_saver(self))
@@ -62,10 +67,12 @@ class GuardMixin:
     def r3_save_state(self, output_dir: str) -> None:
         """r3bench_state.json into the checkpoint of this step (main process; the callback's on_save,
         right after the Trainer saved that checkpoint and rotated the older ones away)."""
+        gathered = self.r3_state_gathered()  # on every rank (every rank reaches on_save): may run a collective
         if self.is_world_process_zero():
             ck = Path(output_dir) / f"checkpoint-{self.state.global_step}"
             if ck.is_dir():
-                rec = {"global_step": self.state.global_step, "loss_sum": self.r3_loss_sum, **self.r3_state()}
+                rec = {"global_step": self.state.global_step, "loss_sum": self.r3_loss_sum, **self.r3_state(),
+                       **gathered}
                 (ck / STATE_FILE).write_text(json.dumps(rec))
 
 
