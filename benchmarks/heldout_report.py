@@ -68,7 +68,8 @@ def _check(pred, ref, kind, cfg=CheckConfig(), options=None):
     """check(), passing the options (as a letter -> text mapping, as the lm-eval tasks do) where the
     checker takes them; a checker from before the `options` keyword gets none."""
     if options and "options" in inspect.signature(check).parameters:
-        return check(pred, ref, kind=kind, cfg=cfg, options=option_map(options, kind or "mcq"))
+        opts = dict(options) if isinstance(options, dict) else option_map(options, kind or "mcq")
+        return check(pred, ref, kind=kind, cfg=cfg, options=opts)
     return check(pred, ref, kind=kind, cfg=cfg)
 
 
@@ -224,8 +225,8 @@ def main(argv=None) -> int:
     import os
     data_dir = a.data_dir or Path(os.environ.get("R3BENCH_DATA_DIR") or ROOT.parent / "shared" / "data")
     res = {}
-    for f in sorted(a.heldout.glob("answers_*.jsonl")):
-        res[f.stem] = score_answers(read_jsonl(f))
+    for f in sorted(a.heldout.glob("answers_*.jsonl")):  # a written item's options ({letter: text}) as written
+        res[f.stem] = score_answers(read_jsonl(f), options_of=lambda r: r.get("options"))
     for f in sorted(a.heldout.glob("solutions_*.jsonl")):
         res[f.stem] = score_solutions(read_jsonl(f))
     for f in sorted(a.heldout.glob("real_answers_graded*.jsonl")):

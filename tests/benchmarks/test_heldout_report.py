@@ -95,3 +95,23 @@ def test_keys_name_samples_of_the_mixture_studies(hr, shared_data):
     assert rows[1]["pred"] == learn["response"] and rows[1]["ref"]
     with pytest.raises(ValueError, match="outside results"):
         hr.sample_file("../../etc/passwd")
+
+
+def test_written_items_are_scored_with_their_options(hr):
+    """A written multiple-choice item carries its options as {letter: text}: the checker gets them (round
+    eight's letter-with-another-option's-text and all-of-the-above items need them)."""
+    seen = []
+    real = hr.check
+
+    def spy(pred, ref, kind=None, cfg=None, options=None):
+        seen.append(options)
+        return real(pred, ref, kind=kind, cfg=cfg, options=options)
+
+    hr.check = spy
+    try:
+        row = {"pred": "The answer is (B).", "ref": "B", "kind": "mcq", "label": True,
+               "options": {"A": "1 m", "B": "2 m"}}
+        hr.score_answers([row], options_of=lambda r: r.get("options"))
+    finally:
+        hr.check = real
+    assert seen == [{"A": "1 m", "B": "2 m"}]
