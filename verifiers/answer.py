@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from verifiers import safeexpr, symbolic, worker
 from verifiers.config import CheckConfig
 from verifiers.extract import (CONDITION_VAR, CORRECTION, FINALLY, NUMBER_WORD, answer_sentence, clean_answer, SENT_END, collapse_space,
+                               digit_notations,
                                extract_boxed, last_boxed, letters_in, listed_options, number_words, prepare, qualified_after, read_answer,
                                read_letters, statements)
 from verifiers.units import get_ureg, to_absolute
@@ -129,6 +130,10 @@ def _siunitx_all(s: str) -> str:
     return re.sub(r"\\(?:si|unit)\s?\{([^{}]*)\}", lambda m: " " + _siunitx(m.group(1)), s)
 
 
+_SIGNED_UNITS = re.compile(r"(\d\s)((?:[A-Za-zµΩ]{1,3}(?:[-+]\d)?\s){0,4}[A-Za-zµΩ]{1,3}[-+]\d)(?![\w.*^/])")
+_SIGNED_EXP = re.compile(r"([A-Za-zµΩ]{1,3})([-+]\d)")
+
+
 def _unit_spellings(s: str) -> str:
     """Unit spellings models write that pint does not read as meant: "5 ms^-1" is m/s (never per
     millisecond), "36 kmph", "4 Nm", "3 Kg", "72 Km/h", "J/kgK", "5 G" (gauss), "1 AU", "light-year"."""
@@ -143,6 +148,9 @@ def _unit_spellings(s: str) -> str:
     s = re.sub(r"\blight[- ]years?\b", "light_year", s)
     # "kg/m3", "g/cm3", "0.25 m3": a length unit with a bare 2 or 3 is its square or cube
     s = re.sub(r"(?<![\w.])((?:[kcmµu]?m))([23])(?![\w.^*])", r"\1**(\2)", s)
+    # "5 m s-1", "9.8 m s-2", "1000 kg m-3", "8.3 J mol-1 K-1": units written with signed exponents after a
+    # space (the exponent of each unit of the run, never "5 - 1")
+    s = _SIGNED_UNITS.sub(lambda m: m.group(1) + _SIGNED_EXP.sub(r"\1**(\2)", m.group(2)), s)
     s = re.sub(r"\bmins\b", "min", s)
     s = re.sub(r"\bsecs?\b", "s", s)
     return re.sub(r"\bhrs\b", "h", s)
@@ -633,7 +641,9 @@ def _pred_number(a, cfg):
        10^{8} m/s in vacuum`` reads 3e8 m/s); a number that is part of an expression (``4`` in
        ``(3\\hat{i} + 4\\hat{j})``, ``3`` in ``10/3``, ``1`` in ``(1+m/N)``) is no value.
     """
-    a = _fractions(collapse_space(a))
+    # "5 thousand", "1.2 times 10 to the power -3", "2\\frac{1}{4}", "3!": the digit notations of
+    # verifiers.extract.digit_notations, as plain numbers
+    a = digit_notations(_fractions(collapse_space(a)))
     # "5√2 m/s", "√3": the root sign over a number or a parenthesis is sqrt() ("5√2" is 5·√2, never 2)
     a = re.sub(r"√\s?([-+]?\d+(?:\.\d+)?(?![\d.])|(?=\())", lambda m: f" sqrt({m.group(1)})" if m.group(1) else " sqrt", a)
     if _RELATION.search(a) or _NOT_CMD.search(a):
@@ -656,7 +666,7 @@ def _pred_number(a, cfg):
     for bm in _BRACKETED.finditer(plain):
         if not _unit_ok(bm.group(1)) and not _unit_ok(_norm(bm.group(1))) and not _REMARK_OK.fullmatch(bm.group(1).strip()):
             return f"a bracketed remark is not a unit: [{bm.group(1)[:20]}]"
-    if re.search(r"\d\s?!(?!=)", a):
+    if re.search(r"\d\s?!(?!=)", a):  # "25!" (past 20!), "3!!": a factorial not read
         return "a factorial is not the value written under it"
     if re.search(r"(?i)\b(?:otherwise|or else|else)\b", a) and re.search(r"\d", a):
         return "a value for each case (otherwise ...) is no one answer"
@@ -1353,6 +1363,14 @@ def _check(pred, ref, kind, cfg, options=None):
     if rv == 0 and pv != 0 and kind != "integer" and not offset:
         # a zero gold is matched by zero only: "3e-18 J" is a nonzero value, however small
         return _v(False, kind, cfg, "a nonzero value against a zero reference", repr(pv), repr(rv))
+    if kind == "integer" and pu is not None and ru is not None and _unit_ok(pu) and _unit_ok(ru):
+        # "114 N*kg" against "114 m/s^2": an integer answer's unit must be of the reference's dimension (and
+        # is converted to the reference's unit: "2 km" is 2000 against "2000 m")
+        pq, rq = _quantity(pv, pu), _quantity(rv, ru)
+        if pq.dimensionality != rq.dimensionality:
+            return _v(False, kind, cfg, f"dimension mismatch: {pq.dimensionality} vs {rq.dimensionality}",
+                      _canon(pq), _canon(rq))
+        pv = pq.to(rq.units).magnitude
     if kind == "integer":
         ok = close(pv, rv, cfg) if cfg.mode != "default" else abs(pv - rv) < cfg.int_tol
         return _v(ok, kind, cfg, "integer match" if ok else "integer mismatch", repr(pv), repr(rv))

@@ -4,6 +4,7 @@ from __future__ import annotations
 import bisect
 import functools
 import html
+import math
 import re
 from dataclasses import dataclass
 
@@ -834,7 +835,7 @@ _WORDNUM = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
     "seventeen eighteen nineteen".split())}
 _WORDNUM.update({w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())})
-_SCALES = {"hundred": 100, "thousand": 1000, "million": 10 ** 6}
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 10 ** 6, "billion": 10 ** 9, "trillion": 10 ** 12}
 NUMBER_WORD = re.compile(r"\b(?:" + "|".join(list(_WORDNUM) + list(_SCALES)) + r")\b", re.I)
 _DIGIT_WORDS = "zero|one|two|three|four|five|six|seven|eight|nine"
 _NUMBER_WORDS = re.compile(r"\b(?:" + "|".join(list(_WORDNUM) + list(_SCALES)) + r")(?:(?:[ -]|\band\b ?)(?:"
@@ -890,3 +891,54 @@ def number_words(a: str) -> str:
             return m.group()  # "two quarter", "a quarters": no fraction
         return f"{k * f:.6g} "
     return _NUMBER_WORDS.sub(value, _FRACTION_PHRASE.sub(fraction, a))
+
+
+# ------------------------------------------------------------------------------ notations with digits
+# the table of number notations written with digits that the numeric reader rewrites to plain numbers
+# before it reads the answer (number words without digits are number_words above; unicode fractions and
+# "1 1/2" are verifiers.answer._fractions / _norm):
+#   "5 thousand", "2.5 million J"               a digit number times its scale word
+#   "1.2 times 10 to the power -3", "1.2 x ten to the minus three", "10 to the power of 8"   spoken powers
+#   "2\\frac{1}{4}", "2\\tfrac14", "2 and 1/4"   mixed numbers (a whole number and a proper fraction)
+#   "3!", "5 !"                                  the factorial of a whole number up to 20
+_DIGITS_SCALE = re.compile(r"(?<![\w.,])(\d+(?:\.\d+)?)\s(hundred|thousand|million|billion|trillion)\b(?!-)", re.I)
+_POWER_WORD = r"(?:10|ten)\s(?:to\s(?:the\s)?(?:power\s(?:of\s)?)?|raised\sto\s(?:the\s)?(?:power\s(?:of\s)?)?)" \
+    r"(minus\s|negative\s|plus\s|[-+\u2212]\s?)?(\d{1,3}|" + _DIGIT_WORDS + r"|ten|eleven|twelve)\b(?:st|nd|rd|th)?(?:\spower)?"
+_SPOKEN_POWER = re.compile(r"(?<![\w.])(?:(\d+(?:\.\d+)?)\s?(?:times|x|\*|\u00d7)\s)?" + _POWER_WORD + r"(?![\w.^])", re.I)
+_MIXED_LATEX = re.compile(r"(?<![\w.^_\\])(?<!\^\{)(?<!_\{)([-+]?\d+)\s?\\[dt]?frac\s?(?:\{\s?(\d+)\s?\}\s?\{\s?(\d+)\s?\}|(\d)(\d)(?!\d))")
+_MIXED_AND = re.compile(r"(?<![\w.,/])(\d+)\sand\s(\d+)\s?/\s?(\d+)(?![\w.,/])")
+_FACTORIAL = re.compile(r"(?<![\w.])(\d{1,2})\s?!(?![=!\w])")
+
+
+def _proper(whole: str, p: str, q: str, m) -> str:
+    p, q = int(p), int(q)
+    if not 0 < p < q:
+        return m.group()  # "2\\frac{5}{4}" is no mixed number (a product to some), left as written
+    w = int(whole)
+    return f"{(abs(w) + p / q) * (-1 if whole.startswith('-') else 1):.12g}"
+
+
+def digit_notations(a: str) -> str:
+    """The notations of the table above rewritten as plain numbers ("5 thousand J" -> "5000 J",
+    "1.2 times 10 to the power -3 A" -> "1.2e-3 A", "2\\frac{1}{4} m" -> "2.25 m", "3!" -> "6")."""
+    if not re.search(r"\d", a):
+        return a
+    a = _DIGITS_SCALE.sub(lambda m: f"{float(m.group(1)) * _SCALES[m.group(2).lower()]:.12g}", a)
+
+    def power(m):
+        sign = m.group(2) or ""
+        e = m.group(3).lower()
+        e = int(e) if e.isdigit() else (_WORDNUM[e] if e in _WORDNUM else None)
+        if e is None:
+            return m.group()
+        neg = sign.strip().lower() in ("minus", "negative", "-", "\u2212")
+        return f"{m.group(1) or 1}e{'-' if neg else ''}{e}"
+    if re.search(r"(?i)\b(?:10|ten)\s(?:to|raised)\b", a):
+        a = _SPOKEN_POWER.sub(power, a)
+    if "frac" in a:
+        a = _MIXED_LATEX.sub(lambda m: _proper(m.group(1), m.group(2) or m.group(4), m.group(3) or m.group(5), m), a)
+    if " and " in a:
+        a = _MIXED_AND.sub(lambda m: _proper(m.group(1), m.group(2), m.group(3), m), a)
+    if "!" in a:
+        a = _FACTORIAL.sub(lambda m: str(math.factorial(int(m.group(1)))) if int(m.group(1)) <= 20 else m.group(), a)
+    return a
