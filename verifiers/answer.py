@@ -655,6 +655,11 @@ def _pred_number(a, cfg):
     kept, negated = _drop_negated(plain)
     if negated and not re.search(r"\d", kept):
         return "a negated value is not an answer"  # "\\text{not } 5 \\text{ m/s}"
+    if negated and _NUMBER_TOKEN.findall(kept) and set(_NUMBER_TOKEN.findall(kept)) <= set(
+            _NUMBER_TOKEN.findall(" ".join(m.group() for rx in (_NEG_AFTER, _NEG_BEFORE, _NEG_VERB)
+                                           for m in rx.finditer(plain)))):
+        # "v = 5 m/s. 5 m/s doesn't work.": every value left is one the output rejects
+        return "a negated value is the only value stated"
     if _MALFORMED_NUMBER.search(a):
         return "a malformed number (two decimal points, a digit group after a decimal) is no value"
     if re.search(r"\\(?:pm|mp)(?![a-zA-Z])|[±∓]|\+/-|\+-(?=\s*\d)", a):
@@ -800,8 +805,12 @@ _NEG_BEFORE = re.compile(
     r"|exclude[sd]?|eliminate[sd]?) (?:equal to |be |the value |a value of )?" + _NUMBER_RX + _UNIT_RX
     + r"(?![\w.]*\d)", re.I)
 _NEG_AFTER = re.compile(
-    _NUMBER_RX + _UNIT_RX + r" (?:is|are|was|would be|seems) (?:not (?:possible|correct|right|valid|allowed|physical"
-    r"|the\b)|wrong|incorrect|impossible|invalid|unphysical|rejected|ruled out|excluded|discarded)\b", re.I)
+    _NUMBER_RX + _UNIT_RX + r"(?: (?:is|are|was|would be|seems) (?:not (?:possible|correct|right|valid|allowed|physical"
+    r"|the\b)|wrong|incorrect|false|impossible|invalid|unphysical|rejected|ruled out|excluded|discarded)\b"
+    # "5 doesn't work", "5 m/s fails": the output says the value it wrote does not hold
+    r"| (?:does|do|did|will|would)(?:n't|n’t| not) (?:work|hold|fit|satisfy|make sense)\b| fails\b"
+    # "5 - no, that is false", "5 m/s, no.": a "no" right after the value takes it back ("5 N, no friction" does not)
+    r"|\s?[-–—,;:]?\s?no(?:pe)?\b(?=\s?(?:[-–—,.;:!]|$)))", re.I)
 
 
 # a value the output says it had first and then replaced: "at first I got 8.1 m/s, but ...", "3.2 m at first"
@@ -816,6 +825,9 @@ _SUPERSEDED = re.compile(
 _NEG_VERB = re.compile(
     r"\b(?:does|do|did|will|would|can|could)(?: not|n't|n’t) [a-z]{2,12}(?: up to| as (?:high|far|much) as)? "
     + _NUMBER_RX + _UNIT_RX + r"(?![\w.]*\d)(?=\s?(?:[;,]|\.(?:\s|$)|$|\s(?:but|it|instead|only)\b))", re.I)
+
+
+_NUMBER_TOKEN = re.compile(r"(?<![\d.])\d+(?:\.\d+)?")
 
 
 def _drop_negated(a: str):

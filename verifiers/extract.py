@@ -395,6 +395,11 @@ def statements(text: str) -> list:
 _LETTER_LIST = re.compile(r"\(?[A-H]\)?(?:\s?(?:,|;|&|\band\b)?\s?\(?[A-H]\)?){0,7}")
 
 
+# the opening of a sentence after a correction cue that writes the corrected value alone ("Wait, no, (B).")
+_BARE_CORRECTED = re.compile(r"[\s,;:\-–—]*(?:(?:no|nope|sorry|i mean|rather|make that)\b[,:!]?\s?)?[\s,;:\-–—]*"
+                             r"(?=[-+]?\.?\d|\(?[A-H]\)?(?![A-Za-z]))")
+
+
 def _correction(text: str, after: int):
     """(start, answer) stated after the last correction cue that follows position `after`, or None."""
     cue = None
@@ -409,6 +414,14 @@ def _correction(text: str, after: int):
     for sm in re.finditer(r"(?:[^.!?\n]|[.!?](?!\s|$))+(?:[.!?](?=\s|$)|\n|$)", region):
         sent = sm.group()
         found = list(_STATE_CUT.finditer(sent))
+        bare = _BARE_CORRECTED.match(sent) if not found else None
+        if bare is not None:
+            # "Wait, no, (B).", "- wait, 12 N.": the corrected value written alone after the cue
+            cand = clean_answer(answer_sentence(sent[bare.end():]))
+            if cand and (_LETTER_LIST.fullmatch(cand) or re.match(r"[-+]?\.?\d", cand)):
+                best = (cue.start(), cand, cue.end() + sm.end(), _HEDGED_CORRECTION.search(sent) is not None
+                        or _CONDITIONAL_ALTERNATIVE.search(sent) is not None)
+                continue
         if not found:
             if best is not None and _RETRACTION.match(sent):
                 best = None  # "Wait, so A, B and D... no.": the corrected answer is taken back
@@ -466,11 +479,28 @@ def read_answer(text) -> Reading:
     return _read(prepare(text))
 
 
+# a sentence that takes back what was just stated: "No, that is wrong.", "- no, that's false", "This doesn't work.",
+# "I was wrong."; "that is not wrong", "it is wrong to use g = 10" take nothing back
+_RETRACTED = re.compile(
+    r"(?i)(?:^\s?|[.!?\n]\s?|[-–—,;:]\s?)(?:(?:hmm+|um+|oh|oops|wait),?\s)?(?:no(?:pe)?\b[,.!]?\s?)?"
+    r"(?:(?:(?:that|this|it|which)(?:['’]s|\s(?:is|was))|i\swas)\s(?:(?:all|clearly|definitely|obviously)\s)?"
+    r"(?:wrong|incorrect|false|not\s(?:right|correct)|a\smistake|impossible|not\spossible)"
+    r"|(?:that|this|it)\s(?:does|did)(?:n't|n’t|\snot)\swork)(?=\s?(?:[.!,;]|$|\s(?:because|since|as)\b))"
+    r"|(?:^\s?|[.!?\n]\s?|[-–—]\s?)no(?:pe)?[.!]?\s?$")
+
+
+def _retracted(after: str) -> bool:
+    """Whether the text after an answer takes it back (a retraction with no value stated after it)."""
+    m = _RETRACTED.search(after[:400])
+    return m is not None and not re.search(r"\d", after[m.end():]) and not re.search(r"\d", after[:m.start()])
+
+
 def _read(text: str, st=None) -> Reading:
     st = statements(text) if st is None else st
     last_end = st[-1][1] if st else -1
-    corr = _correction(text, last_end if st else 0)
-    if corr is not None and (not st or corr[0] >= last_end):
+    corr = _correction(text, st[-1][0] if st else 0)
+    if corr is not None and (not st or corr[0] >= last_end or (corr[0] > st[-1][0] and corr[2] >= last_end)):
+        # the correction after the last statement, or one inside it ("The answer is (C) - wait, no, (B).")
         # what follows the corrected value's sentence is after the answer ("... is (B)... so I'd say B or D")
         ans, src, end = corr[1], "correction", corr[2]
     elif st:
@@ -496,6 +526,10 @@ def _read(text: str, st=None) -> Reading:
                                 text[max(0, i - 60):i], re.I) and re.search(r"\d", text[max(0, i - 300):i]):
             # "$5 m/s$ or $6 m/s$", "**5 m/s** (or **6 m/s**)": the last span is offered as an alternative
             return Reading(ans, "an alternative value is stated before the answer", src, end)
+    if src != "tail" and _retracted(text[end:]):
+        # "The answer is 5 m/s. No, that is wrong.", "\\boxed{5} - no, that is false.": the output takes back the
+        # answer it stated, and states no other
+        return Reading(ans, "the answer is taken back after it is stated", src, end)
     if src == "correction" and corr[3]:
         return Reading(ans, "the corrected answer is hedged or conditional", src, end)
     after = text[end:]
@@ -801,7 +835,9 @@ def read_letters(text, valid: str = "ABCD") -> LetterReading:
     if other:
         cues = sorted(m.start() for rx in (CORRECTION, FINALLY) for m in rx.finditer(body))
         for s0, e0 in other:
-            lo, hi = (e0, pos) if e0 <= pos else (pos, s0)  # the text between the two statements
+            # the text between the two statements, from the start of the earlier one ("The answer is (C) - wait,
+            # no, (B).": the cue inside it corrects it)
+            lo, hi = (s0, pos) if e0 <= pos else (pos, s0)
             k = bisect.bisect_left(cues, lo)
             if not (k < len(cues) and cues[k] < hi):
                 return LetterReading(tuple(got), "two committed answers name different letters", opt)
