@@ -421,6 +421,12 @@ def _is_quantity(text: str) -> bool:
     return u is None or _unit_ok(u)
 
 
+# "all of the above", "All of the options are correct", "all four": every option
+_ALL_ABOVE = re.compile(r"(?i)(?:\(?[A-H]\)?[.:)]?\s)?all\s(?:of\s)?(?:the\s)?(?:above|options|choices|statements|answers"
+                        r"|(?:three|four|five)(?:\s(?:options|choices|statements))?|of\sthem)"
+                        r"(?:\s(?:are|is)\s(?:all\s)?(?:correct|right|true))?\s?[.!]?")
+
+
 def _check_mcq(pred, ref, kind, cfg, options=None):
     multi = kind == "mcq_multi"
     valid = "ABCDEFGH"
@@ -436,6 +442,17 @@ def _check_mcq(pred, ref, kind, cfg, options=None):
     if rl.refused:
         return _v(False, kind, cfg, f"pred refused: {rl.refused}", "".join(rl.letters), rc)
     got = list(rl.letters)
+    if not got and rl.text and _ALL_ABOVE.fullmatch(rl.text.strip()) or \
+            options and multi and len(set(got)) == 1 and _ALL_ABOVE.fullmatch(_option_norm(str(options.get(got[0], "")))):
+        # "All of the above (are correct)": the option that says so (single answer), or every option (several
+        # answers: the options given, else the ones the output lists, else A-D); for several answers an option
+        # whose text is "all of the above" stands for every option (the reference may name it or not)
+        known = options or (listed_options(pred) if isinstance(pred, str) else None) or dict.fromkeys("ABCD", "")
+        says = [k for k, o in known.items() if _ALL_ABOVE.fullmatch(_option_norm(str(o)))]
+        if multi:
+            got = sorted(set(known) - (set(says) - g))
+        elif len(says) == 1:
+            got = says
     opts = options or (listed_options(pred) if rl.rest and isinstance(pred, str) else None)
     if opts and rl.rest and len(set(got)) == 1:
         # "B\n\nThe proton is deflected in the +y-direction" where that is option C's text, "Answer: C.

@@ -236,7 +236,7 @@ def last_boxed(text: str):
 # newline), and no pattern has two adjacent unbounded repeats over the same characters: each is
 # linear in the text's length ("The answer" + 20,000 spaces took minutes before).
 
-_ANSWER_IS = re.compile(r"(?:final\s?answer|the\s?answer|answer)[*_]{0,2}\s?(?:is(?![\w'’])\s?:?|=|:)\s?[*_]{0,3}\s?:?\s?",
+_ANSWER_IS = re.compile(r"(?:final\s?answer|the\s?answer|answer)[*_]{0,2}\s?(?:is(?![\w'’])\s?:?|must\sbe(?![\w'’])|=|:)\s?[*_]{0,3}\s?:?\s?",
                         re.I)
 _BOLD_ANSWER = re.compile(r"\*\*\s?(?:final\s)?answer\s?:?\s?\*\*\s?:?\s?(.+)", re.I)
 # a correction of what was stated before: the value stated after it replaces the earlier answer
@@ -751,6 +751,12 @@ def read_letters(text, valid: str = "ABCD") -> LetterReading:
             cands.append((e, sorted(named), None))
             continue
         got, opt = _letters_of(ans, valid)
+        if got and opt is None and _src in ("box", "tag") and len(got) == 1:
+            # "\\boxed{B} 12 m": a value written right after the boxed letter, on its line, is written with it
+            after = re.split(r"\n|(?<=[^\d\s])\.(?:\s|$)|[.!?]\s", body[e:e + 120])[0]
+            after = re.sub(r"^[\s$}]*(?:[-–—:,]\s?)?", "", after).strip(" .")
+            if re.match(r"\(?[-+]?\.?\d", after) and len(after) <= 60:
+                opt = after
         if got:
             cands.append((e, got, opt))
             strong.append((s0, e, "".join(sorted(set(got)))))
