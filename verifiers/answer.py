@@ -1229,6 +1229,14 @@ def _every_value_matches(a: str, ref: str, cfg):
     return f"all {n} values stated match" if n >= 2 else None
 
 
+# the last sentence of an output that states a value ("The speed is 7 m/s.", "v = 7 m/s"), unless it sets up, checks
+# or notes something ("where the initial speed is 3 m/s", "Check: ...", "Note that ...", "If ...")
+_SETTLES = re.compile(r"\b(?:is|are|equals|becomes|comes to)\b|=")
+_NOT_SETTLED = re.compile(r"(?i)\s*[(\[]?\s*(?:where|here|note|check|checking|verify|verification|given|assum\w*|suppose|if|when"
+                          r"|with|without|for (?:comparison|reference|example)|compare|e\.g\.|i\.e\.|the initial|initially"
+                          r"|(?:this|that|it) (?:is|was)|which|since|because|as)\b")
+
+
 def _conclusion_after(pred: str, a: str, end: int, cfg):
     """A concluding sentence after the committed answer ("So 17 N.", "Thus the normal force is 4.0 N.")
     that states another value of the answer's dimension: the output ends on that value, so the answer
@@ -1236,14 +1244,21 @@ def _conclusion_after(pred: str, a: str, end: int, cfg):
     body = prepare(pred)
     if end < 0 or end >= len(body):
         return None
-    start, concl = end, []
+    start, concl, last = end, [], None
     for stop, nxt in itertools.chain(((m.start(), m.end()) for m in SENT_END.finditer(body, end)),
                                      ((len(body), len(body)),)):
         sent = body[start:stop]
         start = nxt
+        if not re.search(r"\d", sent):
+            continue
         c = _CONCLUSION.match(sent)
-        if c is not None and re.search(r"\d", sent):
+        if c is not None:
             concl.append((sent, c))
+        last = sent if c is None else None
+    if last is not None and _SETTLES.search(last) and not _NOT_SETTLED.match(last):
+        # "\\boxed{5 m/s} ... Using energy instead, v = 7 m/s. The speed is 7 m/s.": the output ends on a statement
+        # of another value (its last sentence with a number), and settles on that one
+        concl.append((last, re.match(r"", last)))
     for sent, c in concl[-4:]:  # the last few conclusions (a flood of "So 5 N." costs one check each)
         _tick()
         cand = clean_answer(answer_sentence(sent[c.end():]))
@@ -1262,6 +1277,35 @@ def _states_another_value(text: str, a: str, cfg) -> bool:
     except Exception:  # noqa: BLE001 - a text that is no value cannot disagree
         return False
     return not vo.equivalent and vo.reason.startswith("numeric mismatch")
+
+
+def _working_loop(pred: str):
+    """An output that ends in working repeated over and over ("&= 16 \\times 2^{-2}" line after line, "= 5 = 5 =
+    5 ...") with no answer statement never commits: its repeated number is no answer.  A repeated line with words
+    ("The energy is 36 J.") is an answer sentence, read by _loop_disagrees."""
+    body = prepare(pred).rstrip()
+    lines = [ln.strip() for ln in body.splitlines()[-40:] if ln.strip()]
+    if not lines:
+        return None
+    chunks = lines if len(lines) >= 4 else [c.strip() for c in lines[-1].split("=")[-40:] if c.strip()]
+    if len(chunks) < 4:
+        return None
+    rep, last = chunks[-2], chunks[-1]
+    if last != rep and not (rep.startswith(last) and len(last) < len(rep)):
+        return None  # the last copy may be cut off
+    n = 1
+    while n < len(chunks) - 1 and chunks[-2 - n] == rep:
+        n += 1
+    words = re.sub(r"\\[A-Za-z]+|\b(?:sin|cos|tan|sqrt|exp|log|ln)\b", " ", rep)
+    if n < 4 or re.search(r"[A-Za-z]{3,}", words):
+        return None
+    try:  # "n = 4" line after line states its value each time: a loop that agrees on it
+        _, u, _ = _parse_num(rep.split("=")[-1].strip(" &$.\\"))
+        if u is None or _unit_ok(u):
+            return None
+    except ValueError:
+        pass
+    return f"the output ends in a loop of working ({rep[:40]!r} repeated), with no answer stated"
 
 
 def _loop_disagrees(pred: str, a: str, cfg):
@@ -1322,7 +1366,7 @@ def _check(pred, ref, kind, cfg, options=None):
         if why:
             return _v(False, kind, cfg, f"pred refused: {why}", a, ref)
     if kind in ("numeric", "integer") and r.source in ("tail", "sentence") and isinstance(pred, str):
-        why = _loop_disagrees(pred, a, cfg)
+        why = (_working_loop(pred) if r.source == "tail" else None) or _loop_disagrees(pred, a, cfg)
         _CLOCK.answer = a
         if why:
             return _v(False, kind, cfg, f"pred refused: {why}", a, ref)
@@ -1426,6 +1470,17 @@ def _check(pred, ref, kind, cfg, options=None):
             pq = _quantity(pv, pu if _unit_ok(pu) else pu.split()[0])
     except ValueError as e:
         return _v(False, kind, cfg, f"pred {e}", a, _canon(rq))
+    if pq.dimensionality != rq.dimensionality and isinstance(pred, str) and r.source in ("sentence", "tail"):
+        # "The maximum height is 20 m and the time of flight is 4 s." for the height: the sentence states two
+        # quantities, each named; the one of the reference's dimension is the answer (when only one is)
+        other = _quantity_of_dimension(pred, a, rq, cfg)
+        _CLOCK.answer = a
+        if other is not None:
+            pq = other
+            if kind == "numeric" and not offset:
+                ok = close(pq.to(rq.units).magnitude, rq.magnitude, cfg)
+                return _v(ok, kind, cfg, ("numeric match" if ok else "numeric mismatch") + " (the quantity of the "
+                          "reference's dimension, of two stated)", _canon(pq), _canon(rq))
     if pq.dimensionality != rq.dimensionality:
         return _v(False, kind, cfg, f"dimension mismatch: {pq.dimensionality} vs {rq.dimensionality}", _canon(pq), _canon(rq))
     if offset and isinstance(pred, str) and _temperature_change(pred, a, r.end):
@@ -1439,6 +1494,45 @@ def _check(pred, ref, kind, cfg, options=None):
                   "numeric mismatch (temperature difference)", _canon(pq), _canon(rq))
     ok = close(pq.to(rq.units).magnitude, rq.magnitude, cfg)
     return _v(ok, kind, cfg, "numeric match" if ok else "numeric mismatch", _canon(pq), _canon(rq))
+
+
+# the clauses of a sentence that names two quantities ("The maximum height is 20 m and the time of flight is 4 s")
+_CLAUSES = re.compile(r",?\s(?:and|while|whereas)\s|[;,]\s")
+_NAMED_VALUE = re.compile(r"(?i)^\s?(?:the\s)?[A-Za-z][\w\s'’-]{0,40}?\s(?:is|was|equals|becomes|of)\s|^\s?\\?[A-Za-z]\w{0,8}\s?=\s?")
+
+
+def _quantity_of_dimension(pred: str, a: str, rq, cfg):
+    """The one quantity of rq's dimension that the answer's sentence names, when it names two or more quantities
+    of different dimensions, each in a clause of its own ("<name> is <value>"); None otherwise."""
+    body = prepare(pred)
+    i = body.rfind(a)
+    if i < 0:
+        return None
+    st = max(body.rfind(". ", 0, i), body.rfind("\n", 0, i), body.rfind("! ", 0, i), body.rfind("? ", 0, i)) + 1
+    stop = SENT_END.search(body, i + len(a))
+    sent = body[st:stop.start() if stop else len(body)]
+    if len(sent) > 400 or _ALTERNATIVE_WORDS.search(sent):
+        return None
+    clauses = [c for c in _CLAUSES.split(sent) if re.search(r"\d", c)]
+    if not 2 <= len(clauses) <= 4:
+        return None
+    found, dims = [], set()
+    for c in clauses:
+        _tick()
+        m = _NAMED_VALUE.match(c)
+        if m is None:
+            return None  # a value with no name of its own ("20 m and 4 s") is a list
+        got = _pred_number(clean_answer(c[m.end():]), cfg)
+        if isinstance(got, str) or got[1] is None or not _unit_ok(got[1]):
+            return None
+        q = _quantity(*got)
+        dims.add(str(q.dimensionality))
+        if q.dimensionality == rq.dimensionality:
+            found.append(q)
+    return found[0] if len(found) == 1 and len(dims) == len(clauses) else None
+
+
+_ALTERNATIVE_WORDS = re.compile(r"(?i)\b(?:or|either|maybe|perhaps|possibly|if|unless|otherwise|alternatively|not)\b")
 
 
 def _offset_temp(unit: str) -> bool:
