@@ -163,8 +163,12 @@ def answer_sentence(s: str) -> str:
     if m and "=" in outside[:m.start()] and re.match(r",\s(?:so|thus|therefore|hence)\b[^,;]{0,40}?=\s?[-+]?\.?\d",
                                                      outside[m.start():]):
         m = None  # "1/R = 3/10, so R = 10/3 Ω": working, then the clause that concludes with the value
-    if m and re.search(r"\b(?:not|isn't|cannot be|can't be|never)\s[^,\d]{0,16}[-+]?\d[^,]{0,20}$", outside[:m.start()]):
-        m = None  # "The tension is not 98 N, because ... = 118 N": the value before the clause is rejected
+    if m and (re.search(r"\b(?:not|isn't|cannot be|can't be|never)\s[^,\d]{0,16}[-+]?\d[^,]{0,20}$", outside[:m.start()])
+              or re.search(r"\d[^,\d]{0,20}\s(?:(?:does|do|did)(?:n't|n’t|\snot)\s(?:work|hold|fit)|fails|is\s(?:wrong|false|incorrect))$",
+                           outside[:m.start()])):
+        m = None
+        # "The tension is not 98 N, because ... = 118 N", "5 m/s doesn't work, so ... 7 m/s": the value before the
+        # clause is rejected
     if m and outside[m.start():m.end()].endswith("but") and \
             re.search(r"\b(?:would|could|might)\b", outside[:m.start()]) and \
             _STATED_LAST.search(outside[m.end():]) and not _DOUBTED.search(outside[m.end():]) and \
