@@ -422,7 +422,9 @@ def _correction(text: str, after: int):
         if bare is not None:
             # "Wait, no, (B).", "- wait, 12 N.": the corrected value written alone after the cue
             cand = clean_answer(answer_sentence(sent[bare.end():]))
-            if cand and (_LETTER_LIST.fullmatch(cand) or re.match(r"[-+]?\.?\d", cand)):
+            value = re.fullmatch(r"[-+]?\.?\d[\d.,]*\s?(.*)", cand) if cand else None
+            if cand and (_LETTER_LIST.fullmatch(cand) or value and (not value.group(1) or _unit_like(value.group(1)))):
+                # a value alone, maybe with its unit ("Actually, 2 forces act." corrects nothing)
                 best = (cue.start(), cand, cue.end() + sm.end(), _HEDGED_CORRECTION.search(sent) is not None
                         or _CONDITIONAL_ALTERNATIVE.search(sent) is not None)
                 continue
@@ -490,7 +492,7 @@ _RETRACTED = re.compile(
     r"(?:(?:(?:that|this|it|which)(?:['’]s|\s(?:is|was))|i\swas)\s(?:(?:all|clearly|definitely|obviously)\s)?"
     r"(?:wrong|incorrect|false|not\s(?:right|correct)|a\smistake|impossible|not\spossible)"
     r"|(?:that|this|it)\s(?:does|did)(?:n't|n’t|\snot)\swork)(?=\s?(?:[.!,;]|$|\s(?:because|since|as)\b))"
-    r"|(?:^\s?|[.!?\n]\s?|[-–—]\s?)no(?:pe)?[.!]?\s?$")
+    r"|(?:^\s?|[.!\n]\s?|[-–—]\s?)no(?:pe)?[.!]?\s?$")  # "Is that wrong? No." keeps it
 
 
 def _retracted(after: str) -> bool:

@@ -36,6 +36,8 @@ SELF_CORRECTION = [
     (r"\boxed{12 N}. Wait, no, 10 N.", "10 N", None, True),
     ("The answer is 5 m/s - wait, no, 7 m/s.", "5 m/s", None, False),
     ("The answer is 5 m/s - wait, no, 7 m/s.", "7 m/s", None, True),
+    ("The answer is 12 N. Actually, 2 forces act on the block.", "12 N", None, True),  # no value alone
+    ("The answer is 5 m/s. Is that wrong? No.", "5 m/s", None, True),  # the "no" answers a question
 ]
 
 # a letter followed by a DIFFERENT option's text is ambiguous: refused; with its own text it reads
