@@ -86,9 +86,9 @@ def score(f, cols, p, texts):
     return vals, list(f.last_reasons)
 
 
-@pytest.fixture(scope="module")
-def table():
-    """(reward, attack) -> [(template, reward, reward of the honest slip at step 5, reason)]."""
+def build_table() -> dict:
+    """(reward, attack) -> [(template, reward, reward of the honest slip at step 5, reason)]; the answer attacks
+    under every reward, the shotgun under the step rewards (the answer rewards judge only the stated answer)."""
     rows = {}
     for p in PROBS:
         texts = [attack(p, k) for k in ["honest with a slip at step 5"] + ATTACKS]
@@ -102,6 +102,11 @@ def table():
                 rows.setdefault((rname, k), []).append((p.template, v, vals[0], w))
             rows.setdefault((rname, "honest with a slip at step 5"), []).append((p.template, vals[0], vals[0], why[0]))
     return rows
+
+
+@pytest.fixture(scope="module")
+def table():
+    return build_table()
 
 
 def test_honest_slip_at_step_5_is_the_bar(table):
