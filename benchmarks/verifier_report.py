@@ -5,8 +5,8 @@
    samples), and every miss listed;
 2. the same on procgen's injected errors (fresh seed, every class at every step it is injected at);
 3. the reward of each reward-hacking case (tests/verifiers/test_reward_hacking.py) beside an honest wrong answer, and issue
-   32's attacks (tests/verifiers/test_reward_hacking_r2.py) on every template beside an honest slip at step 5 (--hacking:
-   only that table);
+   32's and issue 54's attacks (tests/verifiers/test_reward_hacking_r2.py, _r3.py) on every template beside an honest
+   slip at step 5 (--hacking: only those tables);
 4. the reference-free mode on real JEEBench physics problems ($R3BENCH_DATA_DIR): hand-made seven-tag
    solutions (right and with a slip) and answer-only outputs for every problem, verdicts counted.
 Writes DIR/summary.md and DIR/results.json (default benchmarks/results/verifier).
@@ -99,6 +99,41 @@ def hacking_r2_md(rows) -> list[str]:
     for k, r in rows.items():
         md.append(f"| {k} | {r['n']} | {r['position_max']:.3f} | {r['position_mean']:.3f} | {r['stepfix_max']:.3f} | "
                   f"{r['no_verdict']} |")
+    return md
+
+
+def hacking_r3():
+    """Issue 54's attacks (tests/verifiers/test_reward_hacking_r3.py) on one problem of every template: per attack
+    and reward, the largest reward and the number of problems where it pays more than the honest solution with
+    one slip at step 5 under the same reward (the shotgun under the step rewards only)."""
+    spec = importlib.util.spec_from_file_location("hacks_r3", ROOT / "tests" / "verifiers" / "test_reward_hacking_r3.py")
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    table = m.build_table()
+    rewards = sorted({r for r, _ in table})
+    rows = {}
+    for kind in ["honest with a slip at step 5"] + m.ATTACKS:
+        row = {"n": len(m.PROBS), "max": {}, "above": 0}
+        for r in rewards:
+            cells = table.get((r, kind))
+            if cells is None:
+                continue
+            row["max"][r] = max(float("nan") if v is None else v for _, v, _, _ in cells)
+            row["above"] += sum(v is None or v > bar + 1e-9 for _, v, bar, _ in cells)
+        rows[kind] = row
+    return rows, rewards
+
+
+def hacking_r3_md(got) -> list[str]:
+    rows, rewards = got
+    md = ["## Issue 54's attacks on every template, beside an honest solution with one slip at step 5", "",
+          "Largest reward over the problems under each reward (`-`: not scored: the answer rewards judge only the "
+          "stated answer); paid more = (problem, reward) pairs where the attack earns more than the honest slip at "
+          "step 5 under the same reward.", "",
+          "| attack | problems | " + " | ".join(rewards) + " | paid more |", "|---|---|" + "---|" * (len(rewards) + 1)]
+    for k, r in rows.items():
+        cells = [f"{r['max'][x]:.3f}" if x in r["max"] else "-" for x in rewards]
+        md.append(f"| {k} | {r['n']} | " + " | ".join(cells) + f" | {r['above'] if k != 'honest with a slip at step 5' else '-'} |")
     return md
 
 
@@ -213,10 +248,10 @@ def reference_free():
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "verifier"))
-    ap.add_argument("--hacking", action="store_true", help="only issue 32's attack table (about a minute)")
+    ap.add_argument("--hacking", action="store_true", help="only the attack tables of issues 32 and 54 (about two minutes)")
     a = ap.parse_args(argv)
     if a.hacking:
-        print("\n".join(hacking_r2_md(hacking_r2())))
+        print("\n".join(hacking_r2_md(hacking_r2()) + [""] + hacking_r3_md(hacking_r3())))
         return 0
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -224,6 +259,7 @@ def main(argv=None):
     inj = injected()
     hack, names, right = hacking()
     hack2 = hacking_r2()
+    hack3 = hacking_r3()
     rf_rows, rf_counts, n_jee, (rf_agree, rf_total) = reference_free()
     fmt = lambda x: "-" if x is None else f"{x:.3f}"  # noqa: E731
     md = ["# Step verifier and rewards: measurements", "",
@@ -249,7 +285,7 @@ def main(argv=None):
         star = " *" if case in right else ""
         md.append(f"| {case}{star} | " + " | ".join(fmt(hack[r][case]) for r in ("position", "pspo_wrs", "outcome", "rlvp"))
                   + " |")
-    md += [""] + hacking_r2_md(hack2)
+    md += [""] + hacking_r2_md(hack2) + [""] + hacking_r3_md(hack3)
     md += ["", f"## Reference-free mode on real JEEBench physics problems ({n_jee} problems)", "",
            f"Hand-made seven-tag solutions of {len(JEE)} problems (right, a calculation slip, and where written a wrong "
            f"law or a misread value): verdict as intended for {rf_agree} of {rf_total}. Answer-only outputs for all "
@@ -260,7 +296,7 @@ def main(argv=None):
     md += [f"| {r[0].removeprefix('jeebench-')} | {r[1]} | {r[2]} | {r[3]} | {r[4].replace('|', '/')} |" for r in rf_rows]
     (out / "summary.md").write_text("\n".join(md) + "\n", encoding="utf-8")
     (out / "results.json").write_text(json.dumps({"heldout": ho, "heldout_misses": misses, "injected": inj,
-                                                  "hacking": hack, "hacking_r2": hack2, "reference_free": [list(r) for r in rf_rows],
+                                                  "hacking": hack, "hacking_r2": hack2, "hacking_r3": hack3[0], "reference_free": [list(r) for r in rf_rows],
                                                   "reference_free_agree": [rf_agree, rf_total],
                                                   "reference_free_counts": {" / ".join(map(str, k)): v
                                                                             for k, v in rf_counts.items()}},

@@ -621,7 +621,51 @@ def _governing_error(sol_eqs, rels, idents, known, target, true_env, units,
             continue
         if not P.close(a, b):
             return 3, f"`{left} = {right}` does not hold at the true values ({a:.4g} vs {b:.4g})", True
+    unused = _unused_relations(sol_eqs, rels, known, target, true_env)
+    if len(unused) > MAX_UNUSED_RELATIONS:
+        return 3, (f"the governing equation states {len(unused)} relations that the working to the asked quantity "
+                   f"does not use ({', '.join(unused[:4])}{', ...' if len(unused) > 4 else ''}): a list of laws, "
+                   f"not the problem's"), False
     return None
+
+
+#: relations a governing-equation step may state beside those the working uses (a law in its general form, a
+#: balance written before its solved form): the committed real and hand-written solutions state at most two
+MAX_UNUSED_RELATIONS = 2
+
+
+def _unused_relations(sol_eqs, rels, known, target, true_env) -> list[str]:
+    """The relations of the governing-equation step that lead nowhere (issue 54, the shotgun step: a dozen laws
+    listed beside the right one, each unchecked because its symbols have no values): an equation whose quantity
+    is neither a quantity of the reference nor needed, through the other equations, by one that is (or by the
+    last, the solution's asked quantity), and a relation without values whose symbols no needed equation, given
+    or reference quantity has. A list of laws the working never uses is no step of the solution."""
+    if not sol_eqs:
+        return []
+
+    def names(expr):
+        try:
+            return P.names(expr)
+        except P.ExprError:
+            return set()
+
+    roots = {k for k, (lhs, _, _) in enumerate(sol_eqs) if lhs in known or lhs == target} | {len(sol_eqs) - 1}
+    needed, want = set(), set()
+    todo = sorted(roots)
+    while todo:
+        k = todo.pop()
+        if k in needed:
+            continue
+        needed.add(k)
+        want |= names(sol_eqs[k][1][-1])
+        todo += [j for j, (lhs, _, _) in enumerate(sol_eqs) if j not in needed and lhs in want]
+    out = [f"{lhs} = {parts[-1]}" for k, (lhs, parts, _) in enumerate(sol_eqs) if k not in needed]
+    have = want | {sol_eqs[k][0] for k in needed} | set(known) | set(true_env)
+    for left, right, _ in rels:
+        free = names(left) | names(right)
+        if free and free - have:
+            out.append(f"{left} = {right}")
+    return out
 
 
 #: a number with at most one unit token (`90 degrees`, `0 m/s`, `9.8 m/s^2`), nothing more

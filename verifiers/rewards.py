@@ -49,6 +49,7 @@ from __future__ import annotations
 import abc
 import math
 import operator
+import re
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence
 
@@ -455,6 +456,7 @@ class RewardFunc(abc.ABC):
         elif (many := _contradictory_boxes(text)):
             r, why = 0.0, many
         else:
+            text, after = _before_the_end(text)
             try:
                 got = self._score(text, prompt_text(prompt), row)
                 if isinstance(got, RewardResult):
@@ -469,6 +471,8 @@ class RewardFunc(abc.ABC):
                 raise
             except Exception as e:  # noqa: BLE001 - see class docstring
                 r, ok, why, label = 0.0, False, f"error: {type(e).__name__}: {str(e)[:120]}", None
+            if after:
+                why = f"{why}; {after}"
         return RewardResult(r, ok, why, label)
 
     @abc.abstractmethod
@@ -529,6 +533,8 @@ class _RLVP(RewardFunc):
         # the answer is read by the checker over the whole text (verifiers.check: one committed answer; hedges,
         # alternatives and self-corrections are its business), then its canonical value is scored
         v = _answer.check(text, str(ref), "numeric")
+        if v.reason.startswith("pred refused"):  # no committed answer (two that disagree, a hedge): none is scored
+            return 0.0, f"no answer read ({v.reason})"
         pc = canonical(f"\\boxed{{{v.pred_canonical}}}", "numeric", ref=str(ref)) if v.pred_canonical else None
         if pc is None:
             a = extract_answer(text)
@@ -563,6 +569,22 @@ def _contradictory_boxes(text: str) -> Optional[str]:
     if len(boxes) > 1 and any(not same_answer(boxes[0], b) for b in boxes[1:]):
         return f"{len(boxes)} different boxed answers"
     return None
+
+
+#: the closing tag of the last step, spelt as verifiers.seventag reads it (`</final_answer>`, `</ Final Answer >`)
+_END_TAG = re.compile(r"<\s{0,8}/\s{0,8}final[\s_\-]{1,8}answer\s{0,8}>", re.I)
+
+
+def _before_the_end(text: str) -> tuple[str, Optional[str]]:
+    """The completion up to the last closing `</final_answer>`, and a reason when text follows it (issue 54: a
+    slip at step 5, then the right answer written after the tags, was paid in full by rlvp). What follows the
+    seven-tag output is never read by any reward: not an answer, not a step. (Several boxed answers that disagree
+    are judged on the whole text before: a box written after the end still costs.)"""
+    ends = list(_END_TAG.finditer(text))
+    if not ends or not text[ends[-1].end():].strip():
+        return text, None
+    cut = ends[-1].end()
+    return text[:cut], f"{len(text) - cut} characters after </final_answer> not read"
 
 
 def _no_final_answer(text: str) -> Optional[str]:
