@@ -83,7 +83,8 @@ def test_the_position_reward_books_every_completion_it_pays():
         return StepVerdict(5, "CE", "slip", 7)
 
     f = rewards.position_reward_func(verifier, answer_column=None)
-    comps = [SEVEN, "no tags at all", "", r"\boxed{1} and \boxed{2}", SEVEN + " boom"]
+    # (text after </final_answer> is read by no reward: "boom" goes inside a step)
+    comps = [SEVEN, "no tags at all", "", r"\boxed{1} and \boxed{2}", SEVEN.replace("<principle>x", "<principle>boom")]
     f(prompts=["q"] * len(comps), completions=comps)
     got = [(r.value, r.ok, r.verdict) for r in f.last_results]
     assert got[0] == (pytest.approx(5 / 8), True, "CE")

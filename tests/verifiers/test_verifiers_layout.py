@@ -200,7 +200,7 @@ def test_completion_faults_are_ok_results_and_scorer_errors_are_not():
     assert f(prompts=["q", "q"], completions=[_SOL, ""]) == [0.0, 0.0]
     assert [r.ok for r in f.last_results] == [False, True]  # the scorer's failure; an empty completion's own
     fmt = step_reward(StepVerdict(2, FORMAT, "missing", 7))  # a broken format is the completion's: paid 0, ok
-    assert fmt == RewardResult(0.0, True, "format failure at step 2: missing")
+    assert fmt == RewardResult(0.0, True, "format failure at step 2: missing", FORMAT)  # booked as FORMAT
 
 
 # --- LaTeX the parser refuses: the reason says what is wrong --------------------------------------
