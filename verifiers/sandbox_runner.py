@@ -52,6 +52,23 @@ statuses that matter for safety (timeout, memory, killed, refused by the kernel)
 """
 import sys
 
+# what the guards refuse, each the start of a refusal's text "<kind> is refused in the sandbox (<what>)".
+# verifiers/sandbox.py keeps the same tuple: a program's report may claim `refused` only with such a text
+GUARD_KINDS = ("starting or signalling processes", "network access", "creating special files", "calling native code",
+               "changing resource limits", "tracing or walking the interpreter", "loading this native module",
+               "loading native libraries", "using this path object", "using a path of an unknown type",
+               "writing outside the working directory", "linking outside the working directory", "creating more files",
+               "reading other processes", "opening directories outside the working directory",
+               "an action the guards could not check")
+
+
+def _guard_text(text):
+    """True for a refusal text of the guards' own form (one line, a known kind); anything else a program
+    raises as a PermissionError is an ordinary error, not a refusal."""
+    return "\n" not in text and text.endswith(")") and any(
+        text.startswith(k + " is refused in the sandbox (") for k in GUARD_KINDS)
+
+
 def _install_guards(wd, rfd, max_files):
     """Layer 1: replace the entry points. Layer 2: the audit hook. Nothing is returned.
 
@@ -340,7 +357,6 @@ def _run_code(payload, rfd, cmd_fd=None):
     lim = payload["limits"]
     cap = max(1024, lim["output_kb"] * 1024)
     encoder = json.JSONEncoder(ensure_ascii=False)  # UTF-8: a non-ASCII value is not 6 bytes a character
-    marker = "is refused in the sandbox"
 
     def send(out):
         try:
@@ -382,7 +398,7 @@ def _run_code(payload, rfd, cmd_fd=None):
         while x is not None and len(chain) < 20 and not any(x is y for y in chain):
             chain.append(x)
             x = x.__cause__ or x.__context__
-        refused = next((x for x in chain if isinstance(x, PermissionError) and marker in str(x)), None)
+        refused = next((x for x in chain if isinstance(x, PermissionError) and _guard_text(str(x)[:500])), None)
         efbig = next((x for x in chain if isinstance(x, OSError) and x.errno == 27), None)
         line = None
         while tb is not None:
@@ -792,6 +808,77 @@ def _confine(payload, seccomp_filter, cgroup_fd=None):
             _landlock(payload["landlock_abi"], [payload["wd"]] + ["/dev/" + n for n in DEV_NODES])
 
 
+SYS_KEYCTL = {"x86_64": 250, "aarch64": 219}
+KEYCTL_JOIN_SESSION_KEYRING = 1
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def _new_session_keyring():
+    """Join a new anonymous session keyring (keyctl(KEYCTL_JOIN_SESSION_KEYRING, NULL)): the run's processes
+    inherit it instead of the caller's. True, or why not (a kernel without keys: nothing to inherit either)."""
+    import os
+    ctypes, libc = _libc()
+    nr = SYS_KEYCTL.get(os.uname().machine)
+    if nr is None:
+        return f"no keyctl number for {os.uname().machine}"
+    if libc.syscall(nr, KEYCTL_JOIN_SESSION_KEYRING, None, 0, 0, 0) < 0:
+        return f"keyctl(KEYCTL_JOIN_SESSION_KEYRING): {os.strerror(ctypes.get_errno())}"
+    return True
+
+
+def _descendants():
+    """Pids of this process's descendants (/proc/<pid>/task/<tid>/children, breadth first)."""
+    import os
+    out, todo, seen = [], [os.getpid()], set()
+    while todo:
+        p = todo.pop()
+        try:
+            tids = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        for t in tids:
+            try:
+                with open(f"/proc/{p}/task/{t}/children") as f:
+                    kids = [int(x) for x in f.read().split()]
+            except (OSError, ValueError):
+                continue
+            for k in kids:
+                if k not in seen:
+                    seen.add(k)
+                    out.append(k)
+                    todo.append(k)
+    return out
+
+
+def _end_run(mode, worker):
+    """SIGKILL every process of the run but this one and reap them all (a few passes: a process killed while
+    it forked leaves no child, the kernel sees to that, but its orphans come here one level at a time at the
+    fallback). Namespaces: kill(-1) as PID 1 reaches every process of the namespace. Fallback: this process is
+    a child subreaper, so the run's processes are its descendants whatever session they are in. Returns how
+    many were still there after 2 s (0: none)."""
+    import os, signal, time
+    end = time.monotonic() + 2.0
+    while True:
+        try:
+            if mode == "namespaces":
+                os.kill(-1, signal.SIGKILL)
+            else:
+                for p in ([worker] if worker else []) + _descendants():
+                    os.kill(p, signal.SIGKILL)
+        except OSError:
+            pass
+        while True:  # reap what has exited
+            try:
+                got, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return 0
+            if not got:
+                break
+        if time.monotonic() > end:
+            return len(_descendants()) or 1
+        time.sleep(0.002)
+
+
 def _report_line(tag, obj):
     import json  # UTF-8, not \u escapes (12 bytes a character outside the BMP); a lone surrogate escaped
     return tag + b" " + json.dumps(obj, ensure_ascii=False).encode("utf-8", "backslashreplace").hex().encode() + b"\n"
@@ -847,13 +934,22 @@ def _parse_report_lines(data, cap):
 
 
 def _supervise(rfd, payload_path):
-    import json, os, select, signal, time
+    import json, os, resource, select, signal, time
     t_start = time.monotonic()
     with open(payload_path, "rb") as f:
         payload = json.loads(f.read())
     os.unlink(payload_path)
     seccomp_filter, setup = None, {"mode": payload["mode"], "seccomp": False, "root": False}
     cgroup_fd = None
+    # a fresh, empty session keyring for the run, at every level and before the seccomp filter (which denies
+    # keyctl): the caller's session keyring came along with possessor rights (/proc/keys listed its keys'
+    # descriptions; without the filter KEYCTL_READ returned a key's payload)
+    setup["keyring"] = _new_session_keyring()
+    if payload["mode"] != "namespaces":
+        # the fallback: orphans of the run come to this process (not the host's init), so that it can kill and
+        # reap every process of the run, also one in a session of its own, and count their CPU time
+        _, libc = _libc()
+        libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     try:
         if payload["mode"] == "namespaces":
             if payload.get("seccomp_module"):
@@ -1021,7 +1117,13 @@ def _supervise(rfd, payload_path):
     data, eof, exited, too_large = bytearray(), False, None, 0
     # the host kills the whole tree at wall_s; this deadline only matters when the host itself died
     deadline = t_start + float(payload["limits"]["wall_s"]) + 2.0
-    watch = [pr] + ([notify_fd] if notify_fd is not None else [])
+    poller = select.poll()
+    poller.register(pr, select.POLLIN)
+    if notify_fd is not None:
+        poller.register(notify_fd, select.POLLIN)
+    # the result fd's write end, no events asked: POLLERR once the host's read end is closed, i.e. the host
+    # (the caller) died. Then the run ends at once (not at wall_s + 2 s): every process of it is killed
+    poller.register(rfd, 0)
     while exited is None:
         if time.monotonic() > deadline:
             try:
@@ -1030,13 +1132,20 @@ def _supervise(rfd, payload_path):
                 pass
             exited = os.wait4(pid, 0)
             break
-        ready, _, _ = select.select([fd for fd in watch if not (eof and fd == pr)], [], [], 0.05 if not eof else 0.005)
+        events = poller.poll(50 if not eof else 5)
+        ready = [fd for fd, ev in events if fd != rfd]
+        if any(fd == rfd for fd, _ in events):
+            _end_run(payload["mode"], pid)
+            os._exit(0)
+        if eof and pr in ready:
+            ready.remove(pr)
         if notify_fd in ready:
             on_denial()
         if pr in ready:
             chunk = os.read(pr, 65536)
             if not chunk:
                 eof = True
+                poller.unregister(pr)
             elif len(data) <= cap:
                 data += chunk
             else:
@@ -1086,6 +1195,11 @@ def _supervise(rfd, payload_path):
         if len(denied) == n:
             break
     _, status, ru = exited
+    # the rest of the run (children the worker left, in any session): killed and reaped here, so that nothing of
+    # it outlives the report and their CPU time is counted (RUSAGE_CHILDREN: every process of the run this
+    # supervisor reaped, itself or through the worker, with the worker's own)
+    left = _end_run(payload["mode"], None)
+    ru_all = resource.getrusage(resource.RUSAGE_CHILDREN)
     setup_failed = b""
     while len(setup_failed) < 4096:  # the worker has exited and closed its end: EOF comes at once
         ready, _, _ = select.select([sr], [], [], 0)
@@ -1103,7 +1217,8 @@ def _supervise(rfd, payload_path):
                  "value": None if final["value"] is None else final["value"][:cap]}
     report = {"setup": setup, "exit": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
               "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
-              "cpu": ru.ru_utime + ru.ru_stime, "maxrss_kb": ru.ru_maxrss, "denied": denied,
+              "cpu": ru.ru_utime + ru.ru_stime, "cpu_all": ru_all.ru_utime + ru_all.ru_stime, "left": left,
+              "maxrss_kb": ru.ru_maxrss, "denied": denied,
               "final": final, "notes": notes, "problem": problem}
     if n_calls:
         report.update(calls=calls, call_timeout=call_timeout)
