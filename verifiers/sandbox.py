@@ -66,6 +66,13 @@ limit" on SIGXCPU / the hard CPU SIGKILL when the kernel measured the CPU time);
 (MemoryError, a native allocation failure under RLIMIT_AS, or the memory cgroup's OOM kill);
 "refused" (a guard, the kernel's report of a denied call in any process of the run, or the file-size
 limit); "killed" (any other signal, also a SIGSYS or SIGXCPU the program raised itself).
+`source` says whose status it is: "supervisor" (observed from outside the program: the wall clock, a denied
+call, the cgroup's OOM kill, the CPU time of all the run's processes, a signal, the setup, a forged report line)
+or "program" (its own report: refused/memory only with the texts the worker itself writes, issue 55).
+
+Also from outside the program: its stdin is a pipe of its own (not the host's /dev/null), it starts in a
+fresh session keyring, the supervisor kills and reaps every process of the run when the worker exits, and a
+reaper process per caller removes a run's scratch directory and cgroup when the caller dies mid-run.
 """
 from __future__ import annotations
 

@@ -12,6 +12,9 @@ Process tree (namespace mode):
         supervisor = PID 1 of a new PID namespace, root, trusted code only; holds the result fd
           worker   = PID 2, a fork of the supervisor: confined, then runs the model's code
 
+Supervisor, at both levels: joins a fresh session keyring (the caller's is not inherited); at the fallback it
+is a child subreaper. When the worker has exited it kills and reaps every other process of the run (their CPU
+time is the run's: "cpu_all"), and when the host is gone (POLLERR on the result fd) it ends the run at once.
 Supervisor, before the fork (it is root in fresh mount/network/PID namespaces):
   1. reads and deletes the payload file (it lives outside the scratch directory);
   2. builds a new root on a tmpfs: read-only overlayfs mounts (not binds: a host FIFO or path socket in
