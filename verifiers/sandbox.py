@@ -444,6 +444,7 @@ for _ in range(2):
     time.sleep(0.2)
 """
 _REAPER: list | None = None  # [the caller's pid, the pipe's write end, the reaper's pid]
+_REAPER_LOCK = threading.Lock()  # its own: _reaper_start may warn, and _warn_once takes _LOCK
 
 
 def _reaper_start():
@@ -472,7 +473,7 @@ def _reaper_send(*lines):
     this process dies: "+D dir", "-D dir" and so on. Never raises."""
     global _REAPER
     try:
-        with _LOCK:
+        with _REAPER_LOCK:
             rp = _REAPER
             if rp is not None and rp[0] == os.getpid():
                 try:

@@ -32,6 +32,7 @@ FAST = SandboxLimits(wall_s=8, cpu_s=4, memory_mb=256)
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 FALLBACK_MISSES = {
+    "host_user_keyring_is_not_reachable": "the run has the caller's uid, whose user keyring (@u) is its own too",
     "host_keys_are_not_listed": "the run has the caller's uid: /proc/keys lists the descriptions of that uid's keys "
                                 "(their payloads stay unreadable: not possessed)",
 }
@@ -223,6 +224,56 @@ def test_host_key_not_readable_without_the_seccomp_filter(ns, host_key, monkeypa
     assert r.isolation == "namespaces" and r.status == "ok", r
     got = eval(r.value)
     assert payload not in got[0] and desc not in got[1], r
+
+
+@pytest.fixture
+def host_user_key():
+    """A key in this uid's user keyring (@u, which outlives the process), removed afterwards."""
+    machine = os.uname().machine
+    if machine not in SYS_ADD_KEY:
+        pytest.skip(f"no syscall numbers for {machine}")
+    libc = ctypes.CDLL(None, use_errno=True)
+    desc = b"r3bench-test-u-" + uuid.uuid4().hex[:10].encode()
+    payload = b"host-user-secret-" + uuid.uuid4().hex[:10].encode()
+    kid = libc.syscall(ctypes.c_long(SYS_ADD_KEY[machine]), b"user", desc, payload, ctypes.c_size_t(len(payload)),
+                       ctypes.c_long(-4))  # KEY_SPEC_USER_KEYRING
+    if kid < 0:
+        pytest.skip(f"the kernel refuses keys here: {os.strerror(ctypes.get_errno())}")
+    try:
+        yield kid, desc.decode(), payload.decode()
+    finally:
+        libc.syscall(ctypes.c_long(SYS_KEYCTL[machine]), ctypes.c_long(21), ctypes.c_long(kid))  # KEYCTL_INVALIDATE
+
+
+def test_host_user_keyring_is_not_reachable(level, host_user_key):
+    """The caller uid's user keyring (@u): the run links it into its own session keyring and reads the key.
+    With a per-run uid (or a user namespace, whose @u is its own) that is a different, empty keyring; with the
+    filter keyctl is refused. The fallback runs as the caller's uid: its @u is the caller's (strict xfail)."""
+    kid, _, payload = host_user_key
+    nr = SYS_KEYCTL.get(os.uname().machine, 250)
+    code = DISARM + f'''
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+k = lambda *a: libc.syscall(ctypes.c_long({nr}), *[ctypes.c_long(x) if isinstance(x, int) else x for x in a])
+k(8, -4, -3)  # KEYCTL_LINK: @u into the session keyring
+buf = ctypes.create_string_buffer(256)
+n = k(11, {kid}, buf, 256)  # KEYCTL_READ
+result = buf.raw[:n].decode() if n > 0 else "errno %d" % ctypes.get_errno()
+'''
+    r = _run(code, level)
+    assert payload not in (r.value or ""), r
+
+
+def test_no_reaper_still_runs(monkeypatch, caplog):
+    """A reaper that cannot be started is a warning; the run goes on (and nothing waits on a lock)."""
+    def refuse(*a, **k):
+        raise OSError(1, "refused for the test")
+    monkeypatch.setattr(sb, "_REAPER", None)
+    monkeypatch.setattr(sb.os, "posix_spawn", refuse)
+    monkeypatch.setattr(sb, "_WARNED", set())
+    r = run_python("result = 1", FAST)
+    assert r.status == "ok" and r.value == "1", r
+    assert sb._REAPER is None and "no reaper process" in caplog.text
 
 
 # -- 4. a caller that dies mid-run -------------------------------------------------------------------------------
