@@ -68,8 +68,7 @@ GUARD_KINDS = ("starting or signalling processes", "network access", "creating s
 def _guard_text(text):
     """True for a refusal text of the guards' own form (one line, a known kind); anything else a program
     raises as a PermissionError is an ordinary error, not a refusal."""
-    return "\n" not in text and text.endswith(")") and any(
-        text.startswith(k + " is refused in the sandbox (") for k in GUARD_KINDS)
+    return "\n" not in text and any(text.startswith(k + " is refused in the sandbox (") for k in GUARD_KINDS)
 
 
 def _install_guards(wd, rfd, max_files):
@@ -401,7 +400,7 @@ def _run_code(payload, rfd, cmd_fd=None):
         while x is not None and len(chain) < 20 and not any(x is y for y in chain):
             chain.append(x)
             x = x.__cause__ or x.__context__
-        refused = next((x for x in chain if isinstance(x, PermissionError) and _guard_text(str(x)[:500])), None)
+        refused = next((x for x in chain if isinstance(x, PermissionError) and _guard_text(str(x))), None)
         efbig = next((x for x in chain if isinstance(x, OSError) and x.errno == 27), None)
         line = None
         while tb is not None:

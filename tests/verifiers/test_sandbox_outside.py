@@ -128,6 +128,12 @@ def test_forged_refusal_by_exception(level):
     assert r.status == "error" and r.status != "refused", r
 
 
+def test_a_long_guard_refusal_is_still_a_refusal(level):
+    """A guard's text is cut at 500 characters (its closing parenthesis lost): still the guard's refusal."""
+    r = _run("open('/' + 'x' * 700, 'w')", level)
+    assert r.status == "refused" and r.source == "program" and "is refused in the sandbox" in r.reason, r
+
+
 def test_forged_notes_are_dropped(level):
     """R lines (the guards' notes) with the kernel's text do not reach the reason."""
     code = REPORT_FD + f'''
