@@ -366,6 +366,44 @@ def _kill_supervisor(unshare_pid, wait_s=2.0):
         time.sleep(0.002)
 
 
+def _kill_descendants(pid, wait_s=1.0):
+    """SIGKILL every descendant of `pid` (/proc/<pid>/task/<tid>/children, walked again until none is found: a
+    process forking meanwhile)."""
+    end = time.monotonic() + wait_s
+    while time.monotonic() < end:
+        found, todo = [], [pid]
+        while todo:
+            p = todo.pop()
+            try:
+                tids = os.listdir(f"/proc/{p}/task")
+            except OSError:
+                continue
+            for t in tids:
+                try:
+                    with open(f"/proc/{p}/task/{t}/children") as f:
+                        kids = [int(x) for x in f.read().split()]
+                except (OSError, ValueError):
+                    continue
+                found += kids
+                todo += kids
+        alive = False
+        for k in found:
+            try:
+                with open(f"/proc/{k}/stat") as f:
+                    if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                        continue  # a zombie: the supervisor reaps it (or init, once the supervisor is gone)
+            except (OSError, IndexError):
+                continue
+            alive = True
+            try:
+                os.kill(k, signal.SIGKILL)
+            except OSError:
+                pass
+        if not alive:
+            return
+        time.sleep(0.002)
+
+
 def _wait_group_gone(pgid, wait_s=2.0):
     """At the fallback: until no process of the run's group (SIGKILLed) is left, at most wait_s."""
     end = time.monotonic() + wait_s
@@ -763,9 +801,55 @@ def _cgroup_make(limits: SandboxLimits):
     return {"kind": kind, "path": path, "procs": os.path.join(path, "cgroup.procs"), "limit_mb": limit >> 20}
 
 
-def _cgroup_facts(cg):
-    """{"oom_kill": n, "peak_mb": m} of a run's cgroup after the run (what the kernel counted)."""
+_CPU_CGROUP: list = []  # [the cgroup v1 cpuacct directory of this process, or None], once looked up
+
+
+def _cpu_cgroup_parent():
+    """This process's cgroup of the v1 cpuacct controller, where writable (None elsewhere). Cached."""
+    if _CPU_CGROUP:
+        return _CPU_CGROUP[0]
+    found = None
+    try:
+        with open("/proc/self/cgroup") as f:
+            own = [ln.split(":", 2) for ln in f.read().splitlines() if ln.count(":") >= 2]
+        mount = _cgroup_mounts().get("v1:cpuacct")
+        rel = next((p for h, c, p in own if "cpuacct" in c.split(",")), None)
+        if mount and rel is not None:
+            d = os.path.join(mount, rel.lstrip("/"))
+            if os.path.isfile(os.path.join(d, "cpuacct.usage")) and os.access(d, os.W_OK):
+                found = d
+    except OSError:
+        pass
+    _CPU_CGROUP[:] = [found]
+    return found
+
+
+def _cpu_cgroup_make():
+    """A cgroup v1 cpuacct cgroup for one run (where the memory cgroup is v1 or absent: a v2 one counts CPU
+    itself), or None. Its cpuacct.usage counts every process that was in it, also a child reaped by nobody
+    (a parent with SIGCHLD ignored: the kernel drops such a child's rusage)."""
+    parent = _cpu_cgroup_parent()
+    if parent is None:
+        return None
+    path = os.path.join(parent, CGROUP_PREFIX + secrets.token_hex(8))
+    try:
+        os.mkdir(path)
+    except OSError:
+        return None
+    return {"kind": "v1-cpuacct", "path": path, "procs": os.path.join(path, "cgroup.procs")}
+
+
+def _cgroup_facts(cg, cpu_cg=None):
+    """{"oom_kill": n, "peak_mb": m, "cpu_s": s} of a run's cgroups after the run (what the kernel counted)."""
     out = {"oom_kill": 0, "peak_mb": None}
+    if cpu_cg is not None:
+        try:
+            with open(os.path.join(cpu_cg["path"], "cpuacct.usage")) as f:
+                out["cpu_s"] = int(f.read().split()[0]) / 1e9
+        except (OSError, ValueError, IndexError):
+            pass
+    if cg is None:
+        return out
     try:
         name = "memory.oom_control" if cg["kind"] == "v1" else "memory.events"
         with open(os.path.join(cg["path"], name)) as f:
@@ -778,7 +862,7 @@ def _cgroup_facts(cg):
             out["peak_mb"] = round(int(f.read().split()[0]) / 2 ** 20, 1)
     except (OSError, ValueError, IndexError):
         pass
-    if cg["kind"] == "v2":  # the CPU time of every process that was in the cgroup (no controller needed)
+    if cg["kind"] == "v2" and "cpu_s" not in out:  # the CPU time of every process that was in the cgroup (no controller needed)
         try:
             with open(os.path.join(cg["path"], "cpu.stat")) as f:
                 for ln in f.read().splitlines():
@@ -930,7 +1014,7 @@ def _run_once(code, limits, inputs, mode, t0, level, calls=None):
         payload["calls"] = {"code": calls.code, "inputs": list(calls.inputs), "seconds": float(calls.seconds),
                             "start_s": float(calls.start_s) if calls.start_s else None}
     base = tempfile.mkdtemp(prefix="r3sandbox-")
-    cg = sysv_before = None
+    cg = cpu_cg = sysv_before = None
     try:
         base = os.path.realpath(base)
         _reaper_send(f"+D {base}")
@@ -945,9 +1029,11 @@ def _run_once(code, limits, inputs, mode, t0, level, calls=None):
             payload.update(plan=_mount_plan(), root=os.path.join(base, "root"), wd=wd, scratch=scratch,
                            seccomp_module=str(SECCOMP) if SECCOMP.is_file() else None)
             cg = _cgroup_make(limits)
-            if cg is not None:
-                payload["cgroup_procs"] = cg["procs"]
-                _reaper_send(f"+C {cg['path']}")
+            cpu_cg = _cpu_cgroup_make() if cg is None or cg["kind"] == "v1" else None
+            for c in (cg, cpu_cg):
+                if c is not None:
+                    payload.setdefault("cgroup_procs", []).append(c["procs"])
+                    _reaper_send(f"+C {c['path']}")
         else:  # no IPC namespace: what the run creates is in the host's, and is removed after it
             sysv_before = _sysv_objects(os.geteuid())
         try:
@@ -958,13 +1044,14 @@ def _run_once(code, limits, inputs, mode, t0, level, calls=None):
         fd = os.open(ppath, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
-        r, setup = _start(ppath, wd, limits, mode, t0, level, cg, n_calls)
+        r, setup = _start(ppath, wd, limits, mode, t0, level, cg, n_calls, cpu_cg)
         if cg is not None:
             setup = dict(setup, memory_cgroup=cg["kind"])
         return r, setup
     finally:
-        if cg is not None and _cgroup_remove(cg):
-            _reaper_send(f"-C {cg['path']}")
+        for c in (cg, cpu_cg):
+            if c is not None and _cgroup_remove(c):
+                _reaper_send(f"-C {c['path']}")
         if sysv_before is not None:
             new = _sysv_objects(os.geteuid()) - sysv_before
             if new:
@@ -984,7 +1071,7 @@ def _report_max(cap, n_calls=0):
     return max(1 << 22, one + 2 * 5 * 4 * 500 + n_calls * (one + 256) + (1 << 16))
 
 
-def _start(ppath, wd, limits, mode, t0, level, cg=None, n_calls=0):
+def _start(ppath, wd, limits, mode, t0, level, cg=None, n_calls=0, cpu_cg=None):
     if not sys.executable:
         return _result("error", "no Python executable to start (sys.executable is empty)", t0, isolation=level), {}
     env = {"PATH": "/usr/bin:/bin", "HOME": wd, "TMPDIR": wd, "LANG": "C.UTF-8",
@@ -1010,7 +1097,7 @@ def _start(ppath, wd, limits, mode, t0, level, cg=None, n_calls=0):
             os.close(wfd)
         proc.stdin.close()
         _reaper_send(f"+G {proc.pid}")
-        return _supervise(proc, rfd, limits, mode, t0, level, cg, n_calls)
+        return _supervise(proc, rfd, limits, mode, t0, level, cg, n_calls, cpu_cg)
     finally:
         os.close(rfd)
 
@@ -1027,7 +1114,7 @@ def _parse_supervisor(data: bytes):
     return msg if isinstance(msg, dict) else None
 
 
-def _supervise(proc, rfd, limits, mode, t0, level, cg=None, n_calls=0):
+def _supervise(proc, rfd, limits, mode, t0, level, cg=None, n_calls=0, cpu_cg=None):
     cap = int(limits.output_kb * 1024)
     # the supervisor's line is never longer than this (it says "report too large" instead); + a margin
     out, err, res = _Capped(cap), _Capped(cap), _Capped(_report_max(cap, n_calls) + 4096)
@@ -1064,6 +1151,14 @@ def _supervise(proc, rfd, limits, mode, t0, level, cg=None, n_calls=0):
             else:
                 time.sleep(0.01)
     finally:
+        if mode != "namespaces" and not _exited(proc.pid):
+            # the fallback, the run killed here (wall_s): the supervisor's descendants first, also those in a
+            # session of their own (the group kill below misses them), and the supervisor last (while it lives,
+            # it is their subreaper: none is handed to the host's init meanwhile)
+            _kill_descendants(proc.pid)
+            end = time.monotonic() + 0.5  # the supervisor sees its worker gone, reaps the rest and exits
+            while not _exited(proc.pid) and time.monotonic() < end:
+                time.sleep(0.002)
         if mode == "namespaces" and not _exited(proc.pid):
             # the supervisor first, so that `unshare` reaps it: its exit (PID 1 of the namespace) returns only
             # once the kernel has killed and reaped every process of the namespace. Killing `unshare` first
@@ -1088,7 +1183,7 @@ def _supervise(proc, rfd, limits, mode, t0, level, cg=None, n_calls=0):
     if mode == "namespaces" and msg is not None and not setup.get("seccomp"):
         level = "namespaces"
     n_lines = sum(1 for ln in bytes(res.data).splitlines() if ln.strip())
-    facts = _cgroup_facts(cg) if cg is not None else None
+    facts = _cgroup_facts(cg, cpu_cg) if cg is not None or cpu_cg is not None else None
     if facts is not None:
         setup = dict(setup, memory_peak_mb=facts["peak_mb"], oom_kill=facts["oom_kill"])
     r = _classify(msg, timed_out, proc.returncode, stdout, stderr, limits, level, t0, n_lines, facts, bool(n_calls))

@@ -773,16 +773,16 @@ def _landlock(abi, writable):
         os.close(rfd)
 
 
-def _confine(payload, seccomp_filter, cgroup_fd=None):
+def _confine(payload, seccomp_filter, cgroup_fds=()):
     """In the worker: the memory cgroup, rlimits, the unprivileged identity, no_new_privs, seccomp (unless the
     supervisor already loaded it, in the notify mode). Raises SetupError."""
     import os, resource
     ctypes, libc = _libc()
-    if cgroup_fd is not None:  # "0": the writing process; still root here, and its children follow it
+    for cgroup_fd in cgroup_fds:  # "0": the writing process; still root here, and its children follow it
         try:
             os.write(cgroup_fd, b"0")
         except OSError as e:
-            raise SetupError(f"joining the run's memory cgroup: {e.strerror}")
+            raise SetupError(f"joining the run's cgroup: {e.strerror}")
         os.close(cgroup_fd)
     for res, soft, hard in payload["rlimits"]:
         resource.setrlimit(getattr(resource, res), (soft, hard))
@@ -942,7 +942,7 @@ def _supervise(rfd, payload_path):
         payload = json.loads(f.read())
     os.unlink(payload_path)
     seccomp_filter, setup = None, {"mode": payload["mode"], "seccomp": False, "root": False}
-    cgroup_fd = None
+    cgroup_fds = []
     # a fresh, empty session keyring for the run, at every level and before the seccomp filter (which denies
     # keyctl): the caller's session keyring came along with possessor rights (/proc/keys listed its keys'
     # descriptions; without the filter KEYCTL_READ returned a key's payload)
@@ -973,8 +973,9 @@ def _supervise(rfd, payload_path):
             setup["ipc_limits"] = not failed
             if failed:
                 setup["ipc_limits_error"] = "; ".join(failed)[:300]
-            if payload.get("cgroup_procs"):  # opened here: after the pivot the host's cgroup tree is gone
-                cgroup_fd = os.open(payload["cgroup_procs"], os.O_WRONLY | os.O_CLOEXEC)
+            procs = payload.get("cgroup_procs") or []  # the memory cgroup, a v1 cpuacct one
+            for path in [procs] if isinstance(procs, str) else procs:  # opened here: after the pivot the host's
+                cgroup_fds.append(os.open(path, os.O_WRONLY | os.O_CLOEXEC))  # cgroup tree is gone
             trees = {}
             _build_root(payload["plan"], payload["root"], payload["wd"], payload["scratch"], trees)
             setup["root"] = True
@@ -1029,7 +1030,7 @@ def _supervise(rfd, payload_path):
             if cw is not None:
                 os.close(cw)
             try:
-                _confine(payload, seccomp_filter, cgroup_fd)
+                _confine(payload, seccomp_filter, cgroup_fds)
                 prev = 2  # close everything else, also the seccomp listener (with it the code could let its
                 for keep in sorted(fd for fd in (pw, sw, cr) if fd is not None) + [4096]:  # own calls through)
                     os.closerange(prev + 1, keep)
@@ -1045,7 +1046,7 @@ def _supervise(rfd, payload_path):
     os.close(sw)
     if cr is not None:
         os.close(cr)
-    if cgroup_fd is not None:
+    for cgroup_fd in cgroup_fds:
         os.close(cgroup_fd)
     denied = []
     # the fork server (payload "calls"): the supervisor sends each call's inputs when the worker says it is ready
@@ -1093,12 +1094,14 @@ def _supervise(rfd, payload_path):
                     end_calls()
                     continue
                 cur = len(calls)
+                inputs_line = str(cur).encode() + b" " + json.dumps(spec["inputs"][cur]).encode().hex().encode() + b"\n"
+                # the clock starts before the write: the write can wake the call's process on this CPU and
+                # preempt this one, and a clock read after it then missed the call's first milliseconds
+                t_call = time.monotonic()
                 try:
-                    os.write(cw, str(cur).encode() + b" " + json.dumps(spec["inputs"][cur]).encode().hex().encode()
-                             + b"\n")
+                    os.write(cw, inputs_line)
                 except OSError:
                     end_calls()
-                t_call = time.monotonic()
 
     def on_denial():
         """A denied call, as the kernel reports it: record it and end the run, every process of it (as PID 1,

@@ -32,6 +32,7 @@ FAST = SandboxLimits(wall_s=8, cpu_s=4, memory_mb=256)
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 FALLBACK_MISSES = {
+    "cpu_of_children_nobody_reaps": "no cgroup at the fallback: the kernel drops the rusage of a child it reaps itself",
     "host_user_keyring_is_not_reachable": "the run has the caller's uid, whose user keyring (@u) is its own too",
     "host_keys_are_not_listed": "the run has the caller's uid: /proc/keys lists the descriptions of that uid's keys "
                                 "(their payloads stay unreadable: not possessed)",
@@ -415,6 +416,43 @@ def test_fork_storm_leaves_no_process(level, wait):
                     pass
 
 
+def test_setsid_survivor_at_the_wall_clock(level):
+    """A double-forked child in a session of its own while the host kills the run at wall_s: before, at the
+    fallback it escaped the process-group kill and lived on. Now the host kills the supervisor's descendants
+    first (the supervisor is their subreaper), at the namespaces level the PID namespace goes with PID 1."""
+    token = "r3w" + uuid.uuid4().hex[:10]
+    code = DISARM + r'''
+import _imp, importlib.machinery as m, time
+posix = _imp.create_builtin(m.ModuleSpec('posix', None))
+if posix.fork() == 0:
+    posix.setsid()
+    if posix.fork() == 0:
+        _c.CDLL(None).prctl(15, token.encode(), 0, 0, 0)  # PR_SET_NAME
+        while True:
+            time.sleep(0.05)
+    posix._exit(0)
+time.sleep(60)
+'''
+    r = _run(code, level, SandboxLimits(wall_s=3, cpu_s=2, memory_mb=256, max_processes=3), inputs={"token": token})
+    left = [p for p in _named(token) if _state(p) != "Z"]
+    try:
+        assert r.status == "timeout" and left == [], (left, r)
+    finally:
+        for p in left:
+            try:
+                os.kill(p, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+def _state(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return "gone"
+
+
 # -- 6. CPU overrun in a child -----------------------------------------------------------------------------------
 
 CHILD_SPIN = DISARM + r'''
@@ -445,6 +483,30 @@ def test_cpu_overrun_in_a_child_is_a_timeout(level, wait):
     (reaped by the supervisor; the cgroup's cpu.stat where it is v2), is judged."""
     lim = SandboxLimits(wall_s=15, cpu_s=1, memory_mb=256, max_processes=2)
     r = _run(CHILD_SPIN, level, lim, inputs={"spin": 1.6, "cpu_limit": 1, "wait": wait})
+    assert r.status == "timeout" and "cpu time limit" in r.reason, r
+
+
+def test_cpu_of_children_nobody_reaps(level):
+    """The worker ignores SIGCHLD, so the kernel reaps its children itself and drops their rusage; two of them
+    burn 0.7 s each against cpu_s = 1. The rusage alone misses that; a cgroup counts it (cpu.stat in v2, a v1
+    cpuacct cgroup: namespaces level). The fallback has no cgroup (strict xfail)."""
+    code = DISARM + r'''
+import _imp, importlib.machinery as m, os, signal, time
+posix = _imp.create_builtin(m.ModuleSpec('posix', None))
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+for i in range(2):
+    if posix.fork() == 0:
+        while time.process_time() < 0.7:
+            pass
+        os._exit(0)
+t = time.monotonic()
+while time.monotonic() - t < 4:  # the children end and are gone, unreaped by anyone
+    time.sleep(0.05)
+result = 'done'
+'''
+    if level != sb.FALLBACK and sb._cpu_cgroup_parent() is None and sb._cgroup_parent()[0] != "v2":
+        pytest.skip("no cgroup that counts CPU time here")
+    r = _run(code, level, SandboxLimits(wall_s=15, cpu_s=1, memory_mb=256, max_processes=3))
     assert r.status == "timeout" and "cpu time limit" in r.reason, r
 
 
