@@ -476,11 +476,11 @@ while cgs and time.monotonic() < end:
         except OSError:
             pass
     time.sleep(0.02)
-for _ in range(2):
-    for kind, arg in held:
-        if kind == b"D" and ours(arg):
-            shutil.rmtree(arg, ignore_errors=True)
-    time.sleep(0.2)
+dirs = [a for k, a in held if k == b"D" and ours(a)]
+for i in range(2 if dirs else 0):  # twice: a process of the run dying just now may still write
+    for d in dirs:
+        shutil.rmtree(d, ignore_errors=True)
+    time.sleep(0.2 * (1 - i))
 """
 _REAPER: list | None = None  # [the caller's pid, the pipe's write end, the reaper's pid]
 _REAPER_LOCK = threading.Lock()  # its own: _reaper_start may warn, and _warn_once takes _LOCK
