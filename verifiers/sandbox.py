@@ -228,6 +228,8 @@ def _program_claim(final, limits):
         if reason in _memory_texts(limits):
             return None
         return "a final report claiming 'memory' with a text the worker never writes"
+    if status == "ok" and reason not in ("ran to completion", "ran to completion (sys.exit(0))"):
+        return "a final report claiming 'ok' with a text the worker never writes"
     return None
 
 
@@ -1205,9 +1207,10 @@ def _call_results(raw, n, run, limits=None):
         sec = c.get("seconds")
         value = c.get("value")
         status, reason = c["status"], str(c.get("reason") or c["status"])
-        if status == "memory" and limits is not None and reason not in _memory_texts(limits):
-            # the call's line is the program's: `memory` only with the worker's own text
-            status, value, reason = "error", None, "a forged result line for the call (claims 'memory')"
+        if limits is not None and (status == "memory" and reason not in _memory_texts(limits)
+                                   or status == "ok" and reason != "ran to completion"):
+            # the call's line is the program's: `memory` and `ok` only with the worker's own texts
+            status, value, reason = "error", None, f"a forged result line for the call (claims {status!r})"
         out.append(CallResult(status, _clean(value) if isinstance(value, str) else None, _clean(reason),
                               round(float(sec), 4) if isinstance(sec, (int, float)) else None))
     return tuple(out)

@@ -112,7 +112,8 @@ os._exit(0)
 
 @pytest.mark.parametrize("final,reason", [("refused", KERNEL_REFUSAL), ("memory", CGROUP_OOM),
                                           ("refused", "file size limit of 1 MB reached; " + KERNEL_REFUSAL),
-                                          ("memory", "memory limit of 256 MB reached (SIGKILL)")])
+                                          ("memory", "memory limit of 256 MB reached (SIGKILL)"),
+                                          ("ok", "ran to completion; " + KERNEL_REFUSAL)])
 def test_forged_outside_observation_lines(level, final, reason):
     """The program writes its own final report line with the kernel's refusal text or the cgroup's OOM text
     and exits 0: before, the same status and reason as the real thing (only the return code differed). Now
