@@ -31,7 +31,8 @@ Isolation levels (every SandboxResult says which one it ran under, in `isolation
     locks, socket buffer sizes, AF_UNIX sockets and datagram socketpairs get an errno;
   - a memory cgroup per run (memory_mb + CGROUP_EXTRA_MB, everything the run allocates, kernel
     objects included; cgroup v2 where delegated, else v1's memory controller, else none with a
-    warning), the IPC namespace's own shm/msg/sem/mqueue limits set small, /dev's nodes bound
+    warning; and a cgroup v1 cpuacct cgroup beside a v1 one, for the run's CPU time), the IPC namespace's
+    own shm/msg/sem/mqueue limits set small, /dev's nodes bound
     read-only, and a Landlock domain (files opened for writing only in the scratch directory and
     /dev's nodes; no signals out of the domain);
   - rlimits: CPU (soft `cpu_s`: SIGXCPU, hard +1: SIGKILL), AS (`memory_mb`), FSIZE

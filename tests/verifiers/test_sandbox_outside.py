@@ -518,6 +518,26 @@ def test_processes_within_the_cpu_budget_are_ok(level):
     assert r.status == "ok", r
 
 
+def test_at_the_namespaces_level_without_seccomp(ns, monkeypatch):
+    """The `namespaces` level (no libseccomp): the same mechanisms hold there (fds, forged lines, the CPU time
+    of a child, a fork storm)."""
+    monkeypatch.setattr(sb, "SECCOMP", sb.SECCOMP.with_name("no-such-seccomp-module.py"))
+    before = os.stat("/dev/null")
+    r = run_python("import os, stat\ntry:\n    os.utime(0, None)\nexcept OSError:\n    pass\n"
+                   "result = stat.S_ISFIFO(os.fstat(0).st_mode)", FAST)
+    assert r.isolation == "namespaces" and r.value == "True", r
+    assert os.stat("/dev/null").st_mtime_ns == before.st_mtime_ns
+    r = run_python(_forge("refused", KERNEL_REFUSAL), FAST)
+    assert r.isolation == "namespaces" and r.status == "error" and "forged" in r.reason, r
+    lim = SandboxLimits(wall_s=15, cpu_s=1, memory_mb=256, max_processes=2)
+    r = run_python(CHILD_SPIN, lim, {"spin": 1.6, "cpu_limit": 1, "wait": False})
+    assert r.isolation == "namespaces" and r.status == "timeout", r
+    token = "r3n" + uuid.uuid4().hex[:10]
+    r = run_python(STORM, SandboxLimits(wall_s=20, cpu_s=10, memory_mb=512, max_processes=200),
+                   {"token": token, "wait": False})
+    assert r.isolation == "namespaces" and r.status == "ok" and _named(token) == [], r
+
+
 def test_reaper_is_one_process_per_caller():
     """The reaper: one per calling process, alive, not in the caller's session."""
     run_python("result = 1", FAST)
