@@ -688,9 +688,56 @@ def probe(refresh: bool = False) -> dict:
         else:
             info["why"] = f"the namespaced probe run failed: {r.status}: {r.reason}"[:600]
     info["at"] = time.monotonic()
+    _sweep_stale()
     with _LOCK:
         _PROBE = info
     return dict(info)
+
+
+STALE_S = 600.0  # a dead owner's scratch directory or cgroup is removed once it is this old
+
+
+def _sweep_stale(tmp=None, parents=None):
+    """Remove what runs of callers that are gone left behind (the second layer under the reaper, for a reaper
+    killed with its caller): `r3sandbox-<pid>-*` scratch directories in the temp directory and empty cgroups of
+    that name, whose owner pid is not alive here, owned by this uid and untouched for STALE_S (a caller of
+    another PID namespace that shares the temp directory is not seen alive here). At each probe. Never raises."""
+    now = time.time()
+    pat = re.compile(r"r3sandbox-(\d+)-")
+    dirs = []
+    try:
+        tmp = tmp or tempfile.gettempdir()
+        dirs += [(os.path.join(tmp, e), False) for e in os.listdir(tmp)]
+    except OSError:
+        pass
+    if parents is None:
+        parents = [_cgroup_parent()[1] if _cgroup_parent()[0] else None, _cpu_cgroup_parent()]
+    for parent in filter(None, parents):
+        try:
+            dirs += [(os.path.join(parent, e), True) for e in os.listdir(parent)]
+        except OSError:
+            pass
+    for path, is_cgroup in dirs:
+        m = pat.match(os.path.basename(path))
+        if m is None:
+            continue
+        try:
+            st = os.lstat(path)
+            if st.st_uid != os.geteuid() or now - st.st_mtime < STALE_S or not os.path.isdir(path):
+                continue
+            os.kill(int(m.group(1)), 0)
+            continue  # the owner lives (or its pid is someone's now)
+        except ProcessLookupError:
+            pass
+        except (OSError, ValueError, OverflowError):
+            continue
+        try:
+            if is_cgroup:
+                os.rmdir(path)  # only an empty one
+            else:
+                shutil.rmtree(path, ignore_errors=True)
+        except OSError:
+            pass
 
 
 def isolation_level() -> str:
@@ -776,7 +823,7 @@ def _cgroup_make(limits: SandboxLimits):
     if kind is None:
         return None
     _cgroup_sweep()
-    path = os.path.join(parent, CGROUP_PREFIX + secrets.token_hex(8))
+    path = os.path.join(parent, CGROUP_PREFIX + f"{os.getpid()}-" + secrets.token_hex(8))
     limit = (int(math.ceil(limits.memory_mb)) + CGROUP_EXTRA_MB) << 20
     try:
         os.mkdir(path)
@@ -834,7 +881,7 @@ def _cpu_cgroup_make():
     parent = _cpu_cgroup_parent()
     if parent is None:
         return None
-    path = os.path.join(parent, CGROUP_PREFIX + secrets.token_hex(8))
+    path = os.path.join(parent, CGROUP_PREFIX + f"{os.getpid()}-" + secrets.token_hex(8))
     try:
         os.mkdir(path)
     except OSError:
@@ -1016,7 +1063,7 @@ def _run_once(code, limits, inputs, mode, t0, level, calls=None):
     if calls is not None:
         payload["calls"] = {"code": calls.code, "inputs": list(calls.inputs), "seconds": float(calls.seconds),
                             "start_s": float(calls.start_s) if calls.start_s else None}
-    base = tempfile.mkdtemp(prefix="r3sandbox-")
+    base = tempfile.mkdtemp(prefix=f"r3sandbox-{os.getpid()}-")  # the owner's pid: _sweep_stale
     cg = cpu_cg = sysv_before = None
     try:
         base = os.path.realpath(base)

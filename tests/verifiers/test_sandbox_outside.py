@@ -355,6 +355,30 @@ def test_caller_killed_mid_run_leaves_nothing(level, tmp_path):
                 pass
 
 
+def test_stale_scratch_of_a_dead_caller_is_swept(tmp_path):
+    """The second layer under the reaper (a reaper killed with its caller): a dead owner's old scratch directory
+    and empty cgroup go at the next probe; a live owner's, a recent one and another name stay."""
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    dead = p.pid
+    old = time.time() - sb.STALE_S - 60
+    made = {}
+    for name in (f"r3sandbox-{dead}-abc", f"r3sandbox-{os.getpid()}-abc", f"r3sandbox-{dead}-new", "r3sandbox-xyz"):
+        d = tmp_path / name
+        (d / "work").mkdir(parents=True)
+        if not name.endswith("new"):
+            os.utime(d, (old, old))
+        made[name] = d
+    cg = tmp_path / "cg"
+    (cg / f"r3sandbox-{dead}-cg").mkdir(parents=True)
+    os.utime(cg / f"r3sandbox-{dead}-cg", (old, old))
+    sb._sweep_stale(str(tmp_path), [str(cg)])
+    assert not made[f"r3sandbox-{dead}-abc"].exists()
+    assert made[f"r3sandbox-{os.getpid()}-abc"].exists() and made[f"r3sandbox-{dead}-new"].exists()
+    assert made["r3sandbox-xyz"].exists()
+    assert not (cg / f"r3sandbox-{dead}-cg").exists()
+
+
 # -- 5. a fork storm -------------------------------------------------------------------------------------------
 
 def _named(token):
