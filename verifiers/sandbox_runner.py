@@ -861,14 +861,11 @@ def _end_run(mode, worker):
     import os, signal, time
     end = time.monotonic() + 2.0
     while True:
-        try:
-            if mode == "namespaces":
-                os.kill(-1, signal.SIGKILL)
-            else:
-                for p in ([worker] if worker else []) + _descendants():
-                    os.kill(p, signal.SIGKILL)
-        except OSError:
-            pass
+        for p in [-1] if mode == "namespaces" else ([worker] if worker else []) + _descendants():
+            try:  # each on its own: one already gone (ESRCH) must not spare the others
+                os.kill(p, signal.SIGKILL)
+            except OSError:
+                pass
         while True:  # reap what has exited
             try:
                 got, _ = os.waitpid(-1, os.WNOHANG)
