@@ -31,7 +31,8 @@ Isolation levels (every SandboxResult says which one it ran under, in `isolation
     locks, socket buffer sizes, AF_UNIX sockets and datagram socketpairs get an errno;
   - a memory cgroup per run (memory_mb + CGROUP_EXTRA_MB, everything the run allocates, kernel
     objects included; cgroup v2 where delegated, else v1's memory controller, else none with a
-    warning), the IPC namespace's own shm/msg/sem/mqueue limits set small, /dev's nodes bound
+    warning; and a cgroup v1 cpuacct cgroup beside a v1 one, for the run's CPU time), the IPC namespace's
+    own shm/msg/sem/mqueue limits set small, /dev's nodes bound
     read-only, and a Landlock domain (files opened for writing only in the scratch directory and
     /dev's nodes; no signals out of the domain);
   - rlimits: CPU (soft `cpu_s`: SIGXCPU, hard +1: SIGKILL), AS (`memory_mb`), FSIZE
@@ -66,6 +67,13 @@ limit" on SIGXCPU / the hard CPU SIGKILL when the kernel measured the CPU time);
 (MemoryError, a native allocation failure under RLIMIT_AS, or the memory cgroup's OOM kill);
 "refused" (a guard, the kernel's report of a denied call in any process of the run, or the file-size
 limit); "killed" (any other signal, also a SIGSYS or SIGXCPU the program raised itself).
+`source` says whose status it is: "supervisor" (observed from outside the program: the wall clock, a denied
+call, the cgroup's OOM kill, the CPU time of all the run's processes, a signal, the setup, a forged report line)
+or "program" (its own report: refused/memory only with the texts the worker itself writes, issue 55).
+
+Also from outside the program: its stdin is a pipe of its own (not the host's /dev/null), it starts in a
+fresh session keyring, the supervisor kills and reaps every process of the run when the worker exits, and a
+reaper process per caller removes a run's scratch directory and cgroup when the caller dies mid-run.
 """
 from __future__ import annotations
 
@@ -132,6 +140,10 @@ class SandboxResult:
     reason: str  # human-readable, never empty
     isolation: str = ""  # the level this run had: one of LEVELS ("" only for arguments refused before a run)
     calls: tuple = ()  # CallResult per Calls.inputs entry, when the run was given `calls`
+    # who says so: "supervisor" (what the trusted side observed from outside: the wall clock, the kernel's report
+    # of a denied call, the memory cgroup's OOM kill, the CPU time, a signal, an exit code, the setup) or
+    # "program" (the run's own report: a value, an exception, a guard's refusal; the code can write it)
+    source: str = ""
 
 
 @dataclass(frozen=True)
@@ -186,9 +198,45 @@ def _clean(text):
     return text
 
 
-def _result(status, reason, t0, stdout="", stderr="", returncode=None, value=None, isolation=""):
+def _result(status, reason, t0, stdout="", stderr="", returncode=None, value=None, isolation="", source="supervisor"):
     return SandboxResult(status == "ok", status, stdout, stderr, returncode, _clean(value),
-                         round(time.monotonic() - t0, 4), _clean(reason) or status, isolation)
+                         round(time.monotonic() - t0, 4), _clean(reason) or status, isolation, source=source)
+
+
+# what the in-process guards refuse (verifiers/sandbox_runner.py GUARD_KINDS, the same tuple): a refusal the
+# program reports is "<kind> is refused in the sandbox (<what>)", never the text of an outside observation
+GUARD_KINDS = ("starting or signalling processes", "network access", "creating special files", "calling native code",
+               "changing resource limits", "tracing or walking the interpreter", "loading this native module",
+               "loading native libraries", "using this path object", "using a path of an unknown type",
+               "writing outside the working directory", "linking outside the working directory", "creating more files",
+               "reading other processes", "opening directories outside the working directory",
+               "an action the guards could not check")
+_GUARD = re.compile("(?:" + "|".join(re.escape(k) for k in GUARD_KINDS) + r") is refused in the sandbox \([^\n]*")  # cut at 500 characters: no ")" then
+
+
+def _program_claim(final, limits):
+    """None where the program's final report is one the worker itself writes, else why it is forged. The
+    report channel is the program's: `refused` only with a guard's text or the worker's file-size text,
+    `memory` only with the worker's MemoryError texts. A line with the kernel's refusal text or the memory
+    cgroup's OOM text (statuses only the supervisor may give) is a forged line."""
+    status, reason = final.get("final"), str(final.get("reason") or "")
+    if status == "refused":
+        if _GUARD.fullmatch(reason) or re.fullmatch(
+                rf"file size limit of {re.escape(str(limits.file_size_mb))} MB reached(?: \(line \d+\))?", reason):
+            return None
+        return "a final report claiming 'refused' with a text no guard of the worker writes"
+    if status == "memory":
+        if reason in _memory_texts(limits):
+            return None
+        return "a final report claiming 'memory' with a text the worker never writes"
+    if status == "ok" and reason not in ("ran to completion", "ran to completion (sys.exit(0))"):
+        return "a final report claiming 'ok' with a text the worker never writes"
+    return None
+
+
+def _memory_texts(limits):
+    memory = f"memory limit of {limits.memory_mb} MB reached (MemoryError)"
+    return (memory, memory + " in repr(result)")
 
 
 def _site_paths():
@@ -300,6 +348,194 @@ def _killpg(pgid):
     try:
         os.killpg(pgid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _kill_supervisor(unshare_pid, wait_s=2.0):
+    """SIGKILL `unshare`'s child (the supervisor, PID 1 of the run's namespace) and wait until `unshare` has
+    reaped it and exited: then no process of the namespace is left."""
+    try:
+        with open(f"/proc/{unshare_pid}/task/{unshare_pid}/children") as f:
+            kids = [int(x) for x in f.read().split()]
+    except (OSError, ValueError):
+        return
+    for k in kids:
+        try:
+            os.kill(k, signal.SIGKILL)
+        except OSError:
+            pass
+    end = time.monotonic() + wait_s
+    while not _exited(unshare_pid) and time.monotonic() < end:
+        time.sleep(0.002)
+
+
+def _kill_descendants(pid, wait_s=1.0):
+    """SIGKILL every descendant of `pid` (/proc/<pid>/task/<tid>/children, walked again until none is found: a
+    process forking meanwhile)."""
+    end = time.monotonic() + wait_s
+    while time.monotonic() < end:
+        found, todo = [], [pid]
+        while todo:
+            p = todo.pop()
+            try:
+                tids = os.listdir(f"/proc/{p}/task")
+            except OSError:
+                continue
+            for t in tids:
+                try:
+                    with open(f"/proc/{p}/task/{t}/children") as f:
+                        kids = [int(x) for x in f.read().split()]
+                except (OSError, ValueError):
+                    continue
+                found += kids
+                todo += kids
+        alive = False
+        for k in found:
+            try:
+                with open(f"/proc/{k}/stat") as f:
+                    if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                        continue  # a zombie: the supervisor reaps it (or init, once the supervisor is gone)
+            except (OSError, IndexError):
+                continue
+            alive = True
+            try:
+                os.kill(k, signal.SIGKILL)
+            except OSError:
+                pass
+        if not alive:
+            return
+        time.sleep(0.002)
+
+
+def _wait_group_gone(pgid, wait_s=2.0):
+    """At the fallback: until no process of the run's group (SIGKILLed) is left, at most wait_s."""
+    end = time.monotonic() + wait_s
+    while time.monotonic() < end:
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return
+        time.sleep(0.002)
+
+
+# -- the reaper: the run's leftovers go also when the caller dies ------------------------------------------------
+
+# A tiny process per caller process, in a session of its own, that holds the read end of a pipe from the caller.
+# The caller writes "+D <dir>", "+C <cgroup>", "+G <process group>" before each run and "-..." after it; when the
+# pipe closes with entries left (the caller died: OOM-killed, SIGKILL), it kills the groups and the cgroups'
+# processes, removes the cgroups and the scratch directories, and exits. The supervisor ends its run on its own
+# too (it sees the result pipe's reader gone). Before it, a caller killed mid-run left its scratch directory
+# (the run's payload and files) and, until wall_s + 2 s, its run's processes.
+_REAPER_CODE = r"""
+import os, shutil, signal, time
+for s in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM, signal.SIGPIPE):
+    signal.signal(s, signal.SIG_IGN)
+held, buf = {}, b""
+while True:
+    try:
+        chunk = os.read(0, 65536)
+    except InterruptedError:
+        continue
+    if not chunk:
+        break
+    buf += chunk
+    *lines, buf = buf.split(b"\n")
+    for ln in lines:
+        key = (ln[1:2], ln[3:].decode("utf-8", "surrogateescape"))
+        if ln[:1] == b"+":
+            held[key] = 1
+        elif ln[:1] == b"-":
+            held.pop(key, None)
+ours = lambda a: os.path.basename(a).startswith("r3sandbox-") and os.path.isabs(a)  # nothing else, ever
+for kind, arg in held:
+    if kind == b"G" and arg.isdigit() and int(arg) > 1:
+        try:
+            os.killpg(int(arg), 9)
+        except OSError:
+            pass
+cgs = [a for k, a in held if k == b"C" and ours(a)]
+end = time.monotonic() + 10
+while cgs and time.monotonic() < end:
+    for cg in list(cgs):
+        try:
+            with open(cg + "/cgroup.kill", "w") as f:
+                f.write("1")
+        except OSError:
+            pass
+        try:
+            with open(cg + "/cgroup.procs") as f:
+                for p in f.read().split():
+                    try:
+                        os.kill(int(p), 9)
+                    except (OSError, ValueError):
+                        pass
+        except OSError:
+            pass
+        try:
+            os.rmdir(cg)
+            cgs.remove(cg)
+        except FileNotFoundError:
+            cgs.remove(cg)
+        except OSError:
+            pass
+    time.sleep(0.02)
+dirs = [a for k, a in held if k == b"D" and ours(a)]
+for i in range(2 if dirs else 0):  # twice: a process of the run dying just now may still write
+    for d in dirs:
+        shutil.rmtree(d, ignore_errors=True)
+    time.sleep(0.2 * (1 - i))
+"""
+_REAPER: list | None = None  # [the caller's pid, the pipe's write end, the reaper's pid]
+_REAPER_LOCK = threading.Lock()  # its own: _reaper_start may warn, and _warn_once takes _LOCK
+
+
+def _reaper_start():
+    r, w = os.pipe()
+    try:
+        devnull = os.open(os.devnull, os.O_RDWR)
+        try:
+            pid = os.posix_spawn(sys.executable, [sys.executable, "-I", "-S", "-B", "-c", _REAPER_CODE],
+                                 {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}, setsid=True,
+                                 file_actions=[(os.POSIX_SPAWN_DUP2, r, 0), (os.POSIX_SPAWN_DUP2, devnull, 1),
+                                               (os.POSIX_SPAWN_DUP2, devnull, 2)])
+        finally:
+            os.close(devnull)
+    except (OSError, ValueError, TypeError) as e:
+        os.close(w)
+        _warn_once("reaper", f"sandbox: no reaper process ({type(e).__name__}: {e}); a caller that dies mid-run "
+                             "leaves its scratch directory")
+        return None
+    finally:
+        os.close(r)
+    return [os.getpid(), w, pid]
+
+
+def _reaper_send(*lines):
+    """Tell the reaper (started at the first run of this process, or of a forked child) what to clean up if
+    this process dies: "+D dir", "-D dir" and so on. Never raises."""
+    global _REAPER
+    try:
+        with _REAPER_LOCK:
+            rp = _REAPER
+            if rp is not None and rp[0] == os.getpid():
+                try:
+                    gone = os.waitpid(rp[2], os.WNOHANG)[0] != 0
+                except ChildProcessError:
+                    gone = True
+                if gone:
+                    os.close(rp[1])
+                    rp = None
+            elif rp is not None:  # a forked child: the parent's reaper is the parent's
+                try:
+                    os.close(rp[1])
+                except OSError:
+                    pass
+                rp = None
+            if rp is None:
+                rp = _REAPER = _reaper_start()
+            if rp is not None:
+                os.write(rp[1], "".join(ln + "\n" for ln in lines).encode("utf-8", "surrogateescape"))
+    except Exception:
         pass
 
 
@@ -452,9 +688,56 @@ def probe(refresh: bool = False) -> dict:
         else:
             info["why"] = f"the namespaced probe run failed: {r.status}: {r.reason}"[:600]
     info["at"] = time.monotonic()
+    _sweep_stale()
     with _LOCK:
         _PROBE = info
     return dict(info)
+
+
+STALE_S = 600.0  # a dead owner's scratch directory or cgroup is removed once it is this old
+
+
+def _sweep_stale(tmp=None, parents=None):
+    """Remove what runs of callers that are gone left behind (the second layer under the reaper, for a reaper
+    killed with its caller): `r3sandbox-<pid>-*` scratch directories in the temp directory and empty cgroups of
+    that name, whose owner pid is not alive here, owned by this uid and untouched for STALE_S (a caller of
+    another PID namespace that shares the temp directory is not seen alive here). At each probe. Never raises."""
+    now = time.time()
+    pat = re.compile(r"r3sandbox-(\d+)-")
+    dirs = []
+    try:
+        tmp = tmp or tempfile.gettempdir()
+        dirs += [(os.path.join(tmp, e), False) for e in os.listdir(tmp)]
+    except OSError:
+        pass
+    if parents is None:
+        parents = [_cgroup_parent()[1] if _cgroup_parent()[0] else None, _cpu_cgroup_parent()]
+    for parent in filter(None, parents):
+        try:
+            dirs += [(os.path.join(parent, e), True) for e in os.listdir(parent)]
+        except OSError:
+            pass
+    for path, is_cgroup in dirs:
+        m = pat.match(os.path.basename(path))
+        if m is None:
+            continue
+        try:
+            st = os.lstat(path)
+            if st.st_uid != os.geteuid() or now - st.st_mtime < STALE_S or not os.path.isdir(path):
+                continue
+            os.kill(int(m.group(1)), 0)
+            continue  # the owner lives (or its pid is someone's now)
+        except ProcessLookupError:
+            pass
+        except (OSError, ValueError, OverflowError):
+            continue
+        try:
+            if is_cgroup:
+                os.rmdir(path)  # only an empty one
+            else:
+                shutil.rmtree(path, ignore_errors=True)
+        except OSError:
+            pass
 
 
 def isolation_level() -> str:
@@ -540,7 +823,7 @@ def _cgroup_make(limits: SandboxLimits):
     if kind is None:
         return None
     _cgroup_sweep()
-    path = os.path.join(parent, CGROUP_PREFIX + secrets.token_hex(8))
+    path = os.path.join(parent, CGROUP_PREFIX + f"{os.getpid()}-" + secrets.token_hex(8))
     limit = (int(math.ceil(limits.memory_mb)) + CGROUP_EXTRA_MB) << 20
     try:
         os.mkdir(path)
@@ -568,9 +851,55 @@ def _cgroup_make(limits: SandboxLimits):
     return {"kind": kind, "path": path, "procs": os.path.join(path, "cgroup.procs"), "limit_mb": limit >> 20}
 
 
-def _cgroup_facts(cg):
-    """{"oom_kill": n, "peak_mb": m} of a run's cgroup after the run (what the kernel counted)."""
+_CPU_CGROUP: list = []  # [the cgroup v1 cpuacct directory of this process, or None], once looked up
+
+
+def _cpu_cgroup_parent():
+    """This process's cgroup of the v1 cpuacct controller, where writable (None elsewhere). Cached."""
+    if _CPU_CGROUP:
+        return _CPU_CGROUP[0]
+    found = None
+    try:
+        with open("/proc/self/cgroup") as f:
+            own = [ln.split(":", 2) for ln in f.read().splitlines() if ln.count(":") >= 2]
+        mount = _cgroup_mounts().get("v1:cpuacct")
+        rel = next((p for h, c, p in own if "cpuacct" in c.split(",")), None)
+        if mount and rel is not None:
+            d = os.path.join(mount, rel.lstrip("/"))
+            if os.path.isfile(os.path.join(d, "cpuacct.usage")) and os.access(d, os.W_OK):
+                found = d
+    except OSError:
+        pass
+    _CPU_CGROUP[:] = [found]
+    return found
+
+
+def _cpu_cgroup_make():
+    """A cgroup v1 cpuacct cgroup for one run (where the memory cgroup is v1 or absent: a v2 one counts CPU
+    itself), or None. Its cpuacct.usage counts every process that was in it, also a child reaped by nobody
+    (a parent with SIGCHLD ignored: the kernel drops such a child's rusage)."""
+    parent = _cpu_cgroup_parent()
+    if parent is None:
+        return None
+    path = os.path.join(parent, CGROUP_PREFIX + f"{os.getpid()}-" + secrets.token_hex(8))
+    try:
+        os.mkdir(path)
+    except OSError:
+        return None
+    return {"kind": "v1-cpuacct", "path": path, "procs": os.path.join(path, "cgroup.procs")}
+
+
+def _cgroup_facts(cg, cpu_cg=None):
+    """{"oom_kill": n, "peak_mb": m, "cpu_s": s} of a run's cgroups after the run (what the kernel counted)."""
     out = {"oom_kill": 0, "peak_mb": None}
+    if cpu_cg is not None:
+        try:
+            with open(os.path.join(cpu_cg["path"], "cpuacct.usage")) as f:
+                out["cpu_s"] = int(f.read().split()[0]) / 1e9
+        except (OSError, ValueError, IndexError):
+            pass
+    if cg is None:
+        return out
     try:
         name = "memory.oom_control" if cg["kind"] == "v1" else "memory.events"
         with open(os.path.join(cg["path"], name)) as f:
@@ -583,6 +912,15 @@ def _cgroup_facts(cg):
             out["peak_mb"] = round(int(f.read().split()[0]) / 2 ** 20, 1)
     except (OSError, ValueError, IndexError):
         pass
+    if cg["kind"] == "v2" and "cpu_s" not in out:  # the CPU time of every process that was in the cgroup (no controller needed)
+        try:
+            with open(os.path.join(cg["path"], "cpu.stat")) as f:
+                for ln in f.read().splitlines():
+                    k, _, v = ln.partition(" ")
+                    if k == "usage_usec":
+                        out["cpu_s"] = int(v) / 1e6
+        except (OSError, ValueError):
+            pass
     return out
 
 
@@ -591,6 +929,10 @@ def _cgroup_remove(cg, wait_s=2.0):
     exiting) is kept in _CGROUP_LEFT and tried again before the next run."""
     end = time.monotonic() + wait_s
     delay = 0.002
+    try:  # cgroup v2 (5.14+): every process in it at once, also one forking meanwhile
+        _write(os.path.join(cg["path"], "cgroup.kill"), "1")
+    except OSError:
+        pass
     while True:
         try:
             os.rmdir(cg["path"])
@@ -721,10 +1063,11 @@ def _run_once(code, limits, inputs, mode, t0, level, calls=None):
     if calls is not None:
         payload["calls"] = {"code": calls.code, "inputs": list(calls.inputs), "seconds": float(calls.seconds),
                             "start_s": float(calls.start_s) if calls.start_s else None}
-    base = tempfile.mkdtemp(prefix="r3sandbox-")
-    cg = sysv_before = None
+    base = tempfile.mkdtemp(prefix=f"r3sandbox-{os.getpid()}-")  # the owner's pid: _sweep_stale
+    cg = cpu_cg = sysv_before = None
     try:
         base = os.path.realpath(base)
+        _reaper_send(f"+D {base}")
         wd = os.path.join(base, "work")
         os.mkdir(wd, 0o700)
         if mode == "namespaces":
@@ -736,8 +1079,11 @@ def _run_once(code, limits, inputs, mode, t0, level, calls=None):
             payload.update(plan=_mount_plan(), root=os.path.join(base, "root"), wd=wd, scratch=scratch,
                            seccomp_module=str(SECCOMP) if SECCOMP.is_file() else None)
             cg = _cgroup_make(limits)
-            if cg is not None:
-                payload["cgroup_procs"] = cg["procs"]
+            cpu_cg = _cpu_cgroup_make() if cg is None or cg["kind"] == "v1" else None
+            for c in (cg, cpu_cg):
+                if c is not None:
+                    payload.setdefault("cgroup_procs", []).append(c["procs"])
+                    _reaper_send(f"+C {c['path']}")
         else:  # no IPC namespace: what the run creates is in the host's, and is removed after it
             sysv_before = _sysv_objects(os.geteuid())
         try:
@@ -748,13 +1094,14 @@ def _run_once(code, limits, inputs, mode, t0, level, calls=None):
         fd = os.open(ppath, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
-        r, setup = _start(ppath, wd, limits, mode, t0, level, cg, n_calls)
+        r, setup = _start(ppath, wd, limits, mode, t0, level, cg, n_calls, cpu_cg)
         if cg is not None:
             setup = dict(setup, memory_cgroup=cg["kind"])
         return r, setup
     finally:
-        if cg is not None:
-            _cgroup_remove(cg)
+        for c in (cg, cpu_cg):
+            if c is not None and _cgroup_remove(c):
+                _reaper_send(f"-C {c['path']}")
         if sysv_before is not None:
             new = _sysv_objects(os.geteuid()) - sysv_before
             if new:
@@ -763,6 +1110,7 @@ def _run_once(code, limits, inputs, mode, t0, level, calls=None):
                     log.warning("sandbox: %d SysV IPC objects of a fallback run could not be removed: %s",
                                 len(left), left[:5])
         shutil.rmtree(base, ignore_errors=True)
+        _reaper_send(f"-D {base}")
 
 
 def _report_max(cap, n_calls=0):
@@ -773,7 +1121,7 @@ def _report_max(cap, n_calls=0):
     return max(1 << 22, one + 2 * 5 * 4 * 500 + n_calls * (one + 256) + (1 << 16))
 
 
-def _start(ppath, wd, limits, mode, t0, level, cg=None, n_calls=0):
+def _start(ppath, wd, limits, mode, t0, level, cg=None, n_calls=0, cpu_cg=None):
     if not sys.executable:
         return _result("error", "no Python executable to start (sys.executable is empty)", t0, isolation=level), {}
     env = {"PATH": "/usr/bin:/bin", "HOME": wd, "TMPDIR": wd, "LANG": "C.UTF-8",
@@ -787,13 +1135,19 @@ def _start(ppath, wd, limits, mode, t0, level, cg=None, n_calls=0):
                 return _result("error", "util-linux `unshare` not found", t0, isolation=level), {}
             argv = pre + ["--"] + argv
         try:
-            proc = subprocess.Popen(argv, cwd=wd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            # stdin: a pipe whose write end is closed at once (EOF, like /dev/null). Not the host's /dev/null:
+            # an inherited descriptor of a host node let the run change the node (futimens, fchmod on fd 0 set
+            # the host's /dev/null's times: a channel from one run to the next). Every descriptor the run
+            # inherits is its own: this pipe, the stdout/stderr pipes and the result pipe
+            proc = subprocess.Popen(argv, cwd=wd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE, pass_fds=(wfd,), close_fds=True, start_new_session=True)
         except (OSError, subprocess.SubprocessError, ValueError) as e:
             return _result("error", f"could not start the sandboxed process: {type(e).__name__}: {e}", t0, isolation=level), {}
         finally:
             os.close(wfd)
-        return _supervise(proc, rfd, limits, mode, t0, level, cg, n_calls)
+        proc.stdin.close()
+        _reaper_send(f"+G {proc.pid}")
+        return _supervise(proc, rfd, limits, mode, t0, level, cg, n_calls, cpu_cg)
     finally:
         os.close(rfd)
 
@@ -810,7 +1164,7 @@ def _parse_supervisor(data: bytes):
     return msg if isinstance(msg, dict) else None
 
 
-def _supervise(proc, rfd, limits, mode, t0, level, cg=None, n_calls=0):
+def _supervise(proc, rfd, limits, mode, t0, level, cg=None, n_calls=0, cpu_cg=None):
     cap = int(limits.output_kb * 1024)
     # the supervisor's line is never longer than this (it says "report too large" instead); + a margin
     out, err, res = _Capped(cap), _Capped(cap), _Capped(_report_max(cap, n_calls) + 4096)
@@ -847,10 +1201,26 @@ def _supervise(proc, rfd, limits, mode, t0, level, cg=None, n_calls=0):
             else:
                 time.sleep(0.01)
     finally:
+        if mode != "namespaces" and not _exited(proc.pid):
+            # the fallback, the run killed here (wall_s): the supervisor's descendants first, also those in a
+            # session of their own (the group kill below misses them), and the supervisor last (while it lives,
+            # it is their subreaper: none is handed to the host's init meanwhile)
+            _kill_descendants(proc.pid)
+            end = time.monotonic() + 0.5  # the supervisor sees its worker gone, reaps the rest and exits
+            while not _exited(proc.pid) and time.monotonic() < end:
+                time.sleep(0.002)
+        if mode == "namespaces" and not _exited(proc.pid):
+            # the supervisor first, so that `unshare` reaps it: its exit (PID 1 of the namespace) returns only
+            # once the kernel has killed and reaped every process of the namespace. Killing `unshare` first
+            # left the supervisor's exit, and with it a fork storm's processes, running after the return
+            _kill_supervisor(proc.pid)
         # the whole group, every time (unshare and the supervisor; in the namespace mode the kernel then
         # kills everything in the PID namespace); the unreaped leader keeps the group id reserved
         _killpg(proc.pid)
         proc.wait()
+        if mode != "namespaces":
+            _wait_group_gone(proc.pid)
+        _reaper_send(f"-G {proc.pid}")
         end = time.monotonic() + _DRAIN_S
         while sel.get_map() and time.monotonic() < end:
             pump(0.05)
@@ -863,16 +1233,16 @@ def _supervise(proc, rfd, limits, mode, t0, level, cg=None, n_calls=0):
     if mode == "namespaces" and msg is not None and not setup.get("seccomp"):
         level = "namespaces"
     n_lines = sum(1 for ln in bytes(res.data).splitlines() if ln.strip())
-    facts = _cgroup_facts(cg) if cg is not None else None
+    facts = _cgroup_facts(cg, cpu_cg) if cg is not None or cpu_cg is not None else None
     if facts is not None:
         setup = dict(setup, memory_peak_mb=facts["peak_mb"], oom_kill=facts["oom_kill"])
-    r = _classify(msg, timed_out, proc.returncode, stdout, stderr, limits, level, t0, n_lines, facts)
+    r = _classify(msg, timed_out, proc.returncode, stdout, stderr, limits, level, t0, n_lines, facts, bool(n_calls))
     if n_calls:
-        r = dataclasses.replace(r, calls=_call_results((msg or {}).get("calls"), n_calls, r))
+        r = dataclasses.replace(r, calls=_call_results((msg or {}).get("calls"), n_calls, r, limits))
     return r, setup
 
 
-def _call_results(raw, n, run):
+def _call_results(raw, n, run, limits=None):
     """The supervisor's per-call records -> n CallResults (a call without one: not run, with the run's reason)."""
     out = []
     raw = raw if isinstance(raw, list) else []
@@ -884,8 +1254,12 @@ def _call_results(raw, n, run):
             continue
         sec = c.get("seconds")
         value = c.get("value")
-        out.append(CallResult(c["status"], _clean(value) if isinstance(value, str) else None,
-                              _clean(str(c.get("reason") or c["status"])),
+        status, reason = c["status"], str(c.get("reason") or c["status"])
+        if limits is not None and (status == "memory" and reason not in _memory_texts(limits)
+                                   or status == "ok" and reason != "ran to completion"):
+            # the call's line is the program's: `memory` and `ok` only with the worker's own texts
+            status, value, reason = "error", None, f"a forged result line for the call (claims {status!r})"
+        out.append(CallResult(status, _clean(value) if isinstance(value, str) else None, _clean(reason),
                               round(float(sec), 4) if isinstance(sec, (int, float)) else None))
     return tuple(out)
 
@@ -910,9 +1284,9 @@ def _check_calls(calls, limits):
     return None
 
 
-def _classify(msg, timed_out, rc, stdout, stderr, limits, level, t0, msg_lines=None, cgroup=None):
-    def done(status, reason, value=None, returncode=None):
-        return _result(status, reason, t0, stdout, stderr, returncode, value, level)
+def _classify(msg, timed_out, rc, stdout, stderr, limits, level, t0, msg_lines=None, cgroup=None, calls=False):
+    def done(status, reason, value=None, returncode=None, source="supervisor"):
+        return _result(status, reason, t0, stdout, stderr, returncode, value, level, source)
 
     if timed_out:
         return done("timeout", f"wall-clock limit of {limits.wall_s:g} s reached; the process tree was killed")
@@ -929,14 +1303,20 @@ def _classify(msg, timed_out, rc, stdout, stderr, limits, level, t0, msg_lines=N
     code = code if isinstance(code, int) else None
     returncode = -sig if sig is not None else code
     cpu = msg.get("cpu") if isinstance(msg.get("cpu"), (int, float)) else 0.0
+    # the CPU time of every process of the run: the supervisor reaps them all (RUSAGE_CHILDREN), and where the
+    # run has a cgroup v2, its cpu.stat says the same from the kernel's side; the larger counts
+    cpu_all = msg.get("cpu_all") if isinstance(msg.get("cpu_all"), (int, float)) else cpu
+    if cgroup is not None and isinstance(cgroup.get("cpu_s"), (int, float)):
+        cpu_all = max(cpu_all, cgroup["cpu_s"])
     final = msg.get("final") if isinstance(msg.get("final"), dict) else None
-    notes = [str(n) for n in msg.get("notes") or []][:5]
+    # the guards' notes are the program's text too: only ones of the guards' own form are kept
+    notes = [str(n) for n in msg.get("notes") or [] if _GUARD.fullmatch(str(n))][:5]
     problem = msg.get("problem")
 
-    def said(status, reason, value=None):
+    def said(status, reason, value=None, source="supervisor"):
         if status != "refused" and notes:
             reason += "; refused along the way: " + "; ".join(dict.fromkeys(notes))
-        return done(status, reason, value, returncode)
+        return done(status, reason, value, returncode, source)
 
     denied = [str(d)[:200] for d in msg.get("denied") or [] if isinstance(d, str)][:5]
     too_large = problem if isinstance(problem, str) and problem.startswith("report too large") else None
@@ -953,12 +1333,14 @@ def _classify(msg, timed_out, rc, stdout, stderr, limits, level, t0, msg_lines=N
     call_timeout = msg.get("call_timeout")
     if isinstance(call_timeout, str):  # the supervisor's clock: it killed the call's processes (and the rest)
         return said("timeout", call_timeout[:500])
-    if cpu > limits.cpu_s and limits.max_processes == 0 and msg.get("calls") is None:
-        # past the soft limit the kernel sent SIGXCPU: a run that caught or ignored it and went on (up to the
-        # hard limit, a second more) ran over, whatever it reports (the kernel's rusage). Only where the worker
-        # is the run's one process: wait4's rusage adds the children it reaped, each with its own RLIMIT_CPU
-        return said("timeout", f"cpu time limit of {limits.cpu_s} s exceeded ({cpu:.2f} s used, the kernel's "
-                               "rusage; the run went on past SIGXCPU)")
+    if cpu_all > limits.cpu_s and not calls and msg.get("calls") is None:
+        # `cpu_s` is the run's CPU time, all its processes together. Past the soft limit the kernel sent SIGXCPU
+        # to the process that reached it; a run that caught or ignored it and went on (up to the hard limit, a
+        # second more, in each process), or whose processes together used more, ran over, whatever its handlers
+        # did and whatever it reports (the kernel's counts, read by the supervisor). A fork server's calls are
+        # each timed by the supervisor's clock instead
+        return said("timeout", f"cpu time limit of {limits.cpu_s} s exceeded ({cpu_all:.2f} s used by the run's "
+                               "processes together, the kernel's count; the run went on past SIGXCPU)")
     if sig is not None:
         # the CPU time is the kernel's (wait4's rusage): a SIGXCPU the program raises itself early is just a signal.
         # The rusage lags the kernel's own RLIMIT_CPU check (0.93-1.03 s at SIGXCPU for cpu_s = 1 on a loaded
@@ -969,18 +1351,24 @@ def _classify(msg, timed_out, rc, stdout, stderr, limits, level, t0, msg_lines=N
             return said("refused", f"file size limit of {limits.file_size_mb} MB reached")
         low = stderr.lower()
         if any(s in low for s in ("memoryerror", "bad_alloc", "out of memory", "cannot allocate memory")):
-            return said("memory", f"memory limit of {limits.memory_mb} MB reached ({_signame(sig)})")
+            # read from stderr, which the program writes: its claim
+            return said("memory", f"memory limit of {limits.memory_mb} MB reached ({_signame(sig)})",
+                        source="program")
         return said("killed", f"killed by {_signame(sig)}")
     if too_large:
         return said("error", too_large)
     if problem:
         return said("error", f"the result channel was tampered with: {problem}")
     if final is not None and code == 0:
+        forged = _program_claim(final, limits)
+        if forged:
+            return said("error", f"the result channel was tampered with: {forged} (a forged line)")
         value = final.get("value")
-        return said(final["final"], str(final.get("reason") or final["final"]), value if isinstance(value, str) else None)
+        return said(final["final"], str(final.get("reason") or final["final"]), value if isinstance(value, str) else None,
+                    source="program")
     low = stderr.lower()
     if any(s in low for s in ("memoryerror", "cannot allocate memory", "failed to map segment", "out of memory")):
         return said("memory", f"memory limit of {limits.memory_mb} MB reached before the code could report "
-                              "(or too low for the interpreter to start)")
+                              "(or too low for the interpreter to start)", source="program")
     last = stderr.strip().splitlines()[-1][:300] if stderr.strip() else ""
     return said("error", f"exited with code {code} without reporting a result" + (f": {last}" if last else ""))

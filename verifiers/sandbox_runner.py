@@ -12,6 +12,9 @@ Process tree (namespace mode):
         supervisor = PID 1 of a new PID namespace, root, trusted code only; holds the result fd
           worker   = PID 2, a fork of the supervisor: confined, then runs the model's code
 
+Supervisor, at both levels: joins a fresh session keyring (the caller's is not inherited); at the fallback it
+is a child subreaper. When the worker has exited it kills and reaps every other process of the run (their CPU
+time is the run's: "cpu_all"), and when the host is gone (POLLERR on the result fd) it ends the run at once.
 Supervisor, before the fork (it is root in fresh mount/network/PID namespaces):
   1. reads and deletes the payload file (it lives outside the scratch directory);
   2. builds a new root on a tmpfs: read-only overlayfs mounts (not binds: a host FIFO or path socket in
@@ -51,6 +54,22 @@ process left in the namespace (also those that called setsid). A status the prog
 statuses that matter for safety (timeout, memory, killed, refused by the kernel) come from outside.
 """
 import sys
+
+# what the guards refuse, each the start of a refusal's text "<kind> is refused in the sandbox (<what>)".
+# verifiers/sandbox.py keeps the same tuple: a program's report may claim `refused` only with such a text
+GUARD_KINDS = ("starting or signalling processes", "network access", "creating special files", "calling native code",
+               "changing resource limits", "tracing or walking the interpreter", "loading this native module",
+               "loading native libraries", "using this path object", "using a path of an unknown type",
+               "writing outside the working directory", "linking outside the working directory", "creating more files",
+               "reading other processes", "opening directories outside the working directory",
+               "an action the guards could not check")
+
+
+def _guard_text(text):
+    """True for a refusal text of the guards' own form (one line, a known kind); anything else a program
+    raises as a PermissionError is an ordinary error, not a refusal."""
+    return "\n" not in text and any(text.startswith(k + " is refused in the sandbox (") for k in GUARD_KINDS)
+
 
 def _install_guards(wd, rfd, max_files):
     """Layer 1: replace the entry points. Layer 2: the audit hook. Nothing is returned.
@@ -340,7 +359,6 @@ def _run_code(payload, rfd, cmd_fd=None):
     lim = payload["limits"]
     cap = max(1024, lim["output_kb"] * 1024)
     encoder = json.JSONEncoder(ensure_ascii=False)  # UTF-8: a non-ASCII value is not 6 bytes a character
-    marker = "is refused in the sandbox"
 
     def send(out):
         try:
@@ -382,7 +400,7 @@ def _run_code(payload, rfd, cmd_fd=None):
         while x is not None and len(chain) < 20 and not any(x is y for y in chain):
             chain.append(x)
             x = x.__cause__ or x.__context__
-        refused = next((x for x in chain if isinstance(x, PermissionError) and marker in str(x)), None)
+        refused = next((x for x in chain if isinstance(x, PermissionError) and _guard_text(str(x))), None)
         efbig = next((x for x in chain if isinstance(x, OSError) and x.errno == 27), None)
         line = None
         while tb is not None:
@@ -755,16 +773,16 @@ def _landlock(abi, writable):
         os.close(rfd)
 
 
-def _confine(payload, seccomp_filter, cgroup_fd=None):
+def _confine(payload, seccomp_filter, cgroup_fds=()):
     """In the worker: the memory cgroup, rlimits, the unprivileged identity, no_new_privs, seccomp (unless the
     supervisor already loaded it, in the notify mode). Raises SetupError."""
     import os, resource
     ctypes, libc = _libc()
-    if cgroup_fd is not None:  # "0": the writing process; still root here, and its children follow it
+    for cgroup_fd in cgroup_fds:  # "0": the writing process; still root here, and its children follow it
         try:
             os.write(cgroup_fd, b"0")
         except OSError as e:
-            raise SetupError(f"joining the run's memory cgroup: {e.strerror}")
+            raise SetupError(f"joining the run's cgroup: {e.strerror}")
         os.close(cgroup_fd)
     for res, soft, hard in payload["rlimits"]:
         resource.setrlimit(getattr(resource, res), (soft, hard))
@@ -790,6 +808,74 @@ def _confine(payload, seccomp_filter, cgroup_fd=None):
             seccomp_filter.load()
         if payload.get("landlock_abi"):
             _landlock(payload["landlock_abi"], [payload["wd"]] + ["/dev/" + n for n in DEV_NODES])
+
+
+SYS_KEYCTL = {"x86_64": 250, "aarch64": 219}
+KEYCTL_JOIN_SESSION_KEYRING = 1
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def _new_session_keyring():
+    """Join a new anonymous session keyring (keyctl(KEYCTL_JOIN_SESSION_KEYRING, NULL)): the run's processes
+    inherit it instead of the caller's. True, or why not (a kernel without keys: nothing to inherit either)."""
+    import os
+    ctypes, libc = _libc()
+    nr = SYS_KEYCTL.get(os.uname().machine)
+    if nr is None:
+        return f"no keyctl number for {os.uname().machine}"
+    if libc.syscall(nr, KEYCTL_JOIN_SESSION_KEYRING, None, 0, 0, 0) < 0:
+        return f"keyctl(KEYCTL_JOIN_SESSION_KEYRING): {os.strerror(ctypes.get_errno())}"
+    return True
+
+
+def _descendants():
+    """Pids of this process's descendants (/proc/<pid>/task/<tid>/children, breadth first)."""
+    import os
+    out, todo, seen = [], [os.getpid()], set()
+    while todo:
+        p = todo.pop()
+        try:
+            tids = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        for t in tids:
+            try:
+                with open(f"/proc/{p}/task/{t}/children") as f:
+                    kids = [int(x) for x in f.read().split()]
+            except (OSError, ValueError):
+                continue
+            for k in kids:
+                if k not in seen:
+                    seen.add(k)
+                    out.append(k)
+                    todo.append(k)
+    return out
+
+
+def _end_run(mode, worker):
+    """SIGKILL every process of the run but this one and reap them all (a few passes: a process killed while
+    it forked leaves no child, the kernel sees to that, but its orphans come here one level at a time at the
+    fallback). Namespaces: kill(-1) as PID 1 reaches every process of the namespace. Fallback: this process is
+    a child subreaper, so the run's processes are its descendants whatever session they are in. Returns how
+    many were still there after 2 s (0: none)."""
+    import os, signal, time
+    end = time.monotonic() + 2.0
+    while True:
+        for p in [-1] if mode == "namespaces" else ([worker] if worker else []) + _descendants():
+            try:  # each on its own: one already gone (ESRCH) must not spare the others
+                os.kill(p, signal.SIGKILL)
+            except OSError:
+                pass
+        while True:  # reap what has exited
+            try:
+                got, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return 0
+            if not got:
+                break
+        if time.monotonic() > end:
+            return len(_descendants()) or 1
+        time.sleep(0.002)
 
 
 def _report_line(tag, obj):
@@ -847,13 +933,22 @@ def _parse_report_lines(data, cap):
 
 
 def _supervise(rfd, payload_path):
-    import json, os, select, signal, time
+    import json, os, resource, select, signal, time
     t_start = time.monotonic()
     with open(payload_path, "rb") as f:
         payload = json.loads(f.read())
     os.unlink(payload_path)
     seccomp_filter, setup = None, {"mode": payload["mode"], "seccomp": False, "root": False}
-    cgroup_fd = None
+    cgroup_fds = []
+    # a fresh, empty session keyring for the run, at every level and before the seccomp filter (which denies
+    # keyctl): the caller's session keyring came along with possessor rights (/proc/keys listed its keys'
+    # descriptions; without the filter KEYCTL_READ returned a key's payload)
+    setup["keyring"] = _new_session_keyring()
+    if payload["mode"] != "namespaces":
+        # the fallback: orphans of the run come to this process (not the host's init), so that it can kill and
+        # reap every process of the run, also one in a session of its own, and count their CPU time
+        _, libc = _libc()
+        libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     try:
         if payload["mode"] == "namespaces":
             if payload.get("seccomp_module"):
@@ -875,8 +970,9 @@ def _supervise(rfd, payload_path):
             setup["ipc_limits"] = not failed
             if failed:
                 setup["ipc_limits_error"] = "; ".join(failed)[:300]
-            if payload.get("cgroup_procs"):  # opened here: after the pivot the host's cgroup tree is gone
-                cgroup_fd = os.open(payload["cgroup_procs"], os.O_WRONLY | os.O_CLOEXEC)
+            procs = payload.get("cgroup_procs") or []  # the memory cgroup, a v1 cpuacct one
+            for path in [procs] if isinstance(procs, str) else procs:  # opened here: after the pivot the host's
+                cgroup_fds.append(os.open(path, os.O_WRONLY | os.O_CLOEXEC))  # cgroup tree is gone
             trees = {}
             _build_root(payload["plan"], payload["root"], payload["wd"], payload["scratch"], trees)
             setup["root"] = True
@@ -931,7 +1027,7 @@ def _supervise(rfd, payload_path):
             if cw is not None:
                 os.close(cw)
             try:
-                _confine(payload, seccomp_filter, cgroup_fd)
+                _confine(payload, seccomp_filter, cgroup_fds)
                 prev = 2  # close everything else, also the seccomp listener (with it the code could let its
                 for keep in sorted(fd for fd in (pw, sw, cr) if fd is not None) + [4096]:  # own calls through)
                     os.closerange(prev + 1, keep)
@@ -947,7 +1043,7 @@ def _supervise(rfd, payload_path):
     os.close(sw)
     if cr is not None:
         os.close(cr)
-    if cgroup_fd is not None:
+    for cgroup_fd in cgroup_fds:
         os.close(cgroup_fd)
     denied = []
     # the fork server (payload "calls"): the supervisor sends each call's inputs when the worker says it is ready
@@ -995,12 +1091,14 @@ def _supervise(rfd, payload_path):
                     end_calls()
                     continue
                 cur = len(calls)
+                inputs_line = str(cur).encode() + b" " + json.dumps(spec["inputs"][cur]).encode().hex().encode() + b"\n"
+                # the clock starts before the write: the write can wake the call's process on this CPU and
+                # preempt this one, and a clock read after it then missed the call's first milliseconds
+                t_call = time.monotonic()
                 try:
-                    os.write(cw, str(cur).encode() + b" " + json.dumps(spec["inputs"][cur]).encode().hex().encode()
-                             + b"\n")
+                    os.write(cw, inputs_line)
                 except OSError:
                     end_calls()
-                t_call = time.monotonic()
 
     def on_denial():
         """A denied call, as the kernel reports it: record it and end the run, every process of it (as PID 1,
@@ -1021,7 +1119,13 @@ def _supervise(rfd, payload_path):
     data, eof, exited, too_large = bytearray(), False, None, 0
     # the host kills the whole tree at wall_s; this deadline only matters when the host itself died
     deadline = t_start + float(payload["limits"]["wall_s"]) + 2.0
-    watch = [pr] + ([notify_fd] if notify_fd is not None else [])
+    poller = select.poll()
+    poller.register(pr, select.POLLIN)
+    if notify_fd is not None:
+        poller.register(notify_fd, select.POLLIN)
+    # the result fd's write end, no events asked: POLLERR once the host's read end is closed, i.e. the host
+    # (the caller) died. Then the run ends at once (not at wall_s + 2 s): every process of it is killed
+    poller.register(rfd, 0)
     while exited is None:
         if time.monotonic() > deadline:
             try:
@@ -1030,13 +1134,20 @@ def _supervise(rfd, payload_path):
                 pass
             exited = os.wait4(pid, 0)
             break
-        ready, _, _ = select.select([fd for fd in watch if not (eof and fd == pr)], [], [], 0.05 if not eof else 0.005)
+        events = poller.poll(50 if not eof else 5)
+        ready = [fd for fd, ev in events if fd != rfd]
+        if any(fd == rfd for fd, _ in events):
+            _end_run(payload["mode"], pid)
+            os._exit(0)
+        if eof and pr in ready:
+            ready.remove(pr)
         if notify_fd in ready:
             on_denial()
         if pr in ready:
             chunk = os.read(pr, 65536)
             if not chunk:
                 eof = True
+                poller.unregister(pr)
             elif len(data) <= cap:
                 data += chunk
             else:
@@ -1086,6 +1197,11 @@ def _supervise(rfd, payload_path):
         if len(denied) == n:
             break
     _, status, ru = exited
+    # the rest of the run (children the worker left, in any session): killed and reaped here, so that nothing of
+    # it outlives the report and their CPU time is counted (RUSAGE_CHILDREN: every process of the run this
+    # supervisor reaped, itself or through the worker, with the worker's own)
+    left = _end_run(payload["mode"], None)
+    ru_all = resource.getrusage(resource.RUSAGE_CHILDREN)
     setup_failed = b""
     while len(setup_failed) < 4096:  # the worker has exited and closed its end: EOF comes at once
         ready, _, _ = select.select([sr], [], [], 0)
@@ -1103,7 +1219,8 @@ def _supervise(rfd, payload_path):
                  "value": None if final["value"] is None else final["value"][:cap]}
     report = {"setup": setup, "exit": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
               "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
-              "cpu": ru.ru_utime + ru.ru_stime, "maxrss_kb": ru.ru_maxrss, "denied": denied,
+              "cpu": ru.ru_utime + ru.ru_stime, "cpu_all": ru_all.ru_utime + ru_all.ru_stime, "left": left,
+              "maxrss_kb": ru.ru_maxrss, "denied": denied,
               "final": final, "notes": notes, "problem": problem}
     if n_calls:
         report.update(calls=calls, call_timeout=call_timeout)

@@ -35,7 +35,6 @@ FALLBACK_MISSES = {
     "fresh_posix_mknod": "a fresh posix module's mkfifo/mknod raise no audit event",
     "disarmed_write_outside": "ctypes.memset switches the audit hook off",
     "disarmed_many_files": "the file count is kept by the audit hook only",
-    "disarmed_setsid_survivor": "the process-group kill misses a process in its own session",
     "disarmed_fork_burst": ("RLIMIT_NPROC does not apply to root, and the hook is off (a non-root host: it does)", False),
     "disarmed_socket_to_localhost": "the same network namespace: 127.0.0.1 is reachable",
     "disarmed_parent_environ": "the same PID namespace and uid: the parent's /proc entries are readable",
