@@ -508,6 +508,11 @@ SYS_CAPSET = {"x86_64": 126, "aarch64": 91}
 
 
 DEV_NODES = ("null", "zero", "full", "random", "urandom")
+# files of the run's fresh /proc that name the host or expose the kernel's internals, read-only /dev/null
+# binds over them (empty to read): the host's boot id and kernel command line fingerprint the machine (held-out
+# round 4 read both); the rest are what container runtimes mask (kcore, the key list, timers, the scheduler)
+PROC_MASKED = ("cmdline", "sys/kernel/random/boot_id", "kcore", "keys", "key-users", "timer_list", "sched_debug",
+               "kallsyms", "latency_stats")
 
 
 class SetupError(Exception):
@@ -665,6 +670,9 @@ def _build_root(plan, root, wd, scratch, facts=None):
         os.symlink(target, f"{dev}/{name}")
     os.makedirs(root + "/proc", exist_ok=True)
     _mount(libc, ctypes, "proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    for name in PROC_MASKED:
+        if os.path.isfile(f"{root}/proc/{name}"):
+            _bind_ro(libc, ctypes, "/dev/null", f"{root}/proc/{name}", nodev=False)
     os.makedirs(root + wd, exist_ok=True)
     # the scratch directory: a tmpfs of its own, so its size and file count are kernel limits (the
     # audit hook's file count is not a limit once the hook is switched off), and nothing of it is on disk

@@ -32,6 +32,7 @@ FAST = SandboxLimits(wall_s=8, cpu_s=4, memory_mb=256)
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 FALLBACK_MISSES = {
+    "host_fingerprint_is_masked": "no mount namespace at the fallback: the host's /proc is the run's",
     "cpu_of_children_nobody_reaps": "no cgroup at the fallback: the kernel drops the rusage of a child it reaps itself",
     "host_user_keyring_is_not_reachable": "the run has the caller's uid, whose user keyring (@u) is its own too",
     "host_keys_are_not_listed": "the run has the caller's uid: /proc/keys lists the descriptions of that uid's keys "
@@ -572,3 +573,21 @@ def test_reaper_is_one_process_per_caller():
     with open(f"/proc/{rp[2]}/cmdline", "rb") as f:
         assert b"-c" in f.read()
     json.dumps(rp)
+
+
+# -- 7. the host's fingerprint (held-out round 4: boot_id and the kernel command line read) -----------------
+
+def test_host_fingerprint_is_masked(level):
+    """The run's /proc showed the host's boot id and kernel command line (a fingerprint of the machine,
+    held-out sandbox round 4) and the kernel's key list and timers: read-only /dev/null binds over them now
+    (namespaces levels); the host's own files are unchanged and non-empty."""
+    names = ("cmdline", "sys/kernel/random/boot_id", "keys", "timer_list")
+    host = {n: open(f"/proc/{n}").read() for n in names if os.path.isfile(f"/proc/{n}")}
+    assert host.get("cmdline") and host.get("sys/kernel/random/boot_id")
+    code = "import os\nout = {}\nfor n in %r:\n    try:\n        out[n] = open('/proc/' + n).read()\n" \
+           "    except OSError as e:\n        out[n] = 'error ' + type(e).__name__\nresult = out" % (tuple(host),)
+    got = _value(_run(code, level))
+    for n, text in host.items():
+        if text.strip():
+            assert text.strip() not in got[n], (n, got[n][:200])
+    assert got["sys/kernel/random/boot_id"] == "" and got["cmdline"] == ""
