@@ -332,6 +332,44 @@ def _results_elsewhere(sol, subs, calcs, sol_eqs) -> list:
     return out
 
 
+def _continued(step, subs) -> list:
+    """A substitution line that starts with `=` (`KE = 1/2*3.0*5.0^2`, then `= 1.5*16` below it) continues the
+    equation above it: its parts are added to that line's."""
+    lines_ = P.lines(step)
+    out = [(lhs, list(parts), i) for lhs, parts, i in subs]
+    for i, ln in enumerate(lines_):
+        ln = P.APPROX.sub("=", ln).strip()
+        if not ln.startswith("="):
+            continue
+        prev = [e for e in out if e[2] < i]
+        if not prev:
+            continue
+        last = max(prev, key=lambda e: e[2])
+        if last[2] != i - 1 and any(not P.APPROX.sub("=", lines_[k]).strip().startswith("=") for k in range(last[2] + 1, i)):
+            continue  # only a run of `= ...` lines right below the equation continues it
+        last[1].extend(x.strip() for x in ln[1:].split("=") if x.strip())
+    return out
+
+
+def _values_restated(subs, own_vals: dict, raw: dict, solved: set) -> list:
+    """The substitution step restating an identified value with another number (`v = 4.0 m/s` where the values
+    say 5.0 m/s): the substitution puts a wrong number into the equation - its error (step 5), not the
+    calculation's. Returns (line, why) errors."""
+    out = []
+    for lhs, parts, line in subs:
+        if lhs in solved or lhs not in own_vals or len(parts) != 1 or not P.is_quantity(parts[0]):
+            continue
+        q = P.quantity(parts[0])
+        if q is None:
+            continue
+        x = P.raw_number(parts[0])
+        if P.close(q[0], own_vals[lhs]) or (x is not None and lhs in raw and P.close(x, raw[lhs])):
+            continue
+        out.append((line, f"the substitution puts {lhs} = {parts[0]} where the value identified is "
+                          f"{own_vals[lhs]:.4g}"))
+    return out
+
+
 def _positive(expr: str, env: dict) -> bool:
     try:
         return P.evaluate(expr, env) > 0
@@ -356,6 +394,7 @@ def check_arithmetic(sol, sol_eqs, own_vals: dict, true_env: dict, n: int, ref_a
     """
     subs, calcs = P.equations(sol.get("substitution")), P.equations(sol.get("calculation"))
     subs = sorted(subs + _natural_substitutions(sol.get("substitution"), subs, sol_eqs, own_vals), key=lambda e: e[2])
+    subs = _continued(sol.get("substitution"), subs)
     calcs = calcs + _results_elsewhere(sol, subs, calcs, sol_eqs)
     calc_of = {}
     for lhs, parts, i in calcs:
@@ -372,6 +411,7 @@ def check_arithmetic(sol, sol_eqs, own_vals: dict, true_env: dict, n: int, ref_a
                 pass
     # 5. substitutions, each against its equation (own values, or true ones), in the order of the text
     errors, got_of, mode_of, used = [], {}, {}, set()
+    errors += _values_restated(subs, own_vals, raw, {e[0] for e in sol_eqs})
     for k, (lhs, eq_parts, _) in enumerate(sol_eqs):
         j = next((j for j, (l, _, _) in enumerate(subs) if l == lhs and j not in used), None)
         if j is None and k < len(subs) and k not in used and subs[k][0] not in {e[0] for e in sol_eqs}:
@@ -411,6 +451,22 @@ def check_arithmetic(sol, sol_eqs, own_vals: dict, true_env: dict, n: int, ref_a
             errors.append((line, f"the substitution for {lhs} does not simplify to {bad}"))
             continue
         got_of[lhs], mode_of[lhs] = vals[-1], hit or "si"
+        if sum(e[0] == lhs for e in sol_eqs) == 1:
+            # the quantity's other substitution lines (`KE = 1/2*3.0*5.0^2`, then `KE = 1.5*16`): one substitution
+            # written over several lines, each of which must give the same number (an arithmetic slip there is the
+            # substitution's, step 5, not the calculation's)
+            for j2, (l2, parts2, line2) in enumerate(subs):
+                if l2 != lhs or j2 == j:
+                    continue
+                used.add(j2)
+                try:
+                    more = [_readings(p, sub_env) for p in parts2]
+                except P.ExprError:
+                    continue
+                bad = next((p for p, r in zip(parts2, more) if not any(P.close(x, vals[0]) for x in r)), None)
+                if bad is not None:
+                    errors.append((line2, f"the substitution for {lhs} does not simplify to {bad}"))
+                    break
     if errors:
         return at_step(5, min(errors)[1], n)
     # 6. calculations: every part of every line for a quantity equals its substitution
