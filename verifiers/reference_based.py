@@ -155,7 +155,9 @@ _HOW = {"far": "far", "fast": "fast", "long": "long", "high": "high", "deep": "d
 _CONTRAST = [("gauge", "absolute"), ("horizontal", "vertical"), ("initial", "final"), ("maximum", "minimum"),
              ("kinetic", "potential"), ("linear", "angular"), ("average", "instantaneous"),
              ("image", "object"), ("incidence", "refraction"), ("first", "second"), ("upper", "lower"),
-             ("inner", "outer"), ("before", "after"), ("incoming", "target")]
+             ("inner", "outer"), ("before", "after"), ("incoming", "target"),
+             # a change against the state it leads to: the increase in length is not the final length
+             ("change", "final"), ("increase", "final"), ("decrease", "final"), ("rise", "final"), ("drop", "final")]
 #: qualifiers that say the same as the reference's ('largest' for 'maximum'); not a different quantity
 _SAME_WORDS = {"largest", "greatest", "highest", "biggest", "maximum", "max", "smallest", "least", "lowest", "minimum",
                "min", "magnitude", "size"}
@@ -342,6 +344,30 @@ def _invented_given(sol, ref, question: str | None, tgt: str | None) -> str | No
 _MAX_QUANTITIES = 20
 
 
+def _given_list(sol) -> str:
+    """The analysis's explicit list of givens (`Given: m = 3.0 kg, v = 5.0 m/s.`), to its sentence's end; '' if none."""
+    pa = P.symbol_text(sol.get("problem_analysis").content if sol.get("problem_analysis") else "")
+    m = _GIVEN_LIST.search(pa)
+    return re.split(r"(?<=[.;!?])\s|\n", m.group(1))[0] if m else ""
+
+
+def _omitted_given(sol, sym: str, unit: str | None, question: str | None) -> str | None:
+    """A value misread at step 4 whose given the analysis's explicit list of givens left out: the list states values,
+    the problem states a quantity of that kind, and the list states none (`Given: m = 3.0 kg.`, then `v = 4.0 m/s` for a
+    cart at 5.0 m/s): the problem was misread where its givens were taken in, step 1."""
+    given = _given_list(sol)
+    items = [x for x in re.split(r",|;|\band\b", given.strip().rstrip(".")) if x.strip()]
+    if any(not re.search(r"\d", x) for x in items):
+        return None  # an item in words ('its initial speed') may name the given: nothing shown to be left out
+    listed = _quantities(given)
+    if not listed or not unit or any(u == unit for _, u, _ in listed):
+        return None
+    if not any(u == unit for _, u, _ in _quantities(question or "")):
+        return None
+    return (f"problem_analysis lists the givens without the problem's {sym} ({unit}), and the value used for it "
+            f"later is not the problem's")
+
+
 def _quantities(text: str) -> list[tuple[float, str, str]]:
     """(SI value, SI unit, text) of each `number unit` a text writes (`340 g`, `0.10 m`, `500 nm`): the first
     _MAX_QUANTITIES candidates only (each read once), so that the time per solution stays bounded."""
@@ -367,9 +393,16 @@ def _misread_value(sol, known: dict, question: str | None) -> str | None:
     qq = _quantities(question or "")
     if not qq:
         return None
+    listed = {t for _, _, t in _quantities(_given_list(sol))}
     for v, u, text in _quantities(sol.get("problem_analysis").content):
         same = [x for x, uq, _ in qq if uq == u]
-        if u == "kelvin" or not same or any(P.close(v, x) for x in same) or any(P.close(v, kv) for kv, ku in known.values() if ku == u):
+        if u == "kelvin" or any(P.close(v, x) for x in same) or any(P.close(v, kv) for kv, ku in known.values() if ku == u):
+            continue
+        if not same:
+            # a value of a kind the problem states nowhere, listed among the givens (`Given: m = 3 kg, t = 2 s` for a
+            # problem with no time): a given the problem does not have - unless it is a constant's value
+            if text in listed and not any(P.close(v, c, 0.05) for cs in CONSTANTS.values() for c in cs):
+                return f"problem_analysis lists {text.strip()} as given, a quantity the problem does not state"
             continue
         if any(P.close(v, abs(a - b)) or P.close(v, a + b) for i, a in enumerate(same) for b in same[i + 1:]):
             continue
@@ -380,29 +413,95 @@ def _misread_value(sol, known: dict, question: str | None) -> str | None:
 _FORMULA = re.compile(r"([^:;,.]{1,40}?=[^;,]{1,60}?)(?:[.;,]\s|[.;,]?$)")
 
 
-def _formula(principle: str) -> str | None:
-    """The formula a principle states ('distance = speed x time'), normalised; None when it states none."""
+def _formula_text(principle: str) -> str | None:
+    """The text of the formula a principle states ('distance = speed x time'), cut at the first preposition after
+    it, operator words as operators; None when it states none."""
     m = _FORMULA.search((principle or "").strip())
     if not m:
         return None
-    f = m.group(1).lower()
-    f = re.split(r"\s(?:at|for|with|when|where|in|of|and|if|near|on|from|so|because|which)\s", f + " ")[0]
-    f = re.sub(r"\b(?:times|x)\b|×|·|\\cdot", "*", f)
-    f = re.sub(r"\b(?:over|divided by)\b", "/", f)
-    f = re.sub(r"\*\*", "^", f)
-    return re.sub(r"[\s*]+", "", f)
+    f = re.split(r"\s(?:at|for|with|when|where|in|of|and|if|near|on|from|so|because|which)\s", m.group(1) + " ",
+                 flags=re.I)[0]
+    f = re.sub(r"\b(?:times|x|multiplied by)\b|×|·|\\cdot", "*", f, flags=re.I)
+    f = re.sub(r"\b(?:over|divided by)\b", "/", f, flags=re.I)
+    f = re.sub(r"\s+squared\b", "^2", f, flags=re.I)
+    return re.sub(r"\*\*", "^", f)
+
+
+def _formula(principle: str) -> str | None:
+    """The formula a principle states ('distance = speed x time'), normalised; None when it states none."""
+    f = _formula_text(principle)
+    return re.sub(r"[\s*]+", "", f.lower()) if f is not None else None
+
+
+def _kind_form(formula: str, units: dict) -> str | None:
+    """A formula with every quantity replaced by a name for its dimension: a quantity word ('wave speed',
+    'frequency') by its kind's (_KIND), a symbol by its unit's; other words ('wave', 'the') dropped. None when a
+    name is neither, or a side is empty. 'wave speed = frequency * wavelength' and `v = f*lambda` read alike."""
+    dims_name: dict = {}
+
+    def name_of(dims):
+        return dims_name.setdefault(dims, f"Q{len(dims_name)}")
+
+    out = []
+    for tok in re.findall(r"\\?[A-Za-z][A-Za-z0-9_{}]*|[^A-Za-z\\\s]+", formula):
+        word = tok.lstrip("\\")
+        if word not in units and len(word) > 3 and _symbolish(word):  # `lambda` may be written `lam` in the values
+            word = next((k for k in sorted(units) if len(k) >= 3 and word.startswith(k)), word)
+        if not word[:1].isalpha():
+            out.append(tok)  # operators, brackets, numbers
+        elif word.lower() in _KIND and _KIND[word.lower()] and not (word in units and len(word) <= 2):
+            if not (d := _unit_dims(_KIND[word.lower()])):
+                return None
+            out.append(name_of(d))
+        elif word in units and units[word] is not None:
+            d = _unit_dims(units[word])
+            if d is None:
+                return None
+            out.append(name_of(d))
+        elif word in P.FUNCS or word == "pi":
+            out.append(word)
+        elif re.fullmatch(r"[A-Za-z]{3,}", word) and word.lower() not in _KIND and not _symbolish(word):
+            continue  # a word of the name ('wave', 'the'), no quantity
+        else:
+            return None
+    text = " ".join(out)
+    return text if text.count("=") == 1 and all(x.strip() for x in text.split("=")) else None
+
+
+def _same_relation(a: str, b: str, units: dict) -> bool:
+    """Whether two formulas, read as relations between kinds of quantity (_kind_form), are the same law: the ratio
+    of the sides is the same function of the quantities (or its reciprocal), at a few random points."""
+    fa, fb = _kind_form(a, units), _kind_form(b, units)
+    if fa is None or fb is None:
+        return False
+    import random
+    rng = random.Random(0)
+    try:
+        names_ = set().union(*(P.names(side) for f in (fa, fb) for side in f.split("=")))
+        for _ in range(3):
+            env = {n: rng.uniform(0.5, 2.5) for n in names_}
+            ra = P.evaluate(fa.split("=")[0], env) / P.evaluate(fa.split("=")[1], env)
+            rb = P.evaluate(fb.split("=")[0], env) / P.evaluate(fb.split("=")[1], env)
+            if not (P.close(ra, rb) or P.close(ra * rb, 1.0)):
+                return False
+    except (P.ExprError, ZeroDivisionError, OverflowError, ValueError):
+        return False
+    return True
 
 
 #: law keys that name a quantity the law works with (not a setting): naming one the reference does not is using it
 _LAW_IN_USE = {"refrigerator", "engine", "mean_life"}
 
 
-def _wrong_law_stated_at_step_2(sol_principle: str, ref_principle: str) -> str | None:
+def _wrong_law_stated_at_step_2(sol_principle: str, ref_principle: str, units: dict | None = None) -> str | None:
     """When an equation is wrong at step 3: the same wrong law is already written in the principle if the
     principle states a formula other than the reference principle's (the first error is where the text
-    first shows it). None when either states no formula, or both state the same one."""
+    first shows it). None when either states no formula, or both state the same one - as written, or as a
+    relation between the same kinds of quantity ('wave speed = frequency x wavelength' is `v = f lambda`: the
+    principle is right and the equation beneath it is the first error)."""
     a, b = _formula(sol_principle), _formula(ref_principle)
-    if a and b and a != b:
+    if a and b and a != b and not _same_relation(_formula_text(sol_principle), _formula_text(ref_principle),
+                                                 units or {}):
         return f"the principle states {a} where the law that applies is {b}"
     return None
 
@@ -517,7 +616,8 @@ def _principle_formula(principle: str, env: dict, units: dict) -> tuple[bool, st
             if not P.close(a, b) and not P.close(abs(a), abs(b)):  # a sign convention is no other law
                 return False, (f"the principle's formula `{left} = {right}` does not hold at the problem's values "
                                f"({a:.4g} vs {b:.4g})"), False
-            holds = (True, f"the principle's formula `{left} = {right}` holds at the problem's values", False)
+            if not (ln == {left.strip()} and rn == {right.strip()}):  # `M = m`: one quantity renamed, no law
+                holds = (True, f"the principle's formula `{left} = {right}` holds at the problem's values", False)
     return holds
 
 
@@ -897,7 +997,9 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
         return at_step(2, law_why, n)
     if step3 is not None:
         step, why, movable = step3
-        if movable and (w2 := _wrong_law_stated_at_step_2(principle, ref_principle)):
+        # a principle whose own formula holds at the problem's values names the right law: the equation is the error
+        if movable and not (formula and formula[0]) and (w2 := _wrong_law_stated_at_step_2(principle, ref_principle,
+                                                                                             units)):
             return at_step(2, w2, n)
         extra = P.laws(principle) - P.laws(ref_principle) - P.CONTEXT_WORDS - P.OPTIONAL
         if movable and step == 3 and "gives" in why and extra & _LAW_IN_USE:
@@ -916,6 +1018,8 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
                               f"({known[s][1]})", n)
         if s in rvals and (rvals[s][1] == u or not u):
             if not P.close(v, rvals[s][0]):
+                if (why := _omitted_given(sol, s, rvals[s][1], question)):
+                    return at_step(1, why, n)
                 return at_step(4, f"the value of {s} contradicts the problem ({text} vs {rvals[s][0]:.4g} "
                                   f"{rvals[s][1]})", n)
             continue
@@ -923,6 +1027,8 @@ def verify_symbolic(question: str, solution: str, reference: str) -> StepVerdict
             continue
         if qnums and not P.given(v, qnums) and not _derived_given(s, v, chains, qnums) \
                 and not _standard_constant(s, v, question):
+            if (why := _omitted_given(sol, s, u, question)):
+                return at_step(1, why, n)
             return at_step(4, f"the value {s} = {text} appears nowhere in the problem", n)
     defined = {s for s, *_ in svals} | set(consts) | {lhs for lhs, _, _ in sol_eqs}
     general, first_missing = [], None
