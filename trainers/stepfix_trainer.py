@@ -130,6 +130,7 @@ class StepFixTrainer(TimingMixin, GuardMixin, Trainer):
         with self._counts_lock:
             self._counts[f"{kind}_generated"] += len(samples)
             self._counts[f"{kind}_truncated"] += sum(rl.truncated(ids, self._stops) for ids in samples)
+            self._counts[f"{kind}_tokens"] += sum(len(ids) for ids in samples)  # generated tokens (benchmarks/profile_step.py)
 
     def r3_run_record(self) -> dict:
         """What run.json says of the run's sampling (rl_sampling.run_record)."""

@@ -106,6 +106,7 @@ def test_stepfix_counts_truncation_logs_lr_and_preclip_grad_norm(tiny, data, tmp
     assert len(steps) == 2
     for m in steps:
         assert (m["y1_generated"], m["y1_truncated"], m["y2_generated"], m["y2_truncated"]) == (2, 2, 2, 0)
+        assert (m["y1_tokens"], m["y2_tokens"]) == (12, 8)  # 2 x the cap of 6; 2 x 4 ids (the stop id included)
         assert m["truncated"] == 2 and m["truncated_frac"] == 0.5
         assert m["learning_rate"] == pytest.approx(1e-3)  # linear decay logged 5e-4 at step 2
         assert m["grad_norm"] > 1e-6 and m["grad_clipped"] == 1
