@@ -37,7 +37,6 @@ import json
 import math
 import os
 import random
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -402,19 +401,7 @@ class Sanity:
         cmd = [sys.executable, "-m", f"trainers.{trainer}", "--config", str(cfg_file)]
         env = {**os.environ, "OMP_NUM_THREADS": str(self.d.threads), "TOKENIZERS_PARALLELISM": "false"}
         t0 = time.time()
-        with open(log_file, "a", encoding="utf-8") as fh:
-            fh.write(f"\n=== {' '.join(cmd)} ({time.strftime('%Y-%m-%d %H:%M:%S')})\n")
-            fh.flush()
-            proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=fh, stderr=subprocess.STDOUT)
-            try:
-                rc = proc.wait()
-            finally:  # the driver stopped: stop its trainer too (no orphan writing into the run folder)
-                if proc.poll() is None:
-                    proc.terminate()
-                    try:
-                        proc.wait(timeout=60)
-                    except subprocess.TimeoutExpired:
-                        proc.kill()
+        rc = ls.run_logged(cmd, env, log_file)
         run = ls.read_json(outd / "run.json") or {}
         if rc != 0 or run.get("status") != "finished":
             tail = log_file.read_text(errors="replace")[-1500:]

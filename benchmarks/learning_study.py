@@ -376,6 +376,25 @@ def read_json(path: Path) -> dict | None:
         return None
 
 
+def run_logged(cmd: list, env: dict, log_file: Path) -> int:
+    """`cmd` run from the repository root with its output appended to `log_file` (a header line first);
+    its exit code. When the caller stops (Ctrl-C, SIGTERM) the command is stopped too, so no orphan
+    trainer keeps writing into the run folder that the next try resumes from."""
+    with open(log_file, "a", encoding="utf-8") as fh:
+        fh.write(f"\n=== {' '.join(cmd)} ({time.strftime('%Y-%m-%d %H:%M:%S')})\n")
+        fh.flush()
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=fh, stderr=subprocess.STDOUT)
+        try:
+            return proc.wait()
+        finally:
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=60)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+
+
 def copy_train_samples(run_dir: Path, dest_dir: Path, name: str) -> Path | None:
     """The training samples of a finished RL run (stepfix_samples.jsonl: y1, verdict, feedback, y2,
     rewards, loss terms; grpo_samples.jsonl: completions, rewards, advantages) copied into a study folder,
@@ -567,19 +586,7 @@ class Study:
         cmd = [sys.executable, "-m", f"trainers.{cell.cond.trainer}", "--config", str(cfg_file)]
         env = {**os.environ, "OMP_NUM_THREADS": str(self.b.threads), "TOKENIZERS_PARALLELISM": "false"}
         t0 = time.time()
-        with open(log_file, "a", encoding="utf-8") as fh:
-            fh.write(f"\n=== {' '.join(cmd)} ({time.strftime('%Y-%m-%d %H:%M:%S')})\n")
-            fh.flush()
-            proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=fh, stderr=subprocess.STDOUT)
-            try:
-                rc = proc.wait()
-            finally:  # the study stopped (Ctrl-C, SIGTERM): stop its trainer too, so no orphan keeps writing
-                if proc.poll() is None:  # into the run folder that the next try resumes from
-                    proc.terminate()
-                    try:
-                        proc.wait(timeout=60)
-                    except subprocess.TimeoutExpired:
-                        proc.kill()
+        rc = run_logged(cmd, env, log_file)
         run = read_json(outd / "run.json") or {}
         if rc != 0 or run.get("status") != "finished":
             tail = log_file.read_text(errors="replace")[-1500:]
