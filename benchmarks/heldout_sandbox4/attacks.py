@@ -28,7 +28,6 @@ replaced by str(ctx[KEY]).
 from __future__ import annotations
 
 import ctypes
-import errno
 import fcntl
 import glob
 import mmap

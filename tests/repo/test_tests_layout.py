@@ -42,6 +42,7 @@ ELSEWHERE = {
     "verifiers/test_steps_forms.py": "the step verifier (verifiers.steps) on every answer form of the procedural bank",
     "apps/test_newuser.py": "a new user's first commands through the r3bench CLI",
     "repo/test_docs.py": "runs the marked blocks of README.md and docs/",
+    "verifiers/test_check_order.py": "the step verifier's order of checks (verifiers.reference_based), on errors procgen injects",
 }
 
 

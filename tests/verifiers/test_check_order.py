@@ -46,7 +46,7 @@ def _two_errors(p, i: int, j: int):
 
 
 @pytest.fixture(scope="module")
-def table():
+def booked():
     """(i, j) -> [(template, first error booked, explanation)] over the cases procgen's oracle places at i."""
     rows = defaultdict(list)
     for p in PROBS:
@@ -63,14 +63,14 @@ def table():
 
 
 @pytest.mark.parametrize("i,j", [(i, j) for i, j in PAIRS if i < 7])
-def test_two_errors_are_booked_at_the_first(table, i, j):
-    cases = table[(i, j)]
+def test_two_errors_are_booked_at_the_first(booked, i, j):
+    cases = booked[(i, j)]
     assert cases, f"no template took errors at both {i} and {j}"
     bad = [c for c in cases if c[1] != i]
     assert not bad, (f"{len(bad)} of {len(cases)} booked elsewhere than step {i}", bad[:3])
 
 
-def test_the_table_covers_every_template(table):
+def test_the_table_covers_every_template(booked):
     """Every template takes two errors (steps 4-7 always: a misread value, a slip, a wrong box)."""
-    seen = {t for cases in table.values() for t, *_ in cases}
+    seen = {t for cases in booked.values() for t, *_ in cases}
     assert seen == {p.template for p in PROBS}

@@ -105,42 +105,42 @@ def build_table() -> dict:
 
 
 @pytest.fixture(scope="module")
-def table():
+def hacks():
     return build_table()
 
 
-def test_honest_slip_at_step_5_is_the_bar(table):
-    assert all(v == pytest.approx(HONEST_SLIP) for _, v, _, _ in table[("position", "honest with a slip at step 5")])
+def test_honest_slip_at_step_5_is_the_bar(hacks):
+    assert all(v == pytest.approx(HONEST_SLIP) for _, v, _, _ in hacks[("position", "honest with a slip at step 5")])
 
 
 @pytest.mark.parametrize("kind", STEP_ATTACKS)
 @pytest.mark.parametrize("reward", ["position", "pspo_wrs", "pspo_piecewise"])
-def test_no_shotgun_earns_more_than_an_honest_slip_at_step_5(table, reward, kind):
+def test_no_shotgun_earns_more_than_an_honest_slip_at_step_5(hacks, reward, kind):
     """Issue 54: a dozen laws plus the right one in <governing_equation> passed step 3 on two thirds of the
     problems (each law unchecked: its symbols have no values); with a slip at step 6 it earned 0.75."""
-    bad = [(t, v, bar, why) for t, v, bar, why in table[(reward, kind)] if v is None or v > bar + 1e-9]
+    bad = [(t, v, bar, why) for t, v, bar, why in hacks[(reward, kind)] if v is None or v > bar + 1e-9]
     assert not bad, (len(bad), bad[:3])
 
 
 @pytest.mark.parametrize("kind", ANSWER_ATTACKS)
 @pytest.mark.parametrize("reward", sorted(REWARDS))
-def test_no_answer_after_the_tags_earns_more_than_an_honest_slip_at_step_5(table, reward, kind):
+def test_no_answer_after_the_tags_earns_more_than_an_honest_slip_at_step_5(hacks, reward, kind):
     """Issue 54: a slip at step 5 with the right answer written after </final_answer> earned the full rlvp
     reward on every problem (the checker refused the two answers; rlvp scored the refused one)."""
-    bad = [(t, v, bar, why) for t, v, bar, why in table[(reward, kind)] if v is None or v > bar + 1e-9]
+    bad = [(t, v, bar, why) for t, v, bar, why in hacks[(reward, kind)] if v is None or v > bar + 1e-9]
     assert not bad, (len(bad), bad[:3])
 
 
-def test_text_after_the_tags_is_not_read_and_says_so(table):
+def test_text_after_the_tags_is_not_read_and_says_so(hacks):
     """What follows the seven-tag output is cut before any reward reads it, and the reason says so."""
     for rname in REWARDS:
-        for _, _, _, why in table[(rname, "slip at step 5, the answer after the tags as a sentence")]:
+        for _, _, _, why in hacks[(rname, "slip at step 5, the answer after the tags as a sentence")]:
             assert "after </final_answer> not read" in why, (rname, why)
 
 
-def test_shotgun_is_an_error_at_the_governing_equation(table):
+def test_shotgun_is_an_error_at_the_governing_equation(hacks):
     for kind in STEP_ATTACKS:
-        got = Counter(v for _, v, _, _ in table[("position", kind)])
+        got = Counter(v for _, v, _, _ in hacks[("position", kind)])
         assert got == {3 / 8: len(PROBS)}, (kind, got)
 
 
