@@ -295,6 +295,16 @@ def run_trainer(name: str, config: dict, out: Path) -> dict:
     return json.loads((out / "run.json").read_text(encoding="utf-8"))
 
 
+# the verdict classes of stepfix's y1 counts in metrics.jsonl (its y1_generated, y1_truncated and y1_tokens are
+# sample and token counts, not classes)
+Y1_CLASSES = ("correct", "MC", "CM", "CE", "FORMAT")
+
+
+def y1_classes(step_log: dict) -> str:
+    """`CE=1, FORMAT=1`: the first attempts' verdict classes of one stepfix training log."""
+    return ", ".join(f"{k[3:]}={v}" for k, v in step_log.items() if k.startswith("y1_") and k[3:] in Y1_CLASSES)
+
+
 def train_stage(out: Path, model: str = DEFAULT_MODEL, sft_steps: int = 2,
                 stepfix_steps: int = 1, max_new_tokens: int = 224, eval_tasks: str = "r3_demo_structured",
                 eval_max_gen_toks: int = 224, start: Path | None = SFT_START,
@@ -344,7 +354,7 @@ def train_stage(out: Path, model: str = DEFAULT_MODEL, sft_steps: int = 2,
     for d in logs:
         lines.append(f"| stepfix step {d['step']} | 1 | {float(d['loss']):.3f} | skip rate {d['skip_rate']:.2f}, "
                      f"r1 mean {float(d.get('r1_mean', float('nan'))):.3f}, r2 mean {float(d.get('r2_mean', float('nan'))):.3f}, "
-                     f"y1 classes {', '.join(f'{k[3:]}={v}' for k, v in d.items() if k.startswith('y1_'))} |")
+                     f"y1 classes {y1_classes(d)} |")
     for task, res in (ev.get("tasks") or {}).items():
         num = {k: (f"{v:.3f}" if isinstance(v, float) else v) for k, v in res.items()}
         lines.append(f"| lm-eval {task} (stepfix adapter) | - | - | acc {num.get('acc')}, "

@@ -580,3 +580,12 @@ def test_simple_evaluate_takes_the_data_directory_from_the_task_manager(shared_d
     assert ev.simple_evaluate(model="x", tasks=["r3_jeebench"], task_manager=tm) is True
     with pytest.raises(preflight.PreflightError, match="read\\(s\\) the benchmark data"):
         ev.simple_evaluate(model="x", tasks=["r3_jeebench"], task_manager=TaskManager(include_defaults=False))
+
+
+def test_the_demo_lists_y1s_verdict_classes_only():
+    """stepfix's metrics.jsonl holds y1 sample and token counts beside the classes (y1_generated, y1_tokens):
+    the demo's table listed them as classes ("tokens=443")."""
+    from r3bench.apps import demo
+
+    row = {"y1_CE": 1, "y1_FORMAT": 1, "y1_generated": 2, "y1_tokens": 443, "y1_truncated": 1, "y2_CM": 1}
+    assert demo.y1_classes(row) == "CE=1, FORMAT=1"
