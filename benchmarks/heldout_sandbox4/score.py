@@ -279,7 +279,10 @@ def main():
     meta['counts'] = counts
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / 'results.json').write_text(json.dumps({'meta': meta, 'rows': rows}, indent=1, default=str))
+    text = json.dumps({'meta': meta, 'rows': rows}, indent=1, default=str)
+    # committed results name no machine paths: the environment and the checkout by placeholder
+    text = text.replace(sys.prefix, '<venv>').replace(str(REPO) + '/', '').replace(str(REPO), '<repo>')
+    (out / 'results.json').write_text(text)
 
     def cell(s):
         return str(s).replace('|', '\\|').replace('\n', ' ')[:400]
