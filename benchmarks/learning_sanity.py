@@ -384,24 +384,13 @@ class Sanity:
         return cfg
 
     def run_cell(self, cell: str) -> dict:
-        import yaml
-
         ls = _ls()
         t, _, _ = parse_cell(cell)
         trainer = self.d.trainers[t][0]
         cfg = self.config(cell)
         outd = Path(cfg["output_dir"])
-        if any(outd.glob("checkpoint-*")):
-            cfg["resume"] = True  # an interrupted earlier try: continue from its last visit
-        cfg_file = self.out / "configs" / f"{cell}.yaml"
-        cfg_file.parent.mkdir(parents=True, exist_ok=True)
-        cfg_file.write_text(yaml.safe_dump(cfg, sort_keys=True))
-        log_file = self.out / "logs" / f"{cell}.log"
-        log_file.parent.mkdir(parents=True, exist_ok=True)
-        cmd = [sys.executable, "-m", f"trainers.{trainer}", "--config", str(cfg_file)]
-        env = {**os.environ, "OMP_NUM_THREADS": str(self.d.threads), "TOKENIZERS_PARALLELISM": "false"}
         t0 = time.time()
-        rc = ls.run_logged(cmd, env, log_file)
+        rc, _, log_file = ls.run_cell_trainer(trainer, cfg, self.out, cell, self.d.threads)
         run = ls.read_json(outd / "run.json") or {}
         if rc != 0 or run.get("status") != "finished":
             tail = log_file.read_text(errors="replace")[-1500:]

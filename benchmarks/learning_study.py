@@ -376,6 +376,25 @@ def read_json(path: Path) -> dict | None:
         return None
 
 
+def run_cell_trainer(trainer: str, cfg: dict, out: Path, name: str, threads: int) -> tuple[int, Path, Path]:
+    """A study cell's `python -m trainers.<trainer> --config OUT/configs/<name>.yaml` on `threads` threads,
+    its output appended to OUT/logs/<name>.log (run_logged); `cfg` gets `resume` when its run folder holds a
+    checkpoint (a crashed or interrupted earlier try continues from its newest one). Returns (exit code,
+    config file, log file)."""
+    import yaml
+
+    if any(Path(cfg["output_dir"]).glob("checkpoint-*")):
+        cfg["resume"] = True
+    cfg_file = out / "configs" / f"{name}.yaml"
+    cfg_file.parent.mkdir(parents=True, exist_ok=True)
+    cfg_file.write_text(yaml.safe_dump(cfg, sort_keys=True))
+    log_file = out / "logs" / f"{name}.log"
+    log_file.parent.mkdir(parents=True, exist_ok=True)
+    cmd = [sys.executable, "-m", f"trainers.{trainer}", "--config", str(cfg_file)]
+    env = {**os.environ, "OMP_NUM_THREADS": str(threads), "TOKENIZERS_PARALLELISM": "false"}
+    return run_logged(cmd, env, log_file), cfg_file, log_file
+
+
 def run_logged(cmd: list, env: dict, log_file: Path) -> int:
     """`cmd` run from the repository root with its output appended to `log_file` (a header line first);
     its exit code. When the caller stops (Ctrl-C, SIGTERM) the command is stopped too, so no orphan
@@ -572,21 +591,11 @@ class Study:
         return "taken"
 
     def run_train(self, cell: Cell) -> dict:
-        import yaml
 
         cfg = self.train_config(cell)
         outd = Path(cfg["output_dir"])
-        if any(outd.glob("checkpoint-*")):
-            cfg["resume"] = True  # a crashed or interrupted earlier try: continue from its newest checkpoint
-        cfg_file = self.out / "configs" / f"{cell.id}.yaml"
-        cfg_file.parent.mkdir(parents=True, exist_ok=True)
-        cfg_file.write_text(yaml.safe_dump(cfg, sort_keys=True))
-        log_file = self.out / "logs" / f"{cell.id}.log"
-        log_file.parent.mkdir(parents=True, exist_ok=True)
-        cmd = [sys.executable, "-m", f"trainers.{cell.cond.trainer}", "--config", str(cfg_file)]
-        env = {**os.environ, "OMP_NUM_THREADS": str(self.b.threads), "TOKENIZERS_PARALLELISM": "false"}
         t0 = time.time()
-        rc = run_logged(cmd, env, log_file)
+        rc, cfg_file, log_file = run_cell_trainer(cell.cond.trainer, cfg, self.out, cell.id, self.b.threads)
         run = read_json(outd / "run.json") or {}
         if rc != 0 or run.get("status") != "finished":
             tail = log_file.read_text(errors="replace")[-1500:]
