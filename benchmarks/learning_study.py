@@ -591,7 +591,6 @@ class Study:
         return "taken"
 
     def run_train(self, cell: Cell) -> dict:
-
         cfg = self.train_config(cell)
         outd = Path(cfg["output_dir"])
         t0 = time.time()

@@ -103,10 +103,10 @@ def hacking_r2_md(rows) -> list[str]:
 
 
 def hacking_r3():
-    """Issue 54's attacks (tests/verifiers/test_reward_hacking_r3.py) on one problem of every template: per attack
+    """Issue 54's attacks (tests/verifiers/test_reward_hacking_shotgun_and_trailing.py) on one problem of every template: per attack
     and reward, the largest reward and the number of problems where it pays more than the honest solution with
     one slip at step 5 under the same reward (the shotgun under the step rewards only)."""
-    spec = importlib.util.spec_from_file_location("hacks_r3", ROOT / "tests" / "verifiers" / "test_reward_hacking_r3.py")
+    spec = importlib.util.spec_from_file_location("hacks_r3", ROOT / "tests" / "verifiers" / "test_reward_hacking_shotgun_and_trailing.py")
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
     table = m.build_table()
