@@ -139,8 +139,9 @@ class HFGenerator:
 
     name = "hf"
 
-    def __init__(self, merge_lora: bool = False):
+    def __init__(self, merge_lora: bool = False, cache_implementation: str | None = None):
         self.merge_lora = merge_lora
+        self.cache_implementation = cache_implementation  # transformers' generate option ("static"); None: dynamic
 
     def generate(self, model, tok, chats: list[list[dict]], sp: Sampling) -> list[list[int]]:
         import torch
@@ -169,6 +170,8 @@ class HFGenerator:
                 kw.update(temperature=sp.temperature, top_p=sp.top_p)
             if sp.synced_gpus:
                 kw["synced_gpus"] = True
+            if self.cache_implementation:
+                kw["cache_implementation"] = self.cache_implementation
             with torch.no_grad(), seeded(sp.seed, model.device):
                 out = model.generate(**enc, **kw)
         finally:
