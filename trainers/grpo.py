@@ -339,6 +339,7 @@ class GRPOPhases(TimingMixin, upstream.GRPOHooks):
         self.r3_nothing_to_learn = 0  # steps where every group earned one reward (run.json)
         self.r3_progress = PhaseProgress()
         self.r3_verdicts = rl.VerdictTally()  # per step-level reward: verdict shares and reward per class
+        self.r3_rollout = None  # trainers.generation.RolloutCopy with rollout_dtype set, made on first use
         super().__init__(*a, **kw)
 
     def r3_generate(self, prompts, generate):
@@ -350,6 +351,27 @@ class GRPOPhases(TimingMixin, upstream.GRPOHooks):
         self.r3_progress.phase("rewards (verification), then the update")
         self.r3_progress.end_step()
         return out
+
+    def r3_generate_single_turn(self, trl_generate, prompt_ids, images, multimodal_fields, num_generations,
+                                has_tool_images):
+        """TRL's sampling of `prompt_ids` (token ids), or with `rollout_dtype` set, the same prompts sampled
+        from a merged copy of the policy in that dtype (trainers.generation.RolloutCopy) with TRL's sampling
+        settings (temperature, top_p, top_k, the completion cap); returns TRL's (completion ids, None)."""
+        cfg = self.r3_cfg
+        if cfg is None or getattr(cfg, "rollout_dtype", "policy") == "policy" or self.use_vllm or images \
+                or multimodal_fields:
+            return trl_generate(prompt_ids, images, multimodal_fields, num_generations, has_tool_images)
+        if distributed.sharded(self.accelerator):
+            raise ConfigError("rollout_dtype needs the whole policy in each process; under FSDP / ZeRO-3 sample "
+                              "from the policy (rollout_dtype: policy) or with vLLM")
+        if self.r3_rollout is None:
+            self.r3_rollout = generation.make(cfg)
+        gc = self.generation_config
+        sp = generation.Sampling(max_new_tokens=self.max_completion_length, temperature=gc.temperature,
+                                 top_p=gc.top_p if gc.top_p is not None else 1.0,
+                                 top_k=gc.top_k if gc.top_k is not None else 0, policy_step=self.state.global_step)
+        model = self.accelerator.unwrap_model(self.model)
+        return self.r3_rollout.generate_ids(model, self.processing_class, [list(p) for p in prompt_ids], sp), None
 
     def r3_rewards(self, out, prompts):
         """TRL's gathered rewards `out` (completions x reward functions, every rank's rows)."""
@@ -519,7 +541,8 @@ def grpo_args(cfg, weights=None, cap: int | None = None):
     return GRPOConfig(**training_args_kwargs(cfg), num_generations=cfg.group_size, beta=cfg.beta,
                       temperature=cfg.temperature, max_completion_length=cap,
                       reward_weights=weights, loss_type=cfg.loss_type,
-                      steps_per_generation=cfg.steps_per_generation or None, **cfg.trl_vllm_kwargs())
+                      steps_per_generation=cfg.steps_per_generation or None,
+                      cache_implementation="static" if cfg.rollout_cache == "static" else None, **cfg.trl_vllm_kwargs())
 
 
 def build(cfg, extra_callbacks=()):

@@ -28,6 +28,9 @@ from trainers.errors import ConfigError, option
 FALLBACK_CAP = 512
 
 
+ROLLOUT_DTYPES = ("policy", "bfloat16", "float32")
+
+
 @dataclass
 class RLFields:
     """Config fields of the RL trainers' sampling checks (a Config mixin)."""
@@ -44,7 +47,21 @@ class RLFields:
                                       "seeded by seed and step; the verifier's rewards stay in the samples file "
                                       "beside the ones used)")
 
+    rollout_dtype: str = option("policy", "what samples the rollouts (without use_vllm): policy (the policy itself, "
+                                "as it trains) | bfloat16 (a copy of the policy with its LoRA merged, in bf16, "
+                                "refreshed after each optimizer step: the CPU counterpart of vLLM colocate; on a CPU "
+                                "with AMX-BF16 several times faster, benchmarks/results/gen_speed) | float32")
+    rollout_cache: str = option("dynamic", "KV cache of HF generate: dynamic (grown per token) | static (preallocated "
+                                "to prompt + cap)")
+
     def check_rl(self) -> None:
+        if self.rollout_dtype not in ROLLOUT_DTYPES:
+            raise ConfigError(f"rollout_dtype must be one of {ROLLOUT_DTYPES}, got {self.rollout_dtype!r}")
+        if self.rollout_cache not in ("dynamic", "static"):
+            raise ConfigError(f"rollout_cache must be dynamic or static, got {self.rollout_cache!r}")
+        if self.rollout_dtype != "policy" and getattr(self, "use_vllm", False):
+            raise ConfigError("rollout_dtype names a copy of the policy to sample from, use_vllm an engine: "
+                              "set one (vLLM samples in its own dtype)")
         if self.gen_margin_tokens < 0:
             raise ConfigError(f"gen_margin_tokens must be >= 0, got {self.gen_margin_tokens}")
         if not 0 <= self.truncation_warn <= 1:

@@ -7,7 +7,9 @@ piece checked against the installed versions by tests/trainers/test_upstream.py 
   - `GRPOHooks` overrides TRL GRPOTrainer's `_generate` (the seconds of generation, the phase lines
     of a long step), `_calculate_rewards` (a completion without a verdict leaves its group: all its
     rewards NaN; a spent judge budget raised on every rank after TRL's gather of the rewards) and
-    `_generate_and_score_completions` (that completion's mask and advantage zeroed). Each only
+    `_generate_and_score_completions` (that completion's mask and advantage zeroed) and
+    `_generate_single_turn` (the sampling itself: from a merged lower-precision copy of the policy when
+    `rollout_dtype` says so, else TRL's own). Each only
     delegates to a public `r3_*` method of trainers.grpo.GRPOPhases.
   - `save_checkpoint` calls Trainer._save_checkpoint (a checkpoint saved outside the training loop, when
     the judge's budget stops a run); `load_checkpoint` calls Trainer._load_from_checkpoint (a run that
@@ -33,6 +35,8 @@ PRIVATE_METHODS = {
     "transformers.Trainer._save_checkpoint": ("self", "model", "trial"),
     "transformers.Trainer._load_from_checkpoint": ("self", "resume_from_checkpoint", "model"),
     "trl.GRPOTrainer._generate": ("self", "prompts"),
+    "trl.GRPOTrainer._generate_single_turn": ("self", "prompt_ids", "images", "multimodal_fields", "num_generations",
+                                              "has_tool_images"),
     "trl.GRPOTrainer._calculate_rewards": ("self", "inputs", "prompts", "completions", "completion_ids_list"),
     "trl.GRPOTrainer._generate_and_score_completions": ("self", "inputs"),
 }
@@ -77,6 +81,10 @@ class GRPOHooks:
 
     def _generate(self, prompts):
         return self.r3_generate(prompts, super()._generate)
+
+    def _generate_single_turn(self, prompt_ids, images, multimodal_fields, num_generations, has_tool_images=False):
+        return self.r3_generate_single_turn(super()._generate_single_turn, prompt_ids, images, multimodal_fields,
+                                            num_generations, has_tool_images)
 
     def _calculate_rewards(self, inputs, prompts, completions, completion_ids_list):
         return self.r3_rewards(super()._calculate_rewards(inputs, prompts, completions, completion_ids_list), prompts)
