@@ -1,12 +1,12 @@
 """The learning study of issue 21: does step-level reward RL beat its controls on procgen tiers?
 
-    python benchmarks/learning_study.py --plan              # the cells, which are done, estimated CPU time
-    python benchmarks/learning_study.py                     # run (or continue) the study into results/learning
-    python benchmarks/learning_study.py --max_cells 3       # run three pending cells, then stop (in pieces)
-    python benchmarks/learning_study.py --summarise         # tables and plots from the finished cells only
-    python benchmarks/learning_study.py --tiny --out DIR    # the whole pipeline on a tiny random model (minutes)
-    python benchmarks/learning_study.py --design mixture    # issue 35's study: the mixture's learning set
-                                                            # (results/learning/mixture; GPU: benchmarks/gpu_cells.py)
+    python studies/learning_study.py --plan              # the cells, which are done, estimated CPU time
+    python studies/learning_study.py                     # run (or continue) the study into results/learning
+    python studies/learning_study.py --max_cells 3       # run three pending cells, then stop (in pieces)
+    python studies/learning_study.py --summarise         # tables and plots from the finished cells only
+    python studies/learning_study.py --tiny --out DIR    # the whole pipeline on a tiny random model (minutes)
+    python studies/learning_study.py --design mixture    # issue 35's study: the mixture's learning set
+                                                            # (results/learning/mixture; GPU: studies/gpu_cells.py)
 
 Conditions, all from one SFT start (docs/learning_study.md gives the budget and why):
   base_cot, base_seventag   the base model with the CoT / the seven-tag prompt (no training)
@@ -106,7 +106,7 @@ class Budget:
     # shorter: 119 + 119 + 118), so the condition (seeds pooled) is scored on the same n_eval problems as
     # the SFT start, and each seed can be compared with the SFT start on its own block (paired rows)
     n_eval: int = 356
-    n_eval_base: int = 120  # the base model scores ~0 on procgen (benchmarks/results/curriculum)
+    n_eval_base: int = 120  # the base model scores ~0 on procgen (studies/results/curriculum)
     eval_tokens: dict = field(default_factory=lambda: {1: 256, 2: 256, 3: 512})
     eval_batch: int = 32  # measured here: decode ~125 tok/s at 32 sequences vs ~56 at 8 (docs/learning_study.md, Scoring)
     strategy_rounds: int = 3  # StepCo revisions; Best-of-N n = 1 + rounds (equal generated tokens)
@@ -121,7 +121,7 @@ class Budget:
     # study"): the RL pool of the benchmark-shaped mixture, every seed scored on the same learning-set problems
     design: str = "tiers"
     device: str = "cpu"  # where evaluation runs (the trainers pick their device themselves)
-    dtype: str = "float32"  # evaluation dtype (bfloat16 on the GPU machine: benchmarks/gpu_cells.py)
+    dtype: str = "float32"  # evaluation dtype (bfloat16 on the GPU machine: studies/gpu_cells.py)
 
 
 FULL = Budget()
@@ -329,7 +329,7 @@ def weights_sha256(adapter_dir) -> str | None:
 
 # Evaluation cells generated once for two studies: (design, condition, tier) -> the record of the same
 # generation made by another script. The mixture design's SFT start on the learning set is exactly
-# benchmarks/mixture_sft.py's sft_start__r3_procgen_learning (the committed start merged in fp32, greedy,
+# studies/mixture_sft.py's sft_start__r3_procgen_learning (the committed start merged in fp32, greedy,
 # 512 new tokens, every document); Study.shared_source checks each setting and the adapter's weights
 # before taking its responses, which are then step-verified here as any other cell's.
 SHARED = {("mixture", "sft", "learning"):
@@ -562,12 +562,12 @@ class Study:
             return str(path)
 
     def use_sft_start(self, src: Path) -> str:
-        """Take a committed SFT start (benchmarks/gpu_sft.py output: adapter parts + adapter_config.json) or a
-        plain peft adapter folder (a trainers.sft run's final/, e.g. benchmarks/mixture_sft.py's sft_mix: the
+        """Take a committed SFT start (studies/gpu_sft.py output: adapter parts + adapter_config.json) or a
+        plain peft adapter folder (a trainers.sft run's final/, e.g. studies/mixture_sft.py's sft_mix: the
         start that has seen every answer form of the mixture's pool) as the done `sft__s0__train` cell, so
         every RL condition starts from it; returns the cell's status."""
         cid = "sft__s0__train"
-        sys.path.insert(0, str(ROOT / "benchmarks"))
+        sys.path.insert(0, str(ROOT / "studies"))
         from gpu_sft import reassemble
 
         dst = self.out / "sft_start_adapter"

@@ -1,6 +1,6 @@
 """GPU smoke check of the distributed / full-fine-tuning / vLLM paths, for when a GPU machine is lent.
 
-    PYTHONPATH=. python benchmarks/gpu_smoke_dist.py --out $OUT/gpu_smoke    # < 5 min on one H100
+    PYTHONPATH=. python studies/gpu_smoke_dist.py --out $OUT/gpu_smoke    # < 5 min on one H100
 
 On the tiny random model (built here; no hub), each case a short subprocess, its exit status, wall
 time and the last lines of its output written to OUT/summary.json:
@@ -47,7 +47,7 @@ def case(name, cmd, env, results, timeout=300, check=None):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", default="benchmarks/results/gpu_smoke_dist")
+    ap.add_argument("--out", default="studies/results/gpu_smoke_dist")
     a = ap.parse_args(argv)
     import torch
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prepare the two carry folders for benchmarks/gpu_sft.py on the H200 (see benchmarks/gpu_commands.md).
+# Prepare the two carry folders for studies/gpu_sft.py on the H200 (see studies/gpu_commands.md).
 #   .gpu1/  part_00 of SmolLM2-135M-Instruct.Q4_1.gguf (first 49181216 bytes)
 #   .gpu2/  part_01 (the rest), gguf.sha256, whl/ (the wheels the device image lacks)
 # Both folders are git-ignored through .git/info/exclude (not .gitignore). Needs the project's .venv

@@ -1,12 +1,12 @@
-"""benchmarks/mixture_sft.py (issue 35 item 5): the cell order, resumability bookkeeping and the
+"""studies/mixture_sft.py (issue 35 item 5): the cell order, resumability bookkeeping and the
 summary from done cells (the training and scoring themselves run SmolLM2 for hours: not here)."""
 import json
 
 import pytest
 
-import bench_scripts  # tests/benchmarks/ is on sys.path (pytest's rootdir-less import)
+import study_scripts  # tests/studies/ is on sys.path (pytest's rootdir-less import)
 
-ms = bench_scripts.load("mixture_sft")
+ms = study_scripts.load("mixture_sft")
 
 
 def test_cells_train_first_then_the_trained_model_on_the_benchmarks():
@@ -151,7 +151,7 @@ def test_procgen_cells_score_as_the_rl_study_does(tmp_path, monkeypatch):
     generation for both studies); the whole benchmarks at their tasks' own limit."""
     import lm_eval
 
-    ls = bench_scripts.load("learning_study")
+    ls = study_scripts.load("learning_study")
     assert ms.GEN_TOKS["r3_procgen_learning"] == ls.MIXTURE.eval_tokens["learning"] == 512
     assert ms.BATCH == ls.MIXTURE.eval_batch and ms.Runner(tmp_path).batch == ms.BATCH
     seen = {}

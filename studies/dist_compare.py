@@ -1,7 +1,7 @@
 """Two gloo processes vs one at the same global batch, for SFT, DPO, stepfix and GRPO on the tiny random
 model: loss and weight equality, and seconds per optimizer step.
 
-    PYTHONPATH=. python benchmarks/dist_compare.py --out benchmarks/results/distributed
+    PYTHONPATH=. python studies/dist_compare.py --out studies/results/distributed
 
 Two processes run `torchrun --standalone --nproc_per_node 2` with batch B each; one process runs the
 same module with batch 2B (OMP_NUM_THREADS=1 in both, so that each process uses one core). The
@@ -58,7 +58,7 @@ def max_weight_diff(a: Path, b: Path) -> float:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", default="benchmarks/results/distributed")
+    ap.add_argument("--out", default="studies/results/distributed")
     ap.add_argument("--steps", type=int, default=3)
     a = ap.parse_args(argv)
     from r3bench.core import models
@@ -98,7 +98,7 @@ def main(argv=None) -> int:
     (out / "results.json").write_text(json.dumps({"steps": a.steps, "cpus": os.cpu_count(), "results": results},
                                                  indent=1))
     lines = ["# Two gloo processes vs one at the same global batch (tiny random model, CPU)", "",
-             f"`PYTHONPATH=. python benchmarks/dist_compare.py` on a {os.cpu_count()}-core machine shared with other "
+             f"`PYTHONPATH=. python studies/dist_compare.py` on a {os.cpu_count()}-core machine shared with other "
              f"work; {a.steps} optimizer steps, AdamW lr 1e-3, OMP_NUM_THREADS=1 per process. Stepfix and GRPO with "
              "the generation/verifier/reward doubles of tests/trainers/dist_doubles.py (stepfix: rank 1's micro-batch all "
              "skipped in step 1). s/step: HF train_runtime / steps (the loop only); wall: the whole command.", "",

@@ -1,13 +1,13 @@
-"""Run cells of benchmarks/mixture_sft.py (issue 35 item 5) and of learning_study.py's mixture design
+"""Run cells of studies/mixture_sft.py (issue 35 item 5) and of learning_study.py's mixture design
 (item 6) on the GPU machine, one ten-minute call at a time, with the same code and scoring as the CPU path.
 
-    python benchmarks/gpu_cells.py --pack                                      # here: .gpuc/ (carry folders)
-    python3 benchmarks/gpu_cells.py --receive .gpuc/c00                        # there: one chunk per call
-    python3 benchmarks/gpu_cells.py --receive .gpuc/c06 --mixture --out $OUT --budget-s 480   # there: cells
-    python3 benchmarks/gpu_cells.py --rl stepfix --seeds 0 --out $OUT --budget-s 480          # there: one RL cell
-    python benchmarks/gpu_cells.py --take FILES_AT                             # here: records, samples, adapter
+    python studies/gpu_cells.py --pack                                      # here: .gpuc/ (carry folders)
+    python3 studies/gpu_cells.py --receive .gpuc/c00                        # there: one chunk per call
+    python3 studies/gpu_cells.py --receive .gpuc/c06 --mixture --out $OUT --budget-s 480   # there: cells
+    python3 studies/gpu_cells.py --rl stepfix --seeds 0 --out $OUT --budget-s 480          # there: one RL cell
+    python studies/gpu_cells.py --take FILES_AT                             # here: records, samples, adapter
 
-benchmarks/gpu_commands.md gives the exact calls. Nothing here has run on a GPU yet.
+studies/gpu_commands.md gives the exact calls. Nothing here has run on a GPU yet.
 
 Why chunks: every call carries the working tree (49.4 MB since results/learning/sft_start, 38 MB, is
 committed) and at most 64 MiB in all, so the two ~49 MB GGUF halves of ../shared/docs/FACTS.md no longer
@@ -46,7 +46,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-BENCH = ROOT / "benchmarks"
+BENCH = ROOT / "studies"
 for p in (str(ROOT), str(BENCH)):
     if p not in sys.path:
         sys.path.insert(0, p)

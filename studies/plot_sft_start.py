@@ -1,8 +1,8 @@
 """Plot the SFT start of the learning study from a gpu_sft.py output folder.
 
-    python benchmarks/plot_sft_start.py results/learning/sft_start
+    python studies/plot_sft_start.py results/learning/sft_start
 
-Reads summary.json and train_log.jsonl (written by benchmarks/gpu_sft.py) and writes
+Reads summary.json and train_log.jsonl (written by studies/gpu_sft.py) and writes
 sft_start.png beside them: left, the training loss by optimizer step (epochs on the top axis);
 right, greedy seven-tag format compliance and accuracy per curriculum tier on the held-out test
 templates with Wilson 95% intervals, for the base model (where measured) and the SFT adapter.

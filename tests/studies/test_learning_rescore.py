@@ -1,14 +1,14 @@
-"""benchmarks/learning_rescore.py: the committed study samples scored again with today's verifiers."""
+"""studies/learning_rescore.py: the committed study samples scored again with today's verifiers."""
 import json
 from pathlib import Path
 
-import bench_scripts  # tests/benchmarks/ is on sys.path (pytest's rootdir-less import)
+import study_scripts  # tests/studies/ is on sys.path (pytest's rootdir-less import)
 
 ROOT = Path(__file__).resolve().parents[2]
 STUDY = ROOT / "results" / "learning"
 
 
-rs = bench_scripts.load("learning_rescore")
+rs = study_scripts.load("learning_rescore")
 CELLS = {"sft__s0__t1", "stepfix__s0__t1", "full_base__s0__r3_mmlu_college_structured"}
 
 

@@ -1,6 +1,6 @@
 """Accuracy and tokens per problem of CoT, RAG, Best-of-N and StepCo, scored by the same lm-eval tasks.
 
-    python benchmarks/strategy_compare.py --out benchmarks/results/strategies --limit 8 \
+    python studies/strategy_compare.py --out studies/results/strategies --limit 8 \
         --tasks r3_procgen,r3_mmlu_high_structured --bon_n 10 --rounds 5 --psv_steps 30
 
 One SmolLM2 (`--model`) is loaded once as an lm-eval HFLM and wrapped by each strategy
@@ -52,7 +52,7 @@ def _vote_acc(trace: Path, docs: dict) -> float | None:
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", default="benchmarks/results/strategies")
+    ap.add_argument("--out", default="studies/results/strategies")
     ap.add_argument("--model", default="r3bench/smollm2-135m-instruct")
     ap.add_argument("--tasks", default="r3_procgen,r3_mmlu_high_structured")
     ap.add_argument("--limit", type=int, default=8)

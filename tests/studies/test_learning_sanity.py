@@ -1,4 +1,4 @@
-"""benchmarks/learning_sanity.py: the learns-at-all test's pass rule (docs/learning_study.md), on synthetic
+"""studies/learning_sanity.py: the learns-at-all test's pass rule (docs/learning_study.md), on synthetic
 runs whose answer is known: a run that learns beside a flat control passes; a flat run, a run whose control
 rose as much, and a change too small or carried by too few problems do not."""
 import math
@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-import bench_scripts  # tests/benchmarks/ is on sys.path (pytest's rootdir-less import)
+import study_scripts  # tests/studies/ is on sys.path (pytest's rootdir-less import)
 
-ls = bench_scripts.load("learning_sanity")
+ls = study_scripts.load("learning_sanity")
 
 
 def curves(n_problems=16, visits=8, start=0.3, slope=0.0, noise=0.05, seed=0):

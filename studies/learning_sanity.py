@@ -1,11 +1,11 @@
 """The learns-at-all test of issue 50 item 3: its pass rule in code (written before any run), and the
 resumable driver that runs it.
 
-    python benchmarks/learning_sanity.py --plan          # the pool, the cells, their status and CPU estimates
-    python benchmarks/learning_sanity.py --pool          # the pilot's first part: choose the pool (below)
-    python benchmarks/learning_sanity.py                 # run or continue the cells, one by one
-    python benchmarks/learning_sanity.py --max_cells 1   # a piece: one pending cell, then stop
-    python benchmarks/learning_sanity.py --summarise     # summary.csv / summary.md / curves.png from the done cells
+    python studies/learning_sanity.py --plan          # the pool, the cells, their status and CPU estimates
+    python studies/learning_sanity.py --pool          # the pilot's first part: choose the pool (below)
+    python studies/learning_sanity.py                 # run or continue the cells, one by one
+    python studies/learning_sanity.py --max_cells 1   # a piece: one pending cell, then stop
+    python studies/learning_sanity.py --summarise     # summary.csv / summary.md / curves.png from the done cells
 
 docs/learning_study.md ("The learns-at-all test") fixes the rule, the trainers, the pool, the control
 (`reward_permutation`) and the driver's design. The driver: a cell is (trainer, arm, seed), arm real or
@@ -20,7 +20,7 @@ trainers' samples, gzip past 1 MiB), metrics/<cell>.jsonl, and from `--summarise
 and curves.png. The run folders (checkpoints, adapters) stay in OUT/runs, git-ignored.
 
 The rule's functions compute from the runs' committed samples files, tested on synthetic runs
-(tests/benchmarks/test_learning_sanity.py):
+(tests/studies/test_learning_sanity.py):
 
     curves = visit_rewards(records, "stepfix")      # problem -> training reward at each visit
     row = verdict(curves_real, curves_control)      # change, control change, p over problems (one seed)
@@ -157,7 +157,7 @@ def decide(rows: dict[str, dict]) -> list[dict]:
 # ==================================================================== the driver
 
 OUT = ROOT / "results" / "learning" / "sanity"
-# the start: the mixture SFT (benchmarks/mixture_sft.py's train cell), committed as adapter parts here, or
+# the start: the mixture SFT (studies/mixture_sft.py's train cell), committed as adapter parts here, or
 # the adapter folder that cell leaves in its run folder
 START_PARTS = ROOT / "results" / "learning" / "sft_mix"
 START_RUN = ROOT / "results" / "mixture_sft" / "runs" / "sft_mix" / "final"
@@ -238,7 +238,7 @@ def pick_pool(means: dict[str, float], kinds: dict[str, str], n: int, band: tupl
 
 def _ls():
     """learning_study (beside this script): its records, lock, sample copies and merged model."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
+    sys.path.insert(0, str(ROOT / "studies"))
     import learning_study
 
     return learning_study
@@ -270,14 +270,14 @@ class Sanity:
             src = START_RUN
         if (src / "adapter_model.safetensors").is_file():
             return src
-        if (src / "adapter_config.json").is_file():  # benchmarks/gpu_sft.py's parts
+        if (src / "adapter_config.json").is_file():  # studies/gpu_sft.py's parts
             from gpu_sft import reassemble
 
             dst = self.out / "runs" / "start_adapter"
             if not (dst / "adapter_model.safetensors").is_file():
                 reassemble(src, dst)
             return dst
-        raise FileNotFoundError(f"no mixture SFT adapter at {src}: run `python benchmarks/mixture_sft.py --cells train` "
+        raise FileNotFoundError(f"no mixture SFT adapter at {src}: run `python studies/mixture_sft.py --cells train` "
                                 "(its runs/sft_mix/final), or pass --start")
 
     def model_path(self) -> str:
@@ -484,7 +484,7 @@ class Sanity:
                 w.writerow({k: (f"{r[k]:.4f}" if isinstance(r[k], float) else r[k]) for k in cols})
         f = lambda x: "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:+.3f}"  # noqa: E731
         lines = ["# The learns-at-all test (issue 50 item 3)", "",
-                 "Made by `python benchmarks/learning_sanity.py --summarise` from the done cells; the rule is "
+                 "Made by `python studies/learning_sanity.py --summarise` from the done cells; the rule is "
                  "docs/learning_study.md's (change >= +0.10, change - control change >= 0.10, Holm p < 0.05, "
                  ">= 2 seeds per arm with rules 1 and 2 in every seed).", "",
                  "| trainer | problems | seeds | change | control change | p | p (Holm) | rules met | pass |",
@@ -544,7 +544,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(OUT))
     ap.add_argument("--start", default=None, help="the mixture SFT adapter folder (default: the committed parts, "
-                    "else benchmarks/mixture_sft.py's runs/sft_mix/final)")
+                    "else studies/mixture_sft.py's runs/sft_mix/final)")
     ap.add_argument("--pool", action="store_true", help="choose the pool only (the pilot's first part)")
     ap.add_argument("--plan", action="store_true")
     ap.add_argument("--summarise", action="store_true")

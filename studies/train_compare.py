@@ -1,6 +1,6 @@
 """Held-out procgen accuracy of CoT, SFT, DPO and SFT+stepfix on SmolLM2, and trainer throughput.
 
-    python benchmarks/train_compare.py --out benchmarks/results/train_compare [--sft_steps 60 ...]
+    python studies/train_compare.py --out studies/results/train_compare [--sft_steps 60 ...]
 
 Every model is scored by the same lm-eval call (trainers.core.evaluation.evaluate_model: r3_procgen, the
 held-out test split of the procedural bank, chat template, greedy) with the same --limit. The
@@ -39,7 +39,7 @@ def throughput(run: Path, keys: tuple[str, ...]) -> dict:
 
 def main(argv=None):
     ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default="benchmarks/results/train_compare")
+    ap.add_argument("--out", default="studies/results/train_compare")
     ap.add_argument("--model", default="r3bench/smollm2-135m-instruct")
     ap.add_argument("--eval_limit", type=int, default=30)
     ap.add_argument("--eval_max_gen_toks", type=int, default=400)

@@ -1,10 +1,10 @@
 """SmolLM2 on r3_pde before and after a short SFT on the solver bank (seen vs held-out families).
 
-    OMP_NUM_THREADS=1 python benchmarks/pde_compare.py [--per_family 1] [--sft_steps 10]
+    OMP_NUM_THREADS=1 python studies/pde_compare.py [--per_family 1] [--sft_steps 10]
 
 Steps: (1) lm-eval r3_pde_seen + r3_pde_heldout on the base model (chat template, greedy);
 (2) `python -m r3bench.pde export` and `trainers.sft` for `--sft_steps` LoRA steps; (3) the same
-evaluation with the adapter. Writes benchmarks/results/pde/smollm2_compare.{json,md} after every
+evaluation with the adapter. Writes studies/results/pde/smollm2_compare.{json,md} after every
 phase. CPU-sized: `--per_family 1` is one prompt per family (6 seen, 3 held-out), each scored on its
 3 hidden instances; `--adapter DIR` reuses an SFT adapter, `--skip_before` skips the base model.
 """

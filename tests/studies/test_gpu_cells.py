@@ -1,4 +1,4 @@
-"""benchmarks/gpu_cells.py: the GPU path of mixture_sft.py and of learning_study.py's mixture design, run
+"""studies/gpu_cells.py: the GPU path of mixture_sft.py and of learning_study.py's mixture design, run
 here on the CPU with a tiny random model: the carry chunks reassemble to the payload, a work call writes the
 CPU path's cell records, a second call on the same machine goes on where the first stopped, and --take
 puts records, samples and the adapter (reassembled) where the CPU scripts read them."""
@@ -8,11 +8,11 @@ import tarfile
 
 import pytest
 
-import bench_scripts  # tests/benchmarks/ is on sys.path (pytest's rootdir-less import)
+import study_scripts  # tests/studies/ is on sys.path (pytest's rootdir-less import)
 
-gc = bench_scripts.load("gpu_cells")
-ms = bench_scripts.load("mixture_sft")
-ls = bench_scripts.load("learning_study")
+gc = study_scripts.load("gpu_cells")
+ms = study_scripts.load("mixture_sft")
+ls = study_scripts.load("learning_study")
 
 
 def _payload(tmp_path, shared_data, chunk):
@@ -90,7 +90,7 @@ def tiny_start(tmp_path, tiny):
     from peft import LoraConfig, get_peft_model
     from transformers import AutoModelForCausalLM
 
-    gpu_sft = bench_scripts.load("gpu_sft")
+    gpu_sft = study_scripts.load("gpu_sft")
     torch.manual_seed(0)
     m = get_peft_model(AutoModelForCausalLM.from_pretrained(tiny), LoraConfig(r=4, target_modules="all-linear",
                                                                              task_type="CAUSAL_LM"))

@@ -1,6 +1,6 @@
 """Is the procgen curriculum climbable? Base-model greedy accuracy on a sample of a tier.
 
-    python benchmarks/curriculum_check.py --tier 1 --limit 60 --out benchmarks/results/curriculum
+    python studies/curriculum_check.py --tier 1 --limit 60 --out studies/results/curriculum
 
 Scores the model (default: SmolLM2-135M-Instruct, no adapter) through lm-eval on r3_procgen_t<k>
 (seven-tag prompt: accuracy and format compliance) and r3_procgen_t<k>_cot (CoT prompt), greedy,
@@ -102,7 +102,7 @@ def main(argv=None):
     ap.add_argument("--batch_size", type=int, default=8)
     ap.add_argument("--max_gen_toks", type=int, default=0, help="0 = the task's own (384 for tiers 1-2)")
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--out", default="benchmarks/results/curriculum")
+    ap.add_argument("--out", default="studies/results/curriculum")
     a = ap.parse_args(argv)
     import torch
 

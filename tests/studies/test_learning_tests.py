@@ -1,4 +1,4 @@
-"""The issue-35 study's tests named in advance (benchmarks/learning_study.py comparison_tests): paired
+"""The issue-35 study's tests named in advance (studies/learning_study.py comparison_tests): paired
 differences on the learning set, the seed x template x problem bootstrap, the exact sign test /
 sign-flip randomisation p, Holm over every row, the A/A floor; and stats.paired_permutation_p."""
 import json
@@ -7,10 +7,10 @@ import random
 
 import pytest
 
-import bench_scripts  # tests/ is on sys.path (pytest's rootdir-less import)
+import study_scripts  # tests/studies/ is on sys.path (pytest's rootdir-less import)
 from r3bench.results import stats
 
-ls = bench_scripts.load("learning_study")
+ls = study_scripts.load("learning_study")
 
 
 def _cell(d, cond, seed, accs, rewards=None, tier="learning"):

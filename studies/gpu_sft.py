@@ -1,10 +1,10 @@
 """One-shot SFT study step for the GPU machine (issue 21 item 6): SmolLM2-135M-Instruct, LoRA SFT on the
 procgen curriculum (tiers 1-3), greedy evaluation of format compliance and accuracy per tier.
 
-    python benchmarks/gpu_sft.py --gguf FILE.gguf --out $OUT --budget-s 330     # on the H200
-    python benchmarks/gpu_sft.py --tiny --out /tmp/gpu_tiny                      # CPU test, < 3 min
-    python benchmarks/gpu_sft.py --reassemble DIR [--adapter-out DIR/adapter]    # here, after the run
-    python benchmarks/gpu_sft.py --eval-adapter DIR/adapter --n 20 --out DIR/cpu_check   # CPU cross-check
+    python studies/gpu_sft.py --gguf FILE.gguf --out $OUT --budget-s 330     # on the H200
+    python studies/gpu_sft.py --tiny --out /tmp/gpu_tiny                      # CPU test, < 3 min
+    python studies/gpu_sft.py --reassemble DIR [--adapter-out DIR/adapter]    # here, after the run
+    python studies/gpu_sft.py --eval-adapter DIR/adapter --n 20 --out DIR/cpu_check   # CPU cross-check
 
 The same code paths as on the CPU machine: r3bench.core.models.convert_smollm2 (GGUF -> plain HF folder;
 its gguf_path() only knows the packaged file, so it is pointed at --gguf here, nothing in models.py

@@ -1,5 +1,5 @@
 """One generation for two studies: the issue-35 RL study's SFT start on the learning set (learning_study
---design mixture, sft__s0__learning) takes benchmarks/mixture_sft.py's sft_start__r3_procgen_learning
+--design mixture, sft__s0__learning) takes studies/mixture_sft.py's sft_start__r3_procgen_learning
 responses when every setting and the adapter's weights are the same, and step-verifies them itself."""
 import hashlib
 import json
@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import pytest
 
-import bench_scripts  # tests/benchmarks/ is on sys.path (pytest's rootdir-less import)
+import study_scripts  # tests/studies/ is on sys.path (pytest's rootdir-less import)
 
-ls = bench_scripts.load("learning_study")
+ls = study_scripts.load("learning_study")
 
 
 def _docs(n):
@@ -112,7 +112,7 @@ def test_the_committed_start_reassembles_to_the_same_weights_each_time(tmp_path)
     folders' weights by sha256, so two reassemblies must give the same bytes."""
     import sys
 
-    sys.path.insert(0, str(ls.ROOT / "benchmarks"))
+    sys.path.insert(0, str(ls.ROOT / "studies"))
     from gpu_sft import reassemble
 
     start = ls.ROOT / "results" / "learning" / "sft_start"

@@ -2,12 +2,12 @@
 score the base model, the SFT start and the continued adapter on the whole MMLU-College and JEEBench
 (strict and flexible) and on the mixture's learning and transfer sets.
 
-    python benchmarks/mixture_sft.py --plan          # the cells, their status and CPU estimates
-    python benchmarks/mixture_sft.py                 # run or continue, cell by cell
-    python benchmarks/mixture_sft.py --max_cells 2   # a piece: two pending cells, then stop
-    python benchmarks/mixture_sft.py --summarise     # summary.md / summary.csv / accuracy.png from done cells
-    python benchmarks/mixture_sft.py --cells train --device cuda --dtype bfloat16 --batch 256   # on a GPU
-                                                     # (benchmarks/gpu_cells.py drives this there)
+    python studies/mixture_sft.py --plan          # the cells, their status and CPU estimates
+    python studies/mixture_sft.py                 # run or continue, cell by cell
+    python studies/mixture_sft.py --max_cells 2   # a piece: two pending cells, then stop
+    python studies/mixture_sft.py --summarise     # summary.md / summary.csv / accuracy.png from done cells
+    python studies/mixture_sft.py --cells train --device cuda --dtype bfloat16 --batch 256   # on a GPU
+                                                     # (studies/gpu_cells.py drives this there)
 
 Resumable: each cell writes its record (cells/<cell>.json) and samples atomically when it ends; done
 cells are skipped; the training cell resumes from its newest checkpoint. Everything lands in
@@ -44,8 +44,8 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT / "benchmarks") not in sys.path:  # learning_study, gpu_sft: scripts beside this one
-    sys.path.insert(0, str(ROOT / "benchmarks"))
+if str(ROOT / "studies") not in sys.path:  # learning_study, gpu_sft: scripts beside this one
+    sys.path.insert(0, str(ROOT / "studies"))
 OUT = ROOT / "results" / "mixture_sft"
 STEPS = 100
 MODELS = ("sft_mix", "sft_start", "base")
@@ -143,7 +143,7 @@ def sample_row(doc_id: int, doc: dict, resp: str, res: dict) -> dict:
 
 class Runner:
     """The cells. `device` / `dtype` / `batch`: where and how the evaluation model runs (the CPU path:
-    cpu, float32, BATCH; benchmarks/gpu_cells.py: cuda, bfloat16, a large batch); the training cell's
+    cpu, float32, BATCH; studies/gpu_cells.py: cuda, bfloat16, a large batch); the training cell's
     trainer picks bf16 on a GPU itself (trainers.core.model.use_bf16). `gen_toks` replaces the tasks' own
     max_gen_toks (tests only); `start`: the SFT start's folder (tests pass a tiny one); `adopt`: take the
     ADOPTABLE cells' existing generations where they were made as this run would make them (the default
@@ -426,7 +426,7 @@ def summarise(out: Path = OUT, data_dir: str | None = None) -> list[dict]:
           "Strict = the answer as the prompt asks it; flexible = also the options the final answer names where "
           "strict reads none; both on the multiple-choice documents (MCQ). Accuracy and format compliance over "
           "all documents. 95% percentile bootstrap CIs over problems; the baselines are over the same MCQ documents. "
-          "`benchmarks/mixture_sft.py`; cells in cells/, responses in samples/.", "",
+          "`studies/mixture_sft.py`; cells in cells/, responses in samples/.", "",
           "| task | model | n | accuracy | format | MCQ n | MCQ strict | MCQ flexible | MCQ answer read | "
           "most given MCQ answer | majority | uniform |",
           "|---|---|---|---|---|---|---|---|---|---|---|---|"]

@@ -1,7 +1,7 @@
 """Re-score the learning study's committed samples with today's checker and step verifier (issue 35, item 0).
 
-    python benchmarks/learning_rescore.py                 # results/learning -> results/learning/rescored
-    python benchmarks/learning_rescore.py --study DIR --out DIR --data_dir DIR
+    python studies/learning_rescore.py                 # results/learning -> results/learning/rescored
+    python studies/learning_rescore.py --study DIR --out DIR --data_dir DIR
 
 The committed samples (results/learning/samples/*.jsonl) hold each response with the verdicts of the
 checker and step verifier of their time. Here every response is scored again: accuracy with
@@ -30,10 +30,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _study():
-    """benchmarks/learning_study.py as a module (benchmarks/ is not a package)."""
+    """studies/learning_study.py as a module (studies/ is not a package)."""
     if "learning_study" in sys.modules:
         return sys.modules["learning_study"]
-    spec = importlib.util.spec_from_file_location("learning_study", ROOT / "benchmarks" / "learning_study.py")
+    spec = importlib.util.spec_from_file_location("learning_study", ROOT / "studies" / "learning_study.py")
     mod = importlib.util.module_from_spec(spec)
     sys.modules["learning_study"] = mod  # dataclasses resolve annotations through sys.modules
     spec.loader.exec_module(mod)
@@ -127,7 +127,7 @@ def mcq_summary(work: Path, data_dir=None, iters: int = 2000) -> str:
              "final answer names where strict reads no answer (`acc_flexible`, lm-eval's flexible-extract); "
              "majority = always answering the most frequent gold answer; uniform = a uniform guess. 95% "
              "percentile bootstrap over problems (2,000 draws). Re-scored from results/learning/samples by "
-             "benchmarks/learning_rescore.py.", "",
+             "studies/learning_rescore.py.", "",
              "| cell | n (MCQ) | strict | flexible | majority | uniform |", "|---|---|---|---|---|---|"]
     for f in sorted((work / "samples").glob("full_*.jsonl")):
         rows = [json.loads(x) for x in f.read_text().splitlines() if x.strip()]
@@ -164,7 +164,7 @@ def summarise(study: Path, out: Path, data_dir=None, cells=None, limit=None, pro
         md = (work / "summary.md").read_text()
         md = md.replace("# Learning study:", "# Learning study, re-scored with today's checker and step verifier:", 1)
         note = ("The committed responses (results/learning/samples) scored again with today's `verifiers.check` and "
-                "`verifiers.steps.verify` (benchmarks/learning_rescore.py); the tables are the study's own "
+                "`verifiers.steps.verify` (studies/learning_rescore.py); the tables are the study's own "
                 "(learning_study.write_outputs). The committed tables: ../summary.md.\n\n")
         head, _, rest = md.partition("\n\n")
         (out / "summary.md").write_text(head + "\n\n" + note + rest)

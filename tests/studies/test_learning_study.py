@@ -1,4 +1,4 @@
-"""benchmarks/learning_study.py: design, statistics, resumable cells, and the whole pipeline on a
+"""studies/learning_study.py: design, statistics, resumable cells, and the whole pipeline on a
 tiny random model (the slow test)."""
 import csv
 import json
@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-import bench_scripts  # tests/benchmarks/ is on sys.path (pytest's rootdir-less import)
+import study_scripts  # tests/studies/ is on sys.path (pytest's rootdir-less import)
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-ls = bench_scripts.load("learning_study")
+ls = study_scripts.load("learning_study")
 
 
 def test_sample_size_for_a_ten_point_difference():
@@ -361,7 +361,7 @@ def test_committed_sft_start_becomes_the_sft_cell(tmp_path, tiny):
     from peft import LoraConfig, get_peft_model
     from transformers import AutoModelForCausalLM
 
-    sys.path.insert(0, str(ROOT / "benchmarks"))
+    sys.path.insert(0, str(ROOT / "studies"))
     import gpu_sft
 
     base = tiny
@@ -458,7 +458,7 @@ def test_sigterm_to_the_study_stops_its_trainer(tmp_path):
     pidfile = tmp_path / "trainer.pid"
     code = f"""
 import subprocess, sys
-sys.path.insert(0, {str(ROOT / "benchmarks")!r})
+sys.path.insert(0, {str(ROOT / "studies")!r})
 import learning_study as ls
 real = subprocess.Popen
 class Popen(real):
