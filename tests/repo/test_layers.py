@@ -103,7 +103,7 @@ def test_no_import_circles_in_r3bench():
 
 # ---------------------------------------------------------------------------- every tree (issue 38)
 
-TREES = ("r3bench", "verifiers", "trainers", "tasks", "benchmarks", "studies")
+TREES = ("r3bench", "verifiers", "trainers", "tasks", "benchmarks", "studies", "heldout")
 
 
 def _all_files() -> dict:
@@ -118,11 +118,11 @@ def _all_files() -> dict:
 ALL = _all_files()
 
 
-SCRIPTS = {"benchmarks", "studies"}  # folders of scripts, on top of everything: nothing imports them
+SCRIPTS = {"benchmarks", "studies", "heldout"}  # folders of scripts, on top of everything: nothing imports them
 
 
 def test_no_tree_below_imports_trainers_tasks_or_scripts():
-    """verifiers < r3bench < trainers < the script folders (benchmarks, studies): the library never
+    """verifiers < r3bench < trainers < the script folders (benchmarks, studies, heldout): the library never
     imports the trainers, the lm-eval task folder or the scripts; the trainers never import the scripts;
     no script folder imports another's scripts as a package."""
     bad = []
@@ -165,7 +165,7 @@ def _private_uses(path: Path, name: str) -> list:
     """`from X import _y` and `x._y` where x is another first-party module: a private name used outside
     its module. A private module of the same folder (benchmarks/_sandbox_legacy.py) is its folder's own."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    first = ("r3bench", "verifiers", "trainers", "benchmarks", "studies", "tasks")
+    first = ("r3bench", "verifiers", "trainers", "benchmarks", "studies", "heldout", "tasks")
     here = name.rsplit(".", 1)[0]
     aliases, bad = {}, []
     for n in ast.walk(tree):

@@ -1,9 +1,10 @@
 """Score the checker and the step verifier on the independent held-out sets of issue 32.
 
-    python benchmarks/heldout_report.py [--heldout DIR] [--data-dir DATA] [--out DIR]
+    python heldout/heldout_report.py [--heldout DIR] [--data-dir DATA] [--out DIR]
 
-The sets in benchmarks/heldout/ were written by people who had not read the checker or verifier code,
-committed before the fixes, and are scored once, at the end (see benchmarks/heldout/README.md):
+The sets of each round (heldout/round2/, round3/, ...; --heldout, default round2) were written by people
+who had not read the checker or verifier code, committed before the fixes, and are scored once, at the end
+(see heldout/README.md and each round's README.md):
 
 - answers_*.jsonl       {id, pred, ref, kind, label, category, note}: checker accuracy, false positives
                         and false negatives, per category;
@@ -16,7 +17,7 @@ committed before the fixes, and are scored once, at the end (see benchmarks/held
                         response from the committed samples, so no benchmark text is copied here.
 
 Every rate comes with its n and a Wilson 95% interval. Writes OUT/summary.md and OUT/results.json
-(default benchmarks/results/heldout).
+(default heldout/results/<the round's folder name>, e.g. heldout/results/round3 for --heldout heldout/round3).
 """
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
 from r3bench.eval import lmeval  # noqa: E402
@@ -189,8 +191,8 @@ def _fmt_rate(d: dict) -> str:
 def summary_md(res: dict) -> str:
     out = ["# Held-out sets of issue 32, scored once", "",
            "Written by people who had not read the checker or verifier code, committed before the fixes "
-           "(benchmarks/heldout/README.md). Wilson 95% intervals. Produced by "
-           "`python benchmarks/heldout_report.py`.", ""]
+           "(heldout/round2/README.md). Wilson 95% intervals. Produced by "
+           "`python heldout/heldout_report.py`.", ""]
     for name, r in res.items():
         if "false_positives" in r:
             out += [f"## {name}: answer checker", "",
@@ -217,11 +219,12 @@ def summary_md(res: dict) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--heldout", type=Path, default=ROOT / "benchmarks" / "heldout")
+    ap.add_argument("--heldout", type=Path, default=HERE / "round2", help="a round's folder (default: round2)")
     ap.add_argument("--data-dir", type=Path, default=None, help="benchmark data (default $R3BENCH_DATA_DIR "
                     "or ../shared/data)")
-    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "heldout")
+    ap.add_argument("--out", type=Path, default=None, help="default: results/<the round's folder name> beside this script")
     a = ap.parse_args(argv)
+    a.out = a.out or HERE / "results" / a.heldout.name
     import os
     data_dir = a.data_dir or Path(os.environ.get("R3BENCH_DATA_DIR") or ROOT.parent / "shared" / "data")
     res = {}

@@ -1,8 +1,8 @@
 """Score held-out sandbox round 4: run every attack of attacks.py, judge it from outside, write a table.
 
-    python benchmarks/heldout_sandbox4/score.py                 # all attacks
-    python benchmarks/heldout_sandbox4/score.py --only ID[,ID]  # some
-    python benchmarks/heldout_sandbox4/score.py --list
+    python heldout/sandbox_round4/score.py                 # all attacks
+    python heldout/sandbox_round4/score.py --only ID[,ID]  # some
+    python heldout/sandbox_round4/score.py --list
     options: --out DIR (results.md / results.json, default: this folder), --fallback (force the
     fallback level in the callers: R3BENCH_SANDBOX_ISOLATION=fallback)
 

@@ -1,6 +1,6 @@
-"""Measure the step verifier and the rewards: `python benchmarks/verifier_report.py [--out DIR]`.
+"""Measure the step verifier and the rewards: `python heldout/verifier_report.py [--out DIR]`.
 
-1. symbolic verifier on the hand-written held-out set (benchmarks/verifier_heldout.jsonl): first-error
+1. symbolic verifier on the hand-written held-out set (heldout/verifier_heldout.jsonl): first-error
    accuracy, class accuracy, ProcessBench F1 (harmonic mean of the accuracy on erroneous and on correct
    samples), and every miss listed;
 2. the same on procgen's injected errors (fresh seed, every class at every step it is injected at);
@@ -9,7 +9,7 @@
    slip at step 5 (--hacking: only those tables);
 4. the reference-free mode on real JEEBench physics problems ($R3BENCH_DATA_DIR): hand-made seven-tag
    solutions (right and with a slip) and answer-only outputs for every problem, verdicts counted.
-Writes DIR/summary.md and DIR/results.json (default benchmarks/results/verifier).
+Writes DIR/summary.md and DIR/results.json (default heldout/results/verifier).
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ from verifiers.steps import report, verify  # noqa: E402
 
 
 def heldout():
-    rows = [json.loads(x) for x in (ROOT / "benchmarks" / "verifier_heldout.jsonl").read_text().splitlines() if x]
+    rows = [json.loads(x) for x in (ROOT / "heldout" / "verifier_heldout.jsonl").read_text().splitlines() if x]
     rep = report(rows)
     rep["batches"] = {b: report([r for r in rows if r["batch"] == b]) for b in sorted({r["batch"] for r in rows})}
     misses = []
@@ -247,7 +247,7 @@ def reference_free():
 
 def main(argv=None):
     ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "verifier"))
+    ap.add_argument("--out", default=str(ROOT / "heldout" / "results" / "verifier"))
     ap.add_argument("--hacking", action="store_true", help="only the attack tables of issues 32 and 54 (about two minutes)")
     a = ap.parse_args(argv)
     if a.hacking:
@@ -263,7 +263,7 @@ def main(argv=None):
     rf_rows, rf_counts, n_jee, (rf_agree, rf_total) = reference_free()
     fmt = lambda x: "-" if x is None else f"{x:.3f}"  # noqa: E731
     md = ["# Step verifier and rewards: measurements", "",
-          "Produced by `python benchmarks/verifier_report.py` (symbolic backend, offline).", "",
+          "Produced by `python heldout/verifier_report.py` (symbolic backend, offline).", "",
           "## First-error verdicts", "",
           "| set | n | first-error acc. | class acc. | acc. erroneous | acc. correct | ProcessBench F1 | invalid |",
           "|---|---|---|---|---|---|---|---|"]

@@ -1,4 +1,4 @@
-"""benchmarks/heldout_report.py: the scorer of issue 32's held-out sets, on small sets made here
+"""heldout/heldout_report.py: the scorer of issue 32's held-out sets, on small sets made here
 (never on the held-out sets themselves, which are scored once, at the end)."""
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ import json
 
 import pytest
 
-import bench_scripts  # tests/benchmarks/ is on sys.path (pytest's rootdir-less import)
+import heldout_scripts  # tests/heldout/ is on sys.path (pytest's rootdir-less import)
 
 
 @pytest.fixture(scope="module")
 def hr():
-    return bench_scripts.load("heldout_report")
+    return heldout_scripts.load("heldout_report")
 
 
 def test_wilson_interval(hr):
