@@ -163,7 +163,8 @@ def test_no_import_circles_in_any_tree():
 
 def _private_uses(path: Path, name: str) -> list:
     """`from X import _y` and `x._y` where x is another first-party module: a private name used outside
-    its module. A private module of the same folder (benchmarks/_sandbox_legacy.py) is its folder's own."""
+    its module. A private module of the same folder (`from x import _m` where x is the importer's own
+    package) is its folder's own."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     first = ("r3bench", "verifiers", "trainers", "benchmarks", "studies", "heldout", "tasks")
     here = name.rsplit(".", 1)[0]
