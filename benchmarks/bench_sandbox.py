@@ -2,14 +2,14 @@
 memory the host loses to a run that attacks every memory class.
 
     python benchmarks/bench_sandbox.py [--n 30] [--n-pde 15] [--throughput 24] [--attack-runs 3]
-                                       [--before-rev REV] [--out benchmarks/results/sandbox]
+                                       [--legacy-rev REV] [--before-rev REV] [--out benchmarks/results/sandbox]
     python benchmarks/bench_sandbox.py --ab REV_A REV_B [--n 30] [--n-pde 15] [--out ...]   (see ab())
 
-Baselines: "legacy" = benchmarks/_sandbox_legacy.py, the verifiers/sandbox.py of the commit before the
-kernel isolation (audit hook + rlimits in one child interpreter), kept unchanged for this comparison;
-"before" = verifiers/sandbox.py, sandbox_runner.py and seccomp.py as of `--before-rev` (default: the
-commit before issue 36's sandbox changes), taken from git into a temporary directory (skipped without
-git). New: verifiers.sandbox at the level this machine gives (namespaces+seccomp here; the level is
+Baselines, both taken from git into a temporary directory (the same way as --ab; each skipped without git):
+"legacy" = verifiers/sandbox.py as of `--legacy-rev` (default LEGACY_REV, the last commit before the kernel
+isolation: audit hook + rlimits in one child interpreter, a single module); "before" = verifiers/sandbox.py,
+sandbox_runner.py and seccomp.py as of `--before-rev` (default: the commit before issue 36's sandbox
+changes). New: verifiers.sandbox at the level this machine gives (namespaces+seccomp here; the level is
 written into the summary) and, for reference, the same module forced to its fallback level.
 
 Programs: "trivial" (`result = 1`) and "pde" (what the PDE verifier runs per instance: a bank solver
@@ -46,7 +46,6 @@ import importlib.util  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 
-from benchmarks import _sandbox_legacy as legacy  # noqa: E402
 from r3bench.pde import bank, families  # noqa: E402
 from r3bench.pde import verify as pv  # noqa: E402
 from verifiers import sandbox  # noqa: E402
@@ -58,18 +57,27 @@ from _sandbox_programs import DISARM  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 BEFORE_REV = "5f0abde"  # the commit before issue 36's sandbox changes
+# the last commit before the kernel isolation: verifiers/sandbox.py was one module (audit hook + rlimits in
+# one child interpreter); a copy of it was kept as benchmarks/_sandbox_legacy.py until it was read from git
+LEGACY_REV = "fa7df94"
+REVS = {"legacy": LEGACY_REV, "before": BEFORE_REV}  # the revision each baseline is taken at (main sets them)
 _BEFORE = {}
 
 
 def _before(rev):
-    """verifiers.sandbox as of `rev` (with its runner and seccomp module beside it), or None without git."""
+    """verifiers.sandbox as of `rev` (with its runner and seccomp module beside it where `rev` has them), or
+    None without git."""
     if rev in _BEFORE:
         return _BEFORE[rev]
     d = Path(tempfile.mkdtemp(prefix="r3bench-before-"))
     try:
         for name in ("sandbox.py", "sandbox_runner.py", "seccomp.py"):
-            text = subprocess.run(["git", "-C", str(REPO), "show", f"{rev}:verifiers/{name}"], capture_output=True,
-                                  text=True, check=True).stdout
+            spec = f"{rev}:verifiers/{name}"
+            if name != "sandbox.py" and subprocess.run(["git", "-C", str(REPO), "cat-file", "-e", spec],
+                                                       capture_output=True).returncode:
+                continue  # LEGACY_REV's sandbox is one module: no runner, no seccomp module
+            text = subprocess.run(["git", "-C", str(REPO), "show", spec], capture_output=True, text=True,
+                                  check=True).stdout
             (d / name).write_text(text)
     except (OSError, subprocess.CalledProcessError) as e:
         print(f"no 'before' baseline ({rev}): {e}", file=sys.stderr)
@@ -94,11 +102,12 @@ def _programs():
     return {"trivial": ("result = 1", None, None), "pde": pde}
 
 
-def _runner(name, rev=BEFORE_REV):
+def _runner(name):
     if name == "legacy":
-        return lambda code, lim, inputs: legacy.run_python(code, lim or legacy.SandboxLimits(), inputs)
+        mod_l = _before(REVS["legacy"])
+        return lambda code, lim, inputs: mod_l.run_python(code, lim or mod_l.SandboxLimits(), inputs)
     if name == "before":
-        mod = _before(rev)
+        mod = _before(REVS["before"])
 
         def run_before(code, lim, inputs):
             os.environ[sandbox.ENV_VAR] = "auto"
@@ -114,8 +123,7 @@ def _runner(name, rev=BEFORE_REV):
 def _limits_for(name, lim):
     if lim is None:
         return None
-    cls = legacy.SandboxLimits if name == "legacy" else _before(BEFORE_REV).SandboxLimits if name == "before" \
-        else sandbox.SandboxLimits
+    cls = _before(REVS[name]).SandboxLimits if name in REVS else sandbox.SandboxLimits
     return cls(**{k: getattr(lim, k) for k in lim.__dataclass_fields__})
 
 
@@ -273,7 +281,8 @@ def host_loss(name, label):
     cg = os.path.join(parent, f"r3bench-monitor-{os.getpid()}-{time.monotonic_ns()}")
     os.mkdir(cg)
     try:
-        child = subprocess.Popen([sys.executable, __file__, "--_one", f"{name},{label}"], stdin=subprocess.PIPE,
+        child = subprocess.Popen([sys.executable, __file__, "--_one", f"{name},{label},{REVS.get(name, '')}"],
+                                 stdin=subprocess.PIPE,
                                  stdout=subprocess.PIPE, text=True, cwd=str(REPO))
         with open(os.path.join(cg, "cgroup.procs"), "w") as f:
             f.write(str(child.pid))
@@ -296,7 +305,9 @@ def host_loss(name, label):
 
 def _one(spec):
     """In the measuring child: wait for "go" (the parent has moved it into its cgroup), run, print JSON."""
-    name, label = spec.split(",")
+    name, label, rev = spec.split(",")
+    if rev:
+        REVS[name] = rev
     sys.stdin.readline()
     lim = sandbox.SandboxLimits(**ATTACK_LIMITS)
     r = _runner(name)(ATTACK if label == "attack" else SLEEPER, _limits_for(name, lim), None)
@@ -388,6 +399,7 @@ def main(argv=None):
     ap.add_argument("--n-pde", type=int, default=15, help="runs per sandbox, PDE-verifier program")
     ap.add_argument("--throughput", type=int, default=24, help="runs per sandbox through 2 workers")
     ap.add_argument("--attack-runs", type=int, default=3, help="runs of the memory attack per sandbox (0: none)")
+    ap.add_argument("--legacy-rev", default=LEGACY_REV, help="git revision of the 'legacy' baseline")
     ap.add_argument("--before-rev", default=BEFORE_REV, help="git revision of the 'before' baseline")
     ap.add_argument("--ab", nargs=2, metavar=("REV_A", "REV_B"),
                     help="only a balanced A/B of two git revisions (wall and CPU time; --n, --n-pde runs each)")
@@ -406,14 +418,17 @@ def main(argv=None):
         print(_ab_markdown(o))
         return 0
     level = sandbox.isolation_level()
-    names = ["legacy", "new", "new-fallback"] + (["before"] if _before(args.before_rev) is not None else [])
+    REVS.update(legacy=args.legacy_rev, before=args.before_rev)
+    names = ((["legacy"] if _before(args.legacy_rev) is not None else []) + ["new", "new-fallback"]
+             + (["before"] if _before(args.before_rev) is not None else []))
     progs = _programs()
-    out = {"level": level, "before_rev": args.before_rev, "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, load avg {os.getloadavg()[0]:.2f} "
+    out = {"level": level, "legacy_rev": args.legacy_rev, "before_rev": args.before_rev, "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, load avg {os.getloadavg()[0]:.2f} "
            f"at start, Python {platform.python_version()}", "programs": {}, "throughput_runs_per_s": {}}
     for pname, n in (("trivial", args.n), ("pde", args.n_pde)):
         times = interleaved(names, progs[pname], n)
         st = {k: _stats(v) for k, v in times.items()}
-        st["ratio_new_over_legacy"] = round(st["new"]["median_ms"] / st["legacy"]["median_ms"], 2)
+        if "legacy" in st:
+            st["ratio_new_over_legacy"] = round(st["new"]["median_ms"] / st["legacy"]["median_ms"], 2)
         if "before" in st:
             st["ratio_new_over_before"] = round(st["new"]["median_ms"] / st["before"]["median_ms"], 2)
         out["programs"][pname] = st
@@ -450,11 +465,12 @@ def _markdown(o):
             if name not in st:
                 continue
             s = st[name]
-            label = {"legacy": "legacy (in-process guards)", "new": f"new ({o['level']})",
+            label = {"legacy": f"legacy (in-process guards, {o.get('legacy_rev', LEGACY_REV)})", "new": f"new ({o['level']})",
                      "before": _before_label(o) + " (same level)",
                      "new-fallback": "new, forced fallback (rlimits+audit-hook)"}[name]
             rows.append(f"| {pname} | {label} | {s['n']} | {s['median_ms']} | {s['mean_ms']} | {s['min_ms']}-{s['max_ms']} |")
-    ratios = ", ".join(f"{p}: {st['ratio_new_over_legacy']}x" for p, st in o["programs"].items())
+    ratios = ", ".join(f"{p}: {st['ratio_new_over_legacy']}x" for p, st in o["programs"].items()
+                       if "ratio_new_over_legacy" in st)
     ratios_b = ", ".join(f"{p}: {st['ratio_new_over_before']}x" for p, st in o["programs"].items()
                          if "ratio_new_over_before" in st)
     tp = o["throughput_runs_per_s"]
@@ -473,10 +489,11 @@ def _markdown(o):
         "# Sandbox overhead: kernel isolation vs the in-process sandbox (benchmarks/bench_sandbox.py)", "",
         f"Machine: {o['machine']}. Level of the new sandbox here: {o['level']}.", "",
         *rows, "",
-        f"Ratio of medians, new / legacy: {ratios} (goal: under 1.3x)."
+        (f"Ratio of medians, new / legacy: {ratios} (goal: under 1.3x)." if ratios else "No legacy baseline (no git).")
         + (f" New / {_before_label(o)}: {ratios_b}." if ratios_b else ""), "",
-        f"Throughput, trivial program, 2 workers (threads), {o['throughput_n']} runs each: legacy {tp['legacy']} runs/s, "
-        f"new {tp['new']} runs/s, new forced fallback {tp['new-fallback']} runs/s"
+        f"Throughput, trivial program, 2 workers (threads), {o['throughput_n']} runs each: "
+        + (f"legacy {tp['legacy']} runs/s, " if "legacy" in tp else "")
+        + f"new {tp['new']} runs/s, new forced fallback {tp['new-fallback']} runs/s"
         + (f", {_before_label(o)} {tp['before']} runs/s." if "before" in tp else "."), "", *mem])
 
 

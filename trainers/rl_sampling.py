@@ -180,7 +180,7 @@ def start_compliance(model, tok, chats: list, cap: int, threshold: float) -> dic
         warn(f"the start policy writes the seven-tag format on {sum(ok)} of {len(ok)} pool prompts (greedy, "
              f"{rate:.0%} < {threshold:.0%}): RL samples that fail the format earn the minimum reward and teach "
              "nothing; start from an adapter trained on every answer form of the pool (the mixture SFT, "
-             "benchmarks/mixture_sft.py), or set start_check_n: 0 to skip this check")
+             "studies/mixture_sft.py), or set start_check_n: 0 to skip this check")
     return rec
 
 

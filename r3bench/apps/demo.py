@@ -372,7 +372,7 @@ def train_stage(out: Path, model: str = DEFAULT_MODEL, sft_steps: int = 2,
         lines += ["", f"Warning: {r2['nothing_to_learn_steps']} of {r2['global_step']} stepfix steps had nothing to "
                   f"learn (every sample failed the seven-tag format or earned the same reward): {why}."]
     lines += ["", "A few steps of a 135M model: a smoke test of the pipeline, not a result "
-              "(see benchmarks/results/train_compare for the measured comparison)."]
+              "(see studies/results/train_compare for the measured comparison)."]
     return "\n".join(lines), not ev.get("error")
 
 

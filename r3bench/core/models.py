@@ -264,7 +264,7 @@ def write_parts_manifest(src: str | os.PathLike) -> Path:
 def adapter_from_parts(src: str | os.PathLike, dst: str | os.PathLike,
                        base: str = "r3bench/smollm2-135m-instruct") -> Path:
     """A peft adapter folder at `dst` from an adapter committed in parts under 16 MiB (`src`:
-    adapter_config.json + adapter-0000k.safetensors, as benchmarks/gpu_sft.py writes them, e.g.
+    adapter_config.json + adapter-0000k.safetensors, as studies/gpu_sft.py writes them, e.g.
     results/learning/sft_start), its base model named `base`. Returns `dst`; ModelError when `src`
     lacks the parts, one is missing (each part's metadata says its number and how many there are) or
     a part's sha256 differs from `parts.sha256` (where the folder has one)."""

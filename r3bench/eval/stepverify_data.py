@@ -8,10 +8,10 @@ Three sources, one schema {id, source, origin, problem, question, reference, sol
 error_class, explanation, symbolic_dev, split, template}:
 
   real     SmolLM2's seven-tag solutions from the learning study's samples (results/learning/samples),
-           graded by hand for their first error and class (benchmarks/heldout*/real_solutions_graded*.jsonl:
+           graded by hand for their first error and class (heldout/round*/real_solutions_graded*.jsonl:
            the keys and grades; question and reference are procgen's tier problems, read back here)
   written  hand-written solutions, correct and with a labelled first error, by people who had not read
-           the verifier (benchmarks/heldout*/solutions_r*.jsonl, benchmarks/verifier_heldout.jsonl)
+           the verifier (heldout/round*/solutions_r*.jsonl, heldout/verifier_heldout.jsonl)
   procgen  fresh procgen instances (seed SEED, none in the bank the trainers use: generate(2494, 0)), one
            solution per problem, cycling through the cells correct, MC@1, MC@4, CM@2, CM@3, CE@5, CE@6
            (r3bench.procgen.inject), so the cells are balanced
@@ -21,7 +21,7 @@ sharing a bare problem name (a written round's tag left out: thin_lens of soluti
 is one problem) or a normalised question are one group (assign_splits); one in DEV_SHARE of the groups
 goes to `dev` (prompt or threshold development), the rest to `test`; the test split is fixed by this file.
 `symbolic_dev` marks the items the symbolic verifier was developed on: every hand-graded set was scored
-once, blind, and then used as development data for the next round's fixes (benchmarks/heldout/README.md),
+once, blind, and then used as development data for the next round's fixes (heldout/round2/README.md),
 and verifier_heldout.jsonl's batches were fixed against; only the procgen items are new to it.
 """
 from __future__ import annotations
@@ -43,7 +43,7 @@ DEV_SHARE = 5  # one problem in DEV_SHARE goes to dev (by a hash of its key)
 SEED = 56
 PROCGEN_TEST, PROCGEN_DEV = 280, 70  # problems (= solutions): 40 / 10 per cell in the test / dev split
 CELLS = (("none", 0), ("MC", 1), ("MC", 4), ("CM", 2), ("CM", 3), ("CE", 5), ("CE", 6))
-HELDOUT = ("heldout", "heldout3", "heldout4", "heldout6", "heldout7")  # benchmarks/<name>/
+HELDOUT = ("round2", "round3", "round4", "round6", "round7")  # heldout/<name>/
 
 
 def normalised(question: str) -> str:
@@ -75,8 +75,8 @@ def _item(**kw) -> dict:
 
 def written_items(repo: Path = REPO) -> list[dict]:
     out = []
-    files = [(f"benchmarks/{h}/{f.name}", f) for h in HELDOUT for f in sorted((repo / "benchmarks" / h).glob("solutions_*.jsonl"))]
-    files.append(("benchmarks/verifier_heldout.jsonl", repo / "benchmarks" / "verifier_heldout.jsonl"))
+    files = [(f"heldout/{h}/{f.name}", f) for h in HELDOUT for f in sorted((repo / "heldout" / h).glob("solutions_*.jsonl"))]
+    files.append(("heldout/verifier_heldout.jsonl", repo / "heldout" / "verifier_heldout.jsonl"))
     for rel, path in files:
         tag = path.stem if path.stem != "verifier_heldout" else "vh"
         for r in _rows(path):
@@ -99,14 +99,14 @@ def real_items(repo: Path = REPO) -> list[dict]:
     probs, cache, out = _tier_problems(), {}, []
     samples = repo / "results" / "learning" / "samples"
     for h in HELDOUT:
-        for path in sorted((repo / "benchmarks" / h).glob("real_solutions_graded*.jsonl")):
+        for path in sorted((repo / "heldout" / h).glob("real_solutions_graded*.jsonl")):
             for g in _rows(path):
                 name, _, doc = g["key"].rpartition("#")
                 if name not in cache:
                     cache[name] = {str(s["doc_id"]): s for s in _rows(samples / f"{name}.jsonl")}
                 s = cache[name][doc]
                 p = probs[s["id"]]
-                out.append(_item(id=f"real:{g['key']}", source="real", origin=f"benchmarks/{h}/{path.name}#{g['key']}",
+                out.append(_item(id=f"real:{g['key']}", source="real", origin=f"heldout/{h}/{path.name}#{g['key']}",
                                  problem=f"procgen:{p.id}", symbolic_dev=True, template=p.template,
                                  first_error=int(g["first_error"]), error_class=g["error_class"] or "",
                                  explanation=str(g.get("reason") or ""), question=p.question,

@@ -59,7 +59,7 @@ VERSION = 1.5
 # timed and limited by the supervisor), bound trees are read-only overlays
 PDE_VERSION = 1.7  # 1.5: the checker modules its metric code imports changed (issue 54); 1.6: rewards.py reads up to the last </final_answer>; 1.7: the sandbox, round three of issue 55
 # step-verification tasks (r3_stepverify*, issue 56): 1.0 - first release
-STEPVERIFY_VERSION = 1.1  # 1.1: the checker modules its metric code imports changed (issue 54)
+STEPVERIFY_VERSION = 1.2  # 1.1: the checker modules its metric code imports changed (issue 54); 1.2: the items' origin names heldout/
 # r3_stepverify_<source>: the test split of one source (r3bench.eval.stepverify_data.SOURCES)
 STEPVERIFY_SOURCES = ("real", "written", "procgen")
 SC_K = 5

@@ -150,7 +150,7 @@ def test_a_server_that_fails_its_first_completion_is_a_clear_error(crashed):
 
 
 def _parts(d, n=3):
-    """An adapter in n parts as benchmarks/gpu_sft.py writes them (numbered metadata), with its manifest."""
+    """An adapter in n parts as studies/gpu_sft.py writes them (numbered metadata), with its manifest."""
     import json
 
     import torch

@@ -55,7 +55,7 @@ def test_reference_solutions_are_exact(tier):
 
 def test_tier1_solutions_are_short():
     """Tiers 1-2 render the short problem analysis; a tier-1 solution is ~145-175 SmolLM2 tokens
-    (~80 of them the seven tag pairs), measured in benchmarks/results/curriculum/summary.md; here in characters."""
+    (~80 of them the seven tag pairs), measured in studies/results/curriculum/summary.md; here in characters."""
     short = [len(p.solution) for p in PROBS[1]]
     long_ = [len(p.solution) for p in procgen.generate(n=128, seed=7)]
     assert max(short) < 460 and sum(short) / len(short) < 0.8 * sum(long_) / len(long_)

@@ -103,7 +103,7 @@ def test_no_import_circles_in_r3bench():
 
 # ---------------------------------------------------------------------------- every tree (issue 38)
 
-TREES = ("r3bench", "verifiers", "trainers", "tasks", "benchmarks")
+TREES = ("r3bench", "verifiers", "trainers", "tasks", "benchmarks", "studies", "heldout")
 
 
 def _all_files() -> dict:
@@ -118,16 +118,22 @@ def _all_files() -> dict:
 ALL = _all_files()
 
 
-def test_no_tree_below_imports_trainers_tasks_or_benchmarks():
-    """verifiers < r3bench < trainers < benchmarks: the library never imports the trainers, the lm-eval
-    task folder or the benchmark scripts; the trainers never import the benchmarks."""
+SCRIPTS = {"benchmarks", "studies", "heldout"}  # folders of scripts, on top of everything: nothing imports them
+
+
+def test_no_tree_below_imports_trainers_tasks_or_scripts():
+    """verifiers < r3bench < trainers < the script folders (benchmarks, studies, heldout): the library never
+    imports the trainers, the lm-eval task folder or the scripts; the trainers never import the scripts;
+    no script folder imports another's scripts as a package."""
     bad = []
     for n, p in ALL.items():
         tops = _tops(p)
-        if n.startswith(("verifiers", "r3bench")) and tops & {"trainers", "tasks", "benchmarks"}:
-            bad.append((n, sorted(tops & {"trainers", "tasks", "benchmarks"})))
-        if n.startswith("trainers") and tops & {"tasks", "benchmarks"}:
-            bad.append((n, sorted(tops & {"tasks", "benchmarks"})))
+        if n.startswith(("verifiers", "r3bench")) and tops & ({"trainers", "tasks"} | SCRIPTS):
+            bad.append((n, sorted(tops & ({"trainers", "tasks"} | SCRIPTS))))
+        if n.startswith("trainers") and tops & ({"tasks"} | SCRIPTS):
+            bad.append((n, sorted(tops & ({"tasks"} | SCRIPTS))))
+        if n.split(".")[0] in SCRIPTS and tops & (SCRIPTS - {n.split(".")[0]}):
+            bad.append((n, sorted(tops & (SCRIPTS - {n.split(".")[0]}))))
     assert not bad, f"imports pointing up: {bad}"
 
 
@@ -157,9 +163,10 @@ def test_no_import_circles_in_any_tree():
 
 def _private_uses(path: Path, name: str) -> list:
     """`from X import _y` and `x._y` where x is another first-party module: a private name used outside
-    its module. A private module of the same folder (benchmarks/_sandbox_legacy.py) is its folder's own."""
+    its module. A private module of the same folder (`from x import _m` where x is the importer's own
+    package) is its folder's own."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    first = ("r3bench", "verifiers", "trainers", "benchmarks", "tasks")
+    first = ("r3bench", "verifiers", "trainers", "benchmarks", "studies", "heldout", "tasks")
     here = name.rsplit(".", 1)[0]
     aliases, bad = {}, []
     for n in ast.walk(tree):

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-TREES = ("r3bench", "verifiers", "trainers", "tasks", "benchmarks", "tests")
+TREES = ("r3bench", "verifiers", "trainers", "tasks", "benchmarks", "studies", "heldout", "tests")
 
 
 def _ruff() -> list[str]:

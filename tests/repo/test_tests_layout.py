@@ -2,8 +2,9 @@
 
 - A test file lives in the folder of the code it tests: tests/<folder>/ for each folder of FOLDERS, the
   folder of the first-party package it imports most (every import statement counts once, those inside
-  functions too; on a tie any of the tied packages). A file that loads a benchmarks/ script
-  (`bench_scripts`) belongs to tests/benchmarks/; a file that imports no first-party package checks the
+  functions too; on a tie any of the tied packages). A file that loads a script of benchmarks/, studies/ or
+  heldout/ (through that folder's loader: `bench_scripts`, `study_scripts`, `heldout_scripts`) belongs to
+  tests/benchmarks/, tests/studies/ or tests/heldout/; a file that imports no first-party package checks the
   repository as a whole and belongs to tests/repo/. The few files placed otherwise are in ELSEWHERE, each
   with the reason.
 - Nothing but conftest.py and helper modules used from more than one folder sits at tests/ top level; a
@@ -27,9 +28,12 @@ FOLDERS = {
     "apps": "r3bench.apps",
     "trainers": "trainers",
     "benchmarks": "bench_scripts",  # the scripts of benchmarks/ (not a package), loaded by tests/benchmarks/bench_scripts.py
+    "studies": "study_scripts",  # the study drivers of studies/ (not a package), loaded by tests/studies/study_scripts.py
+    "heldout": "heldout_scripts",  # the scoring scripts of heldout/ (not a package), loaded by tests/heldout/heldout_scripts.py
     "repo": None,  # the repository as a whole: layers, lint, docs, the wheel, this rule
 }
 PACKAGE_FOLDER = {pkg: folder for folder, pkg in FOLDERS.items() if pkg}
+SCRIPT_FOLDERS = ("benchmarks", "studies", "heldout")  # folders of scripts: a test that loads one of them is theirs
 
 # test files placed other than by their imports, and why
 ELSEWHERE = {
@@ -73,8 +77,9 @@ def imports(path: Path) -> Counter:
 
 def expected_folders(path: Path) -> set[str]:
     counts = imports(path)
-    if counts["benchmarks"]:
-        return {"benchmarks"}
+    scripts = {f: counts[f] for f in SCRIPT_FOLDERS if counts[f]}
+    if scripts:
+        counts = Counter(scripts)
     if not counts:
         return {"repo"}
     top = max(counts.values())

@@ -51,7 +51,7 @@ def runs(tmp_path_factory, shared_data):
         tracker.save_results_aggregated(results=r, samples=r["samples"])
         for name, samples in r["samples"].items():
             tracker.save_results_samples(task_name=name, samples=samples)
-    # a base model scored by the trainers' evaluate_model outside a run (benchmarks/train_compare.py does this)
+    # a base model scored by the trainers' evaluate_model outside a run (studies/train_compare.py does this)
     base_cfg = make(sft.Config, model=tiny, output_dir=str(root / "compare" / "cot"), eval_tasks="r3_procgen",
                            eval_limit=2, eval_max_gen_toks=8, report_to="none")
     tok = AutoTokenizer.from_pretrained(tiny)

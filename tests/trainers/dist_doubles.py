@@ -1,4 +1,4 @@
-"""Doubles for the distributed tests (tests/trainers/test_distributed.py) and benchmarks/dist_compare.py, and a
+"""Doubles for the distributed tests (tests/trainers/test_distributed.py) and studies/dist_compare.py, and a
 launcher that runs a trainer with them: `torchrun --nproc_per_node 2 tests/trainers/dist_doubles.py stepfix --flags`.
 
 Two processes must give the same loss and update as one at the same global batch; sampling from a

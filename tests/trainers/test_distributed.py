@@ -4,7 +4,7 @@ Two processes of batch B and one process of batch 2B see the same problems in a 
 set is cut to one global batch, so every step is the whole set whatever the order); they must give
 the same logged loss and the same trained weights within LOSS_RTOL and WEIGHT_ATOL (measured:
 differences of 1e-7 relative in the loss and at most 1.2e-6 in a weight after 2 AdamW steps at
-lr 1e-3, where a step moves a weight by ~1e-3; benchmarks/results/distributed/summary.md).
+lr 1e-3, where a step moves a weight by ~1e-3; studies/results/distributed/summary.md).
 
 Stepfix and GRPO sample from a random tiny model, which no seed makes independent of how a batch
 is split over ranks: there the GENERATION, VERIFIER and REWARD DOUBLES of tests/trainers/dist_doubles.py

@@ -5,7 +5,7 @@ optimizer step and not at every call), the per-call seed, and the batching of th
 VLLMEngineDouble stands in for vllm.LLM (colocate), VLLMClientDouble for trl's VLLMClient (server),
 and a module double for `vllm` provides SamplingParams. They record what they are given and answer
 with fixed token ids; nothing of vLLM's own behaviour is modelled. The same code on a GPU with the
-real vLLM: benchmarks/gpu_smoke_dist.py."""
+real vLLM: studies/gpu_smoke_dist.py."""
 from __future__ import annotations
 
 import sys

@@ -1,5 +1,5 @@
 """Issue 32, checker round six: the classes behind the twelve misses of the round-6 answer set
-(benchmarks/heldout6/answers_r6.jsonl, now development data), each fixed in general form.  Every class
+(heldout/round6/answers_r6.jsonl, now development data), each fixed in general form.  Every class
 has the held-out case itself, two or more wordings of our own, and near misses that must still be
 refused (so no fix opens a false positive).  The positive cases failed before their fix."""
 import pytest

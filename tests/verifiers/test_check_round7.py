@@ -1,4 +1,4 @@
-"""Round seven: the round-7 held-out misses (benchmarks/heldout7) fixed in general form, each with
+"""Round seven: the round-7 held-out misses (heldout/round7) fixed in general form, each with
 one more example of the class and near misses that must still be refused."""
 import pytest
 

@@ -5,7 +5,7 @@ The suite: on one procgen problem of every template, each attack is scored by th
 trainers call them (position through its TRL adapter; stepfix through step_reward of the verdict: the same
 number) and must earn no more than the honest solution with one slip at step 5 (e = 5: 5/8 = 0.625). The
 position reward's e/(n+1) for a wrong final answer (7/8 when only the answer is wrong) is the paper's design.
-benchmarks/verifier_report.py --hacking prints the table (docs/verifier.md).
+heldout/verifier_report.py --hacking prints the table (docs/verifier.md).
 """
 from collections import Counter, defaultdict
 

@@ -3,7 +3,7 @@
 On one procgen problem of every template, each attack must earn no more than the honest solution with one slip
 at step 5 (procgen's CE injection; e = 5: 5/8 under the position reward), under every reward of
 verifiers.rewards.REWARDS where the attack is about the answer, under the step rewards where it is about a step.
-benchmarks/verifier_report.py --hacking prints the table (docs/verifier.md).
+heldout/verifier_report.py --hacking prints the table (docs/verifier.md).
 """
 from collections import Counter
 

@@ -9,7 +9,7 @@ from verifiers.steps import report, verify
 #: the last batch is kept as written and untuned: it is the held-out measure of the verifier as committed, and
 #: its known misses (docs/verifier.md) are not asserted away here
 UNTUNED_BATCH = 6
-ROWS = [json.loads(x) for x in (Path(__file__).resolve().parents[2] / "benchmarks" / "verifier_heldout.jsonl")
+ROWS = [json.loads(x) for x in (Path(__file__).resolve().parents[2] / "heldout" / "verifier_heldout.jsonl")
         .read_text().splitlines() if x]
 
 

@@ -1,5 +1,5 @@
 """Step verifier, round five (issue 32): the notations of hand-written solutions that the round-four blind set
-(benchmarks/heldout4) showed the verifier misread. Each test is a general rule in wordings and physics of our
+(heldout/round4) showed the verifier misread. Each test is a general rule in wordings and physics of our
 own (not the development set's items), and failed before its fix.
 
 - Several assignments on one line (`m = 2.0 kg, v = 3.0 m/s`; `;`, `and`, `\\quad`, `$...$, $...$`) are read as

@@ -1,4 +1,4 @@
-"""Step verifier, round six (issue 32): the classes of misses of the round-6 held-out sets (benchmarks/heldout6,
+"""Step verifier, round six (issue 32): the classes of misses of the round-6 held-out sets (heldout/round6,
 now development data). Each class has the held-out item that showed it, a case of our own in another phrasing,
 and a wrong solution in the same style that must still be caught. Every test failed before its fix.
 """
@@ -11,7 +11,7 @@ from verifiers import seventag
 from verifiers import step_reading as P
 from verifiers.steps import verify
 
-H6 = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "heldout6" / "solutions_r6.jsonl"
+H6 = pathlib.Path(__file__).resolve().parents[2] / "heldout" / "round6" / "solutions_r6.jsonl"
 
 
 def _h6(item: str) -> dict:

@@ -1,4 +1,4 @@
-"""Step verifier, round seven (issue 32): the classes of misses of the round-7 held-out sets (benchmarks/heldout7,
+"""Step verifier, round seven (issue 32): the classes of misses of the round-7 held-out sets (heldout/round7,
 now development data). Each class has the held-out item that showed it, a case of our own in another phrasing,
 and a wrong solution in the same style that must still be caught. Every test failed before its fix.
 """
@@ -10,7 +10,7 @@ import pytest
 from verifiers import seventag
 from verifiers.steps import verify
 
-H7 = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "heldout7" / "solutions_r7.jsonl"
+H7 = pathlib.Path(__file__).resolve().parents[2] / "heldout" / "round7" / "solutions_r7.jsonl"
 
 
 def _h7(item: str) -> dict:
