@@ -3,7 +3,7 @@
 mapping or an option list the output writes itself (an option's text or value without its letter is that
 letter; a letter written with another option's text is refused; a copied list is no choice), and option
 numbers never read as values.  Letters offered as alternatives, looping or corrected:
-test_check_corrections_hedges.py.  Rows: (prediction, gold, expected, origin, kind[, options[, reason]]), see
+test_check_corrections_hedges.py.  Rows: (prediction, gold, expected, origin[, kind[, options[, reason]]]), see
 _check_table.py."""
 import pytest
 
