@@ -5,7 +5,8 @@
    samples), and every miss listed;
 2. the same on procgen's injected errors (fresh seed, every class at every step it is injected at);
 3. the reward of each reward-hacking case (tests/verifiers/test_reward_hacking.py) beside an honest wrong answer, and issue
-   32's and issue 54's attacks (tests/verifiers/test_reward_hacking_r2.py, _r3.py) on every template beside an honest
+   32's and issue 54's attacks (tests/verifiers/test_reward_hacking_empty_steps_and_no_verdict.py,
+   test_reward_hacking_shotgun_and_trailing.py) on every template beside an honest
    slip at step 5 (--hacking: only those tables);
 4. the reference-free mode on real JEEBench physics problems ($R3BENCH_DATA_DIR): hand-made seven-tag
    solutions (right and with a slip) and answer-only outputs for every problem, verdicts counted.
@@ -70,10 +71,11 @@ def hacking():
 
 
 def hacking_r2():
-    """Issue 32's attack suite (tests/verifiers/test_reward_hacking_r2.py) on one problem of every template: per attack the
-    position reward (TRL adapter) and the stepfix reward (step_reward of the verdict), max and mean, beside the
+    """Issue 32's attack suite (tests/verifiers/test_reward_hacking_empty_steps_and_no_verdict.py) on one problem of every
+    template: per attack the position reward (TRL adapter) and the stepfix reward (step_reward of the verdict), max and mean, beside the
     honest solution with one slip at step 5."""
-    spec = importlib.util.spec_from_file_location("hacks_r2", ROOT / "tests" / "verifiers" / "test_reward_hacking_r2.py")
+    spec = importlib.util.spec_from_file_location("hacks_r2", ROOT / "tests" / "verifiers" /
+                                                  "test_reward_hacking_empty_steps_and_no_verdict.py")
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
     from verifiers.rewards import step_reward

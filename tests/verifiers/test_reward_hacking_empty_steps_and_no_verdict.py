@@ -1,5 +1,7 @@
-"""Rewards attacked again (issue 32): a step counts only when it says something checkable, every reward reads
-the answer through verifiers.check, and a completion without a verdict leaves its GRPO group.
+"""Rewards attacked with steps that say nothing checkable (a tautology for the law, every law named in the
+principle, a circular principle, the answer written as the equation, a substitution that copies the result) and
+with the no-verdict escapes: every reward reads the answer through verifiers.check, and a completion without a
+verdict leaves its GRPO group.
 
 The suite: on one procgen problem of every template, each attack is scored by the step rewards as the
 trainers call them (position through its TRL adapter; stepfix through step_reward of the verdict: the same
