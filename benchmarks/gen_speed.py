@@ -13,7 +13,9 @@ machine's speed falls on all of them. tokens/s = generated tokens (up to and inc
 
 * peft_fp32      the policy as it trains: a peft model with its LoRA unmerged, fp32 (main before this issue)
 * merged_fp32    a copy of the policy with the LoRA merged into its weights, fp32
-* merged_bf16    that copy in bfloat16 (this CPU has AMX-BF16; the trainers' `generation_dtype: bfloat16`)
+* merged_bf16    that copy in bfloat16 (this CPU has AMX-BF16; the trainers' `rollout_dtype: bfloat16`)
+* peft_bf16      the policy as it trains with `bf16: true`: a bf16 base with its LoRA unmerged (peft keeps the
+                 LoRA factors in fp32)
 * static_*       the same with a static KV cache (preallocated; transformers' cache_implementation="static")
 
 Writes benchmarks/results/gen_speed/summary.json and summary.md, with the load average of the run.
@@ -33,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 OUT = ROOT / "benchmarks" / "results" / "gen_speed"
 START = ROOT / "results" / "learning" / "sft_start"
-VARIANTS = ("peft_fp32", "merged_fp32", "merged_bf16", "static_merged_fp32", "static_merged_bf16")
+VARIANTS = ("peft_fp32", "merged_fp32", "merged_bf16", "peft_bf16", "static_merged_fp32", "static_merged_bf16")
 
 
 def prompts(n: int) -> tuple[list, list]:
@@ -79,7 +81,8 @@ def main(argv=None) -> int:
         policy = PeftModel.from_pretrained(load_base(base), adapter, is_trainable=True)
         merged = PeftModel.from_pretrained(load_base(base), adapter).merge_and_unload().eval()
         merged_bf16 = PeftModel.from_pretrained(load_base(base), adapter).merge_and_unload().eval().to(torch.bfloat16)
-    models_ = {"peft_fp32": policy, "merged_fp32": merged, "merged_bf16": merged_bf16,
+        peft_bf16 = PeftModel.from_pretrained(load_base(base).to(torch.bfloat16), adapter, is_trainable=True)
+    models_ = {"peft_fp32": policy, "merged_fp32": merged, "merged_bf16": merged_bf16, "peft_bf16": peft_bf16,
                "static_merged_fp32": merged, "static_merged_bf16": merged_bf16}
     rows = []
     load0 = os.getloadavg()[0]
