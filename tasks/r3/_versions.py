@@ -1,19 +1,30 @@
-"""The task-version rule: a change to the code behind a task's metrics bumps the task's version.
+"""Task versions, one per task: a change to the code behind a task's metrics bumps that task's version.
 
-    python tasks/r3/_versions.py            check (exit 1 naming the tasks to bump, or a stale manifest)
-    python tasks/r3/_versions.py --write    refresh tasks/r3/versions.json (refused while a task's
-                                            metric code changed and its version did not)
+    python tasks/r3/_versions.py                     check (exit 1 naming the tasks to bump, or what is stale)
+    python tasks/r3/_versions.py --bump --why "..."  the metric code changed: bump exactly the tasks whose
+                                                     hash changed, with a changelog line (refused without --why)
+    python tasks/r3/_versions.py --write             a task was added or removed (a benchmark's row, a variant):
+                                                     record it; no version changes (refused while a hash changed)
 
-`versions.json` (committed) maps every r3 task and group to its version and a hash of its metric code:
-the source of the module its `process_results`, aggregations and filters live in (the task's utils:
-r3bench/eval/lmeval.py, r3bench/pde/tasks.py, ...) and of the checker modules those scores rest on
-(ROOTS, followed through their imports inside `verifiers/`: answer, extract, units, symbolic, safeexpr,
-config, worker, ...). Comments, docstrings and blank lines are left out of the hash, so only code
-counts. A group's hash is over its tasks' hashes. tests/eval/test_task_versions.py runs the check.
+`versions.json` (committed) is the version table: every r3 task and group -> its version and a hash of
+its metric code. tasks/r3/_generate.py writes each YAML's `metadata: version:` from it; a name the table
+does not hold yet enters at 1.0 (`FIRST_VERSION` there), so adding a benchmark leaves every other task's
+version alone. The hash covers the source of the module its `process_results`, aggregations and filters
+live in (the task's utils: r3bench/eval/lmeval.py, r3bench/pde/tasks.py, ...) and of the checker modules
+those scores rest on (ROOTS, followed through their imports inside `verifiers/`: answer, extract, units,
+symbolic, safeexpr, config, worker, ...). Comments, docstrings and blank lines are left out of the hash, so
+only code counts. A group's hash is over the distinct hashes of its tasks: it changes when their metric
+code does, not when a task joins the group (a new benchmark's task joins `r3_physics`; lm-eval lists a
+group's subtasks and their versions beside every result). tests/eval/test_task_versions.py runs the check.
 
-When the check fails because code changed: bump VERSION (or PDE_VERSION) in tasks/r3/_generate.py,
-add the changelog line in tasks/r3/README.md, run `python tasks/r3/_generate.py`, then this script
-with --write.
+--bump and --write are the whole procedure, each one command: they rerun tasks/r3/_generate.py, update the
+table (--bump: the next tenth, 1.5 -> 1.6, 1.9 -> 2.0, of each task whose hash changed, and its new hash;
+the line "* version 1.6 of `r3_x`, ...: WHY" appended to the changelog of tasks/r3/README.md), rerun the
+generator so the YAMLs carry the new versions, and rewrite the resolved-config snapshot
+(tests/eval/test_task_yamls.py --write-snapshot; they need R3BENCH_DATA_DIR). Branches that bump different
+tasks merge cleanly; two that bump the same task conflict in versions.json (and the YAMLs, the snapshot,
+the changelog): while rebasing, take main's side of those files, then rerun --bump --why with your line -
+it bumps from main's versions.
 """
 from __future__ import annotations
 
@@ -21,15 +32,23 @@ import ast
 import hashlib
 import io
 import json
+import os
 import pathlib
 import re
+import subprocess
 import sys
 import tokenize
 
 HERE = pathlib.Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 MANIFEST = HERE / "versions.json"
+README = HERE / "README.md"
+GENERATOR = HERE / "_generate.py"
+SNAPSHOT_WRITER = REPO / "tests" / "eval" / "test_task_yamls.py"
 COMMAND = "python tasks/r3/_versions.py --write"
+BUMP = 'python tasks/r3/_versions.py --bump --why "what changed, for whom"'
+GENERATE = "python tasks/r3/_generate.py"
+
 # the module a task's metric functions live in -> the files its scores rest on (followed through their
 # imports inside verifiers/, the checker package)
 ROOTS = {
@@ -140,25 +159,26 @@ def current(folder: pathlib.Path = HERE) -> dict:
             tasks[raw["task"]] = {"version": cfg["metadata"]["version"], "code": hashes[tuple(mods)], "modules": mods}
     out = dict(tasks)
     for name, raw in groups.items():
-        h = hashlib.sha256(" ".join(sorted(tasks[t]["code"] for t in raw["task"])).encode()).hexdigest()[:16]
-        out[name] = {"version": raw["metadata"]["version"], "code": h, "modules": []}
+        # over the distinct hashes of its tasks: a task joining the group (a new benchmark) changes nothing
+        h = hashlib.sha256(" ".join(sorted({tasks[t]["code"] for t in raw["task"]})).encode()).hexdigest()[:16]
+        out[name] = {"version": raw["metadata"]["version"], "code": h,
+                     "modules": sorted({m for t in raw["task"] for m in tasks[t]["modules"]})}
     return dict(sorted(out.items()))
 
 
 def problems(now: dict, recorded: dict) -> tuple[list[str], list[str]]:
-    """(tasks whose metric code changed while their version did not, other ways the manifest is stale)."""
+    """(tasks whose metric code changed since the table recorded their version, other ways the table or
+    the YAMLs are stale)."""
     bump, stale = [], []
     for name, e in now.items():
         r = recorded.get(name)
         if r is None:
-            stale.append(f"{name} is not in the manifest")
-        elif e["version"] == r["version"] and e["code"] != r["code"]:
+            stale.append(f"{name} is not in the table (new: run `{COMMAND}`)")
+        elif e["code"] != r["code"]:
             bump.append(name)
-        elif e["version"] < r["version"]:
-            stale.append(f"{name}'s version went down ({r['version']} -> {e['version']})")
         elif e["version"] != r["version"]:
-            stale.append(f"{name} was bumped to {e['version']} (manifest: {r['version']})")
-    stale += [f"{name} is gone" for name in recorded if name not in now]
+            stale.append(f"{name}'s YAML says version {e['version']}, the table {r['version']} (run `{GENERATE}`)")
+    stale += [f"{name} is gone (run `{COMMAND}`)" for name in recorded if name not in now]
     return bump, stale
 
 
@@ -167,44 +187,153 @@ def message(bump: list[str], stale: list[str], now: dict) -> str:
     if bump:
         mods = sorted({m for t in bump for m in now[t]["modules"]})
         files = sorted({f for m in mods for f in files_of(m)})
-        out.append(f"the metric code of {len(bump)} task(s) changed but their version did not: {', '.join(bump)} "
-                   f"(code: {', '.join(files)}). Bump VERSION / PDE_VERSION in tasks/r3/_generate.py, add a "
-                   f"changelog line to tasks/r3/README.md, run `python tasks/r3/_generate.py`, then `{COMMAND}`")
+        out.append(f"the metric code of {len(bump)} task(s) changed since their version was recorded: "
+                   f"{', '.join(bump)} (code: {', '.join(files)}). Bump exactly these, with the changelog "
+                   f"line: `{BUMP}`")
     if stale:
-        out.append(f"tasks/r3/versions.json is stale ({'; '.join(stale[:8])}{' ...' if len(stale) > 8 else ''}): "
-                   f"run `{COMMAND}`")
+        out.append(f"tasks/r3 is stale ({'; '.join(stale[:8])}{' ...' if len(stale) > 8 else ''})")
     return "\n".join(out)
+
+
+def next_version(v: float) -> float:
+    """The next tenth: 1.5 -> 1.6, 1.9 -> 2.0 (versions are numbers in the YAMLs, so there is no 1.10)."""
+    return round(v + 0.1, 1)
+
+
+def table(now: dict, recorded: dict, bump: bool = False) -> dict:
+    """The version table for the tasks `now` holds: a recorded task keeps its version, or (bump=True)
+    gets the next one where its hash changed; a new task enters at the version its YAML has (the
+    generator's FIRST_VERSION); a task no longer generated leaves. Refuses (ValueError) a changed hash
+    without bump=True."""
+    out = {}
+    for name, e in now.items():
+        r = recorded.get(name)
+        if r is None:
+            out[name] = {"version": e["version"], "code": e["code"]}
+        elif r["code"] == e["code"]:
+            out[name] = {"version": r["version"], "code": r["code"]}
+        elif bump:
+            out[name] = {"version": next_version(r["version"]), "code": e["code"]}
+        else:
+            raise ValueError(f"{name}: its metric code changed: `{BUMP}`")
+    return out
+
+
+def changelog_line(old: dict, new: dict, why: str) -> str:
+    """`* version 1.6 of `r3_a`, `r3_b`; version 1.8 of `r3_c`: WHY` for the tasks whose version went up."""
+    by_version: dict[float, list[str]] = {}
+    for name, e in new.items():
+        if name in old and e["version"] != old[name]["version"]:
+            by_version.setdefault(e["version"], []).append(name)
+    parts = [f"version {v} of " + ", ".join(f"`{n}`" for n in sorted(names)) for v, names in sorted(by_version.items())]
+    return f"* {'; '.join(parts)}: {' '.join(why.split())}"
+
+
+def add_changelog(line: str, readme: pathlib.Path = README) -> None:
+    """Append `line` to the `### Changelog` section of `readme` (before the next heading, or at the end)."""
+    text = readme.read_text(encoding="utf-8")
+    at = text.find("\n### Changelog\n")
+    if at < 0:
+        raise SystemExit(f"{readme}: no `### Changelog` section to add the line to")
+    nxt = re.search(r"^#", text[at + len("\n### Changelog\n"):], re.M)
+    end = at + len("\n### Changelog\n") + nxt.start() if nxt else len(text)
+    body = text[:end].rstrip("\n") + "\n" + line + "\n"
+    readme.write_text(body + ("\n" + text[end:] if nxt else ""), encoding="utf-8")
 
 
 def read() -> dict:
     return json.loads(MANIFEST.read_text(encoding="utf-8"))["tasks"] if MANIFEST.is_file() else {}
 
 
-def write(now: dict) -> None:
+def write(tasks: dict) -> None:
+    """Write the version table (`tasks`: name -> {"version", "code"}) and the files each module's hash covers."""
     files = {m: files_of(m) for m in ROOTS}
-    body = {"about": f"task versions and the hash of their metric code; refresh: {COMMAND}",
-            "files": files, "tasks": {n: {"version": e["version"], "code": e["code"]} for n, e in now.items()}}
+    body = {"about": "the version table of tasks/r3: each task's version and the hash of its metric code "
+                     f"(tasks/r3/_versions.py: `{BUMP}`, `{COMMAND}`)",
+            "files": files, "tasks": {n: {"version": e["version"], "code": e["code"]} for n, e in tasks.items()}}
     MANIFEST.write_text(json.dumps(body, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def _run(cmd: list) -> None:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run([sys.executable, *map(str, cmd)], cwd=REPO, env=env, capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"{' '.join(map(str, cmd))} failed:\n{done.stderr[-4000:]}")
+
+
+def regenerate() -> None:
+    """Rerun tasks/r3/_generate.py (it reads the table): the YAMLs carry the table's versions."""
+    _run([GENERATOR])
+
+
+def write_snapshot() -> None:
+    """Rewrite the resolved configs of every task (tests/eval/test_task_yamls.py --write-snapshot)."""
+    _run([SNAPSHOT_WRITER, "--write-snapshot"])
+
+
+def update(why: str | None) -> int:
+    """--write (why None) and --bump: regenerate, update the table (and the changelog), regenerate,
+    rewrite the snapshot."""
+    now = current()
+    bump, _ = problems(now, read())
+    if bump and why is None:  # before anything is written
+        print(message(bump, [], now), file=sys.stderr)
+        return 1
+    if not os.environ.get("R3BENCH_DATA_DIR"):
+        print("set R3BENCH_DATA_DIR (the benchmark data directory): the snapshot of the resolved task configs "
+              "is rewritten with the versions", file=sys.stderr)
+        return 2
+    regenerate()  # a new benchmark's tasks, a changed variant: the YAMLs first, at the table's versions
+    now, old = current(), read()
+    bump, _ = problems(now, old)
+    if bump and why is None:
+        print(message(bump, [], now), file=sys.stderr)
+        return 1
+    if why is not None and not bump:
+        print(f"no task's metric code changed: nothing to bump (a new or removed task: `{COMMAND}`)",
+              file=sys.stderr)
+        return 1
+    new = table(now, old, bump=why is not None)
+    write(new)
+    if why is not None:
+        add_changelog(changelog_line(old, new, why))
+    regenerate()
+    after = current()
+    left_bump, left_stale = problems(after, read())
+    if left_bump or left_stale:  # the generator did not write the table's versions
+        print(message(left_bump, left_stale, after), file=sys.stderr)
+        return 1
+    write_snapshot()
+    notes = [f"bumped {n} {old[n]['version']} -> {new[n]['version']}"
+             for n in new if n in old and new[n]["version"] != old[n]["version"]]
+    notes += [f"new: {n} at {new[n]['version']}" for n in new if n not in old]
+    notes += [f"gone: {n}" for n in old if n not in new]
+    print(f"wrote {MANIFEST.relative_to(REPO)} ({len(new)} tasks and groups), tasks/r3 and the snapshot"
+          + "".join(f"\n  {x}" for x in notes))
+    return 0
 
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    now = current()
-    bump, stale = problems(now, read())
     if argv == ["--write"]:
-        if bump:
-            print(message(bump, [], now), file=sys.stderr)
-            return 1
-        write(now)
-        print(f"wrote {MANIFEST.relative_to(REPO)}: {len(now)} tasks and groups")
-        return 0
+        return update(None)
+    if argv[:1] == ["--bump"]:
+        why = argv[2] if len(argv) == 3 and argv[1] == "--why" else \
+            argv[1][len("--why="):] if len(argv) == 2 and argv[1].startswith("--why=") else ""
+        if not why.strip():
+            print(f"--bump needs the changelog line: `{BUMP}` (it goes to tasks/r3/README.md with the "
+                  "names of the tasks it bumps)", file=sys.stderr)
+            return 2
+        return update(why)
     if argv:
         print(__doc__, file=sys.stderr)
         return 2
+    now = current()
+    bump, stale = problems(now, read())
     if bump or stale:
         print(message(bump, stale, now), file=sys.stderr)
         return 1
-    print(f"{len(now)} tasks and groups: versions match their metric code")
+    print(f"{len(now)} tasks and groups: versions match their metric code and the table")
     return 0
 
 

@@ -269,14 +269,14 @@ def test_every_checker_task_declares_answer_and_reason_and_is_versioned_up():
         sys.path.pop(0)
     from r3bench.eval import lmeval
 
-    assert g.VERSION > 1.0
+    assert g.version_of("r3_jeebench") > 1.0
     for variant in ("cot", "structured", "sc"):
         names = [m["metric"] for m in g.config("t", "jeebench", variant)["metric_list"]]
         assert "answer" in names and "reason" in names, variant
     assert lmeval.agg_distinct(["C", "C", "B"]) == 2
     text = (REPO / "tasks" / "r3" / "r3_jeebench.yaml").read_text() + (REPO / "tasks" / "r3" /
                                                                           "_r3_cot_template_yaml").read_text()
-    assert "metric: reason" in text and f"version: {g.VERSION}" in text
+    assert "metric: reason" in text and f"version: {g.version_of('r3_jeebench')}" in text
 
 
 # ---- 5. unknown task names and a missing data directory: before any model loads -------------------
