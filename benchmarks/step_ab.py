@@ -3,13 +3,14 @@ example configs (trainers/configs/*.yaml), each revision checked out in its own 
 revisions turning each round (A B, B A, ...) so that load from elsewhere falls on both.
 
     python benchmarks/step_ab.py                                # A = BEFORE_REV, B = this checkout
-    python benchmarks/step_ab.py --a REV --rounds 2 --trainers stepfix,grpo --arms a,b,b_policy
+    python benchmarks/step_ab.py --a REV --rounds 2 --trainers stepfix,grpo --arms a,b,b_fp32 --fp32_rounds 1
 
 Arms: `a` the revision `--a` (git worktree in a temporary folder) with the example config; `b` this checkout
-with the same config (its defaults decide how it samples); `b_policy` this checkout with
-`rollout_dtype: policy` (sampling from the policy itself, as before): its losses and samples on the same
-seed are A's when nothing but the speed of the code changed, which separates "the code is faster" from
-"the samples come from a bf16 copy". Every run: the committed SFT start (results/learning/sft_start), seed 0,
+with the same config (its defaults decide: `bf16: auto` is bf16 autocast on a CPU with AMX-BF16, and the
+rollouts come from a bf16 copy of the policy); `b_fp32` this checkout with `bf16: false` and
+`rollout_dtype: policy` (fp32 throughout, sampling from the policy itself, as before; in the first
+`--fp32_rounds` rounds only): its losses on the same seed are A's when nothing else changed, which separates
+"the code path is the same" from "bf16 changes the numbers". Every run: the committed SFT start (results/learning/sft_start), seed 0,
 `--steps` optimizer steps, no evaluation, no checkpoint, start check off. Per run: seconds a step
 (train_runtime / steps), the trainers' own phase timers, the first step's loss and reward, generated tokens.
 Writes benchmarks/results/step_ab/summary.json and summary.md with the load average of each run.
@@ -69,7 +70,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--a", default=BEFORE_REV, help="revision A (before)")
     ap.add_argument("--trainers", default="stepfix,grpo")
-    ap.add_argument("--arms", default="a,b,b_policy")
+    ap.add_argument("--arms", default="a,b,b_fp32")
+    ap.add_argument("--fp32_rounds", type=int, default=1, help="rounds that run the b_fp32 arm")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--steps", type=int, default=1)
     ap.add_argument("--threads", type=int, default=2)
@@ -91,11 +93,12 @@ def main(argv=None) -> int:
         subprocess.run(["git", "worktree", "add", "--detach", str(a_root), a.a], cwd=ROOT, check=True,
                        capture_output=True)
         try:
-            roots = {"a": a_root, "b": ROOT, "b_policy": ROOT}
-            extras = {"a": {}, "b": {}, "b_policy": {"rollout_dtype": "policy"}}
+            roots = {"a": a_root, "b": ROOT, "b_fp32": ROOT}
+            extras = {"a": {}, "b": {}, "b_fp32": {"rollout_dtype": "policy", "bf16": "false"}}
             for rnd in range(a.rounds):
                 for t in a.trainers.split(","):
-                    order = arms if rnd % 2 == 0 else arms[::-1]
+                    here = [x for x in arms if x != "b_fp32" or rnd < a.fp32_rounds]
+                    order = here if rnd % 2 == 0 else here[::-1]
                     for arm in order:
                         run = tmp / f"{t}_{arm}_{rnd}"
                         cfg_file = tmp / f"{t}_{arm}_{rnd}.yaml"

@@ -5,6 +5,11 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 
+# the trainers' `bf16: auto` trains in bf16 on a CPU with AMX-BF16 (trainers.core.model.cpu_bf16_native): the
+# tests run fp32 on every machine, so that their numbers do not depend on the CPU (the bf16 path's own tests
+# set this to 1); child processes the tests start inherit it
+os.environ.setdefault("R3BENCH_CPU_BF16", "0")
+
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:

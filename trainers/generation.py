@@ -459,6 +459,18 @@ def check_available(use_vllm: bool) -> None:
                           "CUDA machine (pip install vllm) or set use_vllm: false to sample with HF generate")
 
 
+def rollout_dtype(cfg) -> str:
+    """cfg.rollout_dtype with auto resolved: bfloat16 when the run trains in bf16 over fp32 weights (a CPU with
+    AMX-BF16, trainers.core.model.use_bf16 / bf16_weights) and samples with HF, else policy."""
+    dtype = getattr(cfg, "rollout_dtype", "policy")
+    if dtype != "auto":
+        return dtype
+    from trainers.core.model import bf16_weights, use_bf16
+
+    return "bfloat16" if (not getattr(cfg, "use_vllm", False) and use_bf16(cfg) and not bf16_weights(cfg)) \
+        else "policy"
+
+
 def make(cfg, model_path: str | None = None):
     """The generator named by cfg: VLLMGenerator (or the server's) when cfg.use_vllm, RolloutCopy when
     cfg.rollout_dtype names a dtype, else HFGenerator on the policy itself."""
@@ -475,7 +487,7 @@ def make(cfg, model_path: str | None = None):
                              cfg.vllm_max_model_length or None, seed=cfg.seed,
                              dtype="bfloat16" if str(cfg.bf16).lower() != "false" else "float32")
     cache = "static" if getattr(cfg, "rollout_cache", "dynamic") == "static" else None
-    dtype = getattr(cfg, "rollout_dtype", "policy")
+    dtype = rollout_dtype(cfg)
     if dtype != "policy":
         return RolloutCopy(dtype, cache_implementation=cache)
     return HFGenerator(merge_lora=getattr(cfg, "merge_lora_for_generation", False), cache_implementation=cache)

@@ -358,7 +358,7 @@ class GRPOPhases(TimingMixin, upstream.GRPOHooks):
         from a merged copy of the policy in that dtype (trainers.generation.RolloutCopy) with TRL's sampling
         settings (temperature, top_p, top_k, the completion cap); returns TRL's (completion ids, None)."""
         cfg = self.r3_cfg
-        if cfg is None or getattr(cfg, "rollout_dtype", "policy") == "policy" or self.use_vllm or images \
+        if cfg is None or generation.rollout_dtype(cfg) == "policy" or self.use_vllm or images \
                 or multimodal_fields:
             return trl_generate(prompt_ids, images, multimodal_fields, num_generations, has_tool_images)
         if distributed.sharded(self.accelerator):

@@ -28,7 +28,7 @@ from trainers.errors import ConfigError, option
 FALLBACK_CAP = 512
 
 
-ROLLOUT_DTYPES = ("policy", "bfloat16", "float32")
+ROLLOUT_DTYPES = ("auto", "policy", "bfloat16", "float32")
 
 
 @dataclass
@@ -47,10 +47,11 @@ class RLFields:
                                       "seeded by seed and step; the verifier's rewards stay in the samples file "
                                       "beside the ones used)")
 
-    rollout_dtype: str = option("policy", "what samples the rollouts (without use_vllm): policy (the policy itself, "
-                                "as it trains) | bfloat16 (a copy of the policy with its LoRA merged, in bf16, "
-                                "refreshed after each optimizer step: the CPU counterpart of vLLM colocate; on a CPU "
-                                "with AMX-BF16 several times faster, benchmarks/results/gen_speed) | float32")
+    rollout_dtype: str = option("auto", "what samples the rollouts (without use_vllm): auto (a bf16 copy when the run "
+                                "trains in bf16 over fp32 weights - `bf16` auto on a CPU with AMX-BF16 - else the "
+                                "policy) | policy (the policy itself, as it trains) | bfloat16 (a copy of the policy "
+                                "with its LoRA merged, in bf16, refreshed after each optimizer step: the CPU "
+                                "counterpart of vLLM colocate, benchmarks/results/gen_speed) | float32")
     rollout_cache: str = option("dynamic", "KV cache of HF generate: dynamic (grown per token) | static (preallocated "
                                 "to prompt + cap)")
 
@@ -59,7 +60,7 @@ class RLFields:
             raise ConfigError(f"rollout_dtype must be one of {ROLLOUT_DTYPES}, got {self.rollout_dtype!r}")
         if self.rollout_cache not in ("dynamic", "static"):
             raise ConfigError(f"rollout_cache must be dynamic or static, got {self.rollout_cache!r}")
-        if self.rollout_dtype != "policy" and getattr(self, "use_vllm", False):
+        if self.rollout_dtype not in ("policy", "auto") and getattr(self, "use_vllm", False):
             raise ConfigError("rollout_dtype names a copy of the policy to sample from, use_vllm an engine: "
                               "set one (vLLM samples in its own dtype)")
         if self.gen_margin_tokens < 0:

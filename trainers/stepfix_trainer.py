@@ -259,13 +259,19 @@ class StepFixTrainer(TimingMixin, GuardMixin, Trainer):
         scale = self._global_scale(used)
         if used:
             prog.phase(f"update: forward, KL and backward on {len(used)} samples")
-            loss, parts = self._loss(model, unwrapped, used)
+            # the loss reads the backbone and the LM head directly (stepfix_loss.completion_logits), past the
+            # autocast accelerate wraps the model's forward in: under mixed precision (`bf16` on a CPU:
+            # autocast over fp32 weights) the policy's and the reference's forwards run in it here, alike;
+            # log-probabilities are taken in fp32 (.float() before log_softmax)
+            with self.accelerator.autocast():
+                loss, parts = self._loss(model, unwrapped, used)
             loss = loss * scale
             for i, (*_, rec) in enumerate(used):
                 rec.update({k: float(v[i]) for k, v in parts.items()})
                 self._acc["kl"].append(float(parts["kl"][i]))
         else:
-            loss = self._zero_loss(model, unwrapped, mb.chats1, mb.y1)
+            with self.accelerator.autocast():
+                loss = self._zero_loss(model, unwrapped, mb.chats1, mb.y1)
         self.r3_times["forward"] += time.perf_counter() - t4 - (self.r3_times["ref_forward"] - ref0)
         self._write(mb.recs)
         prog.end_step()

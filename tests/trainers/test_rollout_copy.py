@@ -85,12 +85,13 @@ def test_the_config_chooses_the_backend_and_refuses_what_it_cannot_do(tiny, data
     g = generation.make(make(stepfix.Config, **kw, rollout_dtype="bfloat16", rollout_cache="static"))
     assert isinstance(g, generation.RolloutCopy) and g.dtype == "bfloat16" and g.hf.cache_implementation == "static"
     assert generation.make(make(stepfix.Config, **kw, rollout_cache="static")).cache_implementation == "static"
-    for cls in (stepfix.Config, grpo.Config):
+    gkw = dict(kw, group_size=2)
+    for cls, k in ((stepfix.Config, kw), (grpo.Config, gkw)):
         with pytest.raises(ConfigError, match="rollout_dtype must be one of"):
-            make(cls, **kw, rollout_dtype="fp8")
+            make(cls, **k, rollout_dtype="fp8")
         with pytest.raises(ConfigError, match="rollout_cache must be"):
-            make(cls, **kw, rollout_cache="paged")
-    assert grpo.grpo_args(make(grpo.Config, **kw, rollout_cache="static")).cache_implementation == "static"
+            make(cls, **k, rollout_cache="paged")
+    assert grpo.grpo_args(make(grpo.Config, **gkw, rollout_cache="static")).cache_implementation == "static"
 
 
 def test_static_cache_samples_what_the_dynamic_cache_samples(tiny, data, tmp_path):
@@ -102,16 +103,37 @@ def test_static_cache_samples_what_the_dynamic_cache_samples(tiny, data, tmp_pat
         generation.HFGenerator().generate(model, tok, chats, sp)
 
 
+def test_bf16_auto_on_a_cpu_that_multiplies_bf16_is_autocast_over_fp32_weights(tiny, data, tmp_path, monkeypatch):
+    from trainers.core import model as m
+
+    kw = base_kw(tiny, data, tmp_path)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setenv("R3BENCH_CPU_BF16", "1")
+    cfg = make(stepfix.Config, **kw)
+    assert m.use_bf16(cfg) and not m.bf16_weights(cfg) and m.training_placement(cfg) == ("cpu", "float32")
+    assert m.training_args_kwargs(cfg)["bf16"] is True and m.load_base(tiny, cfg).dtype == torch.float32
+    assert generation.rollout_dtype(cfg) == "bfloat16" and isinstance(generation.make(cfg), generation.RolloutCopy)
+    assert generation.rollout_dtype(make(stepfix.Config, **kw, rollout_dtype="policy")) == "policy"
+    off = make(stepfix.Config, **kw, bf16="false")
+    assert not m.use_bf16(off) and generation.rollout_dtype(off) == "policy"
+    monkeypatch.setenv("R3BENCH_CPU_BF16", "0")  # a CPU without AMX-BF16: fp32 throughout, as before
+    assert not m.use_bf16(cfg) and type(generation.make(cfg)) is generation.HFGenerator
+
+
 @pytest.mark.parametrize("trainer", ["stepfix", "grpo"])
-def test_a_run_trains_through_the_bf16_copy(trainer, tiny, data, tmp_path, one_thread):
+def test_a_run_trains_in_bf16_autocast_through_the_bf16_copy(trainer, tiny, data, tmp_path, one_thread, monkeypatch):
+    """`bf16: auto` on a CPU that multiplies bf16 (forced here): autocast training, rollouts from the bf16 copy."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setenv("R3BENCH_CPU_BF16", "1")
     mod = {"stepfix": stepfix, "grpo": grpo}[trainer]
     extra = dict(max_new_tokens=8) if trainer == "stepfix" else dict(max_completion_length=8, group_size=2,
                                                                       batch_size=2)
-    cfg = make(mod.Config, **base_kw(tiny, data, tmp_path, max_steps=2, save_steps=10, start_check_n=0,
-                                     rollout_dtype="bfloat16", **extra))
+    cfg = make(mod.Config, **base_kw(tiny, data, tmp_path, max_steps=2, save_steps=10, start_check_n=0, **extra))
     trainer_obj, *_ = mod.build(cfg)
     trainer_obj.train()
     gen = trainer_obj.generator if trainer == "stepfix" else trainer_obj.r3_rollout
     assert isinstance(gen, generation.RolloutCopy) and gen.syncs >= 1
+    assert trainer_obj.args.bf16 and next(trainer_obj.model.parameters()).dtype == torch.float32
     recs = [json.loads(x) for x in (tmp_path / "metrics.jsonl").read_text().splitlines() if x.strip()]
-    assert any("loss" in r for r in recs)
+    losses = [r["loss"] for r in recs if "loss" in r]
+    assert len(losses) == 2 and all(x == x for x in losses)  # two steps, no NaN

@@ -57,7 +57,8 @@ class BaseConfig:
     gradient_checkpointing: bool = option(True, "recompute activations in the backward pass: ~30% more compute, far less "
                                       "memory (without it SmolLM2 SFT at batch 4 x ~700 tokens held 10.6 GB resident)")
     resume: bool = option(False, "continue from the last checkpoint in OUTPUT_DIR (error if there is none)")
-    bf16: str = option("auto", "auto (bf16 when CUDA supports it), true or false")
+    bf16: str = option("auto", "auto (bf16 on CUDA that supports it, with bf16 weights; on a CPU with AMX-BF16, "
+                       "autocast over fp32 weights), true or false")
     report_to: str = option("auto", "auto (tensorboard when installed), none, or HF report_to names")
     dataloader_num_workers: int = option(0, "data loader workers")
     malloc_mmap_threshold: int = option(

@@ -24,21 +24,45 @@ def cuda_available() -> bool:
     return torch.cuda.is_available()
 
 
+def cpu_bf16_native() -> bool:
+    """Whether this CPU multiplies bf16 matrices in hardware (AMX-BF16 tiles): there a bf16 matmul of a 135M
+    model's shapes runs ~6x faster than fp32 (benchmarks/results/gen_speed). R3BENCH_CPU_BF16=0 or 1 overrides
+    the detection (tests pin it so that their numbers do not depend on the machine)."""
+    forced = os.environ.get("R3BENCH_CPU_BF16", "").strip()
+    if forced in ("0", "1"):
+        return forced == "1"
+    import torch
+
+    probe = getattr(torch.cpu, "_is_amx_tile_supported", None)
+    return bool(probe and probe())
+
+
 def use_bf16(cfg) -> bool:
+    """Whether the run trains in bf16: `bf16: true`, or `auto` on CUDA with bf16 support or on a CPU that
+    multiplies bf16 in hardware (cpu_bf16_native). On CUDA the weights are bf16 (bf16_weights); on a CPU,
+    mixed precision: fp32 weights, the forward and backward under bf16 autocast (accelerate's)."""
     import torch
 
     v = str(cfg.bf16).lower()
     if v == "auto":
-        return torch.cuda.is_available() and torch.cuda.is_bf16_supported()
+        if torch.cuda.is_available():
+            return torch.cuda.is_bf16_supported()
+        return cpu_bf16_native()
     return v == "true"
 
 
+def bf16_weights(cfg) -> bool:
+    """Whether the model's weights are loaded in bf16: bf16 training on CUDA. On a CPU bf16 is autocast over
+    fp32 weights (the optimizer's and the frozen reference's precision unchanged)."""
+    return use_bf16(cfg) and cuda_available()
+
+
 def training_placement(cfg) -> tuple[str, str]:
-    """(device, torch dtype name) the policy trains on in this process: cuda:LOCAL_RANK in bf16 when
-    `bf16` says so, else the CPU in float32."""
+    """(device, torch dtype name of the weights) the policy trains on in this process: cuda:LOCAL_RANK in
+    bf16 when `bf16` says so, else the CPU in float32 (bf16 there is autocast over fp32 weights)."""
     import torch
 
-    dtype = "bfloat16" if use_bf16(cfg) else "float32"
+    dtype = "bfloat16" if bf16_weights(cfg) else "float32"
     if torch.cuda.is_available():
         return f"cuda:{int(os.environ.get('LOCAL_RANK', '0'))}", dtype
     return "cpu", dtype
@@ -60,7 +84,7 @@ def load_base(path: str, cfg=None):
     import torch
     from transformers import AutoModelForCausalLM
 
-    dtype = torch.bfloat16 if (cfg is not None and use_bf16(cfg)) else torch.float32
+    dtype = torch.bfloat16 if (cfg is not None and bf16_weights(cfg)) else torch.float32
     return AutoModelForCausalLM.from_pretrained(path, dtype=dtype)
 
 
