@@ -4,6 +4,13 @@
 :func:`get_ureg`), so importing this module is cheap.  Offset temperatures
 (degC, degF) are auto-converted to kelvin when they take part in arithmetic;
 use :func:`to_absolute` to compare temperatures as absolute values.
+
+A dimensionality (``q.dimensionality``) lists its dimensions in sorted order, so its text is the same
+whatever the process read before: pint caches a unit's dimensionality under a key that ignores the order of
+the unit's factors, and builds it in the order of the first spelling it meets (``m**2*kg/s**2`` gives
+``[length] ** 2 * [mass] / [time] ** 2``, ``kg*m**2/s**2`` ``[mass] * [length] ** 2 / [time] ** 2``); the
+text of every later, equal unit's dimensionality was that first one's, and a verdict that compared such texts
+depended on what was verified earlier in the process.
 """
 from __future__ import annotations
 
@@ -28,6 +35,21 @@ _EXTRA_DEFINITIONS = (
 )
 
 
+def _registry_class(pint):
+    class _Registry(pint.UnitRegistry):
+        """pint's registry whose dimensionalities keep their dimensions in sorted order (the module's doc)."""
+
+        def _get_dimensionality(self, input_units):
+            dims = super()._get_dimensionality(input_units)
+            if list(dims) != sorted(dims):
+                dims = self.UnitsContainer(dict(sorted(dims.items())))
+                if input_units:
+                    self._cache.dimensionality[input_units] = dims  # the sorted one from now on
+            return dims
+
+    return _Registry
+
+
 def get_ureg():
     """Return the process-wide registry, creating it once."""
     global _UREG
@@ -36,7 +58,7 @@ def get_ureg():
             if _UREG is None:
                 import pint
 
-                reg = pint.UnitRegistry(autoconvert_offset_to_baseunit=True)
+                reg = _registry_class(pint)(autoconvert_offset_to_baseunit=True)
                 for line in _EXTRA_DEFINITIONS:
                     try:
                         reg.define(line)
