@@ -58,7 +58,7 @@ def read_run(trainer: str, run: Path) -> dict:
     if steps:
         first = steps[0]
         row["loss_step1"] = first.get("loss")
-        row["reward_step1"] = first.get("r1", first.get("reward"))
+        row["reward_step1"] = first.get("r1_mean", first.get("reward"))
         if trainer == "stepfix":
             row["tokens_step1"] = int(first.get("y1_tokens", 0)) + int(first.get("y2_tokens", 0))
         else:
