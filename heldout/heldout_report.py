@@ -164,9 +164,10 @@ def _sample(key: str, cache: dict) -> dict:
     return cache[name][doc]
 
 
-def resolve_real(graded: list[dict], data_dir: Path, solutions: bool) -> list[dict]:
-    """Join hand grades with the committed responses and the problems they answer."""
-    recs, cache, rows = _records(data_dir), {}, []
+def resolve_real(graded: list[dict], data_dir: Path, solutions: bool, cache: dict | None = None) -> list[dict]:
+    """Join hand grades with the committed responses and the problems they answer (`cache`: the sample
+    files read so far, {name: {doc_id: sample}}, for a caller that resolves one grade at a time)."""
+    recs, cache, rows = _records(data_dir), {} if cache is None else cache, []
     for g in graded:
         s = _sample(g["key"], cache)
         r = recs[s["id"]]

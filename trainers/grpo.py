@@ -69,7 +69,7 @@ from trainers.core.data import train_rows, user_chat
 from trainers.core.entry import entry
 from trainers.core.evaluation import callbacks
 from trainers.core.mixins import PhaseProgress, TimingMixin, guarded, warn_nothing_to_learn
-from trainers.core.model import load_tokenizer, model_path, policy_model, training_args_kwargs
+from trainers.core.model import load_tokenizer, model_path, policy_model, training_args_kwargs, training_placement
 from trainers.rl_sampling import RLFields
 from trainers.errors import ConfigError, option
 from trainers.generation import VllmFields
@@ -96,14 +96,19 @@ def _step_verifier(cfg):
     return verifier
 
 
+def _step_scorer(cfg):
+    """The PSV's step scores for the PSPO rewards, on the policy's device and in its training dtype."""
+    device, dtype = training_placement(cfg)
+    return PSV(model_path(cfg.psv_model), device=device, dtype=dtype).step_scores
+
+
 #: what a GRPO config passes to a REWARDS factory's required parameter of that name, with the columns
 #: that go with it: a step verifier scores a completion against the reference solution, a step scorer
 #: (a PSV model) reads the question, an answer reward compares with the `answer` column
 NEEDS = {
     "verifier": lambda cfg: {"verifier": _step_verifier(cfg), "answer_column": "reference",
                              "question_column": "question"},
-    "step_scorer": lambda cfg: {"step_scorer": PSV(model_path(cfg.psv_model)).step_scores,
-                                "question_column": "question"},
+    "step_scorer": lambda cfg: {"step_scorer": _step_scorer(cfg), "question_column": "question"},
 }
 
 

@@ -6,7 +6,9 @@ what the step log and run.json say.
 `cfg.verifier` (one of verifiers.steps.BACKENDS, checked at config load with the valid names, as is
 what the backend lacks: `verifier: psv` without a PSV model) built from the config's
 `<backend>_<field>` fields - judge_base_url, judge_model, ..., psv_model - over the backend's
-documented defaults (its config's from_env); model names resolved by model_path.
+documented defaults (its config's from_env); model names resolved by model_path; a backend whose config
+has a device and a dtype (psv) gets the run's own (trainers.core.model.training_placement), so the PSV
+scores beside the policy.
 
     judge_base_url: http://127.0.0.1:8080/v1   # OpenAI, `vllm serve`, llama.cpp's server ...
     judge_model: gpt-4o
@@ -28,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 from trainers import distributed
-from trainers.core.model import model_path
+from trainers.core.model import model_path, training_placement
 from trainers.errors import ConfigError, option
 from verifiers import judge as judge_mod
 from verifiers.steps import BACKENDS, backend, config_for
@@ -80,6 +82,9 @@ def verifier_config(cfg, resolve=model_path):
     given = {k: v.strip() if isinstance(v, str) else v for k, v in given.items()}
     if uses_judge(cfg):
         given["max_cost_usd"], given["max_tokens"] = rank_budget(cfg)
+    if {"device", "dtype"} <= {f.name for f in fields(backend(name).config)}:  # psv: score beside the policy
+        for k, v in zip(("device", "dtype"), training_placement(cfg)):
+            given[k] = given.get(k) or v
     return config_for(name, resolve, **given)
 
 

@@ -37,7 +37,9 @@ class PsvConfig:
 
     model:     a local folder holding the PSV (python -m trainers.psv writes OUTPUT_DIR/psv_model)
     threshold: a step scoring under it is the first error
-    device, dtype: where and in what precision it scores (None: what set_placement set)
+    device, dtype: where and in what precision it scores, e.g. "cuda:1", "bfloat16" (None: the CPU, float32);
+                   a trainer passes its own device and training dtype (trainers.judging.verifier_config), so
+                   the PSV scores beside the policy
     """
 
     model: str = ""
@@ -61,21 +63,22 @@ class PsvConfig:
         return replace(self, model=resolve(self.model)) if self.model else self
 
 
+DEFAULT_DEVICE, DEFAULT_DTYPE = "cpu", "float32"  # where a PSV scores when its caller names no placement
+
 PROMPT = "Problem: {question}\nSolution so far:\n{steps}\nIs the last step correct? Answer + or -:"
 
 
 class PSV:
     def __init__(self, path: str | os.PathLike, threshold: float = 0.5, good: str = "+", bad: str = "-",
                  device: str | None = None, dtype: str | None = None):
-        """`device` and `dtype` (e.g. "cuda:1", "bfloat16"): where and in what precision the PSV scores;
-        None takes what set_placement set (a trainer sets its own device and training dtype), else the
-        CPU in float32."""
+        """`device` and `dtype` (e.g. "cuda:1", "bfloat16"): where and in what precision the PSV scores
+        (None: the CPU, float32); a trainer passes its own (trainers.core.model.training_placement)."""
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         path = os.fspath(path)
-        device = device or _PLACEMENT["device"]
-        dtype = getattr(torch, dtype or _PLACEMENT["dtype"])
+        device = device or DEFAULT_DEVICE
+        dtype = getattr(torch, dtype or DEFAULT_DTYPE)
         self.tok = AutoTokenizer.from_pretrained(path)
         self.model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype).to(device).eval()
         self.device, self.threshold = device, threshold
@@ -131,25 +134,17 @@ class PSV:
 
 
 _LOADED: dict[tuple, PSV] = {}  # (model, threshold, device, dtype) -> PSV: a backend loads each model once
-_PLACEMENT = {"device": "cpu", "dtype": "float32"}
-
-
-def set_placement(device: str = "cpu", dtype: str = "float32") -> None:
-    """Where PSVs made from now on score (device) and in what dtype (a torch dtype name): a trainer
-    sets its own device and training dtype, so the PSV verifier and the PSPO scorer run beside the
-    policy (they ran in fp32 on the CPU while the policy trained in bf16 on a GPU)."""
-    if _PLACEMENT != {"device": device, "dtype": dtype}:
-        _PLACEMENT.update(device=device, dtype=dtype)
-        _LOADED.clear()
 
 
 def load(config: PsvConfig | None = None) -> PSV:
-    """The PSV of a config (None: PsvConfig.from_env()), loaded once per model, threshold and placement."""
+    """The PSV of a config (None: PsvConfig.from_env()), loaded once per model, threshold and placement: the
+    config's device and dtype (None: the CPU, float32), so that two configs in one process never share or
+    move each other's PSV."""
     cfg = config if config is not None else PsvConfig.from_env()
     if not cfg.model:
         raise RuntimeError("set R3BENCH_PSV_MODEL or PsvConfig(model=DIR) to a trained PSV model directory "
                            "(python -m trainers.psv writes one)")
-    key = (cfg.model, cfg.threshold, cfg.device or _PLACEMENT["device"], cfg.dtype or _PLACEMENT["dtype"])
+    key = (cfg.model, cfg.threshold, cfg.device or DEFAULT_DEVICE, cfg.dtype or DEFAULT_DTYPE)
     if key not in _LOADED:
         _LOADED[key] = PSV(cfg.model, threshold=cfg.threshold, device=key[2], dtype=key[3])
     return _LOADED[key]

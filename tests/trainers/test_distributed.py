@@ -432,13 +432,9 @@ def test_psv_scores_on_the_training_device_and_dtype(tiny):
     from r3bench import procgen
 
     sols = [p.solution for p in procgen.generate(n=4, seed=3)[:2]]
-    try:
-        psv.set_placement("cpu", "bfloat16")
-        v = psv.PSV(tiny)
-        assert v.model.dtype == torch.bfloat16
-    finally:
-        psv.set_placement("cpu", "float32")
-    v32 = psv.PSV(tiny)
+    v = psv.PSV(tiny, device="cpu", dtype="bfloat16")
+    assert v.model.dtype == torch.bfloat16
+    v32 = psv.PSV(tiny)  # no placement given: the CPU in float32
     assert v32.model.dtype == torch.float32
     batch = v32.step_scores_batch([("q1", sols[0]), ("q2", sols[1]), ("q3", "no steps")])
     assert batch[2] == [] and len(batch[0]) == 7

@@ -6,7 +6,9 @@ exit 3, a checkpoint to resume from, no traceback).
 The judge's model is a double (tests/judge_double.py: a real HTTP server with scripted replies); the
 policy is the tiny random model, whose text has no seven-tag steps, so a *generation double* (stepfix)
 or a *completion double* (GRPO: the reference solution carrying the sampled text) hands the judge
-seven-tag solutions, as a trained policy would."""
+seven-tag solutions, as a trained policy would.
+
+Last, the PSV verifier's and scorer's placement: each run's config carries its own device and dtype."""
 from __future__ import annotations
 
 import json
@@ -267,3 +269,44 @@ def test_the_judge_budget_is_the_whole_runs_split_over_the_ranks(monkeypatch):
     assert j.max_cost_usd == 1.0 and j.max_tokens == 125
     cfg0 = stepfix.Config(verifier="judge")
     assert judging.rank_budget(cfg0) == (None, None)
+
+
+# ------------------------------------------------------------------------------------- the PSV's placement
+
+class PsvLoaderDouble:
+    """A double of verifiers.psv.PSV's model loading: records the placement it was asked for, loads no model."""
+
+    def __init__(self, path, threshold=0.5, device=None, dtype=None):
+        self.path, self.threshold, self.device, self.dtype = path, threshold, device, dtype
+
+    def step_scores(self, question, solution):
+        return []
+
+
+def test_psv_verifier_and_scorer_load_on_the_training_device_per_config(tmp_path, monkeypatch):
+    """A run training on cuda:LOCAL_RANK in bf16 gives its PSV verifier (verifier_config) and its PSPO scorer
+    that device and dtype, through its own config; a CPU run's config in the same process keeps the CPU in
+    float32, before and after."""
+    import torch
+
+    from verifiers import psv
+
+    (tmp_path / "psv").mkdir()
+    monkeypatch.setattr(psv, "PSV", PsvLoaderDouble)
+    monkeypatch.setattr(psv, "_LOADED", {})
+    monkeypatch.setattr(grpo, "PSV", PsvLoaderDouble)
+    monkeypatch.setenv("LOCAL_RANK", "1")
+    kw = dict(verifier="psv", psv_model=str(tmp_path / "psv"))
+    cpu_cfg = make(stepfix.Config, output_dir=str(tmp_path / "cpu"), bf16="false", **kw)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)  # a GPU run
+    gpu_cfg = make(stepfix.Config, output_dir=str(tmp_path / "gpu"), bf16="true", **kw)
+    gpu = judging.verifier_config(gpu_cfg)
+    assert (gpu.device, gpu.dtype) == ("cuda:1", "bfloat16")
+    assert (psv.load(gpu).device, psv.load(gpu).dtype) == ("cuda:1", "bfloat16")
+    scorer = grpo._step_scorer(make(grpo.Config, output_dir=str(tmp_path / "g"), bf16="true", **kw))
+    assert (scorer.__self__.device, scorer.__self__.dtype) == ("cuda:1", "bfloat16")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    cpu = judging.verifier_config(cpu_cfg)
+    assert (cpu.device, cpu.dtype) == ("cpu", "float32")
+    assert (psv.load(cpu).device, psv.load(cpu).dtype) == ("cpu", "float32")
+    assert (psv.load(gpu).device, psv.load(gpu).dtype) == ("cuda:1", "bfloat16")  # not moved by the CPU run

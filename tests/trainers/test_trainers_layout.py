@@ -196,7 +196,7 @@ def test_every_registry_reward_builds_from_a_grpo_config_and_scores(name, monkey
     from r3bench.procgen import generate
     from verifiers.rewards import RewardFunc
 
-    monkeypatch.setattr(grpo, "PSV", lambda path: SimpleNamespace(step_scores=lambda q, s: [0.9, 0.8]))
+    monkeypatch.setattr(grpo, "PSV", lambda path, **placement: SimpleNamespace(step_scores=lambda q, s: [0.9, 0.8]))
     cfg = make(grpo.Config, rewards=name, psv_model="psv-double")
     fn = grpo.REWARD_FACTORIES[name](cfg)
     assert isinstance(fn, RewardFunc)

@@ -107,3 +107,26 @@ def test_trainers_give_psv_their_resolver(short_name_is_tiny, tmp_path, monkeypa
     assert v.valid and len(v.step_scores) == 7, v.explanation
     monkeypatch.setenv("R3BENCH_PSV_MODEL", SHORT)
     assert judging.verifier_config(make(grpo.Config, verifier="psv")).model == short_name_is_tiny
+
+class PsvLoaderDouble:
+    """A double of psv.PSV's model loading: records the placement it was asked for, loads no model."""
+
+    def __init__(self, path, threshold=0.5, device=None, dtype=None):
+        self.path, self.threshold, self.device, self.dtype = path, threshold, device, dtype
+
+
+def test_two_configs_in_one_process_keep_their_own_placement(monkeypatch):
+    """The placement is the config's (no module-level setting a run leaves behind): a PSV config on a GPU in
+    bf16 and one with none (the CPU, float32) in one process each load their own PSV, and neither moves the
+    other's."""
+    from verifiers import psv
+
+    monkeypatch.setattr(psv, "PSV", PsvLoaderDouble)
+    monkeypatch.setattr(psv, "_LOADED", {})
+    gpu = psv.PsvConfig(model="m", device="cuda:1", dtype="bfloat16")
+    cpu = psv.PsvConfig(model="m")
+    a, b = psv.load(gpu), psv.load(cpu)
+    assert (a.device, a.dtype) == ("cuda:1", "bfloat16")
+    assert (b.device, b.dtype) == ("cpu", "float32")
+    assert psv.load(gpu) is a and psv.load(cpu) is b and (a.device, a.dtype) == ("cuda:1", "bfloat16")
+    assert not hasattr(psv, "set_placement") and not hasattr(psv, "_PLACEMENT")

@@ -17,9 +17,7 @@ from trainers.core.config import parse
 from trainers.core.evaluation import lm_eval_args, no_eval_note
 from trainers.core.memory import apply_mmap_threshold
 from trainers.core.mixins import NOTHING_TO_LEARN_HINT
-from trainers.core.model import training_placement
 from trainers.errors import EXIT_JUDGE_BUDGET, ConfigError, NonFiniteLoss, TrainDataError
-from verifiers import psv
 from verifiers.judge import JudgeBudgetExceeded
 
 
@@ -55,7 +53,6 @@ def run_training(cfg, build: Callable, **build_kw):
     Returns (trainer, result dict for run.json)."""
     check_init_adapter(cfg)
     apply_mmap_threshold(cfg.malloc_mmap_threshold)
-    psv.set_placement(*training_placement(cfg))  # PSV verifier and PSPO scorer beside the policy
     ckpt = records.resume_checkpoint(cfg)
     trainer = None
 
