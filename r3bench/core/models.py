@@ -63,13 +63,15 @@ def gguf_path() -> Path:
 
 @contextlib.contextmanager
 def serve_gguf(alias: str = "smollm2-gguf", threads: int = 2, n_ctx: int = 4096, log: Path | None = None,
-               start_timeout_s: float = 120.0):
+               start_timeout_s: float = 120.0, model: str | os.PathLike | None = None):
     """The packaged SmolLM2 GGUF behind a real OpenAI-compatible HTTP server (llama-cpp-python's, the
     `server` extra) on a free loopback port, for the judge, lm-eval's API models and the strategy
     wrappers; yields the base URL (".../v1") and stops the server on exit.
 
         with serve_gguf() as url:   # Judge(base_url=url, model="smollm2-gguf")
             ...
+
+    `model` serves another GGUF file instead (benchmarks/gen_speed.py: the trained policy, converted).
     """
     import socket
     import subprocess
@@ -78,7 +80,7 @@ def serve_gguf(alias: str = "smollm2-gguf", threads: int = 2, n_ctx: int = 4096,
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf_path()), "--host", "127.0.0.1",
+    cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(model or gguf_path()), "--host", "127.0.0.1",
            "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", str(threads), "--chat_format", "chatml",
            "--model_alias", alias]
     out = open(log, "wb") if log else subprocess.DEVNULL
