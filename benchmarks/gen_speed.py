@@ -34,8 +34,9 @@ reported on its own, outside tokens/s.
 * llamacpp_f16   the same policy as the HF variants: the SFT start adapter merged, saved, converted to an
                  f16 GGUF by llama.cpp's convert_hf_to_gguf.py (--convert_hf_to_gguf; it ships in the
                  llama-cpp-python sdist: pip download llama-cpp-python==0.3.36 --no-deps --no-binary :all:,
-                 vendor/llama.cpp/; needs the `gguf` package). bf16 is not used: this build of llama.cpp
-                 has no bf16 kernels for this CPU and decodes a bf16 GGUF far slower than f16
+                 vendor/llama.cpp/; needs the `gguf` package; runs offline). f16 (llama.cpp's usual
+                 unquantized format) rather than bf16: this CPU build of llama.cpp reports F16C but no
+                 AVX512-BF16, so f16 is the full-precision type with native conversion here
 
 The default variants include llamacpp when llama-cpp-python's server is importable, and llamacpp_f16 when
 the conversion script is given too.
