@@ -206,10 +206,10 @@ class Config(BaseConfig, VllmFields, JudgeFields, RLFields):
                                        "optimizer step's); must divide grad_accum")
 
     renamed = {"kl_coef": "beta"}
-    costs = ("Cost on a 2-core CPU, SmolLM2-135M: ~143 s per step of 4 prompts x 2 completions of at most 320 "
-             "tokens (generation 42%, log-prob forwards, loss and backward 58%); the defaults (4 completions of "
-             "up to 512 tokens per step, 100 steps) take hours. Generation dominates: a GPU (and use_vllm) is "
-             "the way out.")
+    costs = ("Cost on a 2-core CPU, SmolLM2-135M: with AMX-BF16 (bf16 auto) ~110-126 s per step of the example "
+             "config (4 prompts x 2 completions of up to 400 tokens; generation ~40%), 1.75x faster than fp32 "
+             "(~195-222 s; benchmarks/results/step_ab); the defaults (4 completions of up to 512 tokens per step, "
+             "100 steps) take hours. Generation dominates: a GPU (and use_vllm) is the way out.")
 
     def validate(self):
         self.check_vllm()

@@ -163,9 +163,10 @@ class Config(BaseConfig, VllmFields, JudgeFields, RLFields):
     merge_lora_for_generation: bool = option(False, "merge the LoRA into fp32 weights while sampling (unmerged "
                                          "after); off: no speed-up measured on CPU (docs/training.md)")
 
-    costs = ("Cost on a 2-core CPU, SmolLM2-135M: ~208 s per step of 4 problems with up to 320 new tokens for y1 "
-             "and y2 each (generation 52%, forward 17%, backward 30%; 1.45x a GRPO step); the example config's 10 "
-             "steps of 400 tokens take ~45 min. Generation dominates: a GPU (and use_vllm) is the way out.")
+    costs = ("Cost on a 2-core CPU, SmolLM2-135M: with AMX-BF16 (bf16 auto: autocast + rollouts from a bf16 copy) "
+             "~115 s per step of the example config (4 problems, up to 400 new tokens; generation ~54%), 1.8x faster "
+             "than fp32 (~205 s; benchmarks/results/step_ab); the example config's 10 steps take ~20 min. Generation "
+             "dominates: a GPU (and use_vllm) is the way out.")
 
     def validate(self):
         if self.kl_estimator not in KL_ESTIMATORS:
