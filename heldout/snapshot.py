@@ -80,6 +80,17 @@ ROUND_FILES = (("answers_*.jsonl", "answers"), ("solutions_*.jsonl", "solutions"
                ("real_answers_graded*.jsonl", "real_answers"), ("real_solutions_graded*.jsonl", "real_solutions"))
 
 
+#: a round folder holding this file is a blind set committed before the fixes it measures and not scored yet:
+#: the snapshot leaves it out (computing its verdicts would be scoring it); delete the file when it is scored,
+#: then `--write --sets` its files
+BLIND = "BLIND"
+
+
+def blind_rounds(root: Path = ROOT) -> list[str]:
+    """The held-out round folders marked blind (not scored yet, not snapshotted)."""
+    return [p.relative_to(root).as_posix() for p in sorted((root / "heldout").glob("round*")) if (p / BLIND).is_file()]
+
+
 def discover(root: Path = ROOT) -> tuple[list[Set], list[str]]:
     """The labelled sets committed under `root`, in the snapshot's order, and the .jsonl files of the held-out
     rounds that fit no known shape (listed, not snapshotted)."""
@@ -95,6 +106,8 @@ def discover(root: Path = ROOT) -> tuple[list[Set], list[str]]:
     for f in sorted((root / "tests" / "verifiers" / "data").glob("*.jsonl")):
         add(f, "answers")
     for folder in sorted((p for p in (root / "heldout").glob("round*") if p.is_dir()), key=_round_key):
+        if (folder / BLIND).is_file():
+            continue  # a blind round not scored yet: its verdicts are computed once, when it is scored
         seen = set()
         for pattern, shape in ROUND_FILES:
             for f in sorted(folder.glob(pattern)):

@@ -104,3 +104,16 @@ def test_differences_name_set_id_before_and_after(snap):
     assert got[2].startswith("x | d | new row") and got[3].startswith("x | c | row gone")
     assert len(snap.differences(s, before, after, limited=True)) == 3  # rows past a --limit are not missed
     assert snap.differences(s, before, before, limited=False) == []
+
+
+def test_a_blind_round_is_left_out_until_it_is_scored(snap, tmp_path):
+    """A round committed blind (its BLIND file) is not snapshotted: its verdicts would score it early."""
+    for name in ("round5", "round6"):
+        d = tmp_path / "heldout" / name
+        d.mkdir(parents=True)
+        (d / f"answers_{name}.jsonl").write_text('{"id": "a1", "pred": "5 m", "ref": "5 m", "label": true}\n')
+    (tmp_path / "heldout" / "round6" / snap.BLIND).write_text("not scored yet\n")
+    names = {s.name for s in snap.discover(tmp_path)[0]}
+    assert "heldout/round5/answers_round5.jsonl" in names and not any("round6" in n for n in names)
+    assert snap.blind_rounds(tmp_path) == ["heldout/round6"]
+
