@@ -157,11 +157,11 @@ class HFGenerator:
 
         if not prompts:
             return []
-        pad = tok.pad_token_id if tok.pad_token_id is not None else stop_token_ids(tok, model)[0]
+        stops = stop_token_ids(tok, model)
+        pad = tok.pad_token_id if tok.pad_token_id is not None else stops[0]
         width = max(len(p) for p in prompts)
         ids = torch.tensor([[pad] * (width - len(p)) + list(p) for p in prompts], device=model.device)
         mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompts], device=model.device)
-        stops = stop_token_ids(tok, model)
         was = model.training
         merged = self.merge_lora and hasattr(model, "merge_adapter") and next(model.parameters()).dtype.is_floating_point \
             and next(model.parameters()).dtype.itemsize >= 4  # merge + unmerge in bf16 would drift the base weights
@@ -188,44 +188,48 @@ class HFGenerator:
         return [trim(row, stops, pad) or [stops[0]] for row in out[:, width:].tolist()]
 
 
+def _plain_name(model, name: str, peft: bool) -> str | None:
+    """The name of a policy parameter in the plain transformers model (TRL 1.16's naming for vLLM,
+    trl/generation/vllm_generation.py, VLLMGeneration._iter_named_params): peft's prefixes and `.base_layer`
+    dropped, modules_to_save's copy under the module's own name, activation-checkpoint wrappers unnamed;
+    None for what the plain model has no place for (the LoRA factors, modules_to_save's original)."""
+    if peft:
+        name = name.removeprefix("base_model.model.").replace(".base_layer", "")
+        if model.prefix in name or "original_module" in name:
+            return None
+        name = name.replace("modules_to_save.default.", "")
+    return name.replace("_checkpoint_wrapped_module.", "")
+
+
 def merged_named_params(model):
-    """(vLLM parameter name, tensor) of the policy with its LoRA merged (the caller merges and unmerges):
-    TRL 1.16's naming (trl/generation/vllm_generation.py, VLLMGeneration._iter_named_params): peft's
-    prefixes and `.base_layer` dropped, the LoRA factors themselves left out (merged already),
-    modules_to_save's copy under the module's own name, activation-checkpoint wrappers unnamed."""
+    """(vLLM parameter name, tensor) of the policy with its LoRA merged (the caller merges and unmerges),
+    named by _plain_name: the LoRA factors themselves left out (merged already)."""
     peft = hasattr(model, "merge_adapter")
     for name, p in model.named_parameters():
-        if peft:
-            name = name.removeprefix("base_model.model.").replace(".base_layer", "")
-            if model.prefix in name or "original_module" in name:
-                continue
-            name = name.replace("modules_to_save.default.", "")
-        yield name.replace("_checkpoint_wrapped_module.", ""), p.data
+        plain = _plain_name(model, name, peft)
+        if plain is not None:
+            yield plain, p.data
 
 
 def merged_weights(model):
     """(name, tensor) of the policy as a plain transformers model with its LoRA merged, computed without
     changing the policy: W + the active adapters' delta (peft's get_delta_weight) for each LoRA layer; the
     names as merged_named_params gives them. Call under torch.no_grad()."""
-    if not hasattr(model, "merge_adapter"):
-        for name, p in model.named_parameters():
-            yield name.replace("_checkpoint_wrapped_module.", ""), p.data
-        return
-    from peft.tuners.lora import LoraLayer
-
+    peft = hasattr(model, "merge_adapter")
     deltas = {}
-    for mname, m in model.named_modules():
-        if isinstance(m, LoraLayer) and not m.merged and not m.disable_adapters:
-            for a in m.active_adapters:
-                if a in m.lora_A:
-                    key = f"{mname}.base_layer.weight"
-                    deltas[key] = deltas.get(key, 0) + m.get_delta_weight(a)
+    if peft:
+        from peft.tuners.lora import LoraLayer
+
+        for mname, m in model.named_modules():
+            if isinstance(m, LoraLayer) and not m.merged and not m.disable_adapters:
+                for a in m.active_adapters:
+                    if a in m.lora_A:
+                        key = f"{mname}.base_layer.weight"
+                        deltas[key] = deltas.get(key, 0) + m.get_delta_weight(a)
     for name, p in model.named_parameters():
-        if model.prefix in name or "original_module" in name:
-            continue
-        t = p.data + deltas[name] if name in deltas else p.data
-        name = name.removeprefix("base_model.model.").replace(".base_layer", "").replace("modules_to_save.default.", "")
-        yield name.replace("_checkpoint_wrapped_module.", ""), t
+        plain = _plain_name(model, name, peft)
+        if plain is not None:
+            yield plain, (p.data + deltas[name] if name in deltas else p.data)
 
 
 def policy_version(model) -> int:
@@ -422,11 +426,9 @@ class RolloutCopy(_VLLMBase):
         return copy.to(next(model.parameters()).device).eval().requires_grad_(False)
 
     def _push(self, named) -> None:
-        import torch
-
-        with torch.no_grad():
-            for name, t in named:
-                self.copy.get_parameter(name).copy_(t)
+        """Copy (name, tensor) pairs into the copy's parameters (under sync_weights' torch.no_grad)."""
+        for name, t in named:
+            self.copy.get_parameter(name).copy_(t)
 
     def sync_weights(self, model) -> None:
         """Load the policy's weights, LoRA merged, into the copy; the policy itself is not touched (no
@@ -459,6 +461,11 @@ def check_available(use_vllm: bool) -> None:
                           "CUDA machine (pip install vllm) or set use_vllm: false to sample with HF generate")
 
 
+def cache_implementation(cfg) -> str | None:
+    """transformers' generate `cache_implementation` of cfg.rollout_cache: "static", or None (dynamic)."""
+    return "static" if getattr(cfg, "rollout_cache", "dynamic") == "static" else None
+
+
 def rollout_dtype(cfg) -> str:
     """cfg.rollout_dtype with auto resolved: bfloat16 when the run trains in bf16 over fp32 weights (a CPU with
     AMX-BF16, trainers.core.model.use_bf16 / bf16_weights) and samples with HF, else policy."""
@@ -486,7 +493,7 @@ def make(cfg, model_path: str | None = None):
         return VLLMGenerator(model_path or cfg.model, cfg.vllm_gpu_memory_utilization,
                              cfg.vllm_max_model_length or None, seed=cfg.seed,
                              dtype="bfloat16" if str(cfg.bf16).lower() != "false" else "float32")
-    cache = "static" if getattr(cfg, "rollout_cache", "dynamic") == "static" else None
+    cache = cache_implementation(cfg)
     dtype = rollout_dtype(cfg)
     if dtype != "policy":
         return RolloutCopy(dtype, cache_implementation=cache)

@@ -547,7 +547,7 @@ def grpo_args(cfg, weights=None, cap: int | None = None):
                       temperature=cfg.temperature, max_completion_length=cap,
                       reward_weights=weights, loss_type=cfg.loss_type,
                       steps_per_generation=cfg.steps_per_generation or None,
-                      cache_implementation="static" if cfg.rollout_cache == "static" else None, **cfg.trl_vllm_kwargs())
+                      cache_implementation=generation.cache_implementation(cfg), **cfg.trl_vllm_kwargs())
 
 
 def build(cfg, extra_callbacks=()):
