@@ -29,18 +29,19 @@ from pathlib import Path
 
 import yaml
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import profile_step  # noqa: E402  (the per-phase profile's example configs and phase names)
+from profile_step import PHASES, START  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results" / "step_ab"
-START = ROOT / "results" / "learning" / "sft_start"
 BEFORE_REV = "7f5ee37"  # main before the speed work (rollouts from a bf16 copy of the policy)
-PHASES = {"stepfix": ("generate", "verify", "feedback", "forward", "ref_forward", "backward"),
-          "grpo": ("generate", "verify", "rest")}
 
 
 def config(trainer: str, steps: int, out: Path, start: str, extra: dict) -> dict:
-    cfg = yaml.safe_load((ROOT / "trainers" / "configs" / f"{trainer}.yaml").read_text())
-    cfg.update(max_steps=steps, output_dir=str(out), init_adapter=start, report_to="none", eval_tasks="",
-               save_steps=10_000, logging_steps=1, seed=0, start_check_n=0, **extra)
+    """profile_step's run of the example config, with seed 0 and `extra` (the arm's settings)."""
+    cfg = profile_step.config(trainer, steps, out, start)
+    cfg.update(seed=0, start_check_n=0, **extra)
     return cfg
 
 
