@@ -1330,6 +1330,9 @@ def _classify(msg, timed_out, rc, stdout, stderr, limits, level, t0, msg_lines=N
     if cgroup is not None and cgroup.get("oom_kill") and sig == signal.SIGKILL:
         return said("memory", f"memory limit reached: the run's memory cgroup ({limits.memory_mb:g} MB + "
                               f"{CGROUP_EXTRA_MB} MB) was full and the kernel killed the program")
+    start_error = msg.get("start_error")
+    if isinstance(start_error, str):  # the supervisor's observation: the start left threads running
+        return said("error", start_error[:500])
     call_timeout = msg.get("call_timeout")
     if isinstance(call_timeout, str):  # the supervisor's clock: it killed the call's processes (and the rest)
         return said("timeout", call_timeout[:500])

@@ -860,6 +860,37 @@ def _descendants():
     return out
 
 
+def _zombie(pid):
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rpartition(b")")[2].split()[:1] in ([b"Z"], [b"X"], [])
+    except OSError:
+        return True
+
+
+def _end_but_worker(worker):
+    """Between a fork server's calls (the start's top level or a call has ended, the worker waits for the next
+    inputs): SIGKILL every process of the run but the worker, so that nothing the start or a call forked works
+    on into a later call's time (a helper writing into shared memory the calls read: held-out sandbox round 5).
+    A few passes: a process forked meanwhile is caught by the next. Returns the worker's thread count."""
+    import os, signal, time
+    for _ in range(3):
+        others = [p for p in _descendants() if p != worker and not _zombie(p)]
+        for p in others:
+            try:
+                os.kill(p, signal.SIGKILL)
+            except OSError:
+                pass
+        if not others:
+            break
+        time.sleep(0.001)
+    try:
+        with open(f"/proc/{worker}/status") as f:
+            return next((int(line.split()[1]) for line in f if line.startswith("Threads:")), 1)
+    except (OSError, ValueError):
+        return 1
+
+
 def _end_run(mode, worker):
     """SIGKILL every process of the run but this one and reap them all (a few passes: a process killed while
     it forked leaves no child, the kernel sees to that, but its orphans come here one level at a time at the
@@ -1059,7 +1090,7 @@ def _supervise(rfd, payload_path):
     n_calls = len(spec["inputs"]) if spec else 0
     calls, cur, t_call, lines = [], None, 0.0, bytearray()
     vcap = max(1024, int(payload["limits"]["output_kb"]) * 1024)  # a call's value, as the worker cuts it
-    call_timeout = None
+    call_timeout = start_error = None
 
     def end_calls():
         nonlocal cw
@@ -1069,7 +1100,7 @@ def _supervise(rfd, payload_path):
 
     def on_lines(chunk):
         """The fork server's complete "G" / "C" lines in `chunk` (the rest is the report, parsed at the end)."""
-        nonlocal cur, t_call
+        nonlocal cur, t_call, start_error
         lines.extend(chunk)
         while b"\n" in lines:
             i = lines.index(b"\n")
@@ -1095,6 +1126,18 @@ def _supervise(rfd, payload_path):
                     calls.append({"status": "error", "reason": "the call's process ended without a result",
                                   "seconds": now - t_call, "value": None})
                     cur = None
+                # the start (or the call) has ended: no process of it works on into the next call's time
+                threads = _end_but_worker(pid)
+                if threads > 1 and not calls:
+                    start_error = (f"the start left {threads - 1} thread(s) running beside the fork server, which "
+                                   "serves calls from one thread (a thread would work on outside the calls' "
+                                   "clock); join them before the top level ends")
+                    end_calls()
+                    try:
+                        os.kill(-1 if payload["mode"] == "namespaces" else pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+                    continue
                 if len(calls) >= n_calls:
                     end_calls()
                     continue
@@ -1231,7 +1274,7 @@ def _supervise(rfd, payload_path):
               "maxrss_kb": ru.ru_maxrss, "denied": denied,
               "final": final, "notes": notes, "problem": problem}
     if n_calls:
-        report.update(calls=calls, call_timeout=call_timeout)
+        report.update(calls=calls, call_timeout=call_timeout, start_error=start_error)
     line = _report_line(b"S", report)
     limit = int(payload.get("report_max") or 0)
     if limit and len(line) > limit:  # never more than the host reads: its cut once lost a SIGSYS seen here

@@ -2,7 +2,11 @@
 in a fresh fork of that state, timed and killed by the supervisor's clock (the PDE verifier's per-instance
 runs, issue 36's follow-up). Both levels: the supervisor does the timing at the fallback level too."""
 
+from _sandbox_programs import DISARM
 from verifiers.sandbox import Calls, SandboxLimits, run_python
+
+# the audit hook switched off and a fresh posix module: a real fork, as a program that gets past the guards makes
+FORK = DISARM + ("import _imp, importlib.machinery\nposix = _imp.create_builtin(importlib.machinery.ModuleSpec('posix', None))\n")
 
 LIM = SandboxLimits(wall_s=20, cpu_s=5, memory_mb=512, max_processes=1)
 
@@ -62,3 +66,37 @@ def test_forged_fork_server_lines_cannot_shorten_a_call(level):
 def test_calls_need_a_process_to_fork():
     r = run_python("", SandboxLimits(), calls=Calls("result = 1", ({},), 1.0))
     assert r.status == "error" and "max_processes" in r.reason, r
+
+
+def test_a_helper_of_the_start_is_ended_with_the_start(level):
+    """The start forks a helper that works on into a shared mapping the calls read (held-out sandbox round 5):
+    work done outside every call's clock. Every process of the run but the serving worker is ended when the
+    start ends, so no call sees the helper's later work."""
+    code = FORK + ("import mmap, os, time\nSH = mmap.mmap(-1, 64, flags=mmap.MAP_SHARED | mmap.MAP_ANONYMOUS)\n"
+            "if posix.fork() == 0:\n    time.sleep(0.3)\n    SH[:4] = b'DONE'\n    time.sleep(30)\n    os._exit(0)\n")
+    call = "import time\ntime.sleep(0.5)\nresult = bytes(SH[:4])"
+    r = run_python(code, SandboxLimits(wall_s=20, cpu_s=5, memory_mb=256, max_processes=3),
+                   calls=Calls(call, ({}, {}), 3.0))
+    assert [c.status for c in r.calls] == ["ok", "ok"], r
+    assert all("DONE" not in c.value for c in r.calls), r.calls
+
+
+def test_a_helper_of_a_call_is_ended_before_the_next(level):
+    """The same between calls: a call's own helper does not work on into the next call's time."""
+    code = FORK + "import mmap\nSH = mmap.mmap(-1, 64, flags=mmap.MAP_SHARED | mmap.MAP_ANONYMOUS)\n"
+    call = ("import os, time\nif x == 0 and posix.fork() == 0:\n    time.sleep(0.3)\n    SH[:4] = b'DONE'\n"
+            "    os._exit(0)\ntime.sleep(0.6) if x else None\nresult = bytes(SH[:4])")
+    r = run_python(code, SandboxLimits(wall_s=20, cpu_s=5, memory_mb=256, max_processes=3),
+                   calls=Calls(call, ({"x": 0}, {"x": 1}), 3.0))
+    assert [c.status for c in r.calls] == ["ok", "ok"], r
+    assert all("DONE" not in c.value for c in r.calls), r.calls
+
+
+def test_threads_left_by_the_start_are_an_error(level):
+    """A thread of the start would work on beside the fork server outside the calls' clock: the supervisor
+    sees it when the start ends, and the run is an error it says so (no call runs)."""
+    code = "import threading, time\nthreading.Thread(target=time.sleep, args=(30,), daemon=True).start()\n"
+    r = run_python(code, SandboxLimits(wall_s=20, cpu_s=5, memory_mb=256, max_processes=3),
+                   calls=Calls("result = 1", ({},), 3.0))
+    assert r.status == "error" and "thread" in r.reason and r.source == "supervisor", r
+    assert [c.status for c in r.calls] == ["not run"], r.calls
