@@ -111,6 +111,9 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 PROJECT_PACKAGES = ("r3bench", "verifiers", "trainers", "tasks", "r3bench_lmeval_hook.py")
 SCRATCH_MAX_MB = 256  # the scratch tmpfs: file_size_mb x max_files, at most this
 PROBE_RETRY_S = 60.0  # a failed probe is tried again after this long (a successful one is kept)
+# the run's /proc shows its processes only (mount option subset=pid); False: the older kernels' way, the host-wide
+# entries masked one by one (sandbox_runner.PROC_MASKED; a test switch, the runner also falls back by itself)
+PROC_SUBSET = True
 CGROUP_EXTRA_MB = 64  # a run's memory cgroup holds memory_mb + this (scratch files, pipes, kernel objects)
 CGROUP_PREFIX = "r3sandbox-"
 CPU_LIMIT_SHARE = 0.85  # SIGXCPU / SIGKILL count as the CPU limit when the kernel measured this share of cpu_s
@@ -471,6 +474,12 @@ while cgs and time.monotonic() < end:
                         pass
         except OSError:
             pass
+        for name in ("memory.force_empty", "memory.reclaim"):  # see _cgroup_reclaim
+            try:
+                with open(cg + "/" + name, "w") as f:
+                    f.write("0" if name == "memory.force_empty" else "1G")
+            except OSError:
+                pass
         try:
             os.rmdir(cg)
             cgs.remove(cg)
@@ -924,16 +933,39 @@ def _cgroup_facts(cg, cpu_cg=None):
     return out
 
 
+def _cgroup_reclaim(path):
+    """Free what the run's memory cgroup still holds once its processes are gone, before the cgroup is removed:
+    kernel objects charged to it outlive the run otherwise (a run left 300,000 negative dentries of lookups on
+    the host's own file systems: held-out sandbox round 5), and so do the pages of host files it was the first
+    to read (the page cache it warmed: round 4). v1: memory.force_empty; v2: memory.reclaim. Best effort (an
+    older kernel has neither for v2; a cgroup with a process left refuses)."""
+    v1 = os.path.join(path, "memory.force_empty")
+    try:
+        if os.path.exists(v1):
+            _write(v1, "0")
+            return True
+        with open(os.path.join(path, "memory.current")) as f:
+            current = int(f.read())
+        if current > 0:
+            _write(os.path.join(path, "memory.reclaim"), str(current))
+        return True
+    except (OSError, ValueError):  # EAGAIN: not all of it could be reclaimed; EBUSY: a process is left
+        return False
+
+
 def _cgroup_remove(cg, wait_s=2.0):
-    """SIGKILL what is left in the cgroup and remove it; a cgroup that cannot be removed yet (a process still
-    exiting) is kept in _CGROUP_LEFT and tried again before the next run."""
+    """SIGKILL what is left in the cgroup, free what it holds (_cgroup_reclaim) and remove it; a cgroup that
+    cannot be removed yet (a process still exiting) is kept in _CGROUP_LEFT and tried again before the next run."""
     end = time.monotonic() + wait_s
     delay = 0.002
     try:  # cgroup v2 (5.14+): every process in it at once, also one forking meanwhile
         _write(os.path.join(cg["path"], "cgroup.kill"), "1")
     except OSError:
         pass
+    reclaimed = cg.get("kind") not in ("v1", "v2")  # a memory cgroup only
     while True:
+        if not reclaimed:
+            reclaimed = _cgroup_reclaim(cg["path"])
         try:
             os.rmdir(cg["path"])
             return True
@@ -1054,7 +1086,7 @@ def _run_once(code, limits, inputs, mode, t0, level, calls=None):
     own_uid = mode == "namespaces" and os.geteuid() == 0
     uid = 0x40000000 + secrets.randbelow(1 << 24) if own_uid else None
     payload = {"code": code, "inputs": inputs or {}, "paths": _site_paths(), "mode": mode, "uid": uid,
-               "rlimits": _rlimits(limits, own_uid),
+               "proc_subset": PROC_SUBSET, "rlimits": _rlimits(limits, own_uid),
                "limits": {"output_kb": limits.output_kb, "memory_mb": limits.memory_mb, "wall_s": limits.wall_s,
                           "file_size_mb": limits.file_size_mb, "max_files": limits.max_files}}
     cap = int(limits.output_kb * 1024)

@@ -508,11 +508,17 @@ SYS_CAPSET = {"x86_64": 126, "aarch64": 91}
 
 
 DEV_NODES = ("null", "zero", "full", "random", "urandom")
-# files of the run's fresh /proc that name the host or expose the kernel's internals, read-only /dev/null
-# binds over them (empty to read): the host's boot id and kernel command line fingerprint the machine (held-out
-# round 4 read both); the rest are what container runtimes mask (kcore, the key list, timers, the scheduler)
-PROC_MASKED = ("cmdline", "sys/kernel/random/boot_id", "kcore", "keys", "key-users", "timer_list", "sched_debug",
-               "kallsyms", "latency_stats")
+# The run's fresh /proc shows its processes only (`subset=pid`, Linux 5.8+): no host-wide entry at all. Those
+# fingerprint the machine (the boot id and kernel command line: held-out sandbox round 4), expose the kernel's
+# internals (kcore, the key list, timers, the scheduler) or carry signals between runs: host-wide counters a
+# concurrent run moves and another reads (the fork count and CPU jiffies in stat, the task count in loadavg,
+# file-nr, meminfo: held-out sandbox round 5 decoded 12 of 12 bits through four of them). Where the kernel
+# lacks `subset=pid`, these are masked one by one: read-only /dev/null binds over the files, an empty read-only
+# tmpfs over the directories (sys: the host-wide counters of fs/ and kernel/, among its settings)
+PROC_MASKED = ("cmdline", "kcore", "keys", "key-users", "timer_list", "sched_debug", "kallsyms", "latency_stats",
+               "stat", "loadavg", "meminfo", "uptime", "vmstat", "zoneinfo", "buddyinfo", "pagetypeinfo", "slabinfo",
+               "diskstats", "partitions", "interrupts", "softirqs", "schedstat", "locks", "swaps", "vmallocinfo",
+               "cpuinfo", "version", "sys", "pressure", "irq", "fs", "driver", "tty", "bus", "acpi", "scsi")
 
 
 class SetupError(Exception):
@@ -624,7 +630,7 @@ def _bind_tree(libc, ctypes, src, dst, empty, mounts, facts):
             pass  # the mount point's own directory or file stays (_bind_ro leaves no writable bind)
 
 
-def _build_root(plan, root, wd, scratch, facts=None):
+def _build_root(plan, root, wd, scratch, facts=None, proc_subset=True):
     """Mount the new root at `root` (see the module docstring) and pivot into it; cwd is then `wd`. `facts`
     gets how the trees were mounted: {"overlay": [trees], "bind": ["tree: why not an overlay"]}."""
     import os
@@ -669,10 +675,21 @@ def _build_root(plan, root, wd, scratch, facts=None):
                          ("stderr", "/proc/self/fd/2")):
         os.symlink(target, f"{dev}/{name}")
     os.makedirs(root + "/proc", exist_ok=True)
-    _mount(libc, ctypes, "proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-    for name in PROC_MASKED:
-        if os.path.isfile(f"{root}/proc/{name}"):
-            _bind_ro(libc, ctypes, "/dev/null", f"{root}/proc/{name}", nodev=False)
+    try:  # the processes' entries only (Linux 5.8+): none of the host-wide ones
+        if not proc_subset:
+            raise SetupError("subset=pid not asked for")
+        _mount(libc, ctypes, "proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "subset=pid")
+        facts["proc"] = "subset=pid"
+    except SetupError:
+        _mount(libc, ctypes, "proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        facts["proc"] = "masked"
+        for name in PROC_MASKED:
+            if os.path.isfile(f"{root}/proc/{name}"):
+                _bind_ro(libc, ctypes, "/dev/null", f"{root}/proc/{name}", nodev=False)
+            elif os.path.isdir(f"{root}/proc/{name}"):
+                _mount(libc, ctypes, "tmpfs", f"{root}/proc/{name}", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                       "mode=0555,size=4k")
+                tmpfs.append(f"{root}/proc/{name}")
     os.makedirs(root + wd, exist_ok=True)
     # the scratch directory: a tmpfs of its own, so its size and file count are kernel limits (the
     # audit hook's file count is not a limit once the hook is switched off), and nothing of it is on disk
@@ -1013,8 +1030,10 @@ def _supervise(rfd, payload_path):
             for path in [procs] if isinstance(procs, str) else procs:  # opened here: after the pivot the host's
                 cgroup_fds.append(os.open(path, os.O_WRONLY | os.O_CLOEXEC))  # cgroup tree is gone
             trees = {}
-            _build_root(payload["plan"], payload["root"], payload["wd"], payload["scratch"], trees)
+            _build_root(payload["plan"], payload["root"], payload["wd"], payload["scratch"], trees,
+                        payload.get("proc_subset", True))
             setup["root"] = True
+            setup["proc"] = trees.get("proc")  # "subset=pid", or "masked" (an older kernel)
             # "overlay": every bound tree is an overlayfs mount (host FIFOs and path sockets there are not
             # the host's); "bind (...)": at least one is a plain bind, and why
             setup["bound_trees"] = "overlay" if not trees.get("bind") else "bind (" + "; ".join(trees["bind"])[:300] + ")"

@@ -41,7 +41,9 @@ without notify) kills the process with SIGSYS; `kill=False` returns EPERM:
     lock on the host's file), fcntl(F_SETPIPE_SZ) EPERM, page-cache eviction of shared files
     (posix_fadvise DONTNEED/NOREUSE, madvise MADV_COLD/MADV_PAGEOUT: a timing channel between runs) EPERM,
     setsockopt(SOL_SOCKET, SO_SNDBUF/SO_RCVBUF
-    [/FORCE]) EPERM (socket buffers stay at the kernel's default size);
+    [/FORCE]) EPERM (socket buffers stay at the kernel's default size), host-global counters and figures:
+    getsockopt(SO_COOKIE/SO_NETNS_COOKIE) ENOPROTOOPT, sysinfo ENOSYS (the host's process count, loads,
+    free memory);
   - path Unix sockets: socket(AF_UNIX) EAFNOSUPPORT and socketpair other than SOCK_STREAM EPERM: a
     socket file inside a read-only bind (a host socket) accepts connections from any AF_UNIX socket,
     and a datagram socket can send to a path; a stream socketpair (multiprocessing, asyncio) has no
@@ -105,6 +107,7 @@ CLONE_NEW_FLAGS = (0x80, 0x20000, 0x02000000, 0x04000000, 0x08000000, 0x10000000
 FCNTL_LOCKS = (6, 7, 37, 38)
 FCNTL_OTHER = (1024, 1026, 1031)  # F_SETLEASE, F_NOTIFY, F_SETPIPE_SZ
 SOL_SOCKET, SOCKET_BUFFERS = 1, (7, 8, 32, 33)  # SO_SNDBUF, SO_RCVBUF, SO_SNDBUFFORCE, SO_RCVBUFFORCE
+SOCKET_COOKIES = (57, 71)  # SO_COOKIE, SO_NETNS_COOKIE: values of host-global counters
 
 
 class _Data(ctypes.Structure):  # struct seccomp_data
@@ -246,6 +249,16 @@ def build(kill: bool = True, notify: bool = False) -> Filter:
         add(SCMP_ACT_ERRNO(errno.EPERM), "setsockopt", (_ArgCmp(1, SCMP_CMP_MASKED_EQ, 0xFFFFFFFF, SOL_SOCKET),
                                                          _ArgCmp(2, SCMP_CMP_MASKED_EQ, 0xFFFFFFFF, opt)))
     denied.append("setsockopt(SOL_SOCKET, SO_SNDBUF/SO_RCVBUF[FORCE]) (EPERM)")
+    # host-global counters a run could move and a later or concurrent run read: a socket's cookie is drawn from
+    # one counter for the whole host when first asked for (held-out sandbox round 5 carried a symbol from one run
+    # to the next through it); sysinfo() has the host's process count, loads and free memory (what the run's
+    # /proc no longer shows)
+    for opt in SOCKET_COOKIES:
+        add(SCMP_ACT_ERRNO(errno.ENOPROTOOPT), "getsockopt", (_ArgCmp(1, SCMP_CMP_MASKED_EQ, 0xFFFFFFFF, SOL_SOCKET),
+                                                               _ArgCmp(2, SCMP_CMP_MASKED_EQ, 0xFFFFFFFF, opt)))
+    denied.append("getsockopt(SOL_SOCKET, SO_COOKIE/SO_NETNS_COOKIE) (ENOPROTOOPT)")
+    if add(SCMP_ACT_ERRNO(errno.ENOSYS), "sysinfo"):
+        denied.append("sysinfo (ENOSYS)")
     add(nosupport, "socket", (_ArgCmp(0, SCMP_CMP_MASKED_EQ, 0xFFFFFFFF, 1),))
     denied.append("socket(AF_UNIX) (EAFNOSUPPORT)")
     for typ in (0, *range(2, 16)):  # the type without SOCK_NONBLOCK/SOCK_CLOEXEC: only SOCK_STREAM (1) passes
