@@ -380,6 +380,48 @@ def ab(rev_a, rev_b, n, n_pde):
     return out
 
 
+def _drop_cached(packages=("numpy", "scipy")):
+    """The host drops its clean page cache of these packages' files in the bound site-packages (a caller that
+    never imported them): the runs then read them from disk, and a run's memory cgroup is charged for them."""
+    n = 0
+    for site in sandbox._site_paths():
+        for pkg in packages:
+            for root, _, files in os.walk(os.path.join(site, pkg)):
+                for f in files:
+                    try:
+                        fd = os.open(os.path.join(root, f), os.O_RDONLY)
+                    except OSError:
+                        continue
+                    try:
+                        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+                        n += 1
+                    finally:
+                        os.close(fd)
+    return n
+
+
+def cold(rev_a, rev_b, n):
+    """The PDE program `n` times in a row per revision (not alternating: a run that leaves the pages it read in
+    the cache serves the next), after the host dropped its cache of NumPy and SciPy: what a run costs when the
+    caller holds none of the libraries it imports. Medians of runs 2..n (the first reads them in either way)."""
+    code, inputs, lim = _programs()["pde"]
+    out = {}
+    for k, rev in (("A", rev_a), ("B", rev_b)):
+        mod = _before(rev)
+        lk = mod.SandboxLimits(**{f: getattr(lim, f) for f in lim.__dataclass_fields__}) if lim else mod.SandboxLimits()
+        _drop_cached()
+        ts = []
+        for _ in range(n):
+            t0 = time.perf_counter()
+            r = mod.run_python(code, lk, inputs)
+            ts.append(time.perf_counter() - t0)
+            if not r.ok:
+                raise RuntimeError(f"{k}: {r.status}: {r.reason}")
+        out[k] = {"n": n, "first_ms": round(1000 * ts[0], 1), "median_rest_ms": round(1000 * statistics.median(ts[1:]), 1)}
+    out["B_over_A"] = round(out["B"]["median_rest_ms"] / out["A"]["median_rest_ms"], 3)
+    return out
+
+
 def _ab_markdown(o):
     rows = [f"# Sandbox A/B (benchmarks/bench_sandbox.py --ab {o['A']} {o['B']})", "",
             f"Machine: {o['machine']}. Both from git, runs alternating; medians.", "",
@@ -390,6 +432,13 @@ def _ab_markdown(o):
         rows.append(f"| {p} | {a['n']} | {a['wall_median_ms']} | {b['wall_median_ms']} | {st['wall_B_over_A']}x | "
                     f"{a['cpu_median_ms']} ({a['sys_median_ms']}) | {b['cpu_median_ms']} ({b['sys_median_ms']}) | "
                     f"{st['cpu_B_over_A']}x |")
+    if o.get("cold"):
+        c = o["cold"]
+        rows += ["", "Cold libraries (`--cold N`): the PDE program N times in a row per revision after the host dropped "
+                 "its page cache of NumPy and SciPy (a caller that never imported them); medians of runs 2..N.", "",
+                 "| n | A first ms | A later ms | B first ms | B later ms | B / A later |", "|---|---|---|---|---|---|",
+                 f"| {c['A']['n']} | {c['A']['first_ms']} | {c['A']['median_rest_ms']} | {c['B']['first_ms']} | "
+                 f"{c['B']['median_rest_ms']} | {c['B_over_A']}x |"]
     return "\n".join(rows) + "\n"
 
 
@@ -403,6 +452,9 @@ def main(argv=None):
     ap.add_argument("--before-rev", default=BEFORE_REV, help="git revision of the 'before' baseline")
     ap.add_argument("--ab", nargs=2, metavar=("REV_A", "REV_B"),
                     help="only a balanced A/B of two git revisions (wall and CPU time; --n, --n-pde runs each)")
+    ap.add_argument("--cold", type=int, default=0, metavar="N",
+                    help="with --ab: also N PDE runs in a row per revision after dropping the host's page cache of "
+                         "NumPy and SciPy")
     ap.add_argument("--_one", help=argparse.SUPPRESS)
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / "sandbox"))
     args = ap.parse_args(argv)
@@ -410,6 +462,8 @@ def main(argv=None):
         return _one(args._one)
     if args.ab:
         o = ab(args.ab[0], args.ab[1], args.n, args.n_pde)
+        if args.cold:
+            o["cold"] = cold(args.ab[0], args.ab[1], args.cold)
         outdir = Path(args.out)
         outdir.mkdir(parents=True, exist_ok=True)
         name = "ab-" + "-".join(r.replace("/", "_") for r in args.ab)
