@@ -379,6 +379,14 @@ def _run_code(payload, rfd, cmd_fd=None):
         send({"final": "error", "reason": f"{type(e).__name__}: {getattr(e, 'msg', e)}{where}", "value": None})
         return
     real_fork = posix.fork  # before the guards replace it (the fork server's own)
+    if cmd_fd is not None:  # the fork server's primitives, taken before the program runs: the program may
+        # replace os.waitpid, os._exit, ... in the modules, and the serving loop would then run its code between
+        # calls, outside every call's clock (held-out sandbox round 6)
+        import signal as _signal
+        prims = {"read": posix.read, "write": posix.write, "waitpid": posix.waitpid, "exit": posix._exit,
+                 "sigmask": _signal.pthread_sigmask, "block": _signal.SIG_BLOCK, "setmask": _signal.SIG_SETMASK,
+                 "signals": _signal.valid_signals(), "setitimer": _signal.setitimer,
+                 "itimers": (_signal.ITIMER_REAL, _signal.ITIMER_VIRTUAL, _signal.ITIMER_PROF)}
     forks = _install_guards(os.path.realpath(os.getcwd()), rfd, int(lim["max_files"]))
     sys.modules["__main__"] = module
     memory = f"memory limit of {lim['memory_mb']} MB reached (MemoryError)"
@@ -435,23 +443,28 @@ def _run_code(payload, rfd, cmd_fd=None):
         pass
     send(out)
     if cmd_fd is not None and out["final"] == "ok":
-        _serve(payload["calls"], module, cmd_fd, rfd, real_fork, forks, cap, memory)
+        _serve(payload["calls"], module, cmd_fd, rfd, real_fork, forks, cap, memory, prims)
 
 
-def _serve(spec, module, cmd_fd, rfd, real_fork, forks, cap, memory):
+def _serve(spec, module, cmd_fd, rfd, real_fork, forks, cap, memory, prims):
     """The fork server (the worker, after the code's top level): for each call the supervisor sends (a line
     "<index> <hex json inputs>" on cmd_fd), a fresh fork runs the call's code in the module's namespace and
     reports "C <hex json>"; after each call "G" (ready). This runs in the program's process, so all of it is
     the program's claim: the supervisor's clock times each call from sending its inputs to receiving its
     result, and kills the call's processes at its limit."""
-    import json, os, posix, traceback
-    write = posix.write
+    import json, traceback
+    write, read, waitpid, exit_ = prims["write"], prims["read"], prims["waitpid"], prims["exit"]
     compiled = compile(spec["code"], "<sandbox-call>", "exec")
+    # no handler of the program runs in the serving process: every signal blocked here (a timer of the start
+    # computed between calls: held-out sandbox round 6), its interval timers stopped; each call gets the mask back
+    mask = prims["sigmask"](prims["block"], prims["signals"])
+    for which in prims["itimers"]:
+        prims["setitimer"](which, 0)
     buf = b""
     while True:
         write(rfd, b"G\n")
         while b"\n" not in buf:
-            chunk = os.read(cmd_fd, 1 << 20)
+            chunk = read(cmd_fd, 1 << 20)
             if not chunk:
                 return
             buf += chunk
@@ -471,11 +484,12 @@ def _serve(spec, module, cmd_fd, rfd, real_fork, forks, cap, memory):
             forks[0] = 0
         if pid:
             try:
-                os.waitpid(pid, 0)
+                waitpid(pid, 0)
             except OSError:
                 pass
             continue
         try:  # the call's process
+            prims["sigmask"](prims["setmask"], mask)
             out = {"i": int(idx), "final": "ok", "reason": "ran to completion", "value": None}
             try:
                 module.__dict__.update(json.loads(bytes.fromhex(body.decode("ascii"))))
@@ -494,7 +508,7 @@ def _serve(spec, module, cmd_fd, rfd, real_fork, forks, cap, memory):
             write(rfd, b"C " + json.dumps(out, ensure_ascii=False).encode("utf-8", "backslashreplace").hex().encode()
                   + b"\n")
         finally:
-            os._exit(0)
+            exit_(0)
 
 
 # -- supervisor: namespaces, mounts, confinement ---------------------------------------------------------
@@ -1140,6 +1154,9 @@ def _supervise(rfd, payload_path):
                     calls.append({"status": "error", "reason": "a malformed result line for the call",
                                   "seconds": now - t_call, "value": None})
                 cur = None
+                # the call has given its result: its processes end now (one that patched its exit worked on
+                # after reporting, outside every call's clock: held-out sandbox round 6)
+                _end_but_worker(pid)
             elif kind == b"G" and cw is not None:
                 if cur is not None:  # ready again without a result: the call's process died
                     calls.append({"status": "error", "reason": "the call's process ended without a result",
@@ -1147,10 +1164,10 @@ def _supervise(rfd, payload_path):
                     cur = None
                 # the start (or the call) has ended: no process of it works on into the next call's time
                 threads = _end_but_worker(pid)
-                if threads > 1 and not calls:
-                    start_error = (f"the start left {threads - 1} thread(s) running beside the fork server, which "
-                                   "serves calls from one thread (a thread would work on outside the calls' "
-                                   "clock); join them before the top level ends")
+                if threads > 1:
+                    start_error = (f"the {'start' if not calls else 'serving process'} left {threads - 1} thread(s) "
+                                   "running beside the fork server, which serves calls from one thread (a thread "
+                                   "would work on outside the calls' clock); join them before the top level ends")
                     end_calls()
                     try:
                         os.kill(-1 if payload["mode"] == "namespaces" else pid, signal.SIGKILL)
@@ -1244,9 +1261,17 @@ def _supervise(rfd, payload_path):
                 os.kill(-1 if payload["mode"] == "namespaces" else pid, signal.SIGKILL)
             except OSError:
                 pass
-        got = os.wait4(pid, os.WNOHANG)
-        if got[0]:
-            exited = got
+        while exited is None:  # the worker's end, and every other child's: as the namespace's init (or the
+            # fallback's subreaper) this process inherits the run's orphans and siblings (CLONE_PARENT); each
+            # is reaped when it ends, not left a zombie to the run's end (a zombie's memory cgroup reads "/")
+            try:
+                got = os.wait4(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if not got[0]:
+                break
+            if got[0] == pid:
+                exited = got
     while not eof:  # what the worker wrote before it exited (a child of it may hold the pipe: no blocking)
         ready, _, _ = select.select([pr], [], [], 0)
         if not ready:

@@ -100,3 +100,32 @@ def test_threads_left_by_the_start_are_an_error(level):
                    calls=Calls("result = 1", ({},), 3.0))
     assert r.status == "error" and "thread" in r.reason and r.source == "supervisor", r
     assert [c.status for c in r.calls] == ["not run"], r.calls
+
+
+def test_a_timer_of_the_start_does_no_work_between_calls(level):
+    """The start arms an interval timer whose handler counts into a shared mapping: the handler ran in the
+    serving process between and during calls, work outside every call's clock (held-out sandbox round 6).
+    The serving process blocks every signal and stops its timers; each call gets the start's mask back."""
+    code = ("import mmap, signal\nSH = mmap.mmap(-1, 8, flags=mmap.MAP_SHARED | mmap.MAP_ANONYMOUS)\n"
+            "def tick(*_):\n    SH[0] = (SH[0] + 1) % 256\n"
+            "signal.signal(signal.SIGALRM, tick)\nsignal.setitimer(signal.ITIMER_REAL, 0.01, 0.01)\n")
+    call = "import time\ntime.sleep(0.3)\nresult = (SH[0], signal.getsignal(signal.SIGALRM) is tick)"
+    r = run_python(code, LIM, calls=Calls(call, ({}, {}, {}), 3.0))
+    assert [c.status for c in r.calls] == ["ok"] * 3, r
+    counts = [eval(c.value)[0] for c in r.calls]
+    assert len(set(counts)) == 1, counts  # no tick after the start
+    assert all(eval(c.value)[1] for c in r.calls)  # the start's handlers are still the call's
+
+
+def test_a_call_that_patches_its_exit_ends_at_its_result(level):
+    """A call replaced os._exit so that, after its result went out, it worked on into a shared mapping that
+    later calls read (held-out sandbox round 6). The serving loop's exit and wait are taken before the program
+    runs, and the call's processes are ended when its result is read."""
+    code = "import mmap\nSH = mmap.mmap(-1, 8, flags=mmap.MAP_SHARED | mmap.MAP_ANONYMOUS)\n"
+    call = ("import os, posix, sys, time\nif x == 0:\n    real = os._exit\n"
+            "    def linger(code=0):\n        time.sleep(0.3)\n        SH[:4] = b'DONE'\n        real(code)\n"
+            "    os._exit = posix._exit = sys.exit = linger\n    result = 'patched'\n"
+            "else:\n    time.sleep(0.5)\n    result = bytes(SH[:4])")
+    r = run_python(code, LIM, calls=Calls(call, ({"x": 0}, {"x": 1}, {"x": 2}), 3.0))
+    assert [c.status for c in r.calls] == ["ok"] * 3, r
+    assert all("DONE" not in c.value for c in r.calls), r.calls

@@ -33,6 +33,7 @@ FALLBACK_MISSES = {
     "memfd_secret_is_denied": "no seccomp filter",
     "io_setup_is_denied": "no seccomp filter",
     "host_global_counters_are_not_read": "no seccomp filter",
+    "host_writeback_is_refused": "no seccomp filter",
     "inotify_on_host_files": "no seccomp filter",
     "flock_on_a_bound_host_file": "no seccomp filter, and the host's files themselves",
     "dev_nodes_are_read_only": "the host's /dev itself (the hook switched off)",
@@ -171,6 +172,47 @@ out.append(rc if rc >= 0 else -_c.get_errno())
 result = out
 '''
     assert _value(_run(code, level)) == [-errno.ENOPROTOOPT, -errno.ENOPROTOOPT, -errno.ENOSYS]
+
+
+INT80_GETPID = r'''
+import mmap, _imp, importlib.machinery as _m
+posix = _imp.create_builtin(_m.ModuleSpec('posix', None))
+buf = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+buf.write(bytes([0xb8, 20, 0, 0, 0, 0xcd, 0x80, 0xc3]))  # mov eax, 20 (i386 getpid); int 0x80; ret
+i386_getpid = _c.CFUNCTYPE(_c.c_int)(_c.addressof(_c.c_char.from_buffer(buf)))
+'''
+
+
+@pytest.mark.parametrize("abi", ["i386", "x32"])
+def test_calls_of_another_abi_are_refused(ns, abi):
+    """A child makes a call of another ABI (i386 `int 0x80`, x32) and is killed by the filter's architecture
+    check; the parent reported `ok` with nothing recorded (held-out sandbox round 6). Now the kernel reports
+    such a call to the supervisor like a denied one: `refused`, the ABI named."""
+    if os.uname().machine != "x86_64":
+        pytest.skip("x86_64 ABIs")
+    call = "i386_getpid()" if abi == "i386" else "_c.CDLL(None).syscall(0x40000000 | 39)"
+    code = DISARM + INT80_GETPID + f"""
+pid = posix.fork()
+if pid == 0:
+    {call}
+    posix._exit(0)
+posix.waitpid(pid, 0)
+result = 1
+"""
+    r = _run(code, ns, SandboxLimits(wall_s=8, cpu_s=4, memory_mb=256, max_processes=2))
+    assert r.status == "refused" and r.source == "supervisor" and f"({abi})" in r.reason, r
+
+
+def test_host_writeback_is_refused(level):
+    """sync() and syncfs() made the host write out its dirty data (256 MB of another process's file, held-out
+    sandbox round 6): work for the host's disks no limit counts. Now EPERM (sync's own result is void)."""
+    code = DISARM + r'''
+libc = _c.CDLL(None, use_errno=True)
+fd = os.open(os.path.dirname(os.__file__) + "/os.py", os.O_RDONLY)
+rc = libc.syncfs(fd)
+result = rc if rc == 0 else -_c.get_errno()
+'''
+    assert int(_value(_run("import os\n" + code, level))) == -errno.EPERM
 
 
 def test_socket_send_buffers_are_bounded(ns):
