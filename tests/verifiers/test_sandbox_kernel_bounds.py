@@ -12,6 +12,7 @@ import select
 import socket
 import sys
 import tempfile
+import time
 
 import pytest
 
@@ -589,8 +590,9 @@ result = (open({os.path.join(sub, "data.txt")!r}).read(), got)
         os.rmdir(sub)
 
 def test_a_tree_overlayfs_refuses_is_bound_and_said(ns, tmp_path):
-    """Where no overlay can be made for a tree (here: a ':' in its path, overlayfs' layer separator) it is a
-    plain recursive read-only bind, and the setup facts say so (probe()["bound_trees"], `r3bench doctor`)."""
+    """Where no overlay can be made for a tree (here: its empty second layer is missing) it is a plain recursive
+    read-only bind, and the setup facts say so (probe()["bound_trees"], `r3bench doctor`). A tree with
+    overlayfs' separators in its path (',' and ':', escaped) is an overlay."""
     import subprocess
     import verifiers.sandbox_runner as runner
     src = tmp_path / "a:b"
@@ -599,7 +601,7 @@ def test_a_tree_overlayfs_refuses_is_bound_and_said(ns, tmp_path):
     ok = tmp_path / "plain"
     ok.mkdir()
     (ok / "y.txt").write_text("kept too")
-    for d in ("dst1", "dst2", "empty"):
+    for d in ("dst1", "dst2", "dst3", "empty"):
         (tmp_path / d).mkdir()
     prog = f"""
 import sys
@@ -609,17 +611,44 @@ from verifiers import sandbox_runner as r
 libc = ctypes.CDLL(None, use_errno=True)
 r._mount(libc, ctypes, None, "/", None, r.MS_REC | r.MS_PRIVATE)
 facts = {{}}
-r._bind_tree(libc, ctypes, {str(src)!r}, {str(tmp_path / 'dst1')!r}, {str(tmp_path / 'empty')!r}, [], facts)
+r._bind_tree(libc, ctypes, {str(ok)!r}, {str(tmp_path / 'dst1')!r}, {str(tmp_path / 'no-such-empty')!r}, [], facts)
 r._bind_tree(libc, ctypes, {str(ok)!r}, {str(tmp_path / 'dst2')!r}, {str(tmp_path / 'empty')!r}, [], facts)
-print(repr((facts, open({str(tmp_path / 'dst1/sub/x.txt')!r}).read(), open({str(tmp_path / 'dst2/y.txt')!r}).read(),
+r._bind_tree(libc, ctypes, {str(src)!r}, {str(tmp_path / 'dst3')!r}, {str(tmp_path / 'empty')!r}, [], facts)
+print(repr((facts, open({str(tmp_path / 'dst3/sub/x.txt')!r}).read(), open({str(tmp_path / 'dst1/y.txt')!r}).read(),
             os.statvfs({str(tmp_path / 'dst1')!r}).f_flag & os.ST_RDONLY)))
 """
     argv = ["unshare", "--mount"] if os.geteuid() == 0 else ["unshare", "--user", "--map-root-user", "--mount"]
     out = subprocess.run(argv + [sys.executable, "-c", prog], capture_output=True, text=True, timeout=30)
     assert out.returncode == 0, out.stderr
     facts, x, y, ro = eval(out.stdout)
-    assert facts["overlay"] == [str(ok)] and len(facts["bind"]) == 1 and "separator" in facts["bind"][0], facts
+    assert facts["overlay"] == [str(ok), str(src)] and len(facts["bind"]) == 1, facts
+    assert facts["bind"][0].startswith(str(ok)) and "No such file" in facts["bind"][0], facts
     assert (x, y) == ("kept", "kept too") and ro
+
+
+def test_a_temp_directory_with_separators_keeps_the_overlays(ns, bound_dir, tmp_path, monkeypatch):
+    """The run's directory lives in the caller's temp directory, and the overlays' empty layer with it: a TMPDIR
+    with ',' and ':' in its path made every overlay fail, the trees were bound instead and a run read a host
+    FIFO's data (held-out sandbox round 6). The separators are escaped now: overlays, and nothing to read."""
+    odd = tmp_path / "t,m:p"
+    odd.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(odd))
+    path = os.path.join(bound_dir, "f")
+    host = _host_fifo(path, b"host secret")
+    code = DISARM + f'''
+fd = os.open({path!r}, os.O_RDONLY | os.O_NONBLOCK)
+try:
+    result = os.read(fd, 100)
+except BlockingIOError:
+    result = b''
+'''
+    try:
+        r, setup = sb._run_once("import os\n" + code, FAST, None, "namespaces", time.monotonic(), ns)
+        assert setup.get("bound_trees") == "overlay", setup
+        assert _value(r) == b"", r
+        assert os.read(host, 100) == b"host secret"
+    finally:
+        os.close(host)
 
 def test_bound_trees_hold_without_the_seccomp_filter(ns, bound_dir, monkeypatch):
     """The mounts alone (no seccomp filter: the `namespaces` level, where libseccomp is missing) keep a run
