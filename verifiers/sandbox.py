@@ -83,6 +83,7 @@ import json
 import keyword
 import logging
 import math
+import fcntl
 import os
 import re
 import resource
@@ -114,6 +115,7 @@ PROBE_RETRY_S = 60.0  # a failed probe is tried again after this long (a success
 # the run's /proc shows its processes only (mount option subset=pid); False: the older kernels' way, the host-wide
 # entries masked one by one (sandbox_runner.PROC_MASKED; a test switch, the runner also falls back by itself)
 PROC_SUBSET = True
+DRAIN_EVERY_S, _DRAIN_MAX = 0.05, 4 << 20  # a stream past output_kb: drained this often, at most this much each time
 CGROUP_EXTRA_MB = 64  # a run's memory cgroup holds memory_mb + this (scratch files, pipes, kernel objects)
 CGROUP_PREFIX = "r3sandbox-"
 CPU_LIMIT_SHARE = 0.85  # SIGXCPU / SIGKILL count as the CPU limit when the kernel measured this share of cpu_s
@@ -1204,7 +1206,51 @@ def _supervise(proc, rfd, limits, mode, t0, level, cg=None, n_calls=0, cpu_cg=No
     for fd, sink in ((proc.stdout.fileno(), out), (proc.stderr.fileno(), err), (rfd, res)):
         sel.register(fd, selectors.EVENT_READ, sink)
 
+    # a stream past its cap is drained in bulk, DRAIN_EVERY_S apart, not read as it comes: the run's writes of a
+    # byte each made the caller spend as much CPU reading and dropping them as the run spent writing (held-out
+    # sandbox round 6). Between drains the pipe fills and the run's writes wait (its output is cut anyway)
+    parked: dict = {}  # fd -> (sink, when to drain it next)
+
+    def drain(fd, sink):
+        """Drop what the pipe holds (at most _DRAIN_MAX): spliced into /dev/null, not copied out, where the kernel
+        can; False at EOF."""
+        nonlocal devnull
+        got = 0
+        while got < _DRAIN_MAX:
+            try:
+                if devnull is not None:
+                    n = os.splice(fd, devnull, 1 << 20, flags=getattr(os, "SPLICE_F_NONBLOCK", 2))
+                    sink.dropped += n
+                else:
+                    chunk = os.read(fd, 1 << 20)
+                    sink.add(chunk)
+                    n = len(chunk)
+            except BlockingIOError:
+                return True
+            except OSError:
+                if devnull is not None:  # no splice here: read and drop instead
+                    os.close(devnull)
+                    devnull = None
+                    continue
+                n = 0
+            if not n:
+                return False  # EOF
+            got += n
+        return True
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY) if hasattr(os, "splice") else None
+    except OSError:
+        devnull = None
+
     def pump(timeout):
+        now = time.monotonic()
+        for fd, (sink, when) in list(parked.items()):
+            if now >= when:
+                if drain(fd, sink):
+                    parked[fd] = (sink, now + DRAIN_EVERY_S)
+                else:
+                    del parked[fd]
         for key, _ in sel.select(timeout):
             try:
                 chunk = os.read(key.fd, 65536)
@@ -1212,6 +1258,14 @@ def _supervise(proc, rfd, limits, mode, t0, level, cg=None, n_calls=0, cpu_cg=No
                 chunk = b""
             if chunk:
                 key.data.add(chunk)
+                if key.data is not res and key.data.dropped:  # past the cap: parked, drained in bulk
+                    sel.unregister(key.fd)
+                    os.set_blocking(key.fd, False)
+                    try:  # a bigger pipe: fewer, larger drains (best effort: pipe-max-size may be lower)
+                        fcntl.fcntl(key.fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), 1 << 20)
+                    except OSError:
+                        pass
+                    parked[key.fd] = (key.data, time.monotonic() + DRAIN_EVERY_S)
             else:
                 sel.unregister(key.fd)
 
@@ -1230,6 +1284,9 @@ def _supervise(proc, rfd, limits, mode, t0, level, cg=None, n_calls=0, cpu_cg=No
                 break
             if sel.get_map():
                 pump(min(0.05, max(0.0, deadline - now)))
+            elif parked:
+                pump(0)
+                time.sleep(0.01)
             else:
                 time.sleep(0.01)
     finally:
@@ -1256,6 +1313,10 @@ def _supervise(proc, rfd, limits, mode, t0, level, cg=None, n_calls=0, cpu_cg=No
         end = time.monotonic() + _DRAIN_S
         while sel.get_map() and time.monotonic() < end:
             pump(0.05)
+        for fd, (sink, _) in parked.items():
+            drain(fd, sink)
+        if devnull is not None:
+            os.close(devnull)
         sel.close()
         proc.stdout.close()
         proc.stderr.close()

@@ -149,6 +149,23 @@ def test_output_flood_is_truncated():
     assert len(r.stdout) < 8192 + 200
 
 
+def test_output_past_the_cap_costs_the_caller_little():
+    """A run that writes one byte at a time for 2 s: the caller read and dropped each write as it came and spent
+    as much CPU as the run (held-out sandbox round 6: 5.5 s of the caller's CPU for the run's 5.4). A stream past
+    its cap is now drained in bulk every DRAIN_EVERY_S (spliced into /dev/null); the run still ends `ok` with
+    its output cut."""
+    import resource
+
+    code = ("import os, time\nend = time.monotonic() + 2\nn = 0\nwhile time.monotonic() < end:\n"
+            "    os.write(1, b'x')\n    n += 1\nresult = n")
+    r0 = resource.getrusage(resource.RUSAGE_SELF)
+    r = _expect(run_python(code, SandboxLimits(wall_s=10, cpu_s=5, output_kb=4)), "ok")
+    r1 = resource.getrusage(resource.RUSAGE_SELF)
+    caller = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    assert "cut" in r.stdout and int(r.value) > 10_000, r
+    assert caller < 0.5, f"the caller spent {caller:.2f} s of CPU on the run's output ({r.value} writes)"
+
+
 def test_a_fatal_signal_is_killed():
     _expect(run_python("import signal\nsignal.raise_signal(signal.SIGKILL)", FAST), "killed")
 
