@@ -131,6 +131,7 @@ class SandboxLimits:
     max_processes: int = 0  # processes beyond the worker itself (RLIMIT_NPROC + the runner's guards)
     output_kb: int = 64  # stdout and stderr are each cut to this
     max_files: int = 100  # files and directories the code may create in its working directory
+    io_mb_s: int = 64  # block-device reads and writes, MB/s per device (a blkio / io cgroup where there is one; 0: none)
 
 
 @dataclass(frozen=True)
@@ -310,7 +311,7 @@ def _check(code, limits, inputs):
         v = getattr(limits, name)
         if not isinstance(v, (int, float)) or isinstance(v, bool) or not v > 0:
             return f"limits.{name} must be a positive number, not {v!r}"
-    for name in ("max_processes", "max_files"):
+    for name in ("max_processes", "max_files", "io_mb_s"):
         v = getattr(limits, name)
         if not isinstance(v, int) or isinstance(v, bool) or v < 0:
             return f"limits.{name} must be a non-negative int, not {v!r}"
@@ -722,7 +723,7 @@ def _sweep_stale(tmp=None, parents=None):
     except OSError:
         pass
     if parents is None:
-        parents = [_cgroup_parent()[1] if _cgroup_parent()[0] else None, _cpu_cgroup_parent()]
+        parents = [_cgroup_parent()[1] if _cgroup_parent()[0] else None, _cpu_cgroup_parent(), _io_cgroup_parent()]
     for parent in filter(None, parents):
         try:
             dirs += [(os.path.join(parent, e), True) for e in os.listdir(parent)]
@@ -898,6 +899,86 @@ def _cpu_cgroup_make():
     except OSError:
         return None
     return {"kind": "v1-cpuacct", "path": path, "procs": os.path.join(path, "cgroup.procs")}
+
+
+_IO_CGROUP: list = []  # [the cgroup v1 blkio directory of this process, or None], once looked up
+
+
+def _io_cgroup_parent():
+    """This process's cgroup of the v1 blkio controller, where writable (None elsewhere). Cached."""
+    if _IO_CGROUP:
+        return _IO_CGROUP[0]
+    found = None
+    try:
+        with open("/proc/self/cgroup") as f:
+            own = [ln.split(":", 2) for ln in f.read().splitlines() if ln.count(":") >= 2]
+        mount = _cgroup_mounts().get("v1:blkio")
+        rel = next((p for h, c, p in own if "blkio" in c.split(",")), None)
+        if mount and rel is not None:
+            d = os.path.join(mount, rel.lstrip("/"))
+            if os.path.isfile(os.path.join(d, "blkio.throttle.read_bps_device")) and os.access(d, os.W_OK):
+                found = d
+    except OSError:
+        pass
+    _IO_CGROUP[:] = [found]
+    return found
+
+
+def _block_devices():
+    """"major:minor" of every block device of the host (/sys/block)."""
+    out = []
+    try:
+        names = os.listdir("/sys/block")
+    except OSError:
+        return out
+    for name in names:
+        try:
+            with open(f"/sys/block/{name}/dev") as f:
+                dev = f.read().strip()
+        except OSError:
+            continue
+        if re.fullmatch(r"\d+:\d+", dev):
+            out.append(dev)
+    return out
+
+
+def _io_cgroup_make(limits: SandboxLimits, cg=None):
+    """The run's disk bandwidth, `io_mb_s` per block device for reads and for writes: a run read the host's disk
+    at 1 GB/s with O_DIRECT, bounded by nothing (held-out sandbox round 6). Where the memory cgroup is v2 with
+    the io controller delegated, its io.max (returns None: no cgroup of its own); else a cgroup v1 blkio cgroup
+    for the run (returned), else none. Devices a controller refuses are skipped."""
+    if not limits.io_mb_s:
+        return None
+    bps = int(limits.io_mb_s) << 20
+    devs = _block_devices()
+    if cg is not None and cg["kind"] == "v2":
+        try:
+            with open(os.path.join(os.path.dirname(cg["path"]), "cgroup.subtree_control")) as f:
+                if "io" not in f.read().split():
+                    return None
+        except OSError:
+            return None
+        for dev in devs:
+            try:
+                _write(os.path.join(cg["path"], "io.max"), f"{dev} rbps={bps} wbps={bps}")
+            except OSError:
+                pass
+        return None
+    parent = _io_cgroup_parent()
+    if parent is None:
+        return None
+    path = os.path.join(parent, CGROUP_PREFIX + f"{os.getpid()}-" + secrets.token_hex(8))
+    try:
+        os.mkdir(path)
+    except OSError:
+        return None
+    for dev in devs:
+        for name in ("blkio.throttle.read_bps_device", "blkio.throttle.write_bps_device"):
+            try:
+                _write(os.path.join(path, name), f"{dev} {bps}")
+            except OSError:
+                pass
+    return {"kind": "v1-blkio", "path": path, "procs": os.path.join(path, "cgroup.procs")}
 
 
 def _cgroup_facts(cg, cpu_cg=None):
@@ -1098,7 +1179,7 @@ def _run_once(code, limits, inputs, mode, t0, level, calls=None):
         payload["calls"] = {"code": calls.code, "inputs": list(calls.inputs), "seconds": float(calls.seconds),
                             "start_s": float(calls.start_s) if calls.start_s else None}
     base = tempfile.mkdtemp(prefix=f"r3sandbox-{os.getpid()}-")  # the owner's pid: _sweep_stale
-    cg = cpu_cg = sysv_before = None
+    cg = cpu_cg = io_cg = sysv_before = None
     try:
         base = os.path.realpath(base)
         _reaper_send(f"+D {base}")
@@ -1114,7 +1195,8 @@ def _run_once(code, limits, inputs, mode, t0, level, calls=None):
                            seccomp_module=str(SECCOMP) if SECCOMP.is_file() else None)
             cg = _cgroup_make(limits)
             cpu_cg = _cpu_cgroup_make() if cg is None or cg["kind"] == "v1" else None
-            for c in (cg, cpu_cg):
+            io_cg = _io_cgroup_make(limits, cg)
+            for c in (cg, cpu_cg, io_cg):
                 if c is not None:
                     payload.setdefault("cgroup_procs", []).append(c["procs"])
                     _reaper_send(f"+C {c['path']}")
@@ -1131,9 +1213,11 @@ def _run_once(code, limits, inputs, mode, t0, level, calls=None):
         r, setup = _start(ppath, wd, limits, mode, t0, level, cg, n_calls, cpu_cg)
         if cg is not None:
             setup = dict(setup, memory_cgroup=cg["kind"])
+        if io_cg is not None:
+            setup = dict(setup, io_cgroup=io_cg["kind"])
         return r, setup
     finally:
-        for c in (cg, cpu_cg):
+        for c in (cg, cpu_cg, io_cg):
             if c is not None and _cgroup_remove(c):
                 _reaper_send(f"-C {c['path']}")
         if sysv_before is not None:

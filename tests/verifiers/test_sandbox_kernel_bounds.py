@@ -216,6 +216,33 @@ result = rc if rc == 0 else -_c.get_errno()
     assert int(_value(_run("import os\n" + code, level))) == -errno.EPERM
 
 
+def test_disk_reads_are_bounded(ns):
+    """O_DIRECT reads of a big file in a bound tree read the host's disk at 1 GB/s, bounded by nothing (held-out
+    sandbox round 6). The run's cgroup now throttles each block device to `io_mb_s` (v1 blkio here)."""
+    import glob
+
+    if sb._io_cgroup_parent() is None and sb._cgroup_parent()[0] != "v2":
+        pytest.skip("no blkio / io cgroup here")
+    files = [p for site in sb._site_paths() for p in glob.glob(os.path.join(site, "**", "*.so*"), recursive=True)]
+    big = max(files, key=os.path.getsize, default=None)
+    if big is None or os.path.getsize(big) < 64 << 20:
+        pytest.skip("no file of 64 MB in the bound trees to read")
+    code = f'''
+import mmap, os, time
+fd = os.open({big!r}, os.O_RDONLY | os.O_DIRECT)
+buf, size = mmap.mmap(-1, 1 << 20), os.fstat(fd).st_size
+n, off, t0 = 0, 0, time.monotonic()
+while time.monotonic() - t0 < 1.5:
+    got = os.preadv(fd, [buf], off)
+    n += got
+    off = (off + got) % (size - (2 << 20)) // 4096 * 4096
+result = (n, time.monotonic() - t0)
+'''
+    r = _run(code, ns, SandboxLimits(wall_s=10, cpu_s=5, memory_mb=256, io_mb_s=16))
+    n, secs = _value(r)
+    assert n / secs <= 2 * (16 << 20), f"{n / secs / 2**20:.0f} MB/s read at io_mb_s 16"
+
+
 def test_socket_send_buffers_are_bounded(ns):
     """AF_UNIX socketpairs with SO_SNDBUF raised, filled without a reader: 512 MB queued in the kernel.
     Now SO_SNDBUF/SO_RCVBUF cannot be raised (EPERM) and the memory cgroup counts the buffers."""
