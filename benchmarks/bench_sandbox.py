@@ -358,7 +358,7 @@ def ab(rev_a, rev_b, n, n_pde):
 
         def one(k):
             mod = mods[k]
-            lk = mod.SandboxLimits(**{f: getattr(lim, f) for f in lim.__dataclass_fields__}) if lim else mod.SandboxLimits()
+            lk = _limits_for(mod, lim)
             os.environ[sandbox.ENV_VAR] = "auto"
             r0, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
             r = mod.run_python(code, lk, inputs)
@@ -378,6 +378,14 @@ def ab(rev_a, rev_b, n, n_pde):
         out["programs"][pname] = st
         print(pname, json.dumps(st), file=sys.stderr)
     return out
+
+
+def _limits_for(mod, lim):
+    """`lim` as the revision `mod`'s SandboxLimits (the fields it has: an older revision lacks newer ones)."""
+    if not lim:
+        return mod.SandboxLimits()
+    return mod.SandboxLimits(**{f: getattr(lim, f) for f in lim.__dataclass_fields__
+                                if f in mod.SandboxLimits.__dataclass_fields__})
 
 
 def _drop_cached(packages=("numpy", "scipy")):
@@ -408,7 +416,7 @@ def cold(rev_a, rev_b, n):
     out = {}
     for k, rev in (("A", rev_a), ("B", rev_b)):
         mod = _before(rev)
-        lk = mod.SandboxLimits(**{f: getattr(lim, f) for f in lim.__dataclass_fields__}) if lim else mod.SandboxLimits()
+        lk = _limits_for(mod, lim)
         _drop_cached()
         ts = []
         for _ in range(n):
