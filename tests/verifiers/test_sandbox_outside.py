@@ -689,3 +689,26 @@ def test_page_cache_a_run_warmed_is_dropped(level):
     r = _run(code, level)
     assert r.status == "ok", r
     assert not any(_cached_pages(path, n)), _cached_pages(path, n)
+
+
+# -- 10. orphans and siblings are reaped as they end (held-out sandbox round 6) -------------------------------------
+
+def test_a_sibling_that_ends_is_reaped_at_once(ns):
+    """A CLONE_PARENT child of the worker is a child of the supervisor (PID 1 of the run's namespace); one that
+    exited stayed a zombie until the run's end (held-out rounds 5 and 6 read its memory cgroup as "/" from the
+    host). The supervisor reaps every child as it ends."""
+    code = DISARM + r'''
+import time
+libc = _c.CDLL(None, use_errno=True)
+pid = libc.syscall(56, 0x8000 | 17, 0, 0, 0, 0)  # clone(CLONE_PARENT | SIGCHLD)
+if pid == 0:
+    libc._exit(0)
+time.sleep(0.5)
+try:
+    with open("/proc/%d/stat" % pid) as f:
+        result = f.read().rpartition(")")[2].split()[0]
+except FileNotFoundError:
+    result = "gone"
+'''
+    r = _run(code, ns, SandboxLimits(wall_s=8, cpu_s=4, memory_mb=256, max_processes=2))
+    assert _value(r) == "gone", r
