@@ -391,10 +391,13 @@ def _limits_for(mod, lim):
 def _drop_cached(packages=("numpy", "scipy")):
     """The host drops its clean page cache of these packages' files in the bound site-packages (a caller that
     never imported them): the runs then read them from disk, and a run's memory cgroup is charged for them."""
+    import importlib.util
+
     n = 0
-    for site in sandbox._site_paths():
-        for pkg in packages:
-            for root, _, files in os.walk(os.path.join(site, pkg)):
+    for pkg in packages:
+        spec = importlib.util.find_spec(pkg)
+        for top in (spec.submodule_search_locations or []) if spec else []:
+            for root, _, files in os.walk(top):
                 for f in files:
                     try:
                         fd = os.open(os.path.join(root, f), os.O_RDONLY)
