@@ -447,7 +447,10 @@ while True:
     buf += chunk
     *lines, buf = buf.split(b"\n")
     for ln in lines:
-        key = (ln[1:2], ln[3:].decode("utf-8", "surrogateescape"))
+        try:
+            key = (ln[1:2], bytes.fromhex(ln[3:].decode("ascii")).decode("utf-8", "surrogateescape"))
+        except ValueError:
+            continue
         if ln[:1] == b"+":
             held[key] = 1
         elif ln[:1] == b"-":
@@ -546,7 +549,10 @@ def _reaper_send(*lines):
             if rp is None:
                 rp = _REAPER = _reaper_start()
             if rp is not None:
-                os.write(rp[1], "".join(ln + "\n" for ln in lines).encode("utf-8", "surrogateescape"))
+                # "<+|-><kind> <argument in hex>": a path is the caller's (its TMPDIR) and may hold a newline; sent
+                # as text it wrote reaper lines of its own ("+G <a host process group>": held-out sandbox round 7)
+                os.write(rp[1], "".join(ln[:2] + " " + ln[3:].encode("utf-8", "surrogateescape").hex() + "\n"
+                                        for ln in lines).encode("ascii"))
     except Exception:
         pass
 

@@ -309,6 +309,28 @@ def _procs_with(text):
     return out
 
 
+def test_a_temp_directory_cannot_write_reaper_lines(level, tmp_path):
+    """The reaper's protocol was lines of text, and the run's directory (in the caller's TMPDIR) went into it as
+    text: a TMPDIR with newlines spelling "+G <group>" made the reaper kill a host process group when the caller
+    exited (held-out sandbox round 7). The argument travels hex-encoded now."""
+    victim = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    try:
+        odd = tmp_path / f"nl\n+G {victim.pid}\n-D x\nx"
+        odd.mkdir()
+        env = dict(os.environ, TMPDIR=str(odd), PYTHONPATH=REPO,
+                   R3BENCH_SANDBOX_ISOLATION="fallback" if level == sb.FALLBACK else "auto")
+        done = subprocess.run([sys.executable, "-c", (
+            "import verifiers.sandbox as sb\n"
+            "r = sb.run_python('result = 1', sb.SandboxLimits(wall_s=20, cpu_s=10))\n"
+            "print(r.status, flush=True)\n")], env=env, cwd=REPO, capture_output=True, text=True, timeout=60)
+        assert done.stdout.strip() == "ok", done
+        time.sleep(1.0)  # the reaper acts once the caller's pipe closes
+        assert victim.poll() is None, "the reaper killed a host process group named in TMPDIR"
+    finally:
+        victim.kill()
+        victim.wait()
+
+
 def test_caller_killed_mid_run_leaves_nothing(level, tmp_path):
     """A real caller process SIGKILLed while its run sleeps: before, its scratch directory stayed (and, in the
     namespace mode, the run's processes until wall_s + 2 s). Now the reaper removes the scratch and the
