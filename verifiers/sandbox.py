@@ -858,10 +858,11 @@ def _cgroup_make(limits: SandboxLimits):
                 pass
         else:
             _write(os.path.join(path, "memory.max"), str(limit))
-            try:
-                _write(os.path.join(path, "memory.swap.max"), "0")
-            except OSError:
-                pass
+            for name, value in (("memory.swap.max", "0"), ("memory.oom.group", "1")):  # an OOM kills the whole run
+                try:
+                    _write(os.path.join(path, name), value)
+                except OSError:
+                    pass
     except OSError as e:
         _cgroup_remove({"path": path})
         _warn_once("cgroup", f"sandbox: the run's memory cgroup could not be limited ({e}); none is used")
@@ -987,6 +988,20 @@ def _io_cgroup_make(limits: SandboxLimits, cg=None):
     return {"kind": "v1-blkio", "path": path, "procs": os.path.join(path, "cgroup.procs")}
 
 
+def _oom_kills(cg):
+    """The kernel's count of OOM kills in the run's memory cgroup (0 where it cannot be read)."""
+    try:
+        name = "memory.oom_control" if cg["kind"] == "v1" else "memory.events"
+        with open(os.path.join(cg["path"], name)) as f:
+            for ln in f.read().splitlines():
+                k, _, v = ln.partition(" ")
+                if k == "oom_kill":
+                    return int(v)
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
 def _cgroup_facts(cg, cpu_cg=None):
     """{"oom_kill": n, "peak_mb": m, "cpu_s": s} of a run's cgroups after the run (what the kernel counted)."""
     out = {"oom_kill": 0, "peak_mb": None}
@@ -998,13 +1013,8 @@ def _cgroup_facts(cg, cpu_cg=None):
             pass
     if cg is None:
         return out
+    out["oom_kill"] = _oom_kills(cg)
     try:
-        name = "memory.oom_control" if cg["kind"] == "v1" else "memory.events"
-        with open(os.path.join(cg["path"], name)) as f:
-            for ln in f.read().splitlines():
-                k, _, v = ln.partition(" ")
-                if k == "oom_kill":
-                    out["oom_kill"] = int(v)
         name = "memory.max_usage_in_bytes" if cg["kind"] == "v1" else "memory.peak"
         with open(os.path.join(cg["path"], name)) as f:
             out["peak_mb"] = round(int(f.read().split()[0]) / 2 ** 20, 1)
@@ -1360,7 +1370,7 @@ def _supervise(proc, rfd, limits, mode, t0, level, cg=None, n_calls=0, cpu_cg=No
                 sel.unregister(key.fd)
 
     deadline = t0 + float(limits.wall_s)
-    timed_out = False
+    timed_out = oom_stopped = False
     try:
         exited_at = None
         while True:
@@ -1371,6 +1381,11 @@ def _supervise(proc, rfd, limits, mode, t0, level, cg=None, n_calls=0, cpu_cg=No
                 break  # exited; its pipes are read, or held by a straggler that is about to be killed
             if exited_at is None and now >= deadline:
                 timed_out = True
+                break
+            if exited_at is None and cg is not None and _oom_kills(cg):
+                # the run ends at its first OOM kill: a parent that forked again after each one had its children
+                # killed 315 times, each a report in the host's kernel log (held-out sandbox round 7)
+                oom_stopped = True
                 break
             if sel.get_map():
                 pump(min(0.05, max(0.0, deadline - now)))
@@ -1419,7 +1434,13 @@ def _supervise(proc, rfd, limits, mode, t0, level, cg=None, n_calls=0, cpu_cg=No
     facts = _cgroup_facts(cg, cpu_cg) if cg is not None or cpu_cg is not None else None
     if facts is not None:
         setup = dict(setup, memory_peak_mb=facts["peak_mb"], oom_kill=facts["oom_kill"])
-    r = _classify(msg, timed_out, proc.returncode, stdout, stderr, limits, level, t0, n_lines, facts, bool(n_calls))
+    if oom_stopped:
+        r = _result("memory", f"memory limit reached: the run's memory cgroup ({limits.memory_mb:g} MB + "
+                              f"{CGROUP_EXTRA_MB} MB) was full and the kernel killed a process of the run; the run was "
+                              "ended at that first kill", t0, stdout, stderr, proc.returncode, None, level)
+    else:
+        r = _classify(msg, timed_out, proc.returncode, stdout, stderr, limits, level, t0, n_lines, facts,
+                      bool(n_calls))
     if n_calls:
         r = dataclasses.replace(r, calls=_call_results((msg or {}).get("calls"), n_calls, r, limits))
     return r, setup

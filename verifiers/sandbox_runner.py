@@ -896,6 +896,20 @@ def _descendants():
     return out
 
 
+SERVE_CPU_S, SERVE_CPU_PER_CALL_S = 0.2, 0.05  # the fork server's own CPU: a margin, and a fork + a read + a write a call
+
+
+def _proc_cpu(pid):
+    """A process's CPU seconds, user + system (/proc/<pid>/stat), 0.0 where it cannot be read."""
+    import os
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rpartition(b")")[2].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
 def _zombie(pid):
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
@@ -1129,6 +1143,7 @@ def _supervise(rfd, payload_path):
     calls, cur, t_call, lines = [], None, 0.0, bytearray()
     vcap = max(1024, int(payload["limits"]["output_kb"]) * 1024)  # a call's value, as the worker cuts it
     call_timeout = start_error = None
+    serve_cpu = [None]  # the serving process's CPU when the start ended
 
     def end_calls():
         nonlocal cw
@@ -1169,6 +1184,22 @@ def _supervise(rfd, payload_path):
                     cur = None
                 # the start (or the call) has ended: no process of it works on into the next call's time
                 threads = _end_but_worker(pid)
+                # and no code of the program works in the serving process itself: its CPU since the start ended
+                # is the fork server's own (a fork, a read, a write a call) unless a hook of the program runs
+                # there (os.register_at_fork's after_in_parent worked 0.6 s beside the calls: held-out round 7)
+                cpu = _proc_cpu(pid)
+                if serve_cpu[0] is None:
+                    serve_cpu[0] = cpu
+                elif cpu - serve_cpu[0] > SERVE_CPU_S + SERVE_CPU_PER_CALL_S * len(calls):
+                    start_error = (f"the serving process used {cpu - serve_cpu[0]:.2f} s of CPU over {len(calls)} "
+                                   "call(s): code of the program ran in it, outside the calls' clocks (a fork hook, "
+                                   "a profiler, a callback); the fork server runs none")
+                    end_calls()
+                    try:
+                        os.kill(-1 if payload["mode"] == "namespaces" else pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+                    continue
                 if threads > 1:
                     start_error = (f"the {'start' if not calls else 'serving process'} left {threads - 1} thread(s) "
                                    "running beside the fork server, which serves calls from one thread (a thread "

@@ -129,3 +129,21 @@ def test_a_call_that_patches_its_exit_ends_at_its_result(level):
     r = run_python(code, LIM, calls=Calls(call, ({"x": 0}, {"x": 1}, {"x": 2}), 3.0))
     assert [c.status for c in r.calls] == ["ok"] * 3, r
     assert all("DONE" not in c.value for c in r.calls), r.calls
+
+
+def test_a_fork_hook_of_the_program_fails_the_run(level):
+    """os.register_at_fork(after_in_parent=...) ran the program's code in the serving process after every fork,
+    beside the call and outside every clock (held-out sandbox round 7: 0.6 s of work a later call read). The
+    supervisor watches the serving process's own CPU: past the fork server's margin the run is an error."""
+    code = ("import os, time\ndef burn():\n    t = time.process_time()\n"
+            "    while time.process_time() - t < 0.6:\n        pass\nos.register_at_fork(after_in_parent=burn)\n")
+    r = run_python(code, LIM, calls=Calls("result = 1", ({}, {}, {}, {}), 3.0))
+    assert r.status == "error" and r.source == "supervisor" and "serving process" in r.reason, r
+    assert "not run" in [c.status for c in r.calls], r.calls
+
+
+def test_many_honest_calls_stay_within_the_servers_margin(level):
+    """The margin is the fork server's own work: 60 calls of a process that imported NumPy and SciPy are ok."""
+    r = run_python("import numpy, scipy.integrate", LIM,
+                   calls=Calls("result = float(numpy.arange(10).sum())", tuple({} for _ in range(60)), 3.0))
+    assert r.ok and [c.value for c in r.calls] == ["45.0"] * 60, r

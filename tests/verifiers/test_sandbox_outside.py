@@ -170,6 +170,35 @@ def test_real_cgroup_oom_is_from_the_supervisor(ns):
     assert r.status == "memory" and "cgroup" in r.reason and r.source == "supervisor", r
 
 
+def test_the_run_ends_at_its_first_oom_kill(ns):
+    """A parent that forks a child to fill the memory cgroup, again after every OOM kill, had its children killed
+    315 times in one run, each kill a report in the host's kernel log (held-out sandbox round 7). The run ends at
+    the first kill now: status `memory`, from the supervisor, and few kills."""
+    if sb.probe()["memory_cgroup"]["kind"] is None:
+        pytest.skip("no memory cgroup here")
+    code = DISARM + r'''
+import _imp, importlib.machinery as _m, time
+posix = _imp.create_builtin(_m.ModuleSpec('posix', None))
+kills, end = 0, time.monotonic() + 6
+while time.monotonic() < end:  # two children of 100 MB each: the cgroup (128 + 64 MB) is full, RLIMIT_AS is not
+    pids = []
+    for _ in range(2):
+        pid = posix.fork()
+        if pid == 0:
+            x = [bytearray(1 << 20) for _ in range(100)]
+            time.sleep(5)
+            posix._exit(0)
+        pids.append(pid)
+    for pid in pids:
+        posix.waitpid(pid, 0)
+    kills += 1
+result = kills
+'''
+    r = _run(code, ns, SandboxLimits(wall_s=20, cpu_s=15, memory_mb=128, max_processes=3))
+    assert r.status == "memory" and r.source == "supervisor" and "first kill" in r.reason, r
+    assert r.seconds < 5, r
+
+
 def test_guard_kinds_match_the_runner():
     """verifiers/sandbox.py's GUARD_KINDS is the runner's (a refusal text of a new guard must pass as one)."""
     from verifiers import sandbox_runner
