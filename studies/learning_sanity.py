@@ -236,6 +236,12 @@ def pick_pool(means: dict[str, float], kinds: dict[str, str], n: int, band: tupl
     return sorted(out)
 
 
+def _shown(path) -> str:
+    """A path as a record shows it: relative to the repository where it lies inside it (no machine paths)."""
+    p = Path(path).resolve()
+    return p.relative_to(ROOT).as_posix() if p.is_relative_to(ROOT) else p.name
+
+
 def _ls():
     """learning_study (beside this script): its records, lock, sample copies and merged model."""
     sys.path.insert(0, str(ROOT / "studies"))
@@ -347,7 +353,7 @@ class Sanity:
         rec = {"candidates": len(cand), "samples_each": d.pilot_samples, "temperature": d.temperature,
                "cap_tokens": cap, "band": list(d.band), "wanted": d.problems, "chosen": chosen,
                "short": max(0, d.problems - len(chosen)), "seconds": round(time.time() - t0, 1),
-               "start": str(self.start_adapter()), "means": means, "rewards": per, "kinds": kinds,
+               "start": _shown(self.start_adapter()), "means": means, "rewards": per, "kinds": kinds,
                "chosen_kinds": dict(Counter(kinds[k] for k in chosen))}
         if len(chosen) < d.problems:
             log(f"[sanity] warning: only {len(chosen)} of {len(cand)} candidates have a mean start reward in "

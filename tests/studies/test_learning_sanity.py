@@ -187,3 +187,10 @@ def test_a_second_driver_on_one_folder_is_refused(tmp_path):
     lock.write_text(str(os.getppid()))  # a live process that is not this one
     with pytest.raises(RuntimeError, match="another study process"):
         ls.Sanity(tmp_path, ls.FULL_DESIGN).run(log=lambda *_: None)
+
+
+def test_records_name_paths_inside_the_repository_relatively(tmp_path):
+    """pool.json recorded the start adapter's absolute path (a machine path in a committed record)."""
+    assert ls._shown(ls.ROOT / "results" / "learning" / "sanity" / "runs" / "start_adapter") == \
+        "results/learning/sanity/runs/start_adapter"
+    assert ls._shown(tmp_path / "adapter") == "adapter"
