@@ -5,6 +5,7 @@ at step 5 (procgen's CE injection; e = 5: 5/8 under the position reward), under 
 verifiers.rewards.REWARDS where the attack is about the answer, under the step rewards where it is about a step.
 heldout/verifier_report.py --hacking prints the table (docs/verifier.md).
 """
+import inspect
 from collections import Counter
 
 import pytest
@@ -68,16 +69,28 @@ def _psv_like(p):
 
 
 def rewards(p) -> dict:
-    """Every reward of REWARDS as GRPO calls it (its TRL adapter), with the columns it reads."""
-    made = {"position": (REWARDS["position"](lambda q, s, ref: verify(q, s, ref), answer_column="reference",
-                                             question_column="question"),
-                         {"reference": p.solution, "question": p.question}),
-            "pspo_wrs": (REWARDS["pspo_wrs"](_psv_like(p)), {}),
-            "pspo_piecewise": (REWARDS["pspo_piecewise"](_psv_like(p)), {}),
-            "rlvp": (REWARDS["rlvp"](), {"answer": p.answer}),
-            "outcome": (REWARDS["outcome"](), {"answer": p.answer})}
-    assert set(made) == set(REWARDS), "a reward of REWARDS is not attacked here"
+    """Every reward of REWARDS as GRPO calls it (its TRL adapter), with the columns it reads. A reward added
+    to REWARDS is attacked with no edit here: its factory gets what it requires the way GRPO gives it
+    (trainers.grpo.NEEDS: a step verifier, a step scorer), and it reads the columns it names."""
+    inputs = {"verifier": {"verifier": lambda q, s, ref: verify(q, s, ref), "answer_column": "reference",
+                           "question_column": "question"},
+              "step_scorer": {"step_scorer": _psv_like(p)}}
+    row = {"reference": p.solution, "question": p.question, "answer": p.answer}
+    made = {}
+    for name, factory in REWARDS.items():
+        kwargs = {}
+        for need in _needs(factory):
+            assert need in inputs, f"{name}: the factory requires {need!r}, which GRPO does not give (trainers.grpo.NEEDS)"
+            kwargs.update(inputs[need])
+        f = factory(**kwargs)
+        made[name] = (f, {c: row[c] for c in f.columns})
     return made
+
+
+def _needs(factory) -> list[str]:
+    """The parameters a reward factory requires (no default), as trainers.grpo.reward_needs reads them."""
+    return [q.name for q in inspect.signature(factory).parameters.values()
+            if q.default is inspect.Parameter.empty and q.kind in (q.POSITIONAL_OR_KEYWORD, q.KEYWORD_ONLY)]
 
 
 def score(f, cols, p, texts):

@@ -284,7 +284,8 @@ def test_adapter_names_and_registry():
 
     names = [tu.get_callable_name(f) for f in all_adapters()]
     assert names == ["outcome_reward", "rlvp_reward", "position_reward", "pspo_wrs_reward", "pspo_piecewise_reward"]
-    assert set(REWARDS) == {"position", "pspo_wrs", "pspo_piecewise", "rlvp", "outcome"}
+    # the paper's rewards; a reward added to REWARDS is one more (tests/repo/test_recipes.py adds one)
+    assert {"position", "pspo_wrs", "pspo_piecewise", "rlvp", "outcome"} <= set(REWARDS)
     assert REWARDS["outcome"]().__name__ == "outcome_reward"
     assert REWARDS["rlvp"]().__name__ == "rlvp_reward"
     assert REWARDS["position"](_fixed_verifier).__name__ == "position_reward"

@@ -158,7 +158,8 @@ def test_tolerances_live_in_checkconfig():
 
 def test_one_reward_registry():
     assert _assigned("REWARDS") == ["rewards.py"]
-    assert set(REWARDS) == {"position", "pspo_wrs", "pspo_piecewise", "rlvp", "outcome"}
+    # the paper's rewards, and every entry a factory (a reward added to REWARDS is one more: no exact set here)
+    assert {"position", "pspo_wrs", "pspo_piecewise", "rlvp", "outcome"} <= set(REWARDS)
     assert all(callable(f) for f in REWARDS.values())
 
 
