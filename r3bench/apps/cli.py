@@ -26,6 +26,7 @@ Subcommands:
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -224,6 +225,15 @@ def add_verifier_flags(p: argparse.ArgumentParser, help_backend: str) -> None:
                                                           "$R3BENCH_JUDGE_API_KEY or $OPENAI_API_KEY")
     p.add_argument("--judge-model", default=None, help="judge: the served model (default $R3BENCH_JUDGE_MODEL, "
                                                        "else gpt-4o)")
+    # the settings of every other backend of the table (one registered in verifiers.steps): its config's
+    # fields, each `--<backend>-<field>` typed by its default, so a new backend needs no line here
+    for name, b in BACKENDS.items():
+        if name in ("symbolic", "judge", "psv"):  # written above (symbolic has none)
+            continue
+        for f in dataclasses.fields(b.config):
+            kind = type(f.default) if isinstance(f.default, (int, float)) and not isinstance(f.default, bool) else str
+            p.add_argument(f"--{name}-{f.name}".replace("_", "-"), dest=f"{name}_{f.name}", type=kind, default=None,
+                           help=f"{name}: its config's {f.name} (default: the backend's, {f.default!r})")
 
 
 def cmd_errors(args: argparse.Namespace) -> int:
