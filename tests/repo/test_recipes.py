@@ -188,7 +188,11 @@ def test_a_reward_is_one_file(recipe_repo):
                    "cfg = make(grpo.Config, rewards='toy_len')\nf = grpo.REWARD_FACTORIES['toy_len'](cfg)\n"
                    "print(f(prompts=['q'], completions=[[{'role': 'assistant', 'content': 'short'}]]))")
     assert got.strip() == "[1.0]"
-    copy.run("tasks/r3/_versions.py")  # no task's metric rests on the rewards: nothing to bump
+    # verifiers/rewards.py is under the PDE tasks' metric code: the row's command bumps them
+    copy.run("tasks/r3/_versions.py", "--bump", "--why", "a toy reward added to verifiers/rewards.py; no score changes")
+    assert all(f.startswith("tasks/r3/") or f == "tests/eval/data/task_configs.json"
+               for f in copy.changed() - {"verifiers/rewards.py"}), copy.changed()
+    copy.run("tasks/r3/_versions.py")
     copy.pytest("tests/verifiers/test_rewards.py", "tests/verifiers/test_verifiers_layout.py",
                 "tests/verifiers/test_reward_hacking_shotgun_and_trailing.py", "tests/trainers/test_reward_table.py",
                 "tests/trainers/test_trainers_layout.py", "-k", "reward or layout or registry")
