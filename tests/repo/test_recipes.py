@@ -109,7 +109,8 @@ TOYBENCH_LOADER = '''
 
 def load_toybench(root, file="toybench/toybench.jsonl"):
     """A toy benchmark: one multiple-choice problem per line of a JSON Lines file."""
-    rows = [json.loads(line) for line in (Path(root) / file).read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = _read(Path(root) / file, lambda fh: [json.loads(line) for line in fh if line.strip()],
+                 (json.JSONDecodeError, UnicodeDecodeError))
     return [Record(id=f"toybench-{i}", benchmark="toybench", question=r["question"], options=tuple(r["options"]),
                    answer=r["answer"], answer_kind="mcq", source=f"{file}#{i}") for i, r in enumerate(rows)]
 
