@@ -1153,6 +1153,15 @@ def _supervise(rfd, payload_path):
             os.close(cw)  # EOF: the worker's loop returns and it exits
             cw = None
 
+    def stop_run():
+        """No more calls, and every process of the run ended: in the namespace every process but this one
+        (kill(-1) as PID 1), at the fallback the worker (its tree at the run's end)."""
+        end_calls()
+        try:
+            os.kill(-1 if payload["mode"] == "namespaces" else pid, signal.SIGKILL)
+        except OSError:
+            pass
+
     def on_lines(chunk):
         """The fork server's complete "G" / "C" lines in `chunk` (the rest is the report, parsed at the end)."""
         nonlocal cur, t_call, start_error
@@ -1196,21 +1205,12 @@ def _supervise(rfd, payload_path):
                     start_error = (f"the serving process used {cpu - serve_cpu[0]:.2f} s of CPU over {len(calls)} "
                                    "call(s): code of the program ran in it, outside the calls' clocks (a fork hook, "
                                    "a profiler, a callback); the fork server runs none")
-                    end_calls()
-                    try:
-                        os.kill(-1 if payload["mode"] == "namespaces" else pid, signal.SIGKILL)
-                    except OSError:
-                        pass
-                    continue
-                if threads > 1:
+                if threads > 1 and not start_error:
                     start_error = (f"the {'start' if not calls else 'serving process'} left {threads - 1} thread(s) "
                                    "running beside the fork server, which serves calls from one thread (a thread "
                                    "would work on outside the calls' clock); join them before the top level ends")
-                    end_calls()
-                    try:
-                        os.kill(-1 if payload["mode"] == "namespaces" else pid, signal.SIGKILL)
-                    except OSError:
-                        pass
+                if start_error:
+                    stop_run()
                     continue
                 if len(calls) >= n_calls:
                     end_calls()
@@ -1283,22 +1283,14 @@ def _supervise(rfd, payload_path):
                 and time.monotonic() - t_start > spec["start_s"]:
             call_timeout = (f"the start (interpreter, imports, the code's top level) reached its time limit of "
                             f"{spec['start_s']:g} s (the supervisor's clock); the run was ended")
-            end_calls()
-            try:
-                os.kill(-1 if payload["mode"] == "namespaces" else pid, signal.SIGKILL)
-            except OSError:
-                pass
+            stop_run()
         if cur is not None and time.monotonic() - t_call > float(spec["seconds"]):
             call_timeout = (f"call {cur} reached its time limit of {float(spec['seconds']):g} s (the supervisor's "
                             f"clock); the run was ended")
             calls.append({"status": "timeout", "reason": call_timeout, "seconds": time.monotonic() - t_call,
                           "value": None})
             cur = None
-            end_calls()
-            try:  # the call's process and the worker: in the namespace every process but this one
-                os.kill(-1 if payload["mode"] == "namespaces" else pid, signal.SIGKILL)
-            except OSError:
-                pass
+            stop_run()  # the call's process and the worker
         while exited is None:  # the worker's end, and every other child's: as the namespace's init (or the
             # fallback's subreaper) this process inherits the run's orphans and siblings (CLONE_PARENT); each
             # is reaped when it ends, not left a zombie to the run's end (a zombie's memory cgroup reads "/")
