@@ -870,34 +870,40 @@ def _cgroup_make(limits: SandboxLimits):
     return {"kind": kind, "path": path, "procs": os.path.join(path, "cgroup.procs"), "limit_mb": limit >> 20}
 
 
-_CPU_CGROUP: list = []  # [the cgroup v1 cpuacct directory of this process, or None], once looked up
+_V1_PARENTS: dict = {}  # v1 controller -> this process's cgroup directory of it (writable) or None, looked up once
 
 
-def _cpu_cgroup_parent():
-    """This process's cgroup of the v1 cpuacct controller, where writable (None elsewhere). Cached."""
-    if _CPU_CGROUP:
-        return _CPU_CGROUP[0]
+def _v1_cgroup_parent(controller, probe):
+    """This process's cgroup of the cgroup v1 `controller` (a file `probe` in it says the controller is there),
+    where writable (None elsewhere). Cached."""
+    if controller in _V1_PARENTS:
+        return _V1_PARENTS[controller]
     found = None
     try:
         with open("/proc/self/cgroup") as f:
             own = [ln.split(":", 2) for ln in f.read().splitlines() if ln.count(":") >= 2]
-        mount = _cgroup_mounts().get("v1:cpuacct")
-        rel = next((p for h, c, p in own if "cpuacct" in c.split(",")), None)
+        mount = _cgroup_mounts().get("v1:" + controller)
+        rel = next((p for h, c, p in own if controller in c.split(",")), None)
         if mount and rel is not None:
             d = os.path.join(mount, rel.lstrip("/"))
-            if os.path.isfile(os.path.join(d, "cpuacct.usage")) and os.access(d, os.W_OK):
+            if os.path.isfile(os.path.join(d, probe)) and os.access(d, os.W_OK):
                 found = d
     except OSError:
         pass
-    _CPU_CGROUP[:] = [found]
+    _V1_PARENTS[controller] = found
     return found
 
 
-def _cpu_cgroup_make():
-    """A cgroup v1 cpuacct cgroup for one run (where the memory cgroup is v1 or absent: a v2 one counts CPU
-    itself), or None. Its cpuacct.usage counts every process that was in it, also a child reaped by nobody
-    (a parent with SIGCHLD ignored: the kernel drops such a child's rusage)."""
-    parent = _cpu_cgroup_parent()
+def _cpu_cgroup_parent():
+    return _v1_cgroup_parent("cpuacct", "cpuacct.usage")
+
+
+def _io_cgroup_parent():
+    return _v1_cgroup_parent("blkio", "blkio.throttle.read_bps_device")
+
+
+def _v1_cgroup_make(parent, kind):
+    """A fresh cgroup for one run under `parent` (a v1 controller's directory), or None."""
     if parent is None:
         return None
     path = os.path.join(parent, CGROUP_PREFIX + f"{os.getpid()}-" + secrets.token_hex(8))
@@ -905,30 +911,14 @@ def _cpu_cgroup_make():
         os.mkdir(path)
     except OSError:
         return None
-    return {"kind": "v1-cpuacct", "path": path, "procs": os.path.join(path, "cgroup.procs")}
+    return {"kind": kind, "path": path, "procs": os.path.join(path, "cgroup.procs")}
 
 
-_IO_CGROUP: list = []  # [the cgroup v1 blkio directory of this process, or None], once looked up
-
-
-def _io_cgroup_parent():
-    """This process's cgroup of the v1 blkio controller, where writable (None elsewhere). Cached."""
-    if _IO_CGROUP:
-        return _IO_CGROUP[0]
-    found = None
-    try:
-        with open("/proc/self/cgroup") as f:
-            own = [ln.split(":", 2) for ln in f.read().splitlines() if ln.count(":") >= 2]
-        mount = _cgroup_mounts().get("v1:blkio")
-        rel = next((p for h, c, p in own if "blkio" in c.split(",")), None)
-        if mount and rel is not None:
-            d = os.path.join(mount, rel.lstrip("/"))
-            if os.path.isfile(os.path.join(d, "blkio.throttle.read_bps_device")) and os.access(d, os.W_OK):
-                found = d
-    except OSError:
-        pass
-    _IO_CGROUP[:] = [found]
-    return found
+def _cpu_cgroup_make():
+    """A cgroup v1 cpuacct cgroup for one run (where the memory cgroup is v1 or absent: a v2 one counts CPU
+    itself), or None. Its cpuacct.usage counts every process that was in it, also a child reaped by nobody
+    (a parent with SIGCHLD ignored: the kernel drops such a child's rusage)."""
+    return _v1_cgroup_make(_cpu_cgroup_parent(), "v1-cpuacct")
 
 
 def _block_devices():
@@ -971,21 +961,16 @@ def _io_cgroup_make(limits: SandboxLimits, cg=None):
             except OSError:
                 pass
         return None
-    parent = _io_cgroup_parent()
-    if parent is None:
-        return None
-    path = os.path.join(parent, CGROUP_PREFIX + f"{os.getpid()}-" + secrets.token_hex(8))
-    try:
-        os.mkdir(path)
-    except OSError:
+    io_cg = _v1_cgroup_make(_io_cgroup_parent(), "v1-blkio")
+    if io_cg is None:
         return None
     for dev in devs:
         for name in ("blkio.throttle.read_bps_device", "blkio.throttle.write_bps_device"):
             try:
-                _write(os.path.join(path, name), f"{dev} {bps}")
+                _write(os.path.join(io_cg["path"], name), f"{dev} {bps}")
             except OSError:
                 pass
-    return {"kind": "v1-blkio", "path": path, "procs": os.path.join(path, "cgroup.procs")}
+    return io_cg
 
 
 def _oom_kills(cg):
