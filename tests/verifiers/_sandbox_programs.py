@@ -19,6 +19,12 @@ except OSError:
     pass  # no hook on open: nothing to disarm
 '''
 
+# A fresh posix module (the worker's os.fork is the guards'): after DISARM, its fork is a real one.
+FRESH_POSIX = r'''
+import _imp as _i, importlib.machinery as _mm
+posix = _i.create_builtin(_mm.ModuleSpec('posix', None))
+'''
+
 # The program's own report pipe to the supervisor (the only pipe among its fds above 2).
 REPORT_FD = r'''
 import os, stat

@@ -2,11 +2,11 @@
 in a fresh fork of that state, timed and killed by the supervisor's clock (the PDE verifier's per-instance
 runs, issue 36's follow-up). Both levels: the supervisor does the timing at the fallback level too."""
 
-from _sandbox_programs import DISARM
+from _sandbox_programs import DISARM, FRESH_POSIX
 from verifiers.sandbox import Calls, SandboxLimits, run_python
 
 # the audit hook switched off and a fresh posix module: a real fork, as a program that gets past the guards makes
-FORK = DISARM + ("import _imp, importlib.machinery\nposix = _imp.create_builtin(importlib.machinery.ModuleSpec('posix', None))\n")
+FORK = DISARM + FRESH_POSIX
 
 LIM = SandboxLimits(wall_s=20, cpu_s=5, memory_mb=512, max_processes=1)
 

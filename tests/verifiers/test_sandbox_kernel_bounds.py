@@ -19,7 +19,7 @@ import pytest
 import verifiers.sandbox as sb
 from verifiers.sandbox import FALLBACK, SandboxLimits, SandboxResult, run_python
 
-from _sandbox_programs import DISARM, REPORT_FD  # noqa: E402
+from _sandbox_programs import DISARM, FRESH_POSIX, REPORT_FD  # noqa: E402
 
 MB = 1 << 20
 SMALL = SandboxLimits(wall_s=20, cpu_s=10, memory_mb=128)  # the issue's memory_mb
@@ -203,9 +203,8 @@ result = out
     assert got == [-errno.ENOSYS] * 3 + [-errno.EPERM] + [-errno.ENOSYS] * 2, got
 
 
-INT80_GETPID = r'''
-import mmap, _imp, importlib.machinery as _m
-posix = _imp.create_builtin(_m.ModuleSpec('posix', None))
+INT80_GETPID = FRESH_POSIX + r'''
+import mmap
 buf = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
 buf.write(bytes([0xb8, 20, 0, 0, 0, 0xcd, 0x80, 0xc3]))  # mov eax, 20 (i386 getpid); int 0x80; ret
 i386_getpid = _c.CFUNCTYPE(_c.c_int)(_c.addressof(_c.c_char.from_buffer(buf)))

@@ -26,7 +26,7 @@ import pytest
 import verifiers.sandbox as sb
 from verifiers.sandbox import SandboxLimits, SandboxResult, run_python
 
-from _sandbox_programs import DISARM, REPORT_FD  # noqa: E402
+from _sandbox_programs import DISARM, FRESH_POSIX, REPORT_FD  # noqa: E402
 
 FAST = SandboxLimits(wall_s=8, cpu_s=4, memory_mb=256)
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -176,9 +176,8 @@ def test_the_run_ends_at_its_first_oom_kill(ns):
     the first kill now: status `memory`, from the supervisor, and few kills."""
     if sb.probe()["memory_cgroup"]["kind"] is None:
         pytest.skip("no memory cgroup here")
-    code = DISARM + r'''
-import _imp, importlib.machinery as _m, time
-posix = _imp.create_builtin(_m.ModuleSpec('posix', None))
+    code = DISARM + FRESH_POSIX + r'''
+import time
 kills, end = 0, time.monotonic() + 6
 while time.monotonic() < end:  # two children of 100 MB each: the cgroup (128 + 64 MB) is full, RLIMIT_AS is not
     pids = []
